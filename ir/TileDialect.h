@@ -1,0 +1,39 @@
+// The `tile` dialect: types, attributes and operations of Tessera's tile IR.
+#ifndef TESSERA_IR_TILEDIALECT_H
+#define TESSERA_IR_TILEDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "ir/TileDialect.h.inc"
+#include "ir/TileEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "ir/TileTypes.h.inc"
+
+namespace tessera::tile {
+
+/// The type a load through `ptrLike` yields: the pointee for a pointer, a
+/// tile of pointees of the same shape for a tile of pointers. A type that is
+/// not pointer-like comes back unchanged, so that the parser still builds an
+/// op whose pointer-type constraint then reports the mistake.
+mlir::Type getPointeeType(mlir::Type ptrLike);
+
+/// The mask type that goes with `ptrLike`: i1, or an i1 tile of its shape.
+mlir::Type getMaskType(mlir::Type ptrLike);
+
+} // namespace tessera::tile
+
+#define GET_OP_CLASSES
+#include "ir/TileOps.h.inc"
+
+#endif // TESSERA_IR_TILEDIALECT_H

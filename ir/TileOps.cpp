@@ -1,0 +1,432 @@
+// Verifiers, folders, builders and type inference of the tile operations.
+#include "ir/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace tessera::tile;
+
+#define GET_OP_CLASSES
+#include "ir/TileOps.cpp.inc"
+
+namespace {
+
+ArrayRef<int64_t> shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getShape();
+  return {};
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (auto [index, dim] : llvm::enumerate(shape))
+    text += (index ? ", " : "") + std::to_string(dim);
+  return text + "]";
+}
+
+// A folded splat constant reshaped to `type`, or nothing when `value` is not
+// a splat constant.
+OpFoldResult reshapeSplatConstant(Attribute value, Type type) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(value);
+  if (!splat)
+    return {};
+  return SplatElementsAttr::get(cast<ShapedType>(type), splat.getSplatValue<Attribute>());
+}
+
+LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t limit, StringRef what) {
+  if (axis < 0 || axis >= limit)
+    return op->emitOpError() << what << " " << axis << " is out of range [0, " << limit << ")";
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Making and reshaping tiles
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeRangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError() << "end (" << end << ") must be greater than start (" << start << ")";
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() != 1 || type.getDimSize(0) != end - start)
+    return emitOpError() << "result must be a 1-D tile of " << end - start
+                         << " elements, got " << type;
+  return success();
+}
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  if (!adaptor.getSrc() || !isa<IntegerAttr, FloatAttr>(adaptor.getSrc()))
+    return {};
+  return SplatElementsAttr::get(getType(), adaptor.getSrc());
+}
+
+LogicalResult BroadcastOp::verify() {
+  ArrayRef<int64_t> src = shapeOf(getSrc().getType()), dst = shapeOf(getType());
+  if (src.size() != dst.size())
+    return emitOpError() << "operand rank (" << src.size() << ") must equal result rank ("
+                         << dst.size() << "); use tile.expand_dims to add dimensions first";
+  for (auto [dim, pair] : llvm::enumerate(llvm::zip(src, dst))) {
+    auto [from, to] = pair;
+    if (from != to && from != 1)
+      return emitOpError() << "dimension " << dim << " of the operand (" << from
+                           << ") must equal the result's (" << to << ") or be 1";
+  }
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return reshapeSplatConstant(adaptor.getSrc(), getType());
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  ArrayRef<int64_t> src = shapeOf(getSrc().getType());
+  int64_t axis = getAxis();
+  if (failed(verifyAxis(*this, axis, src.size() + 1, "axis")))
+    return failure();
+  SmallVector<int64_t> expected(src);
+  expected.insert(expected.begin() + axis, 1);
+  if (shapeOf(getType()) != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape must be " << shapeString(expected) << ", got "
+                         << shapeString(shapeOf(getType()));
+  return success();
+}
+
+OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
+  return reshapeSplatConstant(adaptor.getSrc(), getType());
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  if (src.getNumElements() != getType().getNumElements())
+    return emitOpError() << "operand has " << src.getNumElements() << " elements but result "
+                         << getType() << " has " << getType().getNumElements();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto producer = getSrc().getDefiningOp<ReshapeOp>();
+      producer && producer.getAllowReorder() == getAllowReorder()) {
+    getSrcMutable().assign(producer.getSrc());
+    return getResult();
+  }
+  return reshapeSplatConstant(adaptor.getSrc(), getType());
+}
+
+LogicalResult TransOp::verify() {
+  ArrayRef<int64_t> src = shapeOf(getSrc().getType());
+  ArrayRef<int32_t> order = getOrder();
+  if (order.size() != src.size())
+    return emitOpError() << "order has " << order.size() << " entries but the operand has rank "
+                         << src.size();
+  SmallVector<bool> seen(src.size(), false);
+  SmallVector<int64_t> expected;
+  for (int32_t dim : order) {
+    if (dim < 0 || dim >= static_cast<int64_t>(src.size()) || seen[dim])
+      return emitOpError() << "order must be a permutation of 0.." << src.size() - 1;
+    seen[dim] = true;
+    expected.push_back(src[dim]);
+  }
+  if (shapeOf(getType()) != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape must be " << shapeString(expected) << ", got "
+                         << shapeString(shapeOf(getType()));
+  return success();
+}
+
+OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int32_t> order = getOrder();
+  if (llvm::all_of(llvm::enumerate(order), [](auto it) { return it.value() == (int)it.index(); }))
+    return getSrc();
+  if (auto producer = getSrc().getDefiningOp<TransOp>()) {
+    // trans(trans(x, inner), outer) permutes x by inner[outer[i]].
+    SmallVector<int32_t> composed;
+    for (int32_t dim : order)
+      composed.push_back(producer.getOrder()[dim]);
+    getSrcMutable().assign(producer.getSrc());
+    setOrder(composed);
+    return getResult();
+  }
+  return reshapeSplatConstant(adaptor.getSrc(), getType());
+}
+
+LogicalResult JoinOp::verify() {
+  SmallVector<int64_t> expected(shapeOf(getLhs().getType()));
+  expected.push_back(2);
+  if (shapeOf(getType()) != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape must be " << shapeString(expected) << ", got "
+                         << shapeString(shapeOf(getType()));
+  if (getElementTypeOrSelf(getType()) != getElementTypeOrSelf(getLhs().getType()))
+    return emitOpError() << "result element type must match the operands'";
+  return success();
+}
+
+LogicalResult SplitOp::verify() {
+  ArrayRef<int64_t> src = shapeOf(getSrc().getType());
+  if (src.size() < 2 || src.back() != 2)
+    return emitOpError() << "operand must have rank 2 or more and a minor dimension of 2, got "
+                         << shapeString(src);
+  if (shapeOf(getLhs().getType()) != src.drop_back() ||
+      getElementTypeOrSelf(getLhs().getType()) != getElementTypeOrSelf(getSrc().getType()))
+    return emitOpError() << "results must be tiles of shape " << shapeString(src.drop_back())
+                         << " and the operand's element type";
+  return success();
+}
+
+LogicalResult CatOp::verify() {
+  ArrayRef<int64_t> src = shapeOf(getLhs().getType());
+  if (failed(verifyAxis(*this, getAxis(), src.size(), "axis")))
+    return failure();
+  SmallVector<int64_t> expected(src);
+  expected[getAxis()] *= 2;
+  if (shapeOf(getType()) != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape must be " << shapeString(expected) << ", got "
+                         << shapeString(shapeOf(getType()));
+  if (getElementTypeOrSelf(getType()) != getElementTypeOrSelf(getLhs().getType()))
+    return emitOpError() << "result element type must match the operands'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  bool ptrIsTile = isa<RankedTensorType>(getPtr().getType());
+  bool offsetIsTile = isa<RankedTensorType>(getOffset().getType());
+  if (ptrIsTile != offsetIsTile)
+    return emitOpError() << (ptrIsTile ? "a tile of pointers needs a tile of offsets"
+                                       : "a scalar pointer needs a scalar offset")
+                         << "; splat the " << (ptrIsTile ? "offset" : "pointer") << " first";
+  if (shapeOf(getPtr().getType()) != shapeOf(getOffset().getType()))
+    return emitOpError() << "offset shape " << shapeString(shapeOf(getOffset().getType()))
+                         << " must match the pointer shape "
+                         << shapeString(shapeOf(getPtr().getType()));
+  return success();
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor) {
+  if (matchPattern(getOffset(), m_Zero()))
+    return getPtr();
+  return {};
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError() << "'other' is only meaningful with a mask";
+  return success();
+}
+
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get());
+  // A volatile load must stay where it is: model it as also writing.
+  if (getIsVolatile())
+    effects.emplace_back(MemoryEffects::Write::get());
+}
+
+LogicalResult MakeTensorDescOp::verify() {
+  RankedTensorType block = getType().getBlockType();
+  auto base = cast<PointerType>(getBase().getType());
+  if (base.getPointeeType() != block.getElementType())
+    return emitOpError() << "base points to " << base.getPointeeType()
+                         << " but the block holds " << block.getElementType();
+  if (getShape().size() != static_cast<size_t>(block.getRank()) ||
+      getStrides().size() != static_cast<size_t>(block.getRank()))
+    return emitOpError() << "a rank-" << block.getRank() << " block needs " << block.getRank()
+                         << " sizes and " << block.getRank() << " strides, got "
+                         << getShape().size() << " and " << getStrides().size();
+  return success();
+}
+
+template <typename DescriptorOp>
+static LogicalResult verifyBlockOffsets(DescriptorOp op) {
+  int64_t rank = op.getDesc().getType().getBlockType().getRank();
+  if (static_cast<int64_t>(op.getOffsets().size()) != rank)
+    return op.emitOpError() << "a rank-" << rank << " descriptor needs " << rank
+                            << " offsets, got " << op.getOffsets().size();
+  return success();
+}
+
+LogicalResult DescriptorLoadOp::verify() { return verifyBlockOffsets(*this); }
+LogicalResult DescriptorStoreOp::verify() { return verifyBlockOffsets(*this); }
+
+//===----------------------------------------------------------------------===//
+// dot
+//===----------------------------------------------------------------------===//
+
+static bool isValidDotElementTypes(Type operand, Type acc) {
+  if (operand.isF16() || isa<Float8E4M3FNType, Float8E5M2Type>(operand))
+    return acc.isF32() || acc.isF16();
+  if (operand.isBF16() || operand.isF32())
+    return acc.isF32();
+  if (operand.isF64())
+    return acc.isF64();
+  if (operand.isInteger(8))
+    return acc.isInteger(32);
+  return false;
+}
+
+LogicalResult DotOp::verify() {
+  ArrayRef<int64_t> a = shapeOf(getA().getType()), b = shapeOf(getB().getType()),
+                    c = shapeOf(getAcc().getType());
+  if (a.size() != b.size() || a.size() != c.size() || a.size() < 2 || a.size() > 3)
+    return emitOpError() << "operands and accumulator must all have rank 2 (or 3 with a batch "
+                            "dimension), got ranks "
+                         << a.size() << ", " << b.size() << " and " << c.size();
+  size_t m = a.size() - 2, k = a.size() - 1;
+  if (a[k] != b[m])
+    return emitOpError() << "K of a " << shapeString(a) << " (" << a[k]
+                         << ") must equal K of b " << shapeString(b) << " (" << b[m] << ")";
+  if (c[m] != a[m] || c[k] != b[k])
+    return emitOpError() << "accumulator shape " << shapeString(c) << " must be [M, N] = ["
+                         << a[m] << ", " << b[k] << "]";
+  if (a.size() == 3 && (a[0] != b[0] || a[0] != c[0]))
+    return emitOpError() << "batch dimensions differ: " << a[0] << ", " << b[0] << ", " << c[0];
+  Type aElem = getElementTypeOrSelf(getA().getType());
+  Type bElem = getElementTypeOrSelf(getB().getType());
+  Type accElem = getElementTypeOrSelf(getAcc().getType());
+  if (aElem != bElem)
+    return emitOpError() << "a and b must have one element type, got " << aElem << " and "
+                         << bElem;
+  if (!isValidDotElementTypes(aElem, accElem))
+    return emitOpError() << "unsupported operand/accumulator types " << aElem << " -> "
+                         << accElem
+                         << " (supported: f16->f32|f16, bf16->f32, f32->f32, f64->f64, "
+                            "f8->f32|f16, i8->i32)";
+  if (getInputPrecision() != InputPrecision::TF32 && !aElem.isF32())
+    return emitOpError() << "input_precision applies to f32 operands only";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// reduce and scan
+//===----------------------------------------------------------------------===//
+
+// The combining region of a reduce or scan over `srcs`: 2N scalar arguments
+// (N of each side) and a tile.yield of N values, all of the operand element types.
+static LogicalResult verifyCombineRegion(Operation *op, ValueRange srcs, Region &region) {
+  SmallVector<Type> elementTypes;
+  for (Value src : srcs)
+    elementTypes.push_back(getElementTypeOrSelf(src.getType()));
+  Block &block = region.front();
+  SmallVector<Type> expectedArgs(elementTypes);
+  expectedArgs.append(elementTypes);
+  if (block.getArgumentTypes() != ArrayRef<Type>(expectedArgs)) {
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "combining region must take " << expectedArgs.size()
+                              << " scalar arguments (";
+    llvm::interleaveComma(expectedArgs, diag);
+    return diag << "): the accumulated and the incoming element of each operand";
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError() << "combining region must end in tile.yield";
+  if (yield.getValues().getTypes() != ArrayRef<Type>(elementTypes))
+    return yield.emitOpError() << "must yield " << elementTypes.size()
+                               << " value(s) of the operand element types";
+  return success();
+}
+
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                         ValueRange operands, DictionaryAttr,
+                                         OpaqueProperties properties, RegionRange,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (operands.empty())
+    return emitOptionalError(location, "'tile.reduce' op needs at least one operand");
+  int64_t axis = properties.as<Properties *>()->axis.getInt();
+  for (Value operand : operands) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (axis < 0 || axis >= type.getRank())
+      return emitOptionalError(location, "'tile.reduce' op axis ", axis,
+                               " is out of range for an operand of rank ", type.getRank());
+    SmallVector<int64_t> shape(type.getShape());
+    shape.erase(shape.begin() + axis);
+    inferred.push_back(shape.empty() ? type.getElementType() : Type(type.clone(shape)));
+  }
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  if (getSrcs().empty())
+    return emitOpError() << "needs at least one operand";
+  return verifyCombineRegion(*this, getSrcs(), getCombineOp());
+}
+
+LogicalResult ScanOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                                       ValueRange operands, DictionaryAttr,
+                                       OpaqueProperties properties, RegionRange,
+                                       SmallVectorImpl<Type> &inferred) {
+  int64_t axis = properties.as<Properties *>()->axis.getInt();
+  for (Value operand : operands) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (axis < 0 || axis >= type.getRank())
+      return emitOptionalError(location, "'tile.scan' op axis ", axis,
+                               " is out of range for an operand of rank ", type.getRank());
+    inferred.push_back(type);
+  }
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  if (getSrcs().empty())
+    return emitOpError() << "needs at least one operand";
+  return verifyCombineRegion(*this, getSrcs(), getCombineOp());
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics and external calls
+//===----------------------------------------------------------------------===//
+
+LogicalResult AtomicRMWOp::verify() {
+  Type elem = getElementTypeOrSelf(getVal().getType());
+  bool isFloat = isa<FloatType>(elem);
+  switch (getRmwOp()) {
+  case RMWOp::FAdd:
+    if (!isFloat)
+      return emitOpError() << "fadd needs float elements, got " << elem << "; use add";
+    break;
+  case RMWOp::Add:
+  case RMWOp::UMax:
+  case RMWOp::UMin:
+  case RMWOp::And:
+  case RMWOp::Or:
+  case RMWOp::Xor:
+    if (isFloat)
+      return emitOpError() << stringifyRMWOp(getRmwOp()) << " needs integer elements, got "
+                           << elem << (getRmwOp() == RMWOp::Add ? "; use fadd" : "");
+    break;
+  case RMWOp::Max:
+  case RMWOp::Min:
+  case RMWOp::Xchg:
+    break;
+  }
+  unsigned width = elem.getIntOrFloatBitWidth();
+  if (width != 16 && width != 32 && width != 64)
+    return emitOpError() << "atomics need 16-, 32- or 64-bit elements, got " << elem;
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  unsigned width = getElementTypeOrSelf(getVal().getType()).getIntOrFloatBitWidth();
+  if (width != 16 && width != 32 && width != 64)
+    return emitOpError() << "atomics need 16-, 32- or 64-bit elements, got "
+                         << getElementTypeOrSelf(getVal().getType());
+  return success();
+}
+
+void ExternElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+}

@@ -1,0 +1,16 @@
+// The subcommands of the `tessera` command-line program.
+#ifndef TESSERA_TOOLS_TESSERA_COMMANDS_H
+#define TESSERA_TOOLS_TESSERA_COMMANDS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace tessera::cli {
+
+/// `tessera demo [--print-ir]`: the main job end to end on the best device
+/// present. Returns the process exit code.
+int runDemo(llvm::ArrayRef<llvm::StringRef> args);
+
+} // namespace tessera::cli
+
+#endif // TESSERA_TOOLS_TESSERA_COMMANDS_H

@@ -14,7 +14,8 @@ include(HandleLLVMOptions)
 
 include_directories(SYSTEM ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
 link_directories(${LLVM_BUILD_LIBRARY_DIR})
-add_definitions(${LLVM_DEFINITIONS})
+separate_arguments(TESSERA_LLVM_DEFINITIONS NATIVE_COMMAND ${LLVM_DEFINITIONS})
+add_definitions(${TESSERA_LLVM_DEFINITIONS})
 
 set(TESSERA_LLVM_TOOLS_DIR "${LLVM_TOOLS_BINARY_DIR}" CACHE PATH
   "Where FileCheck, lit and the other LLVM tools live")
@@ -39,3 +40,6 @@ function(tessera_library name)
   endif()
   set_target_properties(${name} PROPERTIES BUILD_RPATH "${PROJECT_BINARY_DIR}/lib;${LLVM_LIBRARY_DIR}")
 endfunction()
+
+set(TESSERA_PYTHON "" CACHE FILEPATH
+  "Python that runs the Python tests and builds the Python package (scripts/bootstrap.sh sets it)")

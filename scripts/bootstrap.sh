@@ -32,7 +32,7 @@ apt_packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 clang-22
   spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-tools
   rocm-device-libs
-  libfmt-dev pybind11-dev python3-dev python3-pip
+  libfmt-dev pybind11-dev python3-dev python3-pip python3-venv
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev libsqlite3-dev
 )
@@ -51,7 +51,13 @@ fi
 
 # Python packages from PyPI, for the Python package and the test suite.
 # torch is pinned: an unpinned torch would pull gigabytes of CUDA wheels.
+# Debian's own python3 refuses pip installs (PEP 668): there the packages go
+# into a virtual environment, .venv/, which the build then uses.
 python=${PYTHON:-python3}
+if "$python" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+  [ -x .venv/bin/python ] || { say "creating .venv/ (the system Python is externally managed)"; "$python" -m venv --system-site-packages .venv; }
+  python=$repo/.venv/bin/python
+fi
 python_packages=(numpy pytest)
 [ "${TESSERA_SKIP_TORCH:-0}" = 1 ] || python_packages+=("torch==2.13.0")
 python_missing=()
@@ -74,7 +80,7 @@ build_type=${TESSERA_BUILD_TYPE:-Release}
 if [ ! -f build/build.ninja ] || ! grep -q "CMAKE_HOME_DIRECTORY:INTERNAL=$repo\$" build/CMakeCache.txt 2>/dev/null; then
   say "configuring build/ ($build_type)"
   rm -rf build
-  cmake --preset default -DCMAKE_BUILD_TYPE="$build_type" -Wno-dev
+  cmake --preset default -DCMAKE_BUILD_TYPE="$build_type" -DTESSERA_PYTHON="$(command -v "$python")" -Wno-dev
 fi
 say "building"
 cmake --build build -j "${TESSERA_JOBS:-$(nproc)}"

@@ -1,0 +1,68 @@
+// Semantics of the math dialect and of the tile dialect's float ops (clamp,
+// precise_sqrt, precise_divf), computed in double and rounded to the declared
+// float type: at least as accurate as any backend's libm.
+#include "runtime/interpreter/Elementwise.h"
+
+#include "ir/TileDialect.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace tessera::interp {
+
+void registerMathHandlers(HandlerTable &table) {
+  addFloatOp<math::ExpOp, 1>(table, [](double x) { return std::exp(x); });
+  addFloatOp<math::Exp2Op, 1>(table, [](double x) { return std::exp2(x); });
+  addFloatOp<math::ExpM1Op, 1>(table, [](double x) { return std::expm1(x); });
+  addFloatOp<math::LogOp, 1>(table, [](double x) { return std::log(x); });
+  addFloatOp<math::Log2Op, 1>(table, [](double x) { return std::log2(x); });
+  addFloatOp<math::Log10Op, 1>(table, [](double x) { return std::log10(x); });
+  addFloatOp<math::Log1pOp, 1>(table, [](double x) { return std::log1p(x); });
+  addFloatOp<math::SqrtOp, 1>(table, [](double x) { return std::sqrt(x); });
+  addFloatOp<math::RsqrtOp, 1>(table, [](double x) { return 1.0 / std::sqrt(x); });
+  addFloatOp<math::CbrtOp, 1>(table, [](double x) { return std::cbrt(x); });
+  addFloatOp<math::SinOp, 1>(table, [](double x) { return std::sin(x); });
+  addFloatOp<math::CosOp, 1>(table, [](double x) { return std::cos(x); });
+  addFloatOp<math::TanOp, 1>(table, [](double x) { return std::tan(x); });
+  addFloatOp<math::AtanOp, 1>(table, [](double x) { return std::atan(x); });
+  addFloatOp<math::TanhOp, 1>(table, [](double x) { return std::tanh(x); });
+  addFloatOp<math::ErfOp, 1>(table, [](double x) { return std::erf(x); });
+  addFloatOp<math::AbsFOp, 1>(table, [](double x) { return std::fabs(x); });
+  addFloatOp<math::FloorOp, 1>(table, [](double x) { return std::floor(x); });
+  addFloatOp<math::CeilOp, 1>(table, [](double x) { return std::ceil(x); });
+  addFloatOp<math::TruncOp, 1>(table, [](double x) { return std::trunc(x); });
+  addFloatOp<math::RoundOp, 1>(table, [](double x) { return std::round(x); });
+  addFloatOp<math::RoundEvenOp, 1>(table, [](double x) { return std::nearbyint(x); });
+  addFloatOp<math::PowFOp, 2>(table, [](double x, double y) { return std::pow(x, y); });
+  addFloatOp<math::Atan2Op, 2>(table, [](double y, double x) { return std::atan2(y, x); });
+  addFloatOp<math::CopySignOp, 2>(table, [](double x, double y) { return std::copysign(x, y); });
+  // std::fma rounds once to double; the second rounding to a narrower type
+  // differs from a single rounding only at rare exact ties.
+  addFloatOp<math::FmaOp, 3>(table,
+                             [](double a, double b, double c) { return std::fma(a, b, c); });
+  addFloatOp<tile::PreciseSqrtOp, 1>(table, [](double x) { return std::sqrt(x); });
+  addFloatOp<tile::PreciseDivFOp, 2>(table, [](double x, double y) { return x / y; });
+  table.add<tile::ClampOp>([](Executor &exec, tile::ClampOp op) {
+    const Tile &x = exec.tile(op.getX());
+    const Tile &lo = exec.tile(op.getMin()), &hi = exec.tile(op.getMax());
+    bool propagateNan = op.getPropagateNan() == tile::PropagateNan::All;
+    return mapResult(exec, op, [&](int64_t lane) {
+      double value = x.at(lane).real;
+      if (std::isnan(value) && propagateNan)
+        return x.at(lane);
+      // fmax/fmin drop a NaN `x` in favour of a bound, as `none` allows.
+      Element result;
+      result.real = std::fmin(std::fmax(value, lo.at(lane).real), hi.at(lane).real);
+      return result;
+    });
+  });
+  addIntOp<math::AbsIOp, 1>(table, [](unsigned width, uint64_t x) {
+    int64_t value = signExtend(x, width);
+    return static_cast<uint64_t>(value < 0 ? 0 - static_cast<uint64_t>(value) : value);
+  });
+}
+
+} // namespace tessera::interp

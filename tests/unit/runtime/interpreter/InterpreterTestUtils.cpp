@@ -1,0 +1,102 @@
+#include "InterpreterTestUtils.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace tessera::interp::testing {
+
+static uint32_t chooseSeed() {
+  if (const char *fixed = std::getenv("TESSERA_TEST_SEED"))
+    return static_cast<uint32_t>(std::strtoul(fixed, nullptr, 10));
+  return std::random_device{}();
+}
+
+InterpreterTest::InterpreterTest()
+    : seed(chooseSeed()), rng(seed),
+      seedTrace(__FILE__, __LINE__,
+                "random seed " + std::to_string(seed) + " (replay with TESSERA_TEST_SEED)") {
+  mlir::DialectRegistry registry;
+  registerInterpretedDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> InterpreterTest::parse(llvm::StringRef source) {
+  mlir::ScopedDiagnosticHandler handler(&context, [this](mlir::Diagnostic &diag) {
+    diagnostics += diag.str() + "\n";
+    return mlir::success();
+  });
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(source, &context, "kernel.mlir");
+  EXPECT_TRUE(module) << diagnostics;
+  return module;
+}
+
+std::string InterpreterTest::run(llvm::StringRef source, llvm::StringRef kernel,
+                                 llvm::ArrayRef<KernelArgument> args, GridSize grid,
+                                 const InterpreterOptions &options) {
+  mlir::OwningOpRef<mlir::ModuleOp> module = parse(source);
+  if (!module)
+    return "parse error: " + diagnostics;
+  if (llvm::Error error = runKernel(*module, kernel, args, grid, options))
+    return llvm::toString(std::move(error));
+  return "";
+}
+
+std::vector<float> InterpreterTest::randomFloats(size_t count, float low, float high) {
+  std::uniform_real_distribution<float> dist(low, high);
+  std::vector<float> values(count);
+  for (float &value : values)
+    value = dist(rng);
+  return values;
+}
+
+std::vector<int32_t> InterpreterTest::randomInts(size_t count, int32_t low, int32_t high) {
+  std::uniform_int_distribution<int32_t> dist(low, high);
+  std::vector<int32_t> values(count);
+  for (int32_t &value : values)
+    value = dist(rng);
+  return values;
+}
+
+unsigned lineOf(llvm::StringRef source, llvm::StringRef needle) {
+  size_t position = source.find(needle);
+  EXPECT_NE(position, llvm::StringRef::npos) << needle.str();
+  return 1 + source.take_front(position).count('\n');
+}
+
+uint16_t toHalf(double value) {
+  llvm::APFloat number(value);
+  bool losesInfo = false;
+  number.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return static_cast<uint16_t>(number.bitcastToAPInt().getZExtValue());
+}
+
+double fromHalf(uint16_t bits) {
+  llvm::APFloat number(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits));
+  bool losesInfo = false;
+  number.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return number.convertToDouble();
+}
+
+void expectClose(llvm::ArrayRef<double> actual, llvm::ArrayRef<double> expected, double rtol,
+                 double atol, llvm::ArrayRef<double> scale) {
+  ASSERT_EQ(actual.size(), expected.size());
+  int reported = 0;
+  size_t mismatches = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    double bound = atol + rtol * (scale.empty() ? std::fabs(expected[i]) : scale[i]);
+    if (std::fabs(actual[i] - expected[i]) <= bound)
+      continue;
+    ++mismatches;
+    if (reported++ < 5)
+      ADD_FAILURE() << "element " << i << ": got " << actual[i] << ", expected " << expected[i]
+                    << " (tolerance " << bound << ")";
+  }
+  EXPECT_EQ(mismatches, 0u) << "of " << actual.size() << " elements";
+}
+
+} // namespace tessera::interp::testing

@@ -1,0 +1,67 @@
+// Shared fixture of the interpreter tests: parses kernels written in tile IR,
+// seeds a random generator (the seed is printed with every failure, and
+// TESSERA_TEST_SEED replays it) and compares results with a tolerance.
+#ifndef TESSERA_TESTS_UNIT_RUNTIME_INTERPRETER_INTERPRETERTESTUTILS_H
+#define TESSERA_TESTS_UNIT_RUNTIME_INTERPRETER_INTERPRETERTESTUTILS_H
+
+#include "runtime/interpreter/Interpreter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tessera::interp::testing {
+
+class InterpreterTest : public ::testing::Test {
+protected:
+  InterpreterTest();
+
+  /// Parses `source` as if read from "kernel.mlir"; fails the test on errors.
+  mlir::OwningOpRef<mlir::ModuleOp> parse(llvm::StringRef source);
+  /// Parses and runs `kernel`; returns the interpreter's error text, or "" on success.
+  std::string run(llvm::StringRef source, llvm::StringRef kernel,
+                  llvm::ArrayRef<KernelArgument> args, GridSize grid,
+                  const InterpreterOptions &options = {});
+
+  std::vector<float> randomFloats(size_t count, float low = -1, float high = 1);
+  std::vector<int32_t> randomInts(size_t count, int32_t low, int32_t high);
+
+  uint32_t seed;
+  std::mt19937 rng;
+  mlir::MLIRContext context;
+  std::string diagnostics;
+
+private:
+  ::testing::ScopedTrace seedTrace;
+};
+
+/// 1-based line of the first line of `source` that contains `needle`.
+unsigned lineOf(llvm::StringRef source, llvm::StringRef needle);
+
+/// IEEE half precision, through APFloat (independent of the interpreter).
+uint16_t toHalf(double value);
+double fromHalf(uint16_t bits);
+
+/// Checks |actual[i] - expected[i]| <= atol + rtol * scale[i] for every i,
+/// reporting the first few mismatches. `scale` defaults to |expected|.
+void expectClose(llvm::ArrayRef<double> actual, llvm::ArrayRef<double> expected, double rtol,
+                 double atol, llvm::ArrayRef<double> scale = {});
+
+template <typename T> std::vector<double> toDoubles(const std::vector<T> &values) {
+  return std::vector<double>(values.begin(), values.end());
+}
+
+template <typename T> KernelArgument bufferOf(std::vector<T> &values) {
+  return KernelArgument::buffer<T>(values);
+}
+
+} // namespace tessera::interp::testing
+
+#endif // TESSERA_TESTS_UNIT_RUNTIME_INTERPRETER_INTERPRETERTESTUTILS_H

@@ -1,0 +1,218 @@
+// The builder API both front doors call: the C++ EDSL (lang/) while tracing a
+// C++ callable, and the Python AST visitor while walking a decorated function.
+// It owns the module being built, applies Triton's typing rules (broadcasting,
+// type promotion, pointer arithmetic) and reports misuse as a KernelError at
+// the user's source location, before any invalid IR is created.
+#ifndef TESSERA_FRONTEND_KERNELBUILDER_H
+#define TESSERA_FRONTEND_KERNELBUILDER_H
+
+#include "frontend/KernelError.h"
+#include "frontend/SourceLocation.h"
+#include "ir/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::frontend {
+
+/// One argument of a kernel: its type and what the caller promises about it.
+struct KernelArg {
+  mlir::Type type;
+  /// The integer (or, for a pointer, its address in bytes) is a multiple of
+  /// this power of two; 0 promises nothing.
+  unsigned divisibility = 0;
+};
+
+enum class BinaryOp {
+  Add, Sub, Mul,
+  Div,     ///< C semantics: integers truncate toward zero, floats divide.
+  TrueDiv, ///< Python's `/`: integers are converted to f32 first.
+  Mod, And, Or, Xor, Shl, Shr, Maximum, Minimum
+};
+enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
+enum class UnaryOp {
+  Neg, Not, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Sin, Cos, Abs, Sigmoid, Erf, Floor, Ceil
+};
+enum class ReduceKind { Sum, Max, Min, ArgMax, ArgMin };
+enum class AtomicKind { Add, Max, Min, And, Or, Xor, Xchg };
+
+/// Hints of a load or store; they never change the result.
+struct MemoryHints {
+  tile::CacheModifier cache = tile::CacheModifier::None;
+  tile::EvictionPolicy evict = tile::EvictionPolicy::Normal;
+  bool isVolatile = false; ///< Loads only.
+};
+
+/// How `cast` converts.
+struct CastOptions {
+  /// Reinterpret the bits (same width) instead of converting the value.
+  bool bitcast = false;
+  /// The source integers are unsigned: zero-extend, convert with uitofp.
+  bool sourceUnsigned = false;
+};
+
+/// Builds one kernel. Values are `mlir::Value`s: scalars (i1, integers,
+/// floats, `!tile.ptr`) or tiles (statically shaped tensors of those).
+class KernelBuilder {
+public:
+  /// Loads the tile, arith, math and scf dialects into `context`.
+  explicit KernelBuilder(mlir::MLIRContext &context);
+  ~KernelBuilder();
+  KernelBuilder(const KernelBuilder &) = delete;
+  KernelBuilder &operator=(const KernelBuilder &) = delete;
+
+  mlir::MLIRContext &context() { return *builder_.getContext(); }
+  mlir::OpBuilder &opBuilder() { return builder_; }
+
+  //===--- Kernels --------------------------------------------------------===//
+
+  /// Starts the kernel `tile.func @name`; returns its arguments.
+  std::vector<mlir::Value> beginKernel(const std::string &name,
+                                       const std::vector<KernelArg> &args,
+                                       const SourceLocation &loc);
+  /// Ends the kernel and verifies the module. A verifier diagnostic becomes
+  /// a KernelError at the location of the op it is about.
+  mlir::OwningOpRef<mlir::ModuleOp> finish(const SourceLocation &loc);
+
+  [[noreturn]] void fail(const SourceLocation &loc, const std::string &message) const;
+
+  //===--- Types and constants --------------------------------------------===//
+
+  mlir::Type pointerType(mlir::Type pointee) const;
+  static mlir::Type elementType(mlir::Value value);
+  /// The shape of a tile; empty for a scalar.
+  static std::vector<int64_t> shapeOf(mlir::Value value);
+  /// `elem` for an empty shape, else a tile of that shape.
+  static mlir::Type withShape(mlir::Type elem, llvm::ArrayRef<int64_t> shape);
+  static std::string str(mlir::Type type);
+  static std::string str(llvm::ArrayRef<int64_t> shape);
+
+  mlir::Value constant(int64_t value, mlir::Type type, const SourceLocation &loc);
+  mlir::Value constant(double value, mlir::Type type, const SourceLocation &loc);
+  /// A literal written next to a value of element type `peer` (null: none),
+  /// typed as Triton types Python literals: an integer takes an integer or
+  /// float peer type (else i32, or i64 when it does not fit), a float takes a
+  /// float peer type (else f32).
+  mlir::Value literal(int64_t value, mlir::Type peer, const SourceLocation &loc);
+  mlir::Value literal(double value, mlir::Type peer, const SourceLocation &loc);
+
+  //===--- Making tiles ---------------------------------------------------===//
+
+  mlir::Value programId(int axis, const SourceLocation &loc);
+  mlir::Value numPrograms(int axis, const SourceLocation &loc);
+  /// The i32 tile [start, end); its length must be a power of two.
+  mlir::Value arange(int64_t start, int64_t end, const SourceLocation &loc);
+  mlir::Value splat(mlir::Value scalar, llvm::ArrayRef<int64_t> shape, const SourceLocation &loc);
+  mlir::Value full(llvm::ArrayRef<int64_t> shape, mlir::Value scalar, const SourceLocation &loc);
+  mlir::Value zeros(llvm::ArrayRef<int64_t> shape, mlir::Type elem, const SourceLocation &loc);
+
+  //===--- Elementwise ----------------------------------------------------===//
+
+  mlir::Value binary(BinaryOp op, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc);
+  mlir::Value compare(CompareOp op, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc);
+  mlir::Value unary(UnaryOp op, mlir::Value value, const SourceLocation &loc);
+  mlir::Value where(mlir::Value cond, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc);
+  mlir::Value fma(mlir::Value a, mlir::Value b, mlir::Value c, const SourceLocation &loc);
+  /// Converts the elements of `value` to `elem` (a scalar or pointer type).
+  mlir::Value cast(mlir::Value value, mlir::Type elem, const SourceLocation &loc,
+                   CastOptions options = {});
+
+  //===--- Shapes ---------------------------------------------------------===//
+
+  mlir::Value expandDims(mlir::Value value, int axis, const SourceLocation &loc);
+  mlir::Value broadcastTo(mlir::Value value, llvm::ArrayRef<int64_t> shape,
+                          const SourceLocation &loc);
+  mlir::Value reshape(mlir::Value value, llvm::ArrayRef<int64_t> shape, const SourceLocation &loc);
+  mlir::Value permute(mlir::Value value, llvm::ArrayRef<int> order, const SourceLocation &loc);
+  /// Transposes a 2-D tile.
+  mlir::Value trans(mlir::Value value, const SourceLocation &loc);
+
+  //===--- Memory ---------------------------------------------------------===//
+
+  /// `mask` and `other` may be null; `other` needs a mask.
+  mlir::Value load(mlir::Value ptr, mlir::Value mask, mlir::Value other, const MemoryHints &hints,
+                   const SourceLocation &loc);
+  void store(mlir::Value ptr, mlir::Value value, mlir::Value mask, const MemoryHints &hints,
+             const SourceLocation &loc);
+  /// Returns the old values. `mask` may be null.
+  mlir::Value atomic(AtomicKind kind, mlir::Value ptr, mlir::Value value, mlir::Value mask,
+                     tile::MemSemantic sem, tile::MemScope scope, const SourceLocation &loc);
+  mlir::Value atomicCas(mlir::Value ptr, mlir::Value cmp, mlir::Value value, tile::MemSemantic sem,
+                        tile::MemScope scope, const SourceLocation &loc);
+  mlir::Value makeTensorDescriptor(mlir::Value base, llvm::ArrayRef<mlir::Value> shape,
+                                   llvm::ArrayRef<mlir::Value> strides,
+                                   llvm::ArrayRef<int64_t> blockShape, const SourceLocation &loc);
+  mlir::Value descriptorLoad(mlir::Value desc, llvm::ArrayRef<mlir::Value> offsets,
+                             const SourceLocation &loc);
+  void descriptorStore(mlir::Value desc, llvm::ArrayRef<mlir::Value> offsets, mlir::Value value,
+                       const SourceLocation &loc);
+
+  //===--- Matrix products, reductions, scans -----------------------------===//
+
+  /// a * b + acc; a null `acc` is zeros of f32 (i32 for i8, f64 for f64).
+  mlir::Value dot(mlir::Value a, mlir::Value b, mlir::Value acc, tile::InputPrecision precision,
+                  const SourceLocation &loc);
+  /// Without an axis the whole tile reduces to a scalar. ArgMax/ArgMin give
+  /// i32 indices (the first one among equal values).
+  mlir::Value reduce(ReduceKind kind, mlir::Value value, std::optional<int> axis, bool keepDims,
+                     const SourceLocation &loc);
+  mlir::Value cumsum(mlir::Value value, int axis, bool reverse, const SourceLocation &loc);
+
+  //===--- Debugging ------------------------------------------------------===//
+
+  void print(const std::string &prefix, llvm::ArrayRef<mlir::Value> values, bool hex,
+             const SourceLocation &loc);
+  void assertTrue(mlir::Value cond, const std::string &message, const SourceLocation &loc);
+
+  //===--- Structured control flow ----------------------------------------===//
+
+  /// Builds the body of a loop from the induction variable and the carried values.
+  using LoopBody =
+      std::function<std::vector<mlir::Value>(mlir::Value, llvm::ArrayRef<mlir::Value>)>;
+  using Branch = std::function<std::vector<mlir::Value>()>;
+  using Region = std::function<std::vector<mlir::Value>(llvm::ArrayRef<mlir::Value>)>;
+
+  /// `for iv in range(lo, hi, step)` carrying `inits`; returns the final values.
+  std::vector<mlir::Value> forLoop(mlir::Value lo, mlir::Value hi, mlir::Value step,
+                                   llvm::ArrayRef<mlir::Value> inits, const LoopBody &body,
+                                   const SourceLocation &loc);
+  /// An empty `elseBranch` means no else; then the branch yields nothing.
+  std::vector<mlir::Value> ifThenElse(mlir::Value cond, const Branch &thenBranch,
+                                      const Branch &elseBranch, const SourceLocation &loc);
+  /// `cond` returns one value, the scalar boolean that keeps the loop going.
+  std::vector<mlir::Value> whileLoop(llvm::ArrayRef<mlir::Value> inits, const Region &cond,
+                                     const Region &body, const SourceLocation &loc);
+
+private:
+  mlir::Location at(const SourceLocation &loc) const { return loc.toMLIR(builder_.getContext()); }
+  mlir::Value requirePointer(mlir::Value ptr, const char *what, const SourceLocation &loc);
+  mlir::Value maskFor(mlir::Value mask, llvm::ArrayRef<int64_t> shape, const char *what,
+                      const SourceLocation &loc);
+  mlir::Value valueFor(mlir::Value value, mlir::Type elem, llvm::ArrayRef<int64_t> shape,
+                       const char *what, const std::string &target, const SourceLocation &loc);
+  std::vector<mlir::Value> broadcastAll(llvm::ArrayRef<mlir::Value> values,
+                                        const SourceLocation &loc);
+  mlir::Value pointerArithmetic(BinaryOp op, mlir::Value lhs, mlir::Value rhs,
+                                const SourceLocation &loc);
+  mlir::Value indexTile(llvm::ArrayRef<int64_t> shape, int axis, const SourceLocation &loc);
+
+  mlir::OpBuilder builder_;
+  mlir::OwningOpRef<mlir::ModuleOp> module_;
+  tile::FuncOp kernel_;
+  /// Errors MLIR reports (verifier, type inference) while this builder lives,
+  /// kept to be rethrown as KernelErrors instead of printed.
+  std::vector<std::pair<mlir::Location, std::string>> diagnostics_;
+  std::optional<mlir::ScopedDiagnosticHandler> handler_;
+};
+
+} // namespace tessera::frontend
+
+#endif // TESSERA_FRONTEND_KERNELBUILDER_H

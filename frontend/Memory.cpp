@@ -1,0 +1,190 @@
+// KernelBuilder: loads, stores, atomics, tensor descriptors and debugging ops.
+#include "frontend/KernelBuilder.h"
+#include "frontend/Typing.h"
+
+using namespace mlir;
+
+namespace tessera::frontend {
+
+// "pointer tile [64, 32]" or "a scalar pointer", for messages.
+static std::string describePointer(ArrayRef<int64_t> shape) {
+  return shape.empty() ? "a scalar pointer" : "pointer tile " + KernelBuilder::str(shape);
+}
+
+Value KernelBuilder::requirePointer(Value ptr, const char *what, const SourceLocation &loc) {
+  if (!isa<tile::PointerType>(elementType(ptr)))
+    fail(loc, std::string(what) + " needs a pointer or a tile of pointers, got " +
+                  str(ptr.getType()));
+  return ptr;
+}
+
+Value KernelBuilder::maskFor(Value mask, ArrayRef<int64_t> shape, const char *what,
+                             const SourceLocation &loc) {
+  if (!mask)
+    return mask;
+  if (!typing::isBool(elementType(mask)))
+    fail(loc, std::string(what) + " mask must be boolean, got " + str(mask.getType()));
+  if (!typing::broadcastsTo(shapeOf(mask), shape))
+    fail(loc, "mask of shape " + str(shapeOf(mask)) + " does not match " + describePointer(shape));
+  return broadcastTo(mask, shape, loc);
+}
+
+// `value` converted to `elem` and broadcast to `shape`, the shape of `target`.
+Value KernelBuilder::valueFor(Value value, Type elem, ArrayRef<int64_t> shape, const char *what,
+                              const std::string &target, const SourceLocation &loc) {
+  if (!typing::broadcastsTo(shapeOf(value), shape))
+    fail(loc, std::string(what) + " of shape " + str(shapeOf(value)) + " does not match " + target);
+  return broadcastTo(cast(value, elem, loc), shape, loc);
+}
+
+Value KernelBuilder::load(Value ptr, Value mask, Value other, const MemoryHints &hints,
+                          const SourceLocation &loc) {
+  requirePointer(ptr, "load", loc);
+  std::vector<int64_t> shape = shapeOf(ptr);
+  if (other && !mask)
+    fail(loc, "load: 'other' is the value of masked-off lanes and needs a mask");
+  mask = maskFor(mask, shape, "load", loc);
+  if (other)
+    other = valueFor(other, tile::getPointeeType(elementType(ptr)), shape, "other",
+                     describePointer(shape), loc);
+  return tile::LoadOp::create(builder_, at(loc), ptr, mask, other, hints.cache, hints.evict,
+                              hints.isVolatile);
+}
+
+void KernelBuilder::store(Value ptr, Value value, Value mask, const MemoryHints &hints,
+                          const SourceLocation &loc) {
+  requirePointer(ptr, "store", loc);
+  if (hints.isVolatile)
+    fail(loc, "store: volatile applies to loads only");
+  std::vector<int64_t> shape = shapeOf(ptr);
+  // Like Triton, the stored value is converted to the pointee type.
+  value = valueFor(value, tile::getPointeeType(elementType(ptr)), shape, "value",
+                   describePointer(shape), loc);
+  mask = maskFor(mask, shape, "store", loc);
+  tile::StoreOp::create(builder_, at(loc), ptr, value, mask, hints.cache, hints.evict);
+}
+
+Value KernelBuilder::atomic(AtomicKind kind, Value ptr, Value value, Value mask,
+                            tile::MemSemantic sem, tile::MemScope scope,
+                            const SourceLocation &loc) {
+  requirePointer(ptr, "atomic", loc);
+  std::vector<int64_t> shape = shapeOf(ptr);
+  Type pointee = tile::getPointeeType(elementType(ptr));
+  bool isFloat = typing::isFloat(pointee);
+  tile::RMWOp op = tile::RMWOp::Xchg;
+  switch (kind) {
+  case AtomicKind::Add: op = isFloat ? tile::RMWOp::FAdd : tile::RMWOp::Add; break;
+  case AtomicKind::Max: op = tile::RMWOp::Max; break;
+  case AtomicKind::Min: op = tile::RMWOp::Min; break;
+  case AtomicKind::And: op = tile::RMWOp::And; break;
+  case AtomicKind::Or: op = tile::RMWOp::Or; break;
+  case AtomicKind::Xor: op = tile::RMWOp::Xor; break;
+  case AtomicKind::Xchg: op = tile::RMWOp::Xchg; break;
+  }
+  bool bitwise = kind == AtomicKind::And || kind == AtomicKind::Or || kind == AtomicKind::Xor;
+  if (bitwise && isFloat)
+    fail(loc, "atomic_" + tile::stringifyRMWOp(op).str() + " needs integer elements, got " +
+                  str(pointee));
+  value = valueFor(value, pointee, shape, "value", describePointer(shape), loc);
+  mask = maskFor(mask, shape, "atomic", loc);
+  return tile::AtomicRMWOp::create(builder_, at(loc), op, sem, scope, ptr, value, mask);
+}
+
+Value KernelBuilder::atomicCas(Value ptr, Value cmp, Value value, tile::MemSemantic sem,
+                               tile::MemScope scope, const SourceLocation &loc) {
+  requirePointer(ptr, "atomic_cas", loc);
+  std::vector<int64_t> shape = shapeOf(ptr);
+  Type pointee = tile::getPointeeType(elementType(ptr));
+  cmp = valueFor(cmp, pointee, shape, "cmp", describePointer(shape), loc);
+  value = valueFor(value, pointee, shape, "value", describePointer(shape), loc);
+  return tile::AtomicCASOp::create(builder_, at(loc), sem, scope, ptr, cmp, value);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+// Scalar integers converted to `type`, for descriptor shapes, strides, offsets.
+static SmallVector<Value> scalarIntegers(KernelBuilder &kb, ArrayRef<Value> values, Type type,
+                                         const char *what, const SourceLocation &loc) {
+  SmallVector<Value> result;
+  for (Value value : values) {
+    if (isa<RankedTensorType>(value.getType()) || !typing::isInteger(value.getType()))
+      kb.fail(loc, std::string(what) + " must be scalar integers, got " +
+                       KernelBuilder::str(value.getType()));
+    result.push_back(kb.cast(value, type, loc));
+  }
+  return result;
+}
+
+Value KernelBuilder::makeTensorDescriptor(Value base, ArrayRef<Value> shape,
+                                          ArrayRef<Value> strides, ArrayRef<int64_t> blockShape,
+                                          const SourceLocation &loc) {
+  auto ptrType = dyn_cast<tile::PointerType>(base.getType());
+  if (!ptrType)
+    fail(loc, "make_tensor_descriptor needs a scalar pointer base, got " + str(base.getType()));
+  if (shape.size() != blockShape.size() || strides.size() != blockShape.size())
+    fail(loc, "make_tensor_descriptor: shape, strides and block shape must have one rank, got " +
+                  std::to_string(shape.size()) + ", " + std::to_string(strides.size()) + " and " +
+                  std::to_string(blockShape.size()));
+  for (int64_t dim : blockShape)
+    if (dim <= 0 || !llvm::isPowerOf2_64(dim))
+      fail(loc, "make_tensor_descriptor: block dimensions must be powers of two, got " +
+                    str(blockShape));
+  SmallVector<Value> shape32 = scalarIntegers(*this, shape, builder_.getI32Type(),
+                                              "tensor descriptor shapes", loc);
+  SmallVector<Value> strides64 = scalarIntegers(*this, strides, builder_.getI64Type(),
+                                                "tensor descriptor strides", loc);
+  auto type = tile::TensorDescType::get(&context(),
+                                        RankedTensorType::get(blockShape, ptrType.getPointeeType()));
+  return tile::MakeTensorDescOp::create(builder_, at(loc), type, base, shape32, strides64);
+}
+
+static tile::TensorDescType requireDescriptor(const KernelBuilder &kb, Value desc,
+                                              ArrayRef<Value> offsets, const char *what,
+                                              const SourceLocation &loc) {
+  auto type = dyn_cast<tile::TensorDescType>(desc.getType());
+  if (!type)
+    kb.fail(loc, std::string(what) + " needs a tensor descriptor, got " +
+                     KernelBuilder::str(desc.getType()));
+  if (offsets.size() != static_cast<size_t>(type.getBlockType().getRank()))
+    kb.fail(loc, std::string(what) + ": a rank-" + std::to_string(type.getBlockType().getRank()) +
+                     " descriptor needs " + std::to_string(type.getBlockType().getRank()) +
+                     " offsets, got " + std::to_string(offsets.size()));
+  return type;
+}
+
+Value KernelBuilder::descriptorLoad(Value desc, ArrayRef<Value> offsets, const SourceLocation &loc) {
+  requireDescriptor(*this, desc, offsets, "descriptor load", loc);
+  SmallVector<Value> offsets32 =
+      scalarIntegers(*this, offsets, builder_.getI32Type(), "descriptor offsets", loc);
+  return tile::DescriptorLoadOp::create(builder_, at(loc), desc, offsets32);
+}
+
+void KernelBuilder::descriptorStore(Value desc, ArrayRef<Value> offsets, Value value,
+                                    const SourceLocation &loc) {
+  auto type = requireDescriptor(*this, desc, offsets, "descriptor store", loc);
+  RankedTensorType block = type.getBlockType();
+  value = valueFor(value, block.getElementType(), block.getShape(), "value",
+                   "the descriptor block " + str(block.getShape()), loc);
+  SmallVector<Value> offsets32 =
+      scalarIntegers(*this, offsets, builder_.getI32Type(), "descriptor offsets", loc);
+  tile::DescriptorStoreOp::create(builder_, at(loc), desc, offsets32, value);
+}
+
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+void KernelBuilder::print(const std::string &prefix, ArrayRef<Value> values, bool hex,
+                          const SourceLocation &loc) {
+  tile::PrintOp::create(builder_, at(loc), prefix, hex, values);
+}
+
+void KernelBuilder::assertTrue(Value cond, const std::string &message, const SourceLocation &loc) {
+  if (!typing::isBool(elementType(cond)))
+    fail(loc, "device_assert needs a boolean condition, got " + str(cond.getType()));
+  tile::AssertOp::create(builder_, at(loc), cond, message);
+}
+
+} // namespace tessera::frontend

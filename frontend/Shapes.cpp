@@ -1,0 +1,260 @@
+// KernelBuilder: reshaping tiles, dot, reductions and scans.
+#include "frontend/KernelBuilder.h"
+#include "frontend/Typing.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <numeric>
+
+using namespace mlir;
+
+namespace tessera::frontend {
+
+static int64_t numElements(ArrayRef<int64_t> shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
+// `axis` counted from the end when negative, checked against `rank`.
+static int normalizeAxis(const KernelBuilder &kb, const char *what, int axis, int64_t rank,
+                         const SourceLocation &loc) {
+  int normalized = axis < 0 ? axis + static_cast<int>(rank) : axis;
+  if (normalized < 0 || normalized >= rank)
+    kb.fail(loc, std::string(what) + ": axis " + std::to_string(axis) +
+                     " is out of range for a tile of rank " + std::to_string(rank));
+  return normalized;
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+Value KernelBuilder::expandDims(Value value, int axis, const SourceLocation &loc) {
+  std::vector<int64_t> shape = shapeOf(value);
+  int normalized = normalizeAxis(*this, "expand_dims", axis, shape.size() + 1, loc);
+  if (shape.empty())
+    return splat(value, {1}, loc);
+  shape.insert(shape.begin() + normalized, 1);
+  return tile::ExpandDimsOp::create(builder_, at(loc), withShape(elementType(value), shape), value,
+                                    static_cast<uint32_t>(normalized));
+}
+
+Value KernelBuilder::reshape(Value value, ArrayRef<int64_t> shape, const SourceLocation &loc) {
+  std::vector<int64_t> from = shapeOf(value);
+  if (shape.empty())
+    fail(loc, "reshape needs a non-empty shape");
+  if (numElements(from) != numElements(shape))
+    fail(loc, "cannot reshape " + str(from) + " (" + std::to_string(numElements(from)) +
+                  " elements) to " + str(shape) + " (" + std::to_string(numElements(shape)) +
+                  " elements)");
+  if (from.empty())
+    return splat(value, shape, loc);
+  if (ArrayRef<int64_t>(from) == shape)
+    return value;
+  return tile::ReshapeOp::create(builder_, at(loc), withShape(elementType(value), shape), value);
+}
+
+Value KernelBuilder::permute(Value value, ArrayRef<int> order, const SourceLocation &loc) {
+  std::vector<int64_t> from = shapeOf(value);
+  std::vector<int> sorted(order.begin(), order.end());
+  std::sort(sorted.begin(), sorted.end());
+  bool isPermutation = sorted.size() == from.size();
+  for (size_t i = 0; isPermutation && i < sorted.size(); ++i)
+    isPermutation = sorted[i] == static_cast<int>(i);
+  if (!isPermutation) {
+    std::vector<int64_t> wide(order.begin(), order.end());
+    fail(loc, "permute order " + str(wide) + " is not a permutation of the dimensions of " +
+                  str(from));
+  }
+  std::vector<int64_t> shape;
+  for (int dim : order)
+    shape.push_back(from[dim]);
+  SmallVector<int32_t> order32(order.begin(), order.end());
+  return tile::TransOp::create(builder_, at(loc), withShape(elementType(value), shape), value,
+                               order32);
+}
+
+Value KernelBuilder::trans(Value value, const SourceLocation &loc) {
+  if (shapeOf(value).size() != 2)
+    fail(loc, "trans needs a 2-D tile, got " + str(shapeOf(value)) + "; use permute");
+  return permute(value, {1, 0}, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// dot
+//===----------------------------------------------------------------------===//
+
+Value KernelBuilder::dot(Value a, Value b, Value acc, tile::InputPrecision precision,
+                         const SourceLocation &loc) {
+  std::vector<int64_t> aShape = shapeOf(a), bShape = shapeOf(b);
+  if (aShape.size() != bShape.size() || aShape.size() < 2 || aShape.size() > 3)
+    fail(loc, "dot needs two tiles of rank 2 (or both of rank 3, with a batch dimension), got " +
+                  str(aShape) + " and " + str(bShape));
+  size_t m = aShape.size() - 2, k = aShape.size() - 1;
+  if (aShape[k] != bShape[m])
+    fail(loc, "dot: K of a " + str(aShape) + " is " + std::to_string(aShape[k]) + " but K of b " +
+                  str(bShape) + " is " + std::to_string(bShape[m]));
+  if (aShape.size() == 3 && aShape[0] != bShape[0])
+    fail(loc, "dot: batch dimensions differ, " + std::to_string(aShape[0]) + " and " +
+                  std::to_string(bShape[0]));
+  Type aElem = elementType(a), bElem = elementType(b);
+  if (aElem != bElem)
+    fail(loc, "dot needs operands of one element type, got " + str(aElem) + " and " + str(bElem));
+  std::vector<int64_t> resultShape = aShape;
+  resultShape.back() = bShape.back();
+  if (!acc) {
+    Type accElem = aElem.isInteger(8) ? Type(builder_.getI32Type())
+                   : aElem.isF64()    ? Type(builder_.getF64Type())
+                                      : Type(builder_.getF32Type());
+    acc = zeros(resultShape, accElem, loc);
+  } else if (shapeOf(acc) != resultShape) {
+    fail(loc, "dot accumulator of shape " + str(shapeOf(acc)) + " does not match the result " +
+                  str(resultShape));
+  }
+  // Unsupported operand/accumulator type pairs are left to the op verifier,
+  // whose message lists the supported ones; finish() reports it here.
+  return tile::DotOp::create(builder_, at(loc), a, b, acc, precision);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and scans
+//===----------------------------------------------------------------------===//
+
+static const char *spelling(ReduceKind kind) {
+  switch (kind) {
+  case ReduceKind::Sum: return "sum";
+  case ReduceKind::Max: return "max";
+  case ReduceKind::Min: return "min";
+  case ReduceKind::ArgMax: return "argmax";
+  case ReduceKind::ArgMin: return "argmin";
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+// Small integers are summed in i32, as Triton does, so that sums of i8 or
+// booleans (counting) do not wrap.
+static Value widenForSum(KernelBuilder &kb, Value value, const SourceLocation &loc) {
+  Type elem = KernelBuilder::elementType(value);
+  if (typing::isInteger(elem) && elem.getIntOrFloatBitWidth() < 32)
+    return kb.cast(value, kb.opBuilder().getI32Type(), loc);
+  return value;
+}
+
+// The i32 tile of `shape` holding each element's index along `axis`.
+Value KernelBuilder::indexTile(ArrayRef<int64_t> shape, int axis, const SourceLocation &loc) {
+  auto rangeType = RankedTensorType::get({shape[axis]}, builder_.getI32Type());
+  Value index = tile::MakeRangeOp::create(builder_, at(loc), rangeType, 0,
+                                          static_cast<uint32_t>(shape[axis]));
+  for (int dim = 0; dim < axis; ++dim)
+    index = expandDims(index, 0, loc);
+  while (shapeOf(index).size() < shape.size())
+    index = expandDims(index, -1, loc);
+  return broadcastTo(index, shape, loc);
+}
+
+Value KernelBuilder::reduce(ReduceKind kind, Value value, std::optional<int> axis, bool keepDims,
+                            const SourceLocation &loc) {
+  const char *what = spelling(kind);
+  std::vector<int64_t> shape = shapeOf(value);
+  if (shape.empty())
+    fail(loc, std::string(what) + " needs a tile, got the scalar " + str(value.getType()));
+  Type elem = elementType(value);
+  if (!elem.isIntOrFloat())
+    fail(loc, std::string(what) + " is not defined for " + str(elem));
+  bool isArg = kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
+  int reduceAxis = 0;
+  if (axis) {
+    reduceAxis = normalizeAxis(*this, what, *axis, shape.size(), loc);
+  } else if (shape.size() > 1) {
+    // Over all elements: flatten. Index results need the row-major order.
+    value = tile::ReshapeOp::create(builder_, at(loc), withShape(elem, {numElements(shape)}), value,
+                                    /*allow_reorder=*/!isArg);
+  }
+  if (kind == ReduceKind::Sum)
+    value = widenForSum(*this, value, loc);
+  elem = elementType(value);
+
+  SmallVector<Value> srcs{value};
+  if (isArg)
+    srcs.push_back(indexTile(shapeOf(value), reduceAxis, loc));
+  Location where = at(loc);
+  auto reduceOp = tile::ReduceOp::create(builder_, where, srcs, static_cast<uint32_t>(reduceAxis));
+  {
+    OpBuilder::InsertionGuard guard(builder_);
+    SmallVector<Type> argTypes;
+    for (int side = 0; side < 2; ++side)
+      for (Value src : srcs)
+        argTypes.push_back(getElementTypeOrSelf(src.getType()));
+    Block *block = builder_.createBlock(&reduceOp.getCombineOp(), {}, argTypes,
+                                        SmallVector<Location>(argTypes.size(), where));
+    bool isFloat = typing::isFloat(elem);
+    Value a = block->getArgument(0), b = block->getArgument(srcs.size());
+    SmallVector<Value> combined;
+    switch (kind) {
+    case ReduceKind::Sum:
+      combined.push_back(isFloat ? Value(arith::AddFOp::create(builder_, where, a, b))
+                                 : Value(arith::AddIOp::create(builder_, where, a, b)));
+      break;
+    case ReduceKind::Max:
+      combined.push_back(isFloat ? Value(arith::MaxNumFOp::create(builder_, where, a, b))
+                                 : Value(arith::MaxSIOp::create(builder_, where, a, b)));
+      break;
+    case ReduceKind::Min:
+      combined.push_back(isFloat ? Value(arith::MinNumFOp::create(builder_, where, a, b))
+                                 : Value(arith::MinSIOp::create(builder_, where, a, b)));
+      break;
+    case ReduceKind::ArgMax:
+    case ReduceKind::ArgMin: {
+      // Keep `a` when it is strictly better, or equal with a smaller index:
+      // the result is the first extreme element whatever the combining order.
+      Value ai = block->getArgument(1), bi = block->getArgument(3);
+      bool max = kind == ReduceKind::ArgMax;
+      Value better, equal;
+      if (isFloat) {
+        better = arith::CmpFOp::create(builder_, where,
+                                       max ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, a, b);
+        equal = arith::CmpFOp::create(builder_, where, arith::CmpFPredicate::OEQ, a, b);
+      } else {
+        better = arith::CmpIOp::create(builder_, where,
+                                       max ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, a, b);
+        equal = arith::CmpIOp::create(builder_, where, arith::CmpIPredicate::eq, a, b);
+      }
+      Value earlier = arith::CmpIOp::create(builder_, where, arith::CmpIPredicate::slt, ai, bi);
+      Value keepA = arith::OrIOp::create(builder_, where, better,
+                                         arith::AndIOp::create(builder_, where, equal, earlier));
+      combined.push_back(arith::SelectOp::create(builder_, where, keepA, a, b));
+      combined.push_back(arith::SelectOp::create(builder_, where, keepA, ai, bi));
+      break;
+    }
+    }
+    tile::YieldOp::create(builder_, where, combined);
+  }
+  Value result = reduceOp.getResult(isArg ? 1 : 0);
+  if (!keepDims)
+    return result;
+  if (!axis)
+    return reshape(result, std::vector<int64_t>(shape.size(), 1), loc);
+  return expandDims(result, reduceAxis, loc);
+}
+
+Value KernelBuilder::cumsum(Value value, int axis, bool reverse, const SourceLocation &loc) {
+  std::vector<int64_t> shape = shapeOf(value);
+  if (shape.empty())
+    fail(loc, "cumsum needs a tile, got the scalar " + str(value.getType()));
+  if (!elementType(value).isIntOrFloat())
+    fail(loc, "cumsum is not defined for " + str(elementType(value)));
+  int scanAxis = normalizeAxis(*this, "cumsum", axis, shape.size(), loc);
+  value = widenForSum(*this, value, loc);
+  Type elem = elementType(value);
+  Location where = at(loc);
+  auto scanOp = tile::ScanOp::create(builder_, where, ValueRange{value},
+                                     static_cast<uint32_t>(scanAxis), reverse);
+  OpBuilder::InsertionGuard guard(builder_);
+  Block *block = builder_.createBlock(&scanOp.getCombineOp(), {}, {elem, elem}, {where, where});
+  Value a = block->getArgument(0), b = block->getArgument(1);
+  Value sum = typing::isFloat(elem) ? Value(arith::AddFOp::create(builder_, where, a, b))
+                                    : Value(arith::AddIOp::create(builder_, where, a, b));
+  tile::YieldOp::create(builder_, where, ValueRange{sum});
+  return scanOp.getResult(0);
+}
+
+} // namespace tessera::frontend

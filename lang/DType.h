@@ -1,0 +1,125 @@
+// Element types of the EDSL and Triton's promotion rules, at C++ compile
+// time: `Tile<int32_t> + Tile<float>` is statically a `Tile<float>`, as the
+// KernelBuilder will make it at trace time.
+#ifndef TESSERA_LANG_DTYPE_H
+#define TESSERA_LANG_DTYPE_H
+
+#include "ir/TileDialect.h"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tessera::lang {
+
+/// Tags for the element types C++ has no arithmetic type for.
+struct f16 {};
+struct bf16 {};
+
+template <class T> class Ptr;
+
+enum class Kind { Bool, Int, Float, Pointer };
+
+/// What the EDSL knows about an element type: its kind, width and MLIR type.
+template <class T> struct DType;
+
+namespace detail {
+template <Kind K, unsigned Bits, bool Unsigned = false> struct DTypeBase {
+  static constexpr Kind kind = K;
+  static constexpr unsigned bits = Bits;
+  /// Unsigned integers are stored as signless MLIR integers; the EDSL uses
+  /// this to zero-extend them in conversions.
+  static constexpr bool isUnsigned = Unsigned;
+};
+} // namespace detail
+
+template <> struct DType<bool> : detail::DTypeBase<Kind::Bool, 1> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 1); }
+};
+template <> struct DType<int8_t> : detail::DTypeBase<Kind::Int, 8> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 8); }
+};
+template <> struct DType<uint8_t> : detail::DTypeBase<Kind::Int, 8, true> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 8); }
+};
+template <> struct DType<int16_t> : detail::DTypeBase<Kind::Int, 16> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 16); }
+};
+template <> struct DType<int32_t> : detail::DTypeBase<Kind::Int, 32> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 32); }
+};
+template <> struct DType<int64_t> : detail::DTypeBase<Kind::Int, 64> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 64); }
+};
+template <> struct DType<f16> : detail::DTypeBase<Kind::Float, 16> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::Float16Type::get(c); }
+};
+template <> struct DType<bf16> : detail::DTypeBase<Kind::Float, 16> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::BFloat16Type::get(c); }
+};
+template <> struct DType<float> : detail::DTypeBase<Kind::Float, 32> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::Float32Type::get(c); }
+};
+template <> struct DType<double> : detail::DTypeBase<Kind::Float, 64> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::Float64Type::get(c); }
+};
+template <class T> struct DType<Ptr<T>> : detail::DTypeBase<Kind::Pointer, 64> {
+  static mlir::Type get(mlir::MLIRContext *c) { return tile::PointerType::get(DType<T>::get(c)); }
+};
+
+template <class T>
+concept Element = requires { DType<T>::kind; };
+template <class T>
+concept FloatElement = Element<T> && DType<T>::kind == Kind::Float;
+template <class T>
+concept PointerElement = Element<T> && DType<T>::kind == Kind::Pointer;
+
+namespace detail {
+
+/// C++ literals are "weakly typed", as Python literals are in Triton: an
+/// integer takes the type of its integer or float partner, a float the type
+/// of its float partner.
+struct WeakInt {};
+struct WeakFloat {};
+
+template <class A, class B> struct PromoteImpl {
+  static constexpr bool aFloat = DType<A>::kind == Kind::Float;
+  static constexpr bool bFloat = DType<B>::kind == Kind::Float;
+  using type = std::conditional_t<
+      DType<A>::kind == Kind::Pointer, A,
+      std::conditional_t<
+          DType<B>::kind == Kind::Pointer, B,
+          std::conditional_t<
+              aFloat != bFloat, std::conditional_t<aFloat, A, B>,
+              std::conditional_t<
+                  (DType<A>::bits > DType<B>::bits), A,
+                  std::conditional_t<(DType<A>::bits < DType<B>::bits), B,
+                                     // Same width: f16 with bf16 meet in float.
+                                     std::conditional_t<aFloat && !std::is_same_v<A, B>, float, A>>>>>>;
+};
+template <class A> struct PromoteImpl<A, WeakInt> {
+  using type = std::conditional_t<DType<A>::kind == Kind::Bool, int32_t, A>;
+};
+template <class A> struct PromoteImpl<A, WeakFloat> {
+  using type = std::conditional_t<DType<A>::kind == Kind::Float || DType<A>::kind == Kind::Pointer,
+                                  A, float>;
+};
+template <class B> struct PromoteImpl<WeakInt, B> : PromoteImpl<B, WeakInt> {};
+template <class B> struct PromoteImpl<WeakFloat, B> : PromoteImpl<B, WeakFloat> {};
+
+} // namespace detail
+
+/// The element type of `a op b` for elements (or literal kinds) A and B.
+template <class A, class B> using Promote = typename detail::PromoteImpl<A, B>::type;
+
+/// The accumulator `dot` uses by default.
+template <class T>
+using DotAccumulator = std::conditional_t<std::is_same_v<T, int8_t>, int32_t,
+                                          std::conditional_t<std::is_same_v<T, double>, double, float>>;
+
+/// The element type of a sum: small integers are summed in int32_t.
+template <class T>
+using SumType = std::conditional_t<DType<T>::kind != Kind::Float && (DType<T>::bits < 32), int32_t, T>;
+
+} // namespace tessera::lang
+
+#endif // TESSERA_LANG_DTYPE_H

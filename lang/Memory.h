@@ -1,0 +1,148 @@
+// Loads, stores, atomics, tensor descriptors and device-side debugging.
+#ifndef TESSERA_LANG_MEMORY_H
+#define TESSERA_LANG_MEMORY_H
+
+#include "lang/Ops.h"
+
+namespace tessera::lang {
+
+using frontend::MemoryHints;
+using tile::CacheModifier;
+using tile::EvictionPolicy;
+using tile::MemScope;
+using tile::MemSemantic;
+
+/// A pointer handle: a scalar pointer or a tile of pointers.
+template <class P>
+concept PointerHandle = IsPtr<P>::value || (IsTile<P>::value && IsPtr<ElementOf<P>>::value);
+
+/// What loading through P gives: Ptr<T> -> Scalar<T>, Tile<Ptr<T>> -> Tile<T>.
+template <PointerHandle P>
+using Loaded = HandleOf<typename ElementOf<P>::pointee_type, IsTile<P>::value>;
+
+/// Reads what `ptrs` point to. Lanes where `mask` is false read nothing and
+/// give `other`; the mask broadcasts to the shape of `ptrs`.
+template <PointerHandle P>
+Loaded<P> load(const P &ptrs, const OptionalValue &mask = {}, const OptionalValue &other = {},
+               const MemoryHints &hints = {}, SrcLoc loc = SrcLoc::current()) {
+  mlir::Value ptr = ptrs.value();
+  return Loaded<P>(detail::builder(loc).load(ptr, mask.get({}, loc),
+                                             other.get(detail::pointeeOf(ptr), loc), hints,
+                                             detail::here(loc)));
+}
+
+/// Writes `value` (converted to the pointee type, broadcast to the shape of
+/// `ptrs`) where `mask` holds.
+template <PointerHandle P, Operand V>
+void store(const P &ptrs, const V &value, const OptionalValue &mask = {},
+           const MemoryHints &hints = {}, SrcLoc loc = SrcLoc::current()) {
+  mlir::Value ptr = ptrs.value();
+  detail::builder(loc).store(ptr, detail::toValue(value, detail::pointeeOf(ptr), loc),
+                             mask.get({}, loc), hints, detail::here(loc));
+}
+
+// Atomic read-modify-writes; each returns the old values.
+#define TESSERA_ATOMIC(NAME, KIND)                                                          \
+  template <PointerHandle P, Operand V>                                                     \
+  Loaded<P> NAME(const P &ptrs, const V &value, const OptionalValue &mask = {},             \
+                 MemSemantic sem = MemSemantic::AcqRel, MemScope scope = MemScope::GPU,     \
+                 SrcLoc loc = SrcLoc::current()) {                                          \
+    mlir::Value ptr = ptrs.value();                                                         \
+    return Loaded<P>(detail::builder(loc).atomic(frontend::AtomicKind::KIND, ptr,           \
+                                                 detail::toValue(value, detail::pointeeOf(ptr), loc), \
+                                                 mask.get({}, loc), sem, scope,             \
+                                                 detail::here(loc)));                       \
+  }
+TESSERA_ATOMIC(atomic_add, Add)
+TESSERA_ATOMIC(atomic_max, Max)
+TESSERA_ATOMIC(atomic_min, Min)
+TESSERA_ATOMIC(atomic_and, And)
+TESSERA_ATOMIC(atomic_or, Or)
+TESSERA_ATOMIC(atomic_xor, Xor)
+TESSERA_ATOMIC(atomic_xchg, Xchg)
+#undef TESSERA_ATOMIC
+
+/// Where memory holds `cmp`, writes `value`; returns the old values.
+template <PointerHandle P, Operand C, Operand V>
+Loaded<P> atomic_cas(const P &ptrs, const C &cmp, const V &value,
+                     MemSemantic sem = MemSemantic::AcqRel, MemScope scope = MemScope::GPU,
+                     SrcLoc loc = SrcLoc::current()) {
+  mlir::Value ptr = ptrs.value();
+  mlir::Type pointee = detail::pointeeOf(ptr);
+  return Loaded<P>(detail::builder(loc).atomicCas(ptr, detail::toValue(cmp, pointee, loc),
+                                                  detail::toValue(value, pointee, loc), sem, scope,
+                                                  detail::here(loc)));
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+inline std::vector<mlir::Value> values(const std::vector<IntArg> &args, const SrcLoc &loc) {
+  std::vector<mlir::Value> result;
+  for (const IntArg &arg : args)
+    result.push_back(arg.get(loc));
+  return result;
+}
+} // namespace detail
+
+/// A strided tensor in global memory, read and written one block at a time.
+template <Element T> class TensorDescriptor : public Handle {
+public:
+  explicit TensorDescriptor(mlir::Value value) : Handle(value) {}
+
+  std::vector<int64_t> block_shape() const {
+    auto type = llvm::cast<tile::TensorDescType>(value_.getType());
+    return {type.getBlockType().getShape().begin(), type.getBlockType().getShape().end()};
+  }
+
+  /// The block at element `offsets`; out-of-bounds elements read as zero.
+  Tile<T> load(const std::vector<IntArg> &offsets, SrcLoc loc = SrcLoc::current()) const {
+    return Tile<T>(detail::builder(loc).descriptorLoad(value_, detail::values(offsets, loc),
+                                                       detail::here(loc)));
+  }
+
+  /// Writes `block` at element `offsets`; out-of-bounds elements are dropped.
+  template <Operand V>
+  void store(const std::vector<IntArg> &offsets, const V &block,
+             SrcLoc loc = SrcLoc::current()) const {
+    detail::builder(loc).descriptorStore(value_, detail::values(offsets, loc),
+                                         detail::toValue(block, DType<T>::get(value_.getContext()), loc),
+                                         detail::here(loc));
+  }
+};
+
+template <Element T>
+TensorDescriptor<T> make_tensor_descriptor(const Ptr<T> &base, const std::vector<IntArg> &shape,
+                                           const std::vector<IntArg> &strides,
+                                           const std::vector<int64_t> &block_shape,
+                                           SrcLoc loc = SrcLoc::current()) {
+  return TensorDescriptor<T>(detail::builder(loc).makeTensorDescriptor(
+      base.value(), detail::values(shape, loc), detail::values(strides, loc), block_shape,
+      detail::here(loc)));
+}
+
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+/// Prints `prefix` and the values from every program.
+inline void device_print(const std::string &prefix, const std::vector<OptionalValue> &values,
+                         bool hex = false, SrcLoc loc = SrcLoc::current()) {
+  std::vector<mlir::Value> traced;
+  for (const OptionalValue &value : values)
+    traced.push_back(value.get({}, loc));
+  detail::builder(loc).print(prefix, traced, hex, detail::here(loc));
+}
+
+/// Stops the kernel with `message` where `cond` is false.
+template <Operand C>
+  requires std::is_same_v<ElementOf<C>, bool>
+void device_assert(const C &cond, const std::string &message, SrcLoc loc = SrcLoc::current()) {
+  detail::builder(loc).assertTrue(detail::toValue(cond, {}, loc), message, detail::here(loc));
+}
+
+} // namespace tessera::lang
+
+#endif // TESSERA_LANG_MEMORY_H

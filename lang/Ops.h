@@ -1,0 +1,197 @@
+// EDSL functions that make, combine and reshape tiles, Triton's `tl.*`:
+// program ids, arange/zeros/full, math, where, dot, reductions, shapes.
+#ifndef TESSERA_LANG_OPS_H
+#define TESSERA_LANG_OPS_H
+
+#include "lang/Tile.h"
+
+#include <optional>
+
+namespace tessera::lang {
+
+using frontend::BinaryOp;
+using frontend::ReduceKind;
+using frontend::UnaryOp;
+using tile::InputPrecision;
+
+using SrcLoc = std::source_location;
+
+//===----------------------------------------------------------------------===//
+// The grid and making tiles
+//===----------------------------------------------------------------------===//
+
+inline Int program_id(int axis, SrcLoc loc = SrcLoc::current()) {
+  return Int(detail::builder(loc).programId(axis, detail::here(loc)));
+}
+
+inline Int num_programs(int axis, SrcLoc loc = SrcLoc::current()) {
+  return Int(detail::builder(loc).numPrograms(axis, detail::here(loc)));
+}
+
+/// The int32 tile [start, end); its length must be a power of two.
+inline Tile<int32_t> arange(int64_t start, int64_t end, SrcLoc loc = SrcLoc::current()) {
+  return Tile<int32_t>(detail::builder(loc).arange(start, end, detail::here(loc)));
+}
+
+template <Element T>
+Tile<T> zeros(const std::vector<int64_t> &shape, SrcLoc loc = SrcLoc::current()) {
+  auto &kb = detail::builder(loc);
+  return Tile<T>(kb.zeros(shape, DType<T>::get(&kb.context()), detail::here(loc)));
+}
+
+/// The tile of `shape` whose every element is `value` (a handle or literal).
+template <Element T, Operand V>
+Tile<T> full(const std::vector<int64_t> &shape, const V &value, SrcLoc loc = SrcLoc::current()) {
+  auto &kb = detail::builder(loc);
+  mlir::Type elem = DType<T>::get(&kb.context());
+  mlir::Value scalar = kb.cast(detail::toValue(value, elem, loc), elem, detail::here(loc));
+  return Tile<T>(kb.full(shape, scalar, detail::here(loc)));
+}
+
+//===----------------------------------------------------------------------===//
+// Math
+//===----------------------------------------------------------------------===//
+
+#define TESSERA_UNARY_FUNCTION(NAME, KIND)                                                  \
+  template <ValueHandle H> H NAME(const H &x, SrcLoc loc = SrcLoc::current()) {             \
+    return H(detail::builder(loc).unary(UnaryOp::KIND, x.value(), detail::here(loc)));      \
+  }
+TESSERA_UNARY_FUNCTION(exp, Exp)
+TESSERA_UNARY_FUNCTION(exp2, Exp2)
+TESSERA_UNARY_FUNCTION(log, Log)
+TESSERA_UNARY_FUNCTION(log2, Log2)
+TESSERA_UNARY_FUNCTION(sqrt, Sqrt)
+TESSERA_UNARY_FUNCTION(rsqrt, Rsqrt)
+TESSERA_UNARY_FUNCTION(sin, Sin)
+TESSERA_UNARY_FUNCTION(cos, Cos)
+TESSERA_UNARY_FUNCTION(abs, Abs)
+TESSERA_UNARY_FUNCTION(sigmoid, Sigmoid)
+TESSERA_UNARY_FUNCTION(erf, Erf)
+TESSERA_UNARY_FUNCTION(floor, Floor)
+TESSERA_UNARY_FUNCTION(ceil, Ceil)
+#undef TESSERA_UNARY_FUNCTION
+
+/// Elementwise maximum and minimum; a NaN loses to a number.
+template <Operand A, Operand B>
+  requires(ValueHandle<A> || ValueHandle<B>)
+BinaryResult<A, B> maximum(const A &a, const B &b, SrcLoc loc = SrcLoc::current()) {
+  return detail::binary(BinaryOp::Maximum, a, b, loc);
+}
+template <Operand A, Operand B>
+  requires(ValueHandle<A> || ValueHandle<B>)
+BinaryResult<A, B> minimum(const A &a, const B &b, SrcLoc loc = SrcLoc::current()) {
+  return detail::binary(BinaryOp::Minimum, a, b, loc);
+}
+
+/// a * b + c, fused.
+template <Operand A, Operand B, Operand C>
+  requires(ValueHandle<A> || ValueHandle<B> || ValueHandle<C>)
+BinaryResult<BinaryResult<A, B>, C> fma(const A &a, const B &b, const C &c,
+                                        SrcLoc loc = SrcLoc::current()) {
+  mlir::Type peer = detail::peerOf(a) ? detail::peerOf(a) : detail::peerOf(b) ? detail::peerOf(b) : detail::peerOf(c);
+  return BinaryResult<BinaryResult<A, B>, C>(detail::builder(loc).fma(
+      detail::toValue(a, peer, loc), detail::toValue(b, peer, loc), detail::toValue(c, peer, loc),
+      detail::here(loc)));
+}
+
+/// Picks `a` where `cond` holds, else `b`; all three broadcast together.
+template <Operand C, Operand A, Operand B>
+  requires std::is_same_v<ElementOf<C>, bool>
+HandleOf<Promote<ElementOf<A>, ElementOf<B>>, IsTile<C>::value || IsTile<A>::value || IsTile<B>::value>
+where(const C &cond, const A &a, const B &b, SrcLoc loc = SrcLoc::current()) {
+  using Result = HandleOf<Promote<ElementOf<A>, ElementOf<B>>,
+                          IsTile<C>::value || IsTile<A>::value || IsTile<B>::value>;
+  mlir::Value lhs = detail::toValue(a, detail::peerOf(b), loc);
+  mlir::Value rhs = detail::toValue(b, mlir::getElementTypeOrSelf(lhs.getType()), loc);
+  return Result(detail::builder(loc).where(detail::toValue(cond, {}, loc), lhs, rhs,
+                                           detail::here(loc)));
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+template <Element T> Tile<T> expand_dims(const Tile<T> &x, int axis, SrcLoc loc = SrcLoc::current()) {
+  return x.expand(axis, loc);
+}
+
+template <Element T>
+Tile<T> broadcast_to(const Tile<T> &x, const std::vector<int64_t> &shape,
+                     SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).broadcastTo(x.value(), shape, detail::here(loc)));
+}
+
+template <Element T>
+Tile<T> reshape(const Tile<T> &x, const std::vector<int64_t> &shape, SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).reshape(x.value(), shape, detail::here(loc)));
+}
+
+template <Element T> Tile<T> trans(const Tile<T> &x, SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).trans(x.value(), detail::here(loc)));
+}
+
+/// Result dimension i is dimension order[i] of x.
+template <Element T>
+Tile<T> permute(const Tile<T> &x, const std::vector<int> &order, SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).permute(x.value(), order, detail::here(loc)));
+}
+
+//===----------------------------------------------------------------------===//
+// dot
+//===----------------------------------------------------------------------===//
+
+/// a [M, K] times b [K, N], accumulated in zeros of DotAccumulator<T>.
+template <Element T>
+Tile<DotAccumulator<T>> dot(const Tile<T> &a, const Tile<T> &b, SrcLoc loc = SrcLoc::current()) {
+  return Tile<DotAccumulator<T>>(
+      detail::builder(loc).dot(a.value(), b.value(), {}, InputPrecision::TF32, detail::here(loc)));
+}
+
+/// a * b + acc. `precision` picks how f32 operands are multiplied.
+template <Element T, Element Acc>
+Tile<Acc> dot(const Tile<T> &a, const Tile<T> &b, const Tile<Acc> &acc,
+              InputPrecision precision = InputPrecision::TF32, SrcLoc loc = SrcLoc::current()) {
+  return Tile<Acc>(
+      detail::builder(loc).dot(a.value(), b.value(), acc.value(), precision, detail::here(loc)));
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and scans
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+template <class R, class T>
+R reduce(ReduceKind kind, const Tile<T> &x, std::optional<int> axis, bool keepDims,
+         const SrcLoc &loc) {
+  return R(builder(loc).reduce(kind, x.value(), axis, keepDims, here(loc)));
+}
+} // namespace detail
+
+// Along `axis` (the result drops it, or keeps it as size 1 with keep_dims;
+// a 1-D tile reduces to a rank-0 tile), or over all elements to a scalar.
+#define TESSERA_REDUCTION(NAME, KIND, RESULT)                                               \
+  template <Element T>                                                                      \
+  Tile<RESULT> NAME(const Tile<T> &x, int axis, bool keep_dims = false,                     \
+                    SrcLoc loc = SrcLoc::current()) {                                       \
+    return detail::reduce<Tile<RESULT>>(ReduceKind::KIND, x, axis, keep_dims, loc);         \
+  }                                                                                         \
+  template <Element T> Scalar<RESULT> NAME(const Tile<T> &x, SrcLoc loc = SrcLoc::current()) { \
+    return detail::reduce<Scalar<RESULT>>(ReduceKind::KIND, x, std::nullopt, false, loc);   \
+  }
+TESSERA_REDUCTION(sum, Sum, SumType<T>)
+TESSERA_REDUCTION(max, Max, T)
+TESSERA_REDUCTION(min, Min, T)
+TESSERA_REDUCTION(argmax, ArgMax, int32_t)
+TESSERA_REDUCTION(argmin, ArgMin, int32_t)
+#undef TESSERA_REDUCTION
+
+/// Inclusive prefix sums along `axis` (from the end with `reverse`).
+template <Element T>
+Tile<SumType<T>> cumsum(const Tile<T> &x, int axis = 0, bool reverse = false,
+                        SrcLoc loc = SrcLoc::current()) {
+  return Tile<SumType<T>>(detail::builder(loc).cumsum(x.value(), axis, reverse, detail::here(loc)));
+}
+
+} // namespace tessera::lang
+
+#endif // TESSERA_LANG_OPS_H

@@ -1,0 +1,125 @@
+// The EDSL surface: static handle types, operators, Const<N> parameters,
+// control flow, atomics, descriptors, and source locations on every op.
+#include "lang/Tessera.h"
+#include "tests/unit/lang/LangTestUtils.h"
+
+#include "ir/TileDialect.h"
+
+#include "mlir/IR/Verifier.h"
+
+using namespace tessera::lang;
+using tessera::testing::countOps;
+
+namespace {
+
+// Compile-time promotion mirrors the builder's (the handles check it again
+// when tracing).
+static_assert(std::is_same_v<BinaryResult<Tile<int32_t>, Float>, Tile<float>>);
+static_assert(std::is_same_v<BinaryResult<Tile<f16>, double>, Tile<f16>>);
+static_assert(std::is_same_v<BinaryResult<Tile<f16>, Tile<bf16>>, Tile<float>>);
+static_assert(std::is_same_v<BinaryResult<Int, Int64>, Int64>);
+static_assert(std::is_same_v<BinaryResult<Ptr<float>, Tile<int32_t>>, Tile<Ptr<float>>>);
+static_assert(std::is_same_v<BinaryResult<int, Tile<int8_t>>, Tile<int8_t>>);
+static_assert(std::is_same_v<CompareResult<Tile<float>, float>, Tile<bool>>);
+
+TEST(EdslTest, ConstParametersAreNotKernelArguments) {
+  TracedKernel traced = trace("copy", [](Ptr<float> in, Ptr<float> out, Int n, Const<128> BLOCK) {
+    Tile<int32_t> offsets = program_id(0) * BLOCK + arange(0, BLOCK);
+    store(out + offsets, load(in + offsets, offsets < n), offsets < n);
+  });
+  auto kernel = llvm::cast<tessera::tile::FuncOp>(traced.module->getBody()->front());
+  EXPECT_EQ(kernel.getNumArguments(), 3u);
+  EXPECT_NE(traced.str().find("tile.make_range 0 to 128"), std::string::npos) << traced.str();
+}
+
+TEST(EdslTest, DivisibilityHintsAreRecorded) {
+  TracedKernel traced =
+      trace("hinted", [](Ptr<float> x, Int n) { store(x, 1.0f); }, {16, 8});
+  auto kernel = llvm::cast<tessera::tile::FuncOp>(traced.module->getBody()->front());
+  EXPECT_EQ(kernel.getArgAttrOfType<mlir::IntegerAttr>(1, "tile.divisibility").getInt(), 8);
+}
+
+TEST(EdslTest, OperatorsCarryTheUserLine) {
+  unsigned line = 0;
+  TracedKernel traced = trace("lines", [&](Ptr<float> x) {
+    Tile<float> a = load(x + arange(0, 16));
+    line = __LINE__ + 1;
+    Tile<float> b = a * 2.0f + -a;
+    store(x + arange(0, 16), b);
+  });
+  int checked = 0;
+  traced.module->walk([&](mlir::Operation *op) {
+    if (!llvm::isa<mlir::arith::MulFOp, mlir::arith::AddFOp, mlir::arith::NegFOp>(op))
+      return;
+    auto loc = llvm::cast<mlir::FileLineColLoc>(op->getLoc());
+    EXPECT_EQ(loc.getFilename().str(), __FILE__);
+    EXPECT_EQ(loc.getLine(), line) << op->getName().getStringRef().str();
+    ++checked;
+  });
+  EXPECT_EQ(checked, 3);
+}
+
+TEST(EdslTest, ControlFlowCarriesTypedHandles) {
+  TracedKernel traced = trace("flow", [](Ptr<int32_t> out, Int n) {
+    Int total = for_range(0, n, 1, Int(0), [&](Int i, Int acc) { return acc + i; });
+    Int clamped = if_then_else(
+        total > 100, [&] { return Int(100); }, [&] { return total; });
+    auto [count, value] = while_loop(
+        std::tuple{Int(0), clamped}, [&](Int c, Int v) { return v > 1; },
+        [&](Int c, Int v) { return std::tuple{c + 1, v / 2}; });
+    if_then(count > 0, [&] { store(out, count); });
+    store(out + 1, value);
+    auto [steps, half] = for_range(0, n, 2, std::tuple{Int(0), Float(1.0f)},
+                                   [&](Int i, Int steps, Float half) {
+                                     return std::tuple{steps + 1, half * 0.5f};
+                                   });
+    store(out + 2, steps + half.to<int32_t>());
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  EXPECT_EQ(countOps(*traced.module, "scf.for"), 2);
+  EXPECT_EQ(countOps(*traced.module, "scf.if"), 2);
+  EXPECT_EQ(countOps(*traced.module, "scf.while"), 1);
+}
+
+TEST(EdslTest, ReductionsShapesAndMath) {
+  TracedKernel traced = trace("misc", [](Ptr<float> x, Ptr<int32_t> idx) {
+    Tile<int32_t> r = arange(0, 8), c = arange(0, 32);
+    Tile<float> m = load(x + r.expand(1) * 32 + c.expand(0)); // [8, 32]
+    Tile<int32_t> best = argmax(m, 1);                        // [8]
+    Tile<float> rowMax = max(m, 1, /*keep_dims=*/true);       // [8, 1]
+    Tile<float> p = sigmoid(m - rowMax) + erf(m) * maximum(m, 0.0f);
+    Tile<float> t = trans(p);                                 // [32, 8]
+    Tile<float> flat = reshape(t, {256});
+    Float total = sum(flat);
+    Tile<float> running = cumsum(broadcast_to(expand_dims(c.to<float>(), 0), {8, 32}), 1);
+    store(idx + r, best);
+    store(x + r.expand(1) * 32 + c.expand(0), where(m > total, running, fma(m, 2.0f, 1.0f)));
+    device_assert(total >= 0.0f, "negative total");
+    device_print("total = ", {total});
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  EXPECT_EQ(countOps(*traced.module, "tile.reduce"), 3);
+  EXPECT_EQ(countOps(*traced.module, "tile.scan"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.trans"), 1);
+  EXPECT_EQ(countOps(*traced.module, "math.fma"), 1);
+}
+
+TEST(EdslTest, AtomicsAndTensorDescriptors) {
+  TracedKernel traced = trace("memory", [](Ptr<f16> a, Ptr<float> counters, Ptr<int32_t> lock,
+                                           Int m, Int k) {
+    auto desc = make_tensor_descriptor(a, {m, k}, {k, 1}, {64, 32});
+    Tile<f16> block = desc.load({program_id(0) * 64, 0}); // [64, 32] f16
+    desc.store({program_id(0) * 64, 32}, block);
+    Tile<float> old = atomic_add(counters + arange(0, 64), 1.0f);
+    atomic_max(counters, sum(old));
+    atomic_cas(lock, 0, 1);
+    atomic_xchg(lock, 0, {}, MemSemantic::Release);
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  EXPECT_EQ(countOps(*traced.module, "tile.make_tensor_descriptor"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.descriptor_load"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.atomic_rmw"), 3);
+  EXPECT_EQ(countOps(*traced.module, "tile.atomic_cas"), 1);
+}
+
+} // namespace

@@ -51,7 +51,8 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                     NamedAttribute attr) {
   auto func = dyn_cast<FunctionOpInterface>(op);
   if (!func)
-    return op->emitError() << "'" << attr.getName() << "' is only valid on function arguments";
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' is only valid on function arguments";
   Type argType = func.getArgumentTypes()[argIndex];
   if (attr.getName() == kDivisibilityAttr) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
@@ -71,5 +72,5 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
     return success();
   }
   return op->emitError() << "argument #" << argIndex << ": unknown tile argument attribute '"
-                         << attr.getName() << "'";
+                         << attr.getName().getValue() << "'";
 }

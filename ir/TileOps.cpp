@@ -50,13 +50,14 @@ LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t limit, StringRef w
 //===----------------------------------------------------------------------===//
 
 LogicalResult MakeRangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  // The I32Attr accessors return uint32_t: read the attributes signed.
+  int64_t start = getStartAttr().getInt(), end = getEndAttr().getInt();
   if (end <= start)
     return emitOpError() << "end (" << end << ") must be greater than start (" << start << ")";
-  auto type = cast<RankedTensorType>(getType());
-  if (type.getRank() != 1 || type.getDimSize(0) != end - start)
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!type || type.getRank() != 1 || type.getDimSize(0) != end - start)
     return emitOpError() << "result must be a 1-D tile of " << end - start
-                         << " elements, got " << type;
+                         << " elements, got " << getType();
   return success();
 }
 
@@ -88,7 +89,7 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 
 LogicalResult ExpandDimsOp::verify() {
   ArrayRef<int64_t> src = shapeOf(getSrc().getType());
-  int64_t axis = getAxis();
+  int64_t axis = getAxisAttr().getInt();
   if (failed(verifyAxis(*this, axis, src.size() + 1, "axis")))
     return failure();
   SmallVector<int64_t> expected(src);
@@ -183,7 +184,7 @@ LogicalResult SplitOp::verify() {
 
 LogicalResult CatOp::verify() {
   ArrayRef<int64_t> src = shapeOf(getLhs().getType());
-  if (failed(verifyAxis(*this, getAxis(), src.size(), "axis")))
+  if (failed(verifyAxis(*this, getAxisAttr().getInt(), src.size(), "axis")))
     return failure();
   SmallVector<int64_t> expected(src);
   expected[getAxis()] *= 2;
@@ -344,7 +345,11 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     return emitOptionalError(location, "'tile.reduce' op needs at least one operand");
   int64_t axis = properties.as<Properties *>()->axis.getInt();
   for (Value operand : operands) {
-    auto type = cast<RankedTensorType>(operand.getType());
+    // The custom parser infers the results before any operand is verified.
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type)
+      return emitOptionalError(location, "'tile.reduce' op operands must be tiles, got ",
+                               operand.getType());
     if (axis < 0 || axis >= type.getRank())
       return emitOptionalError(location, "'tile.reduce' op axis ", axis,
                                " is out of range for an operand of rank ", type.getRank());
@@ -367,7 +372,11 @@ LogicalResult ScanOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
                                        SmallVectorImpl<Type> &inferred) {
   int64_t axis = properties.as<Properties *>()->axis.getInt();
   for (Value operand : operands) {
-    auto type = cast<RankedTensorType>(operand.getType());
+    // The custom parser infers the results before any operand is verified.
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type)
+      return emitOptionalError(location, "'tile.scan' op operands must be tiles, got ",
+                               operand.getType());
     if (axis < 0 || axis >= type.getRank())
       return emitOptionalError(location, "'tile.scan' op axis ", axis,
                                " is out of range for an operand of rank ", type.getRank());

@@ -16,11 +16,12 @@ class Tile_Op<string mnemonic, list<Trait> traits = []>
 
 // The optional `mask` and `other` operands of memory ops are typed from the
 // pointer operand. The comparator first checks that the optional operand is
-// present (operands are ordered ptr, [value,] mask, other).
+// present: `position` is its ODS operand index (ptr, [value,] mask, other).
+// Counting operands is not enough: a load may have `other` without `mask`.
 class Tile_OptionalTypeFromPtr<string summary, string operand, int position,
                                string transform>
     : TypesMatchWith<summary, "ptr", operand, transform,
-                     "($_op.getNumOperands() <= " # position # ") || std::equal_to<>()">;
+                     "this->getODSOperands(" # position # ").empty() || std::equal_to<>()">;
 
 //===----------------------------------------------------------------------===//
 // Kernel functions

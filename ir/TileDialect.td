@@ -19,7 +19,7 @@ def Tile_Dialect : Dialect {
     tile.func @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                    %y: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                    %n: i32) {
-      %pid = tile.program_id x : i32
+      %pid = tile.program_id x
       %offs = tile.make_range 0 to 128 : tensor<128xi32>
       ...
       tile.return

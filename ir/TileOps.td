@@ -435,7 +435,7 @@ def Tile_MakeTensorDescOp : Tile_Op<"make_tensor_descriptor", [
   let results = (outs Tile_TensorDesc:$result);
   let assemblyFormat = [{
     $base `,` `[` $shape `]` `,` `[` $strides `]` (`padding` `=` $padding^)?
-    attr-dict `:` type($base) `->` type($result)
+    attr-dict `:` qualified(type($base)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }
@@ -456,7 +456,7 @@ def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [
   let results = (outs Tile_AnyTile:$result);
   let assemblyFormat = [{
     $desc `[` $offsets `]` (`cache` `=` $cache^)? (`evict` `=` $evict^)?
-    attr-dict `:` type($desc)
+    attr-dict `:` qualified(type($desc))
   }];
   let hasVerifier = 1;
 }
@@ -473,7 +473,7 @@ def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [
   }];
   let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
                        Tile_AnyTile:$value);
-  let assemblyFormat = "$desc `[` $offsets `]` `,` $value attr-dict `:` type($desc)";
+  let assemblyFormat = "$desc `[` $offsets `]` `,` $value attr-dict `:` qualified(type($desc))";
   let hasVerifier = 1;
 }
 
@@ -721,12 +721,14 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let summary = "Prints values from every program, with a prefix";
   let description = [{
     ```mlir
-    tile.print "x = " %x : tensor<8xf32>
-    tile.print "bits: " hex %b : tensor<8xi32>
+    tile.print "x = " (%x : tensor<8xf32>)
+    tile.print "bits: " hex (%b : tensor<8xi32>)
     ```
   }];
   let arguments = (ins StrAttr:$prefix, UnitAttr:$hex, Variadic<Tile_Value>:$args);
-  let assemblyFormat = "$prefix (`hex` $hex^)? ($args^ `:` type($args))? attr-dict";
+  // The values sit in parentheses: bare, they would swallow the `%x = ` of a
+  // following op when there are none.
+  let assemblyFormat = "$prefix (`hex` $hex^)? (`(` $args^ `:` type($args) `)`)? attr-dict";
 }
 
 def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {

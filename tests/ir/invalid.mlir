@@ -693,9 +693,8 @@ tile.func @desc_rank_strides(%a: !tile.ptr<f16>, %m: i32, %s: i64) {
 
 // -----
 
-tile.func @desc_base_tile(%a: tensor<4x!tile.ptr<f16>>, %m: i32, %s: i64) {
-  // The base type is parsed as a !tile.ptr whose prefix may be left out.
-  // expected-error @+1 {{expected '<'}}
+tile.func private @desc_base_tile(%a: tensor<4x!tile.ptr<f16>>, %m: i32, %s: i64) {
+  // expected-error @+1 {{'tile.make_tensor_descriptor' op operand #0 must be tile pointer, but got 'tensor<4x!tile.ptr<f16>>'}}
   %d = tile.make_tensor_descriptor %a, [%m], [%s] : tensor<4x!tile.ptr<f16>> -> !tile.tensordesc<tensor<64xf16>>
   tile.return
 }
@@ -719,7 +718,7 @@ tile.func @desc_load_result(%d: !tile.tensordesc<tensor<64x32xf16>>, %i: i32) {
 // -----
 
 tile.func @desc_load_not_desc(%p: !tile.ptr<f16>, %i: i32) {
-  // expected-error @+1 {{invalid kind of type specified: expected tile.tensordesc, but found '!tile.ptr<f16>'}}
+  // expected-error @+1 {{custom op 'tile.descriptor_load' 'desc' must be tile tensor descriptor, but got '!tile.ptr<f16>'}}
   %b = tile.descriptor_load %p[%i] : !tile.ptr<f16>
   tile.return
 }
@@ -1325,7 +1324,7 @@ tile.func private @extern_missing_lib(%x: f32) {
 
 tile.func private @print_index(%i: index) {
   // expected-error @+1 {{'tile.print' op operand #0 must be variadic of}}
-  tile.print "i = " %i : index
+  tile.print "i = " (%i : index)
   tile.return
 }
 

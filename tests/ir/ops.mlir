@@ -180,11 +180,11 @@ tile.func private @memory(%ps: tensor<128x!tile.ptr<f32>>, %mask: tensor<128xi1>
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i64
 // Operands and results whose ODS type is a tile type class print the type
 // without its `!tile.ptr` / `!tile.tensordesc` prefix.
-// CHECK-NEXT: %[[D:.*]] = tile.make_tensor_descriptor %[[A]], [%[[M]], %[[K]]], [%[[LDA]], %[[ONE]]] : <f16> -> <tensor<64x32xf16>>
-// CHECK-NEXT: %[[DN:.*]] = tile.make_tensor_descriptor %[[Q]], [%[[M]]], [%[[ONE]]] padding = nan : <f32> -> <tensor<128xf32>>
-// CHECK-NEXT: %[[BLK:.*]] = tile.descriptor_load %[[D]][%[[I]], %[[K]]] : <tensor<64x32xf16>>
-// CHECK-NEXT: %{{.*}} = tile.descriptor_load %[[DN]][%[[I]]] cache = cg evict = evict_last : <tensor<128xf32>>
-// CHECK-NEXT: tile.descriptor_store %[[D]][%[[I]], %[[K]]], %[[BLK]] : <tensor<64x32xf16>>
+// CHECK-NEXT: %[[D:.*]] = tile.make_tensor_descriptor %[[A]], [%[[M]], %[[K]]], [%[[LDA]], %[[ONE]]] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x32xf16>>
+// CHECK-NEXT: %[[DN:.*]] = tile.make_tensor_descriptor %[[Q]], [%[[M]]], [%[[ONE]]] padding = nan : !tile.ptr<f32> -> !tile.tensordesc<tensor<128xf32>>
+// CHECK-NEXT: %[[BLK:.*]] = tile.descriptor_load %[[D]][%[[I]], %[[K]]] : !tile.tensordesc<tensor<64x32xf16>>
+// CHECK-NEXT: %{{.*}} = tile.descriptor_load %[[DN]][%[[I]]] cache = cg evict = evict_last : !tile.tensordesc<tensor<128xf32>>
+// CHECK-NEXT: tile.descriptor_store %[[D]][%[[I]], %[[K]]], %[[BLK]] : !tile.tensordesc<tensor<64x32xf16>>
 // GENERIC-LABEL: sym_name = "descriptors"
 // GENERIC: "tile.make_tensor_descriptor"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 2, 2>, padding = 0 : i32}> : (!tile.ptr<f16>, i32, i32, i64, i64) -> !tile.tensordesc<tensor<64x32xf16>>
 // GENERIC: padding = 1 : i32
@@ -388,10 +388,11 @@ tile.func private @math(%x: tensor<64xf32>, %lo: tensor<64xf32>, %hi: tensor<64x
 
 // CHECK-LABEL: tile.func private @debugging(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<8xf32>, %[[B:[^:]*]]: tensor<8xi32>, %[[S:[^:]*]]: i32, %[[OK:[^:]*]]: tensor<64xi1>, %[[C:[^:]*]]: i1)
-// CHECK-NEXT: tile.print "x = " %[[X]] : tensor<8xf32>
-// CHECK-NEXT: tile.print "bits: " hex %[[B]] : tensor<8xi32>
-// CHECK-NEXT: tile.print "two: " %[[X]], %[[S]] : tensor<8xf32>, i32
+// CHECK-NEXT: tile.print "x = "(%[[X]] : tensor<8xf32>)
+// CHECK-NEXT: tile.print "bits: " hex(%[[B]] : tensor<8xi32>)
+// CHECK-NEXT: tile.print "two: "(%[[X]], %[[S]] : tensor<8xf32>, i32)
 // CHECK-NEXT: tile.print "reached here"
+// CHECK-NEXT: arith.addi
 // CHECK-NEXT: tile.assert %[[OK]], "index out of range" : tensor<64xi1>
 // CHECK-NEXT: tile.assert %[[C]], "scalar" : i1
 // GENERIC-LABEL: sym_name = "debugging"
@@ -400,10 +401,11 @@ tile.func private @math(%x: tensor<64xf32>, %lo: tensor<64xf32>, %hi: tensor<64x
 // GENERIC: "tile.assert"(%{{.*}}) <{message = "index out of range"}> : (tensor<64xi1>) -> ()
 tile.func private @debugging(%x: tensor<8xf32>, %b: tensor<8xi32>, %s: i32,
                              %ok: tensor<64xi1>, %c: i1) {
-  tile.print "x = " %x : tensor<8xf32>
-  tile.print "bits: " hex %b : tensor<8xi32>
-  tile.print "two: " %x, %s : tensor<8xf32>, i32
+  tile.print "x = " (%x : tensor<8xf32>)
+  tile.print "bits: " hex (%b : tensor<8xi32>)
+  tile.print "two: " (%x, %s : tensor<8xf32>, i32)
   tile.print "reached here"
+  %after = arith.addi %s, %s : i32
   tile.assert %ok, "index out of range" : tensor<64xi1>
   tile.assert %c, "scalar" : i1
   tile.return

@@ -134,9 +134,9 @@ tile.func @show(%s: i32) {
   %r = tile.make_range 0 to 3 : tensor<3xi32>
   %f = arith.sitofp %r : tensor<3xi32> to tensor<3xf32>
   %pid = tile.program_id x
-  tile.print "x = " %f : tensor<3xf32>
-  tile.print "s: " hex %s : i32
-  tile.print "pair " %pid, %s : i32, i32
+  tile.print "x = " (%f : tensor<3xf32>)
+  tile.print "s: " hex (%s : i32)
+  tile.print "pair " (%pid, %s : i32, i32)
   tile.return
 }
 )mlir";

@@ -35,6 +35,9 @@ static bool isKernelArgumentType(Type type) {
 }
 
 LogicalResult FuncOp::verify() {
+  if (isPublic() && getFunctionType().getNumResults() != 0)
+    return emitOpError() << "a public tile.func is a kernel and returns nothing; make @"
+                         << getSymName() << " private to use it as a device function";
   if (!isKernel())
     return success();
   for (auto [index, type] : llvm::enumerate(getArgumentTypes()))

@@ -223,6 +223,10 @@ OpFoldResult AddPtrOp::fold(FoldAdaptor) {
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask())
     return emitOpError() << "'other' is only meaningful with a mask";
+  // Write-side policies make no sense on a read.
+  if (getCache() == CacheModifier::WB || getCache() == CacheModifier::WT)
+    return emitOpError() << "cache = " << stringifyCacheModifier(getCache())
+                         << " is a store policy; loads take ca, cg, cs or cv";
   return success();
 }
 
@@ -245,6 +249,8 @@ LogicalResult MakeTensorDescOp::verify() {
     return emitOpError() << "a rank-" << block.getRank() << " block needs " << block.getRank()
                          << " sizes and " << block.getRank() << " strides, got "
                          << getShape().size() << " and " << getStrides().size();
+  if (getPadding() == PaddingOption::NaN && !isa<FloatType>(block.getElementType()))
+    return emitOpError() << "padding = nan needs float elements, got " << block.getElementType();
   return success();
 }
 
@@ -303,6 +309,8 @@ LogicalResult DotOp::verify() {
                          << accElem
                          << " (supported: f16->f32|f16, bf16->f32, f32->f32, f64->f64, "
                             "f8->f32|f16, i8->i32)";
+  if (static_cast<int32_t>(getMaxNumImpreciseAcc()) < 0)
+    return emitOpError() << "max_num_imprecise_acc must not be negative";
   if (getInputPrecision() != InputPrecision::TF32 && !aElem.isF32())
     return emitOpError() << "input_precision applies to f32 operands only";
   return success();

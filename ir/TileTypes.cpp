@@ -17,14 +17,19 @@ void TileDialect::registerTypes() {
       >();
 }
 
+// The element types tiles are made of: what backends can load, store and
+// compute with (i4 or f80 pointees would only fail later, less clearly).
 static bool isScalarElement(Type type) {
-  return isa<IntegerType, FloatType>(type);
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth());
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float16Type, BFloat16Type, Float32Type,
+             Float64Type>(type);
 }
 
 LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
                                   Type pointeeType, unsigned addressSpace) {
   if (!isScalarElement(pointeeType))
-    return emitError() << "pointee of !tile.ptr must be an integer or float type, got "
+    return emitError() << "pointee of !tile.ptr must be i1, i8, i16, i32, i64, f8E4M3FN, f8E5M2, f16, bf16, f32 or f64, got "
                        << pointeeType;
   return success();
 }
@@ -38,7 +43,7 @@ LogicalResult TensorDescType::verify(function_ref<InFlightDiagnostic()> emitErro
     return emitError() << "block of a tensor descriptor must have rank 1 to 5, got rank "
                        << blockType.getRank();
   if (!isScalarElement(blockType.getElementType()))
-    return emitError() << "block element type must be an integer or float type, got "
+    return emitError() << "block element type must be i1, i8, i16, i32, i64, f8E4M3FN, f8E5M2, f16, bf16, f32 or f64, got "
                        << blockType.getElementType();
   return success();
 }

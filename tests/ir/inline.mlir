@@ -84,9 +84,9 @@ tile.func @nested(%p: !tile.ptr<f32>, %out: !tile.ptr<f32>) {
 // -----
 
 // A call to a declaration has no body to inline and stays, as does the
-// declaration; a public device function stays after it was inlined.
+// declaration; a private device function disappears once inlined.
 // CHECK-LABEL: tile.func private @external(tensor<16xf32>) -> tensor<16xf32>
-// CHECK-LABEL: tile.func @public_helper(
+// CHECK-NOT: @helper(
 // CHECK-LABEL: tile.func @calls_external(
 // CHECK-SAME: %[[P:[^:]*]]: !tile.ptr<f32>)
 // CHECK: %[[X:.*]] = tile.load
@@ -95,7 +95,7 @@ tile.func @nested(%p: !tile.ptr<f32>, %out: !tile.ptr<f32>) {
 // CHECK-NEXT: tile.store %{{.*}}, %[[N]]
 tile.func private @external(tensor<16xf32>) -> tensor<16xf32>
 
-tile.func @public_helper(%x: tensor<16xf32>) -> tensor<16xf32> {
+tile.func private @helper(%x: tensor<16xf32>) -> tensor<16xf32> {
   %n = arith.negf %x : tensor<16xf32>
   tile.return %n : tensor<16xf32>
 }
@@ -106,7 +106,7 @@ tile.func @calls_external(%p: !tile.ptr<f32>) {
   %a = tile.addptr %ps, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
   %x = tile.load %a : tensor<16x!tile.ptr<f32>>
   %e = tile.call @external(%x) : (tensor<16xf32>) -> tensor<16xf32>
-  %n = tile.call @public_helper(%e) : (tensor<16xf32>) -> tensor<16xf32>
+  %n = tile.call @helper(%e) : (tensor<16xf32>) -> tensor<16xf32>
   tile.store %a, %n : tensor<16x!tile.ptr<f32>>
   tile.return
 }

@@ -7,17 +7,17 @@
 // Types
 //===----------------------------------------------------------------------===//
 
-// expected-error @+1 {{pointee of !tile.ptr must be an integer or float type, got 'tensor<4xf32>'}}
+// expected-error @+1 {{pointee of !tile.ptr must be i1, i8, i16, i32, i64, f8E4M3FN, f8E5M2, f16, bf16, f32 or f64, got 'tensor<4xf32>'}}
 tile.func private @ptr_to_tensor(%p: !tile.ptr<tensor<4xf32>>)
 
 // -----
 
-// expected-error @+1 {{pointee of !tile.ptr must be an integer or float type, got 'index'}}
+// expected-error @+1 {{pointee of !tile.ptr must be i1, i8, i16, i32, i64, f8E4M3FN, f8E5M2, f16, bf16, f32 or f64, got 'index'}}
 tile.func private @ptr_to_index(%p: !tile.ptr<index>)
 
 // -----
 
-// expected-error @+1 {{pointee of !tile.ptr must be an integer or float type, got '!tile.ptr<f32>'}}
+// expected-error @+1 {{pointee of !tile.ptr must be i1, i8, i16, i32, i64, f8E4M3FN, f8E5M2, f16, bf16, f32 or f64, got '!tile.ptr<f32>'}}
 tile.func private @ptr_to_ptr(%p: !tile.ptr<!tile.ptr<f32>>)
 
 // -----
@@ -37,7 +37,7 @@ tile.func private @desc_rank6(%d: !tile.tensordesc<tensor<2x2x2x2x2x2xf16>>)
 
 // -----
 
-// expected-error @+1 {{block element type must be an integer or float type, got '!tile.ptr<f16>'}}
+// expected-error @+1 {{block element type must be i1, i8, i16, i32, i64, f8E4M3FN, f8E5M2, f16, bf16, f32 or f64, got '!tile.ptr<f16>'}}
 tile.func private @desc_of_ptrs(%d: !tile.tensordesc<tensor<4x!tile.ptr<f16>>>)
 
 // -----
@@ -1391,3 +1391,41 @@ tile.func private @ptr_bad_space(%p: !tile.ptr<f32, global>)
 // expected-error @+2 {{invalid kind of type specified: expected builtin.tensor, but found 'f16'}}
 // expected-error @+1 {{failed to parse Tile_TensorDescType parameter 'blockType' which is to be a `::mlir::RankedTensorType`}}
 tile.func private @desc_not_tensor(%d: !tile.tensordesc<f16>)
+
+// -----
+
+// expected-error @+1 {{pointee of !tile.ptr must be i1, i8, i16, i32, i64, f8E4M3FN, f8E5M2, f16, bf16, f32 or f64, got 'i4'}}
+tile.func @ptr_to_i4(%p: !tile.ptr<i4>) {
+  tile.return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.func' op a public tile.func is a kernel and returns nothing; make @public_with_result private to use it as a device function}}
+tile.func @public_with_result(%x: i32) -> i32 {
+  tile.return %x : i32
+}
+
+// -----
+
+tile.func @load_with_store_policy(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{'tile.load' op cache = wb is a store policy; loads take ca, cg, cs or cv}}
+  %x = tile.load %p cache = wb : !tile.ptr<f32>
+  tile.return
+}
+
+// -----
+
+tile.func @nan_padding_on_ints(%p: !tile.ptr<i32>, %n: i32, %s: i64) {
+  // expected-error @+1 {{'tile.make_tensor_descriptor' op padding = nan needs float elements, got 'i32'}}
+  %d = tile.make_tensor_descriptor %p, [%n], [%s] padding = nan : !tile.ptr<i32> -> !tile.tensordesc<tensor<64xi32>>
+  tile.return
+}
+
+// -----
+
+tile.func private @negative_imprecise(%a: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{'tile.dot' op max_num_imprecise_acc must not be negative}}
+  %d = tile.dot %a, %a, %c max_num_imprecise_acc = -1 : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+  tile.return %d : tensor<16x16xf32>
+}

@@ -345,22 +345,38 @@ static LogicalResult verifyCombineRegion(Operation *op, ValueRange srcs, Region 
   return success();
 }
 
+// The operand tiles of a reduce or scan, checked against `axis`. The custom
+// parser infers the results before any operand is verified, so the operands
+// may still be anything here.
+static FailureOr<SmallVector<RankedTensorType>>
+combineOperandTypes(std::optional<Location> location, StringRef opName, ValueRange operands,
+                    int64_t axis) {
+  if (operands.empty())
+    return emitOptionalError(location, "'", opName, "' op needs at least one operand");
+  SmallVector<RankedTensorType> types;
+  for (Value operand : operands) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type)
+      return emitOptionalError(location, "'", opName, "' op operands must be tiles, got ",
+                               operand.getType());
+    if (axis < 0 || axis >= type.getRank())
+      return emitOptionalError(location, "'", opName, "' op axis ", axis,
+                               " is out of range for an operand of rank ", type.getRank());
+    types.push_back(type);
+  }
+  return types;
+}
+
 LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> location,
                                          ValueRange operands, DictionaryAttr,
                                          OpaqueProperties properties, RegionRange,
                                          SmallVectorImpl<Type> &inferred) {
-  if (operands.empty())
-    return emitOptionalError(location, "'tile.reduce' op needs at least one operand");
   int64_t axis = properties.as<Properties *>()->axis.getInt();
-  for (Value operand : operands) {
-    // The custom parser infers the results before any operand is verified.
-    auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (!type)
-      return emitOptionalError(location, "'tile.reduce' op operands must be tiles, got ",
-                               operand.getType());
-    if (axis < 0 || axis >= type.getRank())
-      return emitOptionalError(location, "'tile.reduce' op axis ", axis,
-                               " is out of range for an operand of rank ", type.getRank());
+  FailureOr<SmallVector<RankedTensorType>> types =
+      combineOperandTypes(location, getOperationName(), operands, axis);
+  if (failed(types))
+    return failure();
+  for (RankedTensorType type : *types) {
     SmallVector<int64_t> shape(type.getShape());
     shape.erase(shape.begin() + axis);
     inferred.push_back(shape.empty() ? type.getElementType() : Type(type.clone(shape)));
@@ -379,17 +395,11 @@ LogicalResult ScanOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
                                        OpaqueProperties properties, RegionRange,
                                        SmallVectorImpl<Type> &inferred) {
   int64_t axis = properties.as<Properties *>()->axis.getInt();
-  for (Value operand : operands) {
-    // The custom parser infers the results before any operand is verified.
-    auto type = dyn_cast<RankedTensorType>(operand.getType());
-    if (!type)
-      return emitOptionalError(location, "'tile.scan' op operands must be tiles, got ",
-                               operand.getType());
-    if (axis < 0 || axis >= type.getRank())
-      return emitOptionalError(location, "'tile.scan' op axis ", axis,
-                               " is out of range for an operand of rank ", type.getRank());
-    inferred.push_back(type);
-  }
+  FailureOr<SmallVector<RankedTensorType>> types =
+      combineOperandTypes(location, getOperationName(), operands, axis);
+  if (failed(types))
+    return failure();
+  inferred.append(types->begin(), types->end());
   return success();
 }
 

@@ -1,0 +1,207 @@
+#include "runtime/cpu/KernelCache.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#ifndef TESSERA_VERSION
+#define TESSERA_VERSION "unknown"
+#endif
+
+using namespace tessera::runtime;
+using namespace tessera::runtime::cpu;
+
+namespace {
+constexpr char kMagic[8] = {'T', 'E', 'S', 'S', 'K', 'O', 'B', 'J'};
+constexpr uint32_t kFormatVersion = 1;
+// magic, format version, key length, payload size, payload checksum.
+constexpr size_t kFixedHeader = 8 + 4 + 4 + 8 + 8;
+
+std::string sha256Hex(llvm::StringRef text) {
+  llvm::SHA256 hash;
+  hash.update(text);
+  std::array<uint8_t, 32> bytes = hash.final();
+  return llvm::toHex(bytes, /*LowerCase=*/true);
+}
+
+std::string envOr(const char *name) {
+  const char *value = std::getenv(name);
+  return value ? std::string(value) : std::string();
+}
+} // namespace
+
+llvm::StringRef tessera::runtime::cpu::tesseraVersion() { return TESSERA_VERSION; }
+llvm::StringRef tessera::runtime::cpu::llvmVersion() { return LLVM_VERSION_STRING; }
+
+//===----------------------------------------------------------------------===//
+// CacheKey
+//===----------------------------------------------------------------------===//
+
+CacheKey CacheKey::make(llvm::StringRef sourceText, llvm::StringRef stage, llvm::StringRef kernel,
+                        const CompilerOptions &options, llvm::StringRef extra) {
+  CacheKey key;
+  key.kernel = kernel.str();
+  key.stage = stage.str();
+  key.sourceHash = sha256Hex(sourceText);
+  key.triple = options.target.triple;
+  key.cpu = options.target.cpu;
+  key.features = options.target.features;
+  key.vectorBits = options.target.vectorBits;
+  key.optLevel = options.optLevel;
+  key.tesseraVersion = cpu::tesseraVersion().str();
+  key.llvmVersion = cpu::llvmVersion().str();
+  key.extra = extra.str();
+  return key;
+}
+
+std::string CacheKey::canonicalText() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "kernel=" << kernel << "\nstage=" << stage << "\nsource-sha256=" << sourceHash
+     << "\ntriple=" << triple << "\ncpu=" << cpu << "\nfeatures=" << features
+     << "\nvector-bits=" << vectorBits << "\nopt-level=" << optLevel
+     << "\ntessera-version=" << tesseraVersion << "\nllvm-version=" << llvmVersion
+     << "\nextra=" << extra << "\n";
+  return text;
+}
+
+std::string CacheKey::digest() const { return sha256Hex(canonicalText()); }
+
+//===----------------------------------------------------------------------===//
+// KernelCache
+//===----------------------------------------------------------------------===//
+
+KernelCache::KernelCache(std::string directory, bool enabled)
+    : directory_(directory.empty() ? defaultDirectory() : std::move(directory)),
+      enabled_(enabled) {}
+
+std::string KernelCache::defaultDirectory() {
+  llvm::SmallString<256> path;
+  if (std::string dir = envOr("TESSERA_CACHE_DIR"); !dir.empty()) {
+    path = dir;
+  } else if (std::string xdg = envOr("XDG_CACHE_HOME"); !xdg.empty()) {
+    path = xdg;
+    llvm::sys::path::append(path, "tessera");
+  } else if (std::string home = envOr("HOME"); !home.empty()) {
+    path = home;
+    llvm::sys::path::append(path, ".cache", "tessera");
+  } else {
+    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/false, path);
+    llvm::sys::path::append(path, "tessera-cache");
+  }
+  llvm::sys::path::append(path, "cpu");
+  return std::string(path);
+}
+
+std::string KernelCache::pathFor(const CacheKey &key) const {
+  llvm::SmallString<256> path(directory_);
+  llvm::sys::path::append(path, key.digest() + ".tkobj");
+  return std::string(path);
+}
+
+std::unique_ptr<llvm::MemoryBuffer> KernelCache::lookup(const CacheKey &key) {
+  if (!enabled_)
+    return nullptr;
+  std::string path = pathFor(key);
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return nullptr; // Absent (or unreadable): an ordinary miss.
+
+  auto reject = [&]() -> std::unique_ptr<llvm::MemoryBuffer> {
+    ++rejected_;
+    file->reset();
+    (void)llvm::sys::fs::remove(path);
+    return nullptr;
+  };
+  llvm::StringRef bytes = (*file)->getBuffer();
+  if (bytes.size() < kFixedHeader || std::memcmp(bytes.data(), kMagic, 8) != 0)
+    return reject();
+  using llvm::support::endian::read32le;
+  using llvm::support::endian::read64le;
+  const char *p = bytes.data() + 8;
+  uint32_t format = read32le(p);
+  uint32_t keyLength = read32le(p + 4);
+  uint64_t payloadSize = read64le(p + 8);
+  uint64_t checksum = read64le(p + 16);
+  if (format != kFormatVersion)
+    return reject();
+  uint64_t headerSize = kFixedHeader + uint64_t(keyLength);
+  if (headerSize > bytes.size() || bytes.size() - headerSize != payloadSize)
+    return reject();
+  std::string expectedKey = key.canonicalText();
+  if (bytes.substr(kFixedHeader, keyLength) != expectedKey)
+    return reject();
+  llvm::StringRef payload = bytes.substr(headerSize);
+  if (llvm::xxh3_64bits(payload) != checksum)
+    return reject();
+  ++diskHits_;
+  // A copy: the JIT takes ownership, and aligned storage suits the object reader.
+  return llvm::MemoryBuffer::getMemBufferCopy(payload, path);
+}
+
+llvm::Error KernelCache::store(const CacheKey &key, llvm::StringRef payload) {
+  if (!enabled_)
+    return llvm::Error::success();
+  auto fail = [&](const llvm::Twine &what, std::error_code ec) {
+    ++writeErrors_;
+    return llvm::createStringError(ec, "kernel cache: cannot " + what + " in '" + directory_ +
+                                           "': " + ec.message());
+  };
+  if (std::error_code ec = llvm::sys::fs::create_directories(directory_))
+    return fail("create the directory", ec);
+
+  std::string keyText = key.canonicalText();
+  std::string header(kFixedHeader, '\0');
+  std::memcpy(header.data(), kMagic, 8);
+  using llvm::support::endian::write32le;
+  using llvm::support::endian::write64le;
+  write32le(header.data() + 8, kFormatVersion);
+  write32le(header.data() + 12, static_cast<uint32_t>(keyText.size()));
+  write64le(header.data() + 16, payload.size());
+  write64le(header.data() + 24, llvm::xxh3_64bits(payload));
+
+  std::string path = pathFor(key);
+  llvm::SmallString<256> temp;
+  int fd = -1;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temp))
+    return fail("create a temporary file", ec);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << header << keyText << payload;
+    os.close();
+    if (os.has_error()) {
+      std::error_code ec = os.error();
+      os.clear_error();
+      (void)llvm::sys::fs::remove(temp);
+      return fail("write an entry", ec);
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    (void)llvm::sys::fs::remove(temp);
+    return fail("rename an entry into place", ec);
+  }
+  ++stores_;
+  return llvm::Error::success();
+}
+
+CacheStats KernelCache::stats() const {
+  CacheStats stats;
+  stats.memoryHits = memoryHits_;
+  stats.diskHits = diskHits_;
+  stats.misses = misses_;
+  stats.stores = stores_;
+  stats.rejected = rejected_;
+  stats.writeErrors = writeErrors_;
+  return stats;
+}

@@ -1,19 +1,27 @@
 // tessera-opt: mlir-opt for tile IR, with the dialects and passes that tile
 // code is written and lowered with.
 #include "ir/TileDialect.h"
+#include "lowering/cpu/Pipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  tessera::cpu::registerCpuLoweringPasses();
   mlir::DialectRegistry registry;
   registry.insert<tessera::tile::TileDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect>();
+                  mlir::scf::SCFDialect, mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
+                  mlir::vector::VectorDialect, mlir::cf::ControlFlowDialect, mlir::ub::UBDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Tessera tile IR optimizer driver\n", registry));
 }

@@ -1,0 +1,1275 @@
+// tile-cpu-lower-tiles: tile IR on static tensors -> flat LLVM vectors.
+//
+// Every tile becomes a 1-D vector of its elements in row-major order; tiles of
+// pointers become vectors of i64 addresses. Data movement is a shuffle with a
+// static mask (lowering/cpu/TileShuffles.h), memory access is a masked
+// load/store per contiguous row (lowering/cpu/Contiguity.h) or a masked
+// gather/scatter, dot is a register-blocked micro-kernel
+// (lowering/cpu/DotMicroKernel.h).
+#include "lowering/cpu/Contiguity.h"
+#include "lowering/cpu/DotMicroKernel.h"
+#include "lowering/cpu/Passes.h"
+#include "lowering/cpu/TileShuffles.h"
+
+#include "ir/TileDialect.h"
+
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tessera::cpu {
+#define GEN_PASS_DEF_TILECPULOWERTILES
+#include "lowering/cpu/Passes.h.inc"
+} // namespace tessera::cpu
+
+using namespace mlir;
+namespace tile = tessera::tile;
+using tessera::cpu::product;
+using tessera::cpu::shuffleLanes;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+class FlatVectorTypeConverter : public TypeConverter {
+public:
+  explicit FlatVectorTypeConverter(MLIRContext *ctx) {
+    addConversion([](Type type) { return type; });
+    addConversion([ctx](tile::PointerType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
+    addConversion([ctx](RankedTensorType type) -> Type {
+      Type element = type.getElementType();
+      if (isa<tile::PointerType>(element))
+        element = IntegerType::get(ctx, 64);
+      return VectorType::get({std::max<int64_t>(1, product(type.getShape()))}, element);
+    });
+    addConversion([ctx](tile::TensorDescType type) -> Type {
+      unsigned rank = type.getBlockType().getRank();
+      SmallVector<Type> fields{LLVM::LLVMPointerType::get(ctx)};
+      fields.append(2 * rank, IntegerType::get(ctx, 64));
+      return LLVM::LLVMStructType::getLiteral(ctx, fields);
+    });
+    auto cast = [](OpBuilder &b, Type type, ValueRange inputs, Location loc) -> Value {
+      return UnrealizedConversionCastOp::create(b, loc, type, inputs).getResult(0);
+    };
+    addSourceMaterialization(cast);
+    addTargetMaterialization(cast);
+  }
+};
+
+/// How an element of `type` sits in memory: i1 takes a byte.
+Type memoryType(Type type) {
+  if (type.isInteger(1))
+    return IntegerType::get(type.getContext(), 8);
+  return type;
+}
+unsigned byteSize(Type type) { return std::max(1u, memoryType(type).getIntOrFloatBitWidth() / 8); }
+
+Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+}
+Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+}
+
+Value splatConstant(OpBuilder &b, Location loc, VectorType type, Attribute scalar) {
+  return arith::ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, scalar));
+}
+Value boolVector(OpBuilder &b, Location loc, ArrayRef<bool> bits) {
+  auto type = VectorType::get({static_cast<int64_t>(bits.size())}, b.getI1Type());
+  return arith::ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, bits));
+}
+
+/// i1 values go to memory as bytes and come back as i1.
+Value toMemory(OpBuilder &b, Location loc, Value v) {
+  Type element = getElementTypeOrSelf(v.getType());
+  if (!element.isInteger(1))
+    return v;
+  Type to = b.getI8Type();
+  if (auto vt = dyn_cast<VectorType>(v.getType()))
+    to = VectorType::get(vt.getShape(), to);
+  return arith::ExtUIOp::create(b, loc, to, v);
+}
+Value fromMemory(OpBuilder &b, Location loc, Value v, Type element) {
+  if (!element.isInteger(1))
+    return v;
+  Type to = element;
+  if (auto vt = dyn_cast<VectorType>(v.getType()))
+    to = VectorType::get(vt.getShape(), to);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType()));
+  (void)to;
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+}
+
+Value toPointers(OpBuilder &b, Location loc, Value addresses) {
+  auto type = cast<VectorType>(addresses.getType());
+  auto ptrs = VectorType::get(type.getShape(), LLVM::LLVMPointerType::get(b.getContext()));
+  return LLVM::IntToPtrOp::create(b, loc, ptrs, addresses);
+}
+Value toPointer(OpBuilder &b, Location loc, Value address) {
+  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+}
+Value extractLane(OpBuilder &b, Location loc, Value vector, Value lane) {
+  return LLVM::ExtractElementOp::create(b, loc, vector, lane);
+}
+
+/// The function that holds `op` and the op of its entry block that contains
+/// `op`: stack buffers go before that op, outside every loop.
+Operation *topLevelAncestor(Operation *op) {
+  Operation *top = op;
+  while (top->getParentOp() && !isa<FunctionOpInterface>(top->getParentOp()))
+    top = top->getParentOp();
+  return top;
+}
+
+/// The kernel's grid arguments (pid x/y/z, num x/y/z): its last six.
+SmallVector<Value> gridArguments(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto args = func.getArguments();
+  return SmallVector<Value>(args.take_back(tessera::cpu::kNumGridArgs));
+}
+
+//===----------------------------------------------------------------------===//
+// arith / math on tiles: the same op on the flat vector type
+//===----------------------------------------------------------------------===//
+
+struct ElementwiseOnVectors : ConversionPattern {
+  ElementwiseOnVectors(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || op->getNumRegions())
+      return failure();
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
+      return failure();
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense)
+        return failure();
+      auto type = cast<VectorType>(types[0]);
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, dense.reshape(type));
+      return success();
+    }
+    SmallVector<Value> newOperands(operands);
+    if (isa<arith::DivSIOp, arith::RemSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp,
+            arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op))
+      newOperands[1] = safeDivisor(rewriter, op->getLoc(), operands[0], operands[1],
+                                   isa<arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op));
+    OperationState state(op->getLoc(), op->getName(), newOperands, types, op->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+
+  /// x86 traps on a division by zero and on INT_MIN / -1, where tile code
+  /// wraps (the interpreter's semantics); dividing by 1 instead gives the
+  /// wrapped quotient INT_MIN and remainder 0 (and x for a zero divisor).
+  static Value safeDivisor(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
+    auto type = cast<VectorType>(y.getType());
+    unsigned width = type.getElementTypeBitWidth();
+    auto splat = [&](const APInt &v) {
+      return arith::ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, v)).getResult();
+    };
+    Value one = splat(APInt(width, 1));
+    Value bad = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, splat(APInt(width, 0)));
+    if (!isUnsigned) {
+      Value overflow = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x,
+                                splat(APInt::getSignedMinValue(width))),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                                splat(APInt::getAllOnes(width))));
+      bad = arith::OrIOp::create(b, loc, bad, overflow);
+    }
+    return arith::SelectOp::create(b, loc, bad, one, y);
+  }
+};
+
+/// Rebuilds the scalar body of a reduce/scan combine region on vectors of
+/// `width` lanes: the region is elementwise.
+FailureOr<SmallVector<Value>> combineOnVectors(OpBuilder &b, Location loc, Region &region,
+                                               ValueRange lhs, ValueRange rhs) {
+  Block &block = region.front();
+  IRMapping mapping;
+  unsigned n = lhs.size();
+  for (unsigned i = 0; i < n; ++i) {
+    mapping.map(block.getArgument(i), lhs[i]);
+    mapping.map(block.getArgument(n + i), rhs[i]);
+  }
+  int64_t width = cast<VectorType>(lhs[0].getType()).getNumElements();
+  for (Operation &op : block.without_terminator()) {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) || op.getNumRegions()) {
+      op.emitError() << "'" << op.getName()
+                     << "' in a combine region is not supported by the CPU backend";
+      return failure();
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto type = VectorType::get({width}, constant.getType());
+      mapping.map(constant.getResult(), splatConstant(b, loc, type, constant.getValue()));
+      continue;
+    }
+    SmallVector<Value> operands;
+    for (Value operand : op.getOperands()) {
+      Value mapped = mapping.lookupOrNull(operand);
+      if (!mapped) {
+        op.emitError("a combine region that uses values from outside is not supported by the "
+                     "CPU backend");
+        return failure();
+      }
+      operands.push_back(mapped);
+    }
+    SmallVector<Type> types;
+    for (Type t : op.getResultTypes())
+      types.push_back(VectorType::get({width}, t));
+    OperationState state(loc, op.getName(), operands, types, op.getAttrs());
+    Operation *clone = b.create(state);
+    mapping.map(op.getResults(), clone->getResults());
+  }
+  SmallVector<Value> results;
+  for (Value v : block.getTerminator()->getOperands())
+    results.push_back(mapping.lookup(v));
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
+// Making and reshaping tiles
+//===----------------------------------------------------------------------===//
+
+template <typename Op> struct TilePattern : OpConversionPattern<Op> {
+  TilePattern(const TypeConverter &converter, MLIRContext *ctx,
+              const llvm::DenseSet<Operation *> *contiguous = nullptr, unsigned vectorBits = 512)
+      : OpConversionPattern<Op>(converter, ctx), contiguous(contiguous), vectorBits(vectorBits) {}
+  VectorType vectorType(Type tensor) const {
+    return cast<VectorType>(this->getTypeConverter()->convertType(tensor));
+  }
+  const llvm::DenseSet<Operation *> *contiguous;
+  unsigned vectorBits;
+};
+
+struct MakeRangeLowering : TilePattern<tile::MakeRangeOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::MakeRangeOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    SmallVector<int32_t> values;
+    for (int32_t i = op.getStart(); i < op.getEnd(); ++i)
+      values.push_back(i);
+    VectorType type = vectorType(op.getType());
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, type, DenseElementsAttr::get(type, ArrayRef<int32_t>(values)));
+    return success();
+  }
+};
+
+struct SplatLowering : TilePattern<tile::SplatOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::SplatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value src = adaptor.getSrc();
+    if (isa<LLVM::LLVMPointerType>(src.getType()))
+      src = LLVM::PtrToIntOp::create(rewriter, op.getLoc(), rewriter.getI64Type(), src);
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, vectorType(op.getType()), src);
+    return success();
+  }
+};
+
+/// expand_dims and reshape keep the row-major order: nothing to do.
+template <typename Op> struct NoOpLowering : TilePattern<Op> {
+  using TilePattern<Op>::TilePattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
+struct BroadcastLowering : TilePattern<tile::BroadcastOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto lanes = tessera::cpu::broadcastLanes(op.getSrc().getType().getShape(),
+                                              op.getType().getShape());
+    rewriter.replaceOp(op, shuffleLanes(rewriter, op.getLoc(), adaptor.getSrc(), {}, lanes));
+    return success();
+  }
+};
+
+struct TransLowering : TilePattern<tile::TransOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::TransOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto lanes = tessera::cpu::transposeLanes(op.getSrc().getType().getShape(), op.getOrder());
+    rewriter.replaceOp(op, shuffleLanes(rewriter, op.getLoc(), adaptor.getSrc(), {}, lanes));
+    return success();
+  }
+};
+
+struct JoinLowering : TilePattern<tile::JoinOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::JoinOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto lanes = tessera::cpu::joinLanes(op.getLhs().getType().getShape());
+    rewriter.replaceOp(op, shuffleLanes(rewriter, op.getLoc(), adaptor.getLhs(),
+                                        adaptor.getRhs(), lanes));
+    return success();
+  }
+};
+
+struct SplitLowering : TilePattern<tile::SplitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::SplitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto shape = op.getSrc().getType().getShape();
+    Value lhs = shuffleLanes(rewriter, op.getLoc(), adaptor.getSrc(), {},
+                             tessera::cpu::splitLanes(shape, 0));
+    Value rhs = shuffleLanes(rewriter, op.getLoc(), adaptor.getSrc(), {},
+                             tessera::cpu::splitLanes(shape, 1));
+    rewriter.replaceOp(op, ValueRange{lhs, rhs});
+    return success();
+  }
+};
+
+struct CatLowering : TilePattern<tile::CatOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::CatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto lanes = tessera::cpu::catLanes(op.getLhs().getType().getShape(), op.getAxis());
+    rewriter.replaceOp(op, shuffleLanes(rewriter, op.getLoc(), adaptor.getLhs(),
+                                        adaptor.getRhs(), lanes));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pointers
+//===----------------------------------------------------------------------===//
+
+struct AddPtrLowering : TilePattern<tile::AddPtrOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::AddPtrOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type pointee = tile::getPointeeType(getElementTypeOrSelf(op.getType()));
+    pointee = cast<tile::PointerType>(getElementTypeOrSelf(op.getType())).getPointeeType();
+    if (!isa<RankedTensorType>(op.getType())) {
+      rewriter.replaceOpWithNewOp<LLVM::GEPOp>(op, adaptor.getPtr().getType(), memoryType(pointee),
+                                               adaptor.getPtr(), ValueRange{adaptor.getOffset()});
+      return success();
+    }
+    auto type = cast<VectorType>(adaptor.getPtr().getType());
+    Value offset = adaptor.getOffset();
+    auto offsetType = cast<VectorType>(offset.getType());
+    if (offsetType.getElementTypeBitWidth() < 64)
+      offset = arith::ExtSIOp::create(rewriter, loc, type, offset);
+    Value scale = splatConstant(rewriter, loc, type, rewriter.getI64IntegerAttr(byteSize(pointee)));
+    Value bytes = arith::MulIOp::create(rewriter, loc, offset, scale);
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, adaptor.getPtr(), bytes);
+    return success();
+  }
+};
+
+struct BitcastLowering : TilePattern<tile::BitcastOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::BitcastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
+struct IntToPtrLowering : TilePattern<tile::IntToPtrOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::IntToPtrOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (isa<RankedTensorType>(op.getType()))
+      rewriter.replaceOp(op, adaptor.getSrc());
+    else
+      rewriter.replaceOp(op, toPointer(rewriter, op.getLoc(), adaptor.getSrc()));
+    return success();
+  }
+};
+
+struct PtrToIntLowering : TilePattern<tile::PtrToIntOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::PtrToIntOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (isa<RankedTensorType>(op.getType()))
+      rewriter.replaceOp(op, adaptor.getSrc());
+    else
+      rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, rewriter.getI64Type(), adaptor.getSrc());
+    return success();
+  }
+};
+
+
+/// Tiles wider than this are gathered and scattered by a loop over the lanes
+/// through stack buffers: LLVM scalarizes a masked gather that the target
+/// does not have (f16, or AVX2 CPUs tuned "prefer-no-gather") into one basic
+/// block per lane, which takes minutes to compile for a 64x32 tile.
+constexpr int64_t kMaxGatherLanes = 16;
+
+Value stackBuffer(OpBuilder &b, Operation *op, Location loc, Type element, int64_t n) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(topLevelAncestor(op));
+  return LLVM::AllocaOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), element,
+                                i64Const(b, loc, n), /*alignment=*/64);
+}
+
+/// The lane loop of a gather (`values` non-null: a scatter of it).
+Value gatherScatterLoop(OpBuilder &b, Operation *op, Location loc, Value addresses, Value mask,
+                        Value passOrValues, bool isScatter, unsigned align) {
+  auto type = cast<VectorType>(passOrValues.getType());
+  int64_t n = type.getNumElements();
+  Type element = type.getElementType();
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  Value addrBuf = stackBuffer(b, op, loc, b.getI64Type(), n);
+  Value maskBuf = stackBuffer(b, op, loc, b.getI8Type(), n);
+  Value valBuf = stackBuffer(b, op, loc, element, n);
+  LLVM::StoreOp::create(b, loc, addresses, addrBuf, 8);
+  LLVM::StoreOp::create(
+      b, loc,
+      arith::ExtUIOp::create(b, loc, VectorType::get({n}, b.getI8Type()), mask).getResult(),
+      maskBuf, 1);
+  LLVM::StoreOp::create(b, loc, passOrValues, valBuf, align);
+  scf::ForOp::create(
+      b, loc, i64Const(b, loc, 0), i64Const(b, loc, n), i64Const(b, loc, 1), ValueRange{},
+      [&](OpBuilder &lb, Location, Value lane, ValueRange) {
+        auto at = [&](Value base, Type t) {
+          return LLVM::GEPOp::create(lb, loc, ptrType, t, base, ValueRange{lane}).getResult();
+        };
+        Value m = LLVM::LoadOp::create(lb, loc, lb.getI8Type(), at(maskBuf, lb.getI8Type()), 1);
+        Value active = arith::CmpIOp::create(
+            lb, loc, arith::CmpIPredicate::ne, m,
+            arith::ConstantOp::create(lb, loc, lb.getI8IntegerAttr(0)));
+        scf::IfOp::create(lb, loc, active, [&](OpBuilder &tb, Location) {
+          Value addr = LLVM::LoadOp::create(tb, loc, tb.getI64Type(), at(addrBuf, tb.getI64Type()), 8);
+          Value p = toPointer(tb, loc, addr);
+          Value slot = LLVM::GEPOp::create(tb, loc, ptrType, element, valBuf, ValueRange{lane});
+          if (isScatter) {
+            LLVM::StoreOp::create(tb, loc, LLVM::LoadOp::create(tb, loc, element, slot, align), p,
+                                  align);
+          } else {
+            LLVM::StoreOp::create(tb, loc, LLVM::LoadOp::create(tb, loc, element, p, align), slot,
+                                  align);
+          }
+          scf::YieldOp::create(tb, loc);
+        });
+        scf::YieldOp::create(lb, loc);
+      });
+  if (isScatter)
+    return Value();
+  return LLVM::LoadOp::create(b, loc, type, valBuf, align);
+}
+
+//===----------------------------------------------------------------------===//
+// Loads and stores
+//===----------------------------------------------------------------------===//
+
+/// The vector<1xT> of a scalar, for the masked intrinsics.
+Value oneLane(OpBuilder &b, Location loc, Value scalar) {
+  return vector::BroadcastOp::create(b, loc, VectorType::get({1}, scalar.getType()), scalar);
+}
+
+struct LoadLowering : TilePattern<tile::LoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element = getElementTypeOrSelf(op.getType());
+    Type memElement = memoryType(element);
+    unsigned align = byteSize(element);
+    auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensorType) {
+      Value result;
+      if (!adaptor.getMask()) {
+        result = LLVM::LoadOp::create(rewriter, loc, memElement, adaptor.getPtr(), align);
+      } else {
+        auto vt = VectorType::get({1}, memElement);
+        Value pass = adaptor.getOther()
+                         ? oneLane(rewriter, loc, toMemory(rewriter, loc, adaptor.getOther()))
+                         : arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(vt)).getResult();
+        Value v = LLVM::MaskedLoadOp::create(rewriter, loc, vt, adaptor.getPtr(),
+                                             oneLane(rewriter, loc, adaptor.getMask()), pass, align);
+        result = vector::ExtractOp::create(rewriter, loc, v, ArrayRef<int64_t>{0});
+      }
+      rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));
+      return success();
+    }
+    int64_t n = product(tensorType.getShape());
+    auto vt = VectorType::get({n}, memElement);
+    Value mask = adaptor.getMask() ? adaptor.getMask()
+                                   : boolVector(rewriter, loc, SmallVector<bool>(n, true));
+    Value pass = adaptor.getOther()
+                     ? toMemory(rewriter, loc, adaptor.getOther())
+                     : arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(vt)).getResult();
+    Value result;
+    if (contiguous && contiguous->contains(op)) {
+      int64_t rowLength = tensorType.getShape().back(), rows = n / rowLength;
+      auto rowType = VectorType::get({rowLength}, memElement);
+      auto rowMaskType = VectorType::get({rowLength}, rewriter.getI1Type());
+      for (int64_t r = 0; r < rows; ++r) {
+        Value address = extractLane(rewriter, loc, adaptor.getPtr(), i64Const(rewriter, loc, r * rowLength));
+        Value rowMask = rows == 1 ? mask
+                                  : LLVM::vector_extract::create(rewriter, loc, rowMaskType, mask,
+                                                                 r * rowLength).getResult();
+        Value rowPass = rows == 1 ? pass
+                                  : LLVM::vector_extract::create(rewriter, loc, rowType, pass,
+                                                                 r * rowLength).getResult();
+        Value row = LLVM::MaskedLoadOp::create(rewriter, loc, rowType,
+                                               toPointer(rewriter, loc, address), rowMask, rowPass,
+                                               align);
+        if (rows == 1) {
+          result = row;
+          break;
+        }
+        if (!result)
+          result = LLVM::PoisonOp::create(rewriter, loc, vt);
+        result = LLVM::vector_insert::create(rewriter, loc, vt, result, row,
+                                             rewriter.getI64IntegerAttr(r * rowLength));
+      }
+    } else if (n > kMaxGatherLanes) {
+      result = gatherScatterLoop(rewriter, op, loc, adaptor.getPtr(), mask, pass,
+                                 /*isScatter=*/false, align);
+    } else {
+      result = LLVM::masked_gather::create(rewriter, loc, vt,
+                                           toPointers(rewriter, loc, adaptor.getPtr()), mask,
+                                           ValueRange{pass}, rewriter.getI32IntegerAttr(align));
+    }
+    rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));
+    return success();
+  }
+};
+
+struct StoreLowering : TilePattern<tile::StoreOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element = getElementTypeOrSelf(op.getValue().getType());
+    unsigned align = byteSize(element);
+    Value value = toMemory(rewriter, loc, adaptor.getValue());
+    auto tensorType = dyn_cast<RankedTensorType>(op.getValue().getType());
+    if (!tensorType) {
+      if (!adaptor.getMask())
+        LLVM::StoreOp::create(rewriter, loc, value, adaptor.getPtr(), align);
+      else
+        LLVM::MaskedStoreOp::create(rewriter, loc, oneLane(rewriter, loc, value), adaptor.getPtr(),
+                                    oneLane(rewriter, loc, adaptor.getMask()),
+                                    rewriter.getI32IntegerAttr(align));
+      rewriter.eraseOp(op);
+      return success();
+    }
+    int64_t n = product(tensorType.getShape());
+    Value mask = adaptor.getMask() ? adaptor.getMask()
+                                   : boolVector(rewriter, loc, SmallVector<bool>(n, true));
+    if (contiguous && contiguous->contains(op)) {
+      int64_t rowLength = tensorType.getShape().back(), rows = n / rowLength;
+      auto rowType = VectorType::get({rowLength}, cast<VectorType>(value.getType()).getElementType());
+      auto rowMaskType = VectorType::get({rowLength}, rewriter.getI1Type());
+      for (int64_t r = 0; r < rows; ++r) {
+        Value address = extractLane(rewriter, loc, adaptor.getPtr(), i64Const(rewriter, loc, r * rowLength));
+        Value rowMask = rows == 1 ? mask
+                                  : LLVM::vector_extract::create(rewriter, loc, rowMaskType, mask,
+                                                                 r * rowLength).getResult();
+        Value row = rows == 1 ? value
+                              : LLVM::vector_extract::create(rewriter, loc, rowType, value,
+                                                             r * rowLength).getResult();
+        LLVM::MaskedStoreOp::create(rewriter, loc, row, toPointer(rewriter, loc, address), rowMask,
+                                    rewriter.getI32IntegerAttr(align));
+      }
+    } else if (n > kMaxGatherLanes) {
+      gatherScatterLoop(rewriter, op, loc, adaptor.getPtr(), mask, value, /*isScatter=*/true,
+                        align);
+    } else {
+      LLVM::masked_scatter::create(rewriter, loc, value,
+                                   toPointers(rewriter, loc, adaptor.getPtr()), mask,
+                                   rewriter.getI32IntegerAttr(align));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors: {base, shape[r], strides[r]}; blocks move row by row
+//===----------------------------------------------------------------------===//
+
+struct MakeTensorDescLowering : TilePattern<tile::MakeTensorDescOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::MakeTensorDescOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = getTypeConverter()->convertType(op.getType());
+    Value desc = LLVM::PoisonOp::create(rewriter, loc, type);
+    desc = LLVM::InsertValueOp::create(rewriter, loc, desc, adaptor.getBase(), ArrayRef<int64_t>{0});
+    int64_t field = 1;
+    for (Value dim : adaptor.getShape())
+      desc = LLVM::InsertValueOp::create(
+          rewriter, loc, desc, arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), dim),
+          ArrayRef<int64_t>{field++});
+    for (Value stride : adaptor.getStrides())
+      desc = LLVM::InsertValueOp::create(rewriter, loc, desc, stride, ArrayRef<int64_t>{field++});
+    rewriter.replaceOp(op, desc);
+    return success();
+  }
+};
+
+/// Where the rows of a descriptor block are, and which of their lanes are in
+/// bounds; `body(rowIndex, address, mask)` emits the access of one row.
+/// The innermost stride is taken to be 1 (see make_tensor_descriptor).
+template <typename Op>
+void forEachDescriptorRow(ConversionPatternRewriter &b, Op op, Value desc, ValueRange offsets,
+                          function_ref<void(int64_t, Value, Value)> body) {
+  Location loc = op.getLoc();
+  auto descType = cast<tile::TensorDescType>(op.getDesc().getType());
+  ArrayRef<int64_t> block = descType.getBlockType().getShape();
+  int64_t rank = block.size(), rowLength = block.back(), rows = product(block) / rowLength;
+  Type element = descType.getBlockType().getElementType();
+  SmallVector<Value> shape, strides, offs;
+  Value base = LLVM::ExtractValueOp::create(b, loc, desc, ArrayRef<int64_t>{0});
+  for (int64_t d = 0; d < rank; ++d) {
+    shape.push_back(LLVM::ExtractValueOp::create(b, loc, desc, ArrayRef<int64_t>{1 + d}));
+    strides.push_back(LLVM::ExtractValueOp::create(b, loc, desc, ArrayRef<int64_t>{1 + rank + d}));
+    offs.push_back(arith::ExtSIOp::create(b, loc, b.getI64Type(), offsets[d]));
+  }
+  auto laneType = VectorType::get({rowLength}, b.getI64Type());
+  SmallVector<int64_t> iota;
+  for (int64_t i = 0; i < rowLength; ++i)
+    iota.push_back(i);
+  Value cols = arith::AddIOp::create(
+      b, loc, vector::BroadcastOp::create(b, loc, laneType, offs.back()),
+      arith::ConstantOp::create(b, loc, laneType, DenseElementsAttr::get(laneType, ArrayRef<int64_t>(iota))));
+  Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(laneType));
+  Value colMask = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, cols, zeros),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, cols,
+                            vector::BroadcastOp::create(b, loc, laneType, shape.back())));
+  Value zero = i64Const(b, loc, 0);
+  SmallVector<int64_t> leading(block.drop_back());
+  for (int64_t r = 0; r < rows; ++r) {
+    // Element offset of the row's first lane, and whether the row is in bounds.
+    Value offset = arith::MulIOp::create(b, loc, offs.back(), strides.back());
+    Value inBounds = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+    int64_t rest = r;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      int64_t index = rest % block[d];
+      rest /= block[d];
+      Value coord = arith::AddIOp::create(b, loc, offs[d], i64Const(b, loc, index));
+      offset = arith::AddIOp::create(b, loc, offset, arith::MulIOp::create(b, loc, coord, strides[d]));
+      inBounds = arith::AndIOp::create(
+          b, loc, inBounds,
+          arith::AndIOp::create(b, loc,
+                                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, coord, zero),
+                                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, coord, shape[d])));
+    }
+    Value mask = arith::AndIOp::create(
+        b, loc, colMask,
+        vector::BroadcastOp::create(b, loc, VectorType::get({rowLength}, b.getI1Type()), inBounds));
+    Value address = LLVM::GEPOp::create(b, loc, base.getType(), memoryType(element), base,
+                                        ValueRange{offset});
+    body(r, address, mask);
+  }
+}
+
+struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::DescriptorLoadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto blockType = op.getType();
+    Type element = blockType.getElementType();
+    int64_t rowLength = blockType.getShape().back(), n = product(blockType.getShape());
+    auto rowType = VectorType::get({rowLength}, memoryType(element));
+    auto vt = VectorType::get({n}, memoryType(element));
+    // The padding: zero, or NaN for floats when the descriptor says so.
+    Attribute padValue = rewriter.getZeroAttr(memoryType(element));
+    if (auto make = op.getDesc().getDefiningOp<tile::MakeTensorDescOp>())
+      if (make.getPadding() == tile::PaddingOption::NaN)
+        if (auto ft = dyn_cast<FloatType>(element))
+          padValue = rewriter.getFloatAttr(ft, APFloat::getQNaN(ft.getFloatSemantics()));
+    Value pass = splatConstant(rewriter, loc, rowType, padValue);
+    Value result = LLVM::PoisonOp::create(rewriter, loc, vt);
+    forEachDescriptorRow<tile::DescriptorLoadOp>(
+        rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
+          Value row = LLVM::MaskedLoadOp::create(rewriter, loc, rowType, address, mask, pass,
+                                                 byteSize(element));
+          result = n == rowLength ? row
+                                  : LLVM::vector_insert::create(rewriter, loc, vt, result, row,
+                                                                rewriter.getI64IntegerAttr(r * rowLength))
+                                        .getResult();
+        });
+    rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));
+    return success();
+  }
+};
+
+struct DescriptorStoreLowering : TilePattern<tile::DescriptorStoreOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::DescriptorStoreOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto blockType = cast<RankedTensorType>(op.getValue().getType());
+    Type element = blockType.getElementType();
+    int64_t rowLength = blockType.getShape().back(), n = product(blockType.getShape());
+    Value value = toMemory(rewriter, loc, adaptor.getValue());
+    auto rowType = VectorType::get({rowLength}, memoryType(element));
+    forEachDescriptorRow<tile::DescriptorStoreOp>(
+        rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
+          Value row = n == rowLength ? value
+                                     : LLVM::vector_extract::create(rewriter, loc, rowType, value,
+                                                                    r * rowLength).getResult();
+          LLVM::MaskedStoreOp::create(rewriter, loc, row, address, mask,
+                                      rewriter.getI32IntegerAttr(byteSize(element)));
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// dot, reduce, scan
+//===----------------------------------------------------------------------===//
+
+struct DotLowering : TilePattern<tile::DotOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    int64_t rank = aType.getRank();
+    tessera::cpu::DotShape shape;
+    shape.batch = rank == 3 ? aType.getShape()[0] : 1;
+    shape.m = aType.getShape()[rank - 2];
+    shape.k = aType.getShape()[rank - 1];
+    shape.n = bType.getShape()[rank - 1];
+    // Stack buffers go right before the op's outermost ancestor: in the
+    // kernel's entry block, outside every loop.
+    Operation *top = topLevelAncestor(op);
+    Value result = tessera::cpu::emitDotMicroKernel(rewriter, op.getLoc(), adaptor.getA(),
+                                                    adaptor.getB(), adaptor.getAcc(), shape,
+                                                    top, vectorBits);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ReduceLowering : TilePattern<tile::ReduceOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto shape = cast<RankedTensorType>(op.getSrcs()[0].getType()).getShape();
+    int64_t axis = op.getAxis();
+    int64_t outer = product(shape.take_front(axis)), inner = product(shape.drop_front(axis + 1));
+    SmallVector<Value> current(adaptor.getSrcs());
+    int64_t n = shape[axis];
+    while (n > 1) {
+      int64_t half = n / 2;
+      SmallVector<Value> lhs, rhs;
+      auto lowLanes = tessera::cpu::sliceLanes(outer, n, inner, 0, half);
+      auto highLanes = tessera::cpu::sliceLanes(outer, n, inner, half, 2 * half);
+      for (Value v : current) {
+        lhs.push_back(shuffleLanes(rewriter, loc, v, {}, lowLanes));
+        rhs.push_back(shuffleLanes(rewriter, loc, v, {}, highLanes));
+      }
+      auto combined = combineOnVectors(rewriter, loc, op.getCombineOp(), lhs, rhs);
+      if (failed(combined))
+        return failure();
+      if (n % 2 == 0) {
+        current = *combined;
+        n = half;
+        continue;
+      }
+      // Odd: the last slice joins the combined halves as one more slice.
+      int64_t combinedSize = outer * half * inner;
+      auto lanes = tessera::cpu::mapLanes({outer, half + 1, inner}, [&](ArrayRef<int64_t> i) {
+        if (i[1] < half)
+          return (i[0] * half + i[1]) * inner + i[2];
+        return combinedSize + (i[0] * n + n - 1) * inner + i[2];
+      });
+      for (auto [k, v] : llvm::enumerate(current))
+        v = shuffleLanes(rewriter, loc, (*combined)[k], v, lanes);
+      n = half + 1;
+    }
+    SmallVector<Value> results;
+    for (auto [v, result] : llvm::zip(current, op.getResults())) {
+      if (isa<RankedTensorType>(result.getType()))
+        results.push_back(v);
+      else
+        results.push_back(vector::ExtractOp::create(rewriter, loc, v, ArrayRef<int64_t>{0}));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct ScanLowering : TilePattern<tile::ScanOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ScanOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto shape = cast<RankedTensorType>(op.getSrcs()[0].getType()).getShape();
+    int64_t axis = op.getAxis(), n = shape[axis];
+    int64_t outer = product(shape.take_front(axis)), inner = product(shape.drop_front(axis + 1));
+    bool reverse = op.getReverse();
+    SmallVector<Value> current(adaptor.getSrcs());
+    // Hillis-Steele: after the step of distance d, element i holds the
+    // combination of the 2d elements ending (or, reversed, starting) at i.
+    for (int64_t d = 1; d < n; d *= 2) {
+      SmallVector<bool> active;
+      auto lanes = tessera::cpu::mapLanes({outer, n, inner}, [&](ArrayRef<int64_t> i) {
+        bool has = reverse ? i[1] + d < n : i[1] >= d;
+        active.push_back(has);
+        int64_t from = has ? (reverse ? i[1] + d : i[1] - d) : i[1];
+        return (i[0] * n + from) * inner + i[2];
+      });
+      Value mask = boolVector(rewriter, loc, active);
+      SmallVector<Value> running;
+      for (Value v : current)
+        running.push_back(shuffleLanes(rewriter, loc, v, {}, lanes));
+      auto combined = combineOnVectors(rewriter, loc, op.getCombineOp(), running, current);
+      if (failed(combined))
+        return failure();
+      for (auto [k, v] : llvm::enumerate(current))
+        v = arith::SelectOp::create(rewriter, loc, mask, (*combined)[k], v);
+    }
+    rewriter.replaceOp(op, current);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Atomics: one llvm.atomicrmw / cmpxchg per active lane
+//===----------------------------------------------------------------------===//
+
+LLVM::AtomicOrdering ordering(tile::MemSemantic sem) {
+  switch (sem) {
+  case tile::MemSemantic::Relaxed: return LLVM::AtomicOrdering::monotonic;
+  case tile::MemSemantic::Acquire: return LLVM::AtomicOrdering::acquire;
+  case tile::MemSemantic::Release: return LLVM::AtomicOrdering::release;
+  case tile::MemSemantic::AcqRel: return LLVM::AtomicOrdering::acq_rel;
+  }
+  return LLVM::AtomicOrdering::seq_cst;
+}
+
+LLVM::AtomicBinOp binOp(tile::RMWOp op, bool isFloat) {
+  switch (op) {
+  case tile::RMWOp::Add: return LLVM::AtomicBinOp::add;
+  case tile::RMWOp::FAdd: return LLVM::AtomicBinOp::fadd;
+  case tile::RMWOp::Max: return isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+  case tile::RMWOp::UMax: return LLVM::AtomicBinOp::umax;
+  case tile::RMWOp::Min: return isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+  case tile::RMWOp::UMin: return LLVM::AtomicBinOp::umin;
+  case tile::RMWOp::And: return LLVM::AtomicBinOp::_and;
+  case tile::RMWOp::Or: return LLVM::AtomicBinOp::_or;
+  case tile::RMWOp::Xor: return LLVM::AtomicBinOp::_xor;
+  case tile::RMWOp::Xchg: return LLVM::AtomicBinOp::xchg;
+  }
+  return LLVM::AtomicBinOp::xchg;
+}
+
+/// Runs `perLane(builder, pointer, laneIndex) -> old value` for every active
+/// lane of a tile (a loop over the lanes) or once for a scalar, and gathers
+/// the old values.
+Value forEachActiveLane(ConversionPatternRewriter &b, Location loc, Value ptr, Value mask,
+                        Type resultType,
+                        function_ref<Value(OpBuilder &, Value, Value)> perLane) {
+  Type element = getElementTypeOrSelf(resultType);
+  if (!isa<VectorType>(resultType)) {
+    if (!mask)
+      return perLane(b, ptr, Value());
+    auto ifOp = scf::IfOp::create(
+        b, loc, mask,
+        [&](OpBuilder &tb, Location) { scf::YieldOp::create(tb, loc, perLane(tb, ptr, Value())); },
+        [&](OpBuilder &eb, Location) {
+          scf::YieldOp::create(eb, loc, arith::ConstantOp::create(eb, loc, eb.getZeroAttr(element)).getResult());
+        });
+    return ifOp.getResult(0);
+  }
+  int64_t n = cast<VectorType>(resultType).getNumElements();
+  Value init = arith::ConstantOp::create(b, loc, b.getZeroAttr(resultType));
+  auto loop = scf::ForOp::create(
+      b, loc, i64Const(b, loc, 0), i64Const(b, loc, n), i64Const(b, loc, 1), ValueRange{init},
+      [&](OpBuilder &lb, Location, Value lane, ValueRange carried) {
+        Value active = mask ? extractLane(lb, loc, mask, lane)
+                            : arith::ConstantOp::create(lb, loc, lb.getBoolAttr(true)).getResult();
+        auto ifOp = scf::IfOp::create(
+            lb, loc, active,
+            [&](OpBuilder &tb, Location) {
+              Value p = toPointer(tb, loc, extractLane(tb, loc, ptr, lane));
+              Value old = perLane(tb, p, lane);
+              scf::YieldOp::create(
+                  tb, loc, LLVM::InsertElementOp::create(tb, loc, carried[0], old, lane).getResult());
+            },
+            [&](OpBuilder &eb, Location) { scf::YieldOp::create(eb, loc, carried[0]); });
+        scf::YieldOp::create(lb, loc, ifOp.getResult(0));
+      });
+  return loop.getResult(0);
+}
+
+struct AtomicRMWLowering : TilePattern<tile::AtomicRMWOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    bool isFloat = isa<FloatType>(getElementTypeOrSelf(resultType));
+    Value val = adaptor.getVal();
+    auto bin = binOp(op.getRmwOp(), isFloat);
+    auto order = ordering(op.getSem());
+    Value result = forEachActiveLane(
+        rewriter, loc, adaptor.getPtr(), adaptor.getMask(), resultType,
+        [&](OpBuilder &b, Value p, Value lane) -> Value {
+          Value v = lane ? extractLane(b, loc, val, lane) : val;
+          return LLVM::AtomicRMWOp::create(b, loc, bin, p, v, order);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct AtomicCASLowering : TilePattern<tile::AtomicCASOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::AtomicCASOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    Type element = getElementTypeOrSelf(resultType);
+    auto success_ = ordering(op.getSem());
+    auto failure_ = success_ == LLVM::AtomicOrdering::release   ? LLVM::AtomicOrdering::monotonic
+                    : success_ == LLVM::AtomicOrdering::acq_rel ? LLVM::AtomicOrdering::acquire
+                                                                : success_;
+    Type intType = rewriter.getIntegerType(element.getIntOrFloatBitWidth());
+    Value cmp = adaptor.getCmp(), val = adaptor.getVal();
+    Value result = forEachActiveLane(
+        rewriter, loc, adaptor.getPtr(), Value(), resultType,
+        [&](OpBuilder &b, Value p, Value lane) -> Value {
+          Value c = lane ? extractLane(b, loc, cmp, lane) : cmp;
+          Value v = lane ? extractLane(b, loc, val, lane) : val;
+          if (isa<FloatType>(element)) {
+            c = arith::BitcastOp::create(b, loc, intType, c);
+            v = arith::BitcastOp::create(b, loc, intType, v);
+          }
+          Value pair = LLVM::AtomicCmpXchgOp::create(b, loc, p, c, v, success_, failure_);
+          Value old = LLVM::ExtractValueOp::create(b, loc, pair, ArrayRef<int64_t>{0});
+          if (isa<FloatType>(element))
+            old = arith::BitcastOp::create(b, loc, element, old);
+          return old;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Math beyond the math dialect
+//===----------------------------------------------------------------------===//
+
+struct ClampLowering : TilePattern<tile::ClampOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::ClampOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lo, result;
+    if (op.getPropagateNan() == tile::PropagateNan::All) {
+      lo = arith::MaximumFOp::create(rewriter, loc, adaptor.getX(), adaptor.getMin());
+      result = arith::MinimumFOp::create(rewriter, loc, lo, adaptor.getMax());
+    } else {
+      lo = arith::MaxNumFOp::create(rewriter, loc, adaptor.getX(), adaptor.getMin());
+      result = arith::MinNumFOp::create(rewriter, loc, lo, adaptor.getMax());
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct PreciseSqrtLowering : TilePattern<tile::PreciseSqrtOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::PreciseSqrtOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::SqrtOp>(op, adaptor.getX());
+    return success();
+  }
+};
+
+struct PreciseDivFLowering : TilePattern<tile::PreciseDivFOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::PreciseDivFOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::DivFOp>(op, adaptor.getX(), adaptor.getY());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Debugging: printf per element, assert through a runtime hook
+//===----------------------------------------------------------------------===//
+
+Value globalString(OpBuilder &b, Location loc, ModuleOp module, StringRef prefix, StringRef text) {
+  unsigned id = 0;
+  std::string name;
+  do
+    name = (prefix + "_" + Twine(id++)).str();
+  while (module.lookupSymbol(name));
+  std::string withNul = text.str();
+  withNul.push_back('\0');
+  return LLVM::createGlobalString(loc, b, name, withNul, LLVM::Linkage::Internal);
+}
+
+struct PrintLowering : TilePattern<tile::PrintOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::PrintOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto ptrType = LLVM::LLVMPointerType::get(getContext());
+    auto printf = LLVM::lookupOrCreateFn(rewriter, module, "printf", {ptrType},
+                                         rewriter.getI32Type(), /*isVarArg=*/true);
+    if (failed(printf))
+      return op.emitError("'printf' is declared with another type");
+    SmallVector<Value> grid = gridArguments(op);
+    std::string header = "pid (%d, %d, %d)";
+    if (op.getArgs().empty()) {
+      Value fmt = globalString(rewriter, loc, module, "__tessera_fmt", header + " " + op.getPrefix().str() + "\n");
+      LLVM::CallOp::create(rewriter, loc, *printf, ValueRange{fmt, grid[0], grid[1], grid[2]});
+      rewriter.eraseOp(op);
+      return success();
+    }
+    bool several = op.getArgs().size() > 1;
+    for (auto [operand, value] : llvm::enumerate(adaptor.getArgs())) {
+      Type type = op.getArgs()[operand].getType();
+      Type element = getElementTypeOrSelf(type);
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      std::string fmt = header;
+      if (tensor) {
+        fmt += " idx (";
+        for (auto [d, size] : llvm::enumerate(tensor.getShape()))
+          fmt += (d ? ", %" : "%") + std::to_string(std::to_string(std::max<int64_t>(size - 1, 0)).size()) + "lld";
+        fmt += ")";
+      }
+      fmt += " " + op.getPrefix().str();
+      if (several)
+        fmt += "(operand " + std::to_string(operand) + ") ";
+      bool isPtr = isa<tile::PointerType>(element);
+      if (isPtr)
+        fmt += "0x%016llx";
+      else if (op.getHex())
+        fmt += "0x%0" + std::to_string(2 * byteSize(element)) + "llx";
+      else if (isa<FloatType>(element))
+        fmt += "%f";
+      else if (element.isInteger(1))
+        fmt += "%llu";
+      else
+        fmt += "%lld";
+      fmt += "\n";
+      Value format = globalString(rewriter, loc, module, "__tessera_fmt", fmt);
+      auto emit = [&](OpBuilder &b, Value scalar, Value lane) {
+        SmallVector<Value> args{format, grid[0], grid[1], grid[2]};
+        if (tensor) {
+          auto strides = tessera::cpu::rowMajorStrides(tensor.getShape());
+          for (auto [d, size] : llvm::enumerate(tensor.getShape())) {
+            Value idx = arith::DivUIOp::create(b, loc, lane, i64Const(b, loc, strides[d]));
+            args.push_back(arith::RemUIOp::create(b, loc, idx, i64Const(b, loc, size)));
+          }
+        }
+        Value v = scalar;
+        Type t = v.getType();
+        if (isPtr || isa<LLVM::LLVMPointerType>(t)) {
+          if (isa<LLVM::LLVMPointerType>(t))
+            v = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+        } else if (op.getHex()) {
+          Type bits = b.getIntegerType(element.getIntOrFloatBitWidth());
+          if (isa<FloatType>(t))
+            v = arith::BitcastOp::create(b, loc, bits, v);
+          if (bits.getIntOrFloatBitWidth() < 64)
+            v = arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
+        } else if (isa<FloatType>(t)) {
+          if (!t.isF64())
+            v = arith::ExtFOp::create(b, loc, b.getF64Type(), v);
+        } else if (t.getIntOrFloatBitWidth() < 64) {
+          v = t.isInteger(1) ? arith::ExtUIOp::create(b, loc, b.getI64Type(), v).getResult()
+                             : arith::ExtSIOp::create(b, loc, b.getI64Type(), v).getResult();
+        }
+        args.push_back(v);
+        LLVM::CallOp::create(b, loc, *printf, args);
+      };
+      if (!tensor) {
+        emit(rewriter, value, Value());
+        continue;
+      }
+      int64_t n = product(tensor.getShape());
+      scf::ForOp::create(rewriter, loc, i64Const(rewriter, loc, 0), i64Const(rewriter, loc, n),
+                         i64Const(rewriter, loc, 1), ValueRange{},
+                         [&](OpBuilder &b, Location, Value lane, ValueRange) {
+                           emit(b, extractLane(b, loc, value, lane), lane);
+                           scf::YieldOp::create(b, loc);
+                         });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AssertLowering : TilePattern<tile::AssertOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::AssertOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto ptrType = LLVM::LLVMPointerType::get(getContext());
+    auto hook = LLVM::lookupOrCreateFn(rewriter, module, "__tessera_assert_fail",
+                                       {ptrType, ptrType, rewriter.getI32Type()},
+                                       LLVM::LLVMVoidType::get(getContext()));
+    if (failed(hook))
+      return op.emitError("'__tessera_assert_fail' is declared with another type");
+    Value cond = adaptor.getCondition();
+    if (isa<VectorType>(cond.getType()))
+      cond = LLVM::vector_reduce_and::create(rewriter, loc, rewriter.getI1Type(), cond);
+    std::string file = "<unknown>";
+    int64_t line = 0;
+    loc->walk([&](Location l) {
+      if (auto fl = dyn_cast<FileLineColLoc>(l)) {
+        file = fl.getFilename().str();
+        line = fl.getLine();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    Value failed_ = arith::XOrIOp::create(rewriter, loc, cond,
+                                          arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true)));
+    std::string message = op.getMessage().str();
+    // The strings are made outside the scf.if: the builder of its region is
+    // not attached to the module yet.
+    Value msg = globalString(rewriter, loc, module, "__tessera_assert_msg", message);
+    Value fileStr = globalString(rewriter, loc, module, "__tessera_assert_file", file);
+    scf::IfOp::create(rewriter, loc, failed_, [&](OpBuilder &b, Location) {
+      LLVM::CallOp::create(b, loc, *hook, ValueRange{msg, fileStr, i32Const(b, loc, line)});
+      scf::YieldOp::create(b, loc);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+bool hasUnsupportedType(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (auto ptr = dyn_cast<tile::PointerType>(element))
+    element = ptr.getPointeeType();
+  if (auto desc = dyn_cast<tile::TensorDescType>(element))
+    element = desc.getBlockType().getElementType();
+  return isa<Float8E4M3FNType, Float8E5M2Type>(element);
+}
+
+/// Reports the ops the CPU backend cannot lower, before converting anything.
+LogicalResult checkSupported(ModuleOp module) {
+  bool ok = true;
+  module.walk([&](Operation *op) {
+    if (isa<tile::ExternElementwiseOp, tile::CallOp>(op)) {
+      op->emitError() << "'" << op->getName() << "' is not supported by the CPU backend";
+      ok = false;
+      return;
+    }
+    for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (hasUnsupportedType(t)) {
+        op->emitError() << "'" << op->getName() << "' on " << t
+                        << ": fp8 types are not supported by the CPU backend";
+        ok = false;
+        return;
+      }
+  });
+  return success(ok);
+}
+
+/// Kernel arguments of type !tile.ptr become !llvm.ptr in place (a cast back
+/// to !tile.ptr feeds the old uses until they are converted): the entry block
+/// stays the same block, and the grid arguments stay reachable.
+void convertKernelSignature(func::FuncOp func, const TypeConverter &converter) {
+  Block &entry = func.getBody().front();
+  OpBuilder b(func.getContext());
+  b.setInsertionPointToStart(&entry);
+  SmallVector<Type> inputs;
+  for (BlockArgument arg : entry.getArguments()) {
+    Type old = arg.getType(), converted = converter.convertType(old);
+    inputs.push_back(converted);
+    if (converted == old)
+      continue;
+    arg.setType(converted);
+    auto cast = UnrealizedConversionCastOp::create(b, arg.getLoc(), old, arg);
+    arg.replaceAllUsesExcept(cast.getResult(0), cast);
+  }
+  func.setFunctionType(FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
+  // Tile argument attributes have no meaning past this point.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    func.removeArgAttr(i, StringAttr::get(func.getContext(), "tile.divisibility"));
+    func.removeArgAttr(i, StringAttr::get(func.getContext(), "tile.equal_to_1"));
+  }
+}
+
+struct LowerTiles : tessera::cpu::impl::TileCpuLowerTilesBase<LowerTiles> {
+  using TileCpuLowerTilesBase::TileCpuLowerTilesBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    if (failed(checkSupported(module)))
+      return signalPassFailure();
+
+    // The contiguity facts are read off the tile IR before it changes.
+    llvm::DenseSet<Operation *> contiguous;
+    tessera::cpu::ContiguityAnalysis analysis;
+    module.walk([&](Operation *op) {
+      if (auto load = dyn_cast<tile::LoadOp>(op)) {
+        if (analysis.isContiguous(load.getPtr()))
+          contiguous.insert(op);
+      } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
+        if (analysis.isContiguous(store.getPtr()))
+          contiguous.insert(op);
+      }
+    });
+
+    FlatVectorTypeConverter converter(ctx);
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        convertKernelSignature(func, converter);
+
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<LLVM::LLVMDialect, vector::VectorDialect, ub::UBDialect>();
+    target.addIllegalDialect<tile::TileDialect>();
+    target.addLegalOp<UnrealizedConversionCastOp>();
+    target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
+        [&](Operation *op) { return converter.isLegal(op); });
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) && converter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<ElementwiseOnVectors>(converter, ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
+    patterns.add<MakeRangeLowering, SplatLowering, NoOpLowering<tile::ExpandDimsOp>,
+                 NoOpLowering<tile::ReshapeOp>, BroadcastLowering, TransLowering, JoinLowering,
+                 SplitLowering, CatLowering, AddPtrLowering, BitcastLowering, IntToPtrLowering,
+                 PtrToIntLowering, MakeTensorDescLowering, DescriptorLoadLowering,
+                 DescriptorStoreLowering, ReduceLowering, ScanLowering, AtomicRMWLowering,
+                 AtomicCASLowering, ClampLowering, PreciseSqrtLowering, PreciseDivFLowering,
+                 PrintLowering, AssertLowering>(converter, ctx, &contiguous, vectorBits);
+    patterns.add<LoadLowering, StoreLowering, DotLowering>(converter, ctx, &contiguous,
+                                                           vectorBits);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,114 @@
+// RUN: tessera-opt %s -split-input-file -tile-cpu-prepare-kernels -tile-cpu-lower-tiles | FileCheck %s
+
+// A contiguous vector add: flat vectors, one masked load per operand and one
+// masked store, no gathers.
+// CHECK-LABEL: func.func @add(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32
+// CHECK-NOT: masked.gather
+// CHECK: llvm.intr.masked.load %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : (!llvm.ptr, vector<128xi1>, vector<128xf32>) -> vector<128xf32>
+// CHECK: llvm.intr.masked.load
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<128xf32>
+// CHECK: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : vector<128xf32>, vector<128xi1> into !llvm.ptr
+tile.func @add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32) {
+  %pid = tile.program_id x
+  %block = arith.constant 128 : i32
+  %start = arith.muli %pid, %block : i32
+  %range = tile.make_range 0 to 128 : tensor<128xi32>
+  %base = tile.splat %start : i32 -> tensor<128xi32>
+  %offs = arith.addi %base, %range : tensor<128xi32>
+  %bound = tile.splat %n : i32 -> tensor<128xi32>
+  %mask = arith.cmpi slt, %offs, %bound : tensor<128xi32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xb, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %yp = tile.addptr %yb, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %op = tile.addptr %ob, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %xv = tile.load %xp, %mask : tensor<128x!tile.ptr<f32>>
+  %yv = tile.load %yp, %mask : tensor<128x!tile.ptr<f32>>
+  %sum = arith.addf %xv, %yv : tensor<128xf32>
+  tile.store %op, %sum, %mask : tensor<128x!tile.ptr<f32>>
+  tile.return
+}
+
+// -----
+
+// Loaded indices make a gather: addresses are i64 vectors, read with
+// llvm.intr.masked.gather.
+// CHECK-LABEL: func.func @gather
+// CHECK: arith.extsi %{{.*}} : vector<16xi32> to vector<16xi64>
+// CHECK: arith.muli %{{.*}}, %{{.*}} : vector<16xi64>
+// CHECK: llvm.inttoptr %{{.*}} : vector<16xi64> to vector<16x!llvm.ptr>
+// CHECK: llvm.intr.masked.gather %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : (vector<16x!llvm.ptr>, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
+tile.func @gather(%src: !tile.ptr<f32>, %idx: !tile.ptr<i32>, %dst: !tile.ptr<f32>) {
+  %r = tile.make_range 0 to 16 : tensor<16xi32>
+  %ib = tile.splat %idx : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %ip = tile.addptr %ib, %r : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %i = tile.load %ip : tensor<16x!tile.ptr<i32>>
+  %sb = tile.splat %src : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
+  %sp = tile.addptr %sb, %i : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %v = tile.load %sp : tensor<16x!tile.ptr<f32>>
+  %db = tile.splat %dst : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
+  %dp = tile.addptr %db, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  tile.store %dp, %v : tensor<16x!tile.ptr<f32>>
+  tile.return
+}
+
+// -----
+
+// 2-D tiles are flat row-major vectors: a reduce
+// along axis 1 halves the axis with shuffles and applies the region on
+// vectors.
+// CHECK-LABEL: func.func @k(
+// CHECK: llvm.shufflevector %{{.*}}, %{{.*}} [0, 1, 4, 5] : vector<8xf32>
+// CHECK: llvm.shufflevector %{{.*}}, %{{.*}} [2, 3, 6, 7] : vector<8xf32>
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK: llvm.shufflevector %{{.*}}, %{{.*}} [0, 2] : vector<4xf32>
+// CHECK: llvm.shufflevector %{{.*}}, %{{.*}} [1, 3] : vector<4xf32>
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : vector<2xf32>
+tile.func private @rows(%x: tensor<2x1xf32>) -> tensor<2xf32> {
+  %b = tile.broadcast %x : tensor<2x1xf32> -> tensor<2x4xf32>
+  %m = tile.reduce %b axis = 1 : tensor<2x4xf32> {
+  ^bb0(%a: f32, %c: f32):
+    %r = arith.maximumf %a, %c : f32
+    tile.yield %r : f32
+  }
+  tile.return %m : tensor<2xf32>
+}
+tile.func @k(%p: !tile.ptr<f32>) {
+  %x = arith.constant dense<1.0> : tensor<2x1xf32>
+  %m = tile.call @rows(%x) : (tensor<2x1xf32>) -> tensor<2xf32>
+  %r = tile.make_range 0 to 2 : tensor<2xi32>
+  %pb = tile.splat %p : !tile.ptr<f32> -> tensor<2x!tile.ptr<f32>>
+  %pp = tile.addptr %pb, %r : tensor<2x!tile.ptr<f32>>, tensor<2xi32>
+  tile.store %pp, %m : tensor<2x!tile.ptr<f32>>
+  tile.return
+}
+
+// -----
+
+// dot is the register-blocked micro-kernel: stack buffers, an FMA k-loop on
+// rows of NR lanes.
+// CHECK-LABEL: func.func @dot
+// CHECK: llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
+// CHECK: scf.for
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+tile.func @dot(%p: !tile.ptr<f32>) {
+  %a = arith.constant dense<1.0> : tensor<16x8xf32>
+  %b = arith.constant dense<2.0> : tensor<8x16xf32>
+  %c = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = tile.dot %a, %b, %c : tensor<16x8xf32> * tensor<8x16xf32> -> tensor<16x16xf32>
+  %s = tile.reduce %d axis = 0 : tensor<16x16xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %r = arith.addf %x, %y : f32
+    tile.yield %r : f32
+  }
+  %t = tile.reduce %s axis = 0 : tensor<16xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %r = arith.addf %x, %y : f32
+    tile.yield %r : f32
+  }
+  tile.store %p, %t : !tile.ptr<f32>
+  tile.return
+}

@@ -11,6 +11,9 @@ namespace tessera::cli {
 /// present. Returns the process exit code.
 int runDemo(llvm::ArrayRef<llvm::StringRef> args);
 
+/// `tessera bench WORKLOAD ...`: a kernel against its peer, side by side.
+int runBench(llvm::ArrayRef<llvm::StringRef> args);
+
 } // namespace tessera::cli
 
 #endif // TESSERA_TOOLS_TESSERA_COMMANDS_H

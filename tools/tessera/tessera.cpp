@@ -18,6 +18,8 @@ struct Command {
 const Command kCommands[] = {
     {"demo", "compile and run the example kernels on the best device present",
      tessera::cli::runDemo},
+    {"bench", "time a kernel against the library a user would use instead",
+     tessera::cli::runBench},
 };
 
 void printUsage(llvm::raw_ostream &os) {

@@ -27,6 +27,10 @@ struct MatmulConfig {
   int64_t blockM = 64, blockN = 64, blockK = 32;
   /// f16 inputs accumulate in f32 and store f16, like Triton's tutorial.
   MatmulInputs inputs = MatmulInputs::F32;
+  /// Specialize stride_ak, stride_bn and stride_cn to 1 (row-major a, b, c),
+  /// so that rows load and store as contiguous vectors; launches must then
+  /// pass 1 for them.
+  bool unitInnerStrides = false;
 };
 
 /// matmul(a, b, c: ptr<T>, M, N, K, stride_am, stride_ak, stride_bk,

@@ -34,7 +34,11 @@ template <class T> auto matmulKernel(tessera::examples::MatmulConfig config) {
 
 mlir::OwningOpRef<mlir::ModuleOp> tessera::examples::traceMatmul(mlir::MLIRContext &context,
                                                                  MatmulConfig config) {
+  // Argument positions of stride_ak, stride_bn and stride_cn.
+  std::vector<size_t> unitStrides;
+  if (config.unitInnerStrides)
+    unitStrides = {7, 9, 11};
   if (config.inputs == MatmulInputs::F16)
-    return trace(context, "matmul", matmulKernel<f16>(config));
-  return trace(context, "matmul", matmulKernel<float>(config));
+    return trace(context, "matmul", matmulKernel<f16>(config), {}, unitStrides);
+  return trace(context, "matmul", matmulKernel<float>(config), {}, unitStrides);
 }

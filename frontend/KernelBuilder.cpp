@@ -54,6 +54,12 @@ std::vector<Value> KernelBuilder::beginKernel(const std::string &name,
   builder_.setInsertionPointToEnd(module_->getBody());
   kernel_ = tile::FuncOp::create(builder_, at(loc), name, builder_.getFunctionType(types, {}));
   for (auto [index, arg] : llvm::enumerate(args)) {
+    if (arg.equalToOne) {
+      if (!isa<IntegerType>(arg.type))
+        fail(loc, "only integer arguments can be specialized as equal to 1, argument #" +
+                      std::to_string(index) + " is " + str(arg.type));
+      kernel_.setArgAttr(index, tile::TileDialect::kEqualToOneAttr, builder_.getUnitAttr());
+    }
     if (arg.divisibility == 0)
       continue;
     if (!llvm::isPowerOf2_32(arg.divisibility))

@@ -29,6 +29,9 @@ struct KernelArg {
   /// The integer (or, for a pointer, its address in bytes) is a multiple of
   /// this power of two; 0 promises nothing.
   unsigned divisibility = 0;
+  /// The integer argument is always 1 (`tile.equal_to_1`): strides of 1 let
+  /// backends prove rows contiguous. The runtime refuses other values.
+  bool equalToOne = false;
 };
 
 enum class BinaryOp {

@@ -90,9 +90,12 @@ Args makeHandles(const std::vector<mlir::Value> &values, std::index_sequence<I..
 /// Traces `kernel` into a `tile.func @name` of a new module in `context`.
 /// `divisibility` gives, per kernel argument, the power of two it is a
 /// multiple of (0: nothing known); empty means 16 for pointers, nothing else.
+/// `equalToOne` lists the integer arguments specialized to the value 1
+/// (unit strides), as Triton specializes them.
 template <class Fn>
 mlir::OwningOpRef<mlir::ModuleOp> trace(mlir::MLIRContext &context, const std::string &name,
                                         Fn &&kernel, std::vector<unsigned> divisibility = {},
+                                        std::vector<size_t> equalToOne = {},
                                         SrcLoc loc = SrcLoc::current()) {
   using Args = typename detail::Signature<std::decay_t<Fn>>::Args;
   frontend::KernelBuilder kb(context);
@@ -114,6 +117,13 @@ mlir::OwningOpRef<mlir::ModuleOp> trace(mlir::MLIRContext &context, const std::s
     for (size_t i = 0; i < args.size(); ++i)
       args[i].divisibility = divisibility[i];
   }
+  for (size_t index : equalToOne) {
+    if (index >= args.size())
+      throw KernelError(detail::here(loc), "trace: equal-to-1 hint for argument #" +
+                                               std::to_string(index) + " of " +
+                                               std::to_string(args.size()));
+    args[index].equalToOne = true;
+  }
 
   std::vector<mlir::Value> values = kb.beginKernel(name, args, detail::here(loc));
   std::apply(kernel, detail::makeHandles<Args>(
@@ -124,9 +134,10 @@ mlir::OwningOpRef<mlir::ModuleOp> trace(mlir::MLIRContext &context, const std::s
 /// The same in a context of its own, returned with the module.
 template <class Fn>
 TracedKernel trace(const std::string &name, Fn &&kernel, std::vector<unsigned> divisibility = {},
-                   SrcLoc loc = SrcLoc::current()) {
+                   std::vector<size_t> equalToOne = {}, SrcLoc loc = SrcLoc::current()) {
   TracedKernel traced{std::make_unique<mlir::MLIRContext>(), nullptr};
-  traced.module = trace(*traced.context, name, std::forward<Fn>(kernel), std::move(divisibility), loc);
+  traced.module = trace(*traced.context, name, std::forward<Fn>(kernel), std::move(divisibility),
+                        std::move(equalToOne), loc);
   return traced;
 }
 

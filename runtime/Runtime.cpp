@@ -180,7 +180,16 @@ llvm::Expected<KernelSignature> KernelSignature::fromModule(mlir::ModuleOp modul
   if (auto func = module.lookupSymbol<tessera::tile::FuncOp>(kernel)) {
     if (!func.isKernel())
       return makeError("'" + kernel + "' is not a kernel (a public tile.func without results)");
-    return fromTypes(func.getArgumentTypes());
+    llvm::Expected<KernelSignature> signature = fromTypes(func.getArgumentTypes());
+    if (!signature)
+      return signature.takeError();
+    for (auto [index, param] : llvm::enumerate(signature->params)) {
+      param.equalToOne = func.getArgAttr(index, tessera::tile::TileDialect::kEqualToOneAttr) != nullptr;
+      if (auto divisibility = func.getArgAttrOfType<mlir::IntegerAttr>(
+              index, tessera::tile::TileDialect::kDivisibilityAttr))
+        param.divisibility = static_cast<unsigned>(divisibility.getInt());
+    }
+    return signature;
   }
   std::string entry = cpu::gridEntryName(kernel);
   for (llvm::StringRef name : {llvm::StringRef(entry), kernel}) {
@@ -453,6 +462,9 @@ llvm::Error packArgument(llvm::StringRef kernel, size_t index, const KernelSigna
     if (param.kind != ArgKind::Pointer)
       return mismatch("");
     void *pointer = arg.pointer();
+    if (param.divisibility && reinterpret_cast<uintptr_t>(pointer) % param.divisibility)
+      return mismatch(" (the kernel was specialized for addresses divisible by " +
+                      llvm::Twine(param.divisibility) + ")");
     std::memcpy(&slot, &pointer, sizeof(pointer));
     return llvm::Error::success();
   }
@@ -478,6 +490,11 @@ llvm::Error packArgument(llvm::StringRef kernel, size_t index, const KernelSigna
       fits = value >= -(int64_t(1) << (width - 1)) && value < (int64_t(1) << width);
     if (!fits)
       return mismatch(" (out of range)");
+    if (param.equalToOne && value != 1)
+      return mismatch(" (the kernel was specialized for the value 1: tile.equal_to_1)");
+    if (param.divisibility && value % param.divisibility)
+      return mismatch(" (the kernel was specialized for multiples of " +
+                      llvm::Twine(param.divisibility) + ")");
     slot = uint64_t(value) & (width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1);
     return llvm::Error::success();
   }

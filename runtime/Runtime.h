@@ -67,6 +67,11 @@ struct KernelSignature {
     ArgKind kind = ArgKind::I32;
     /// The element type a pointer points to ("f32"), when known; else empty.
     std::string pointee;
+    /// What the kernel was specialized for (`tile.equal_to_1`,
+    /// `tile.divisibility`): a launch passing anything else is refused, since
+    /// the code relies on it.
+    bool equalToOne = false;
+    unsigned divisibility = 0;
   };
   std::vector<Param> params;
 

@@ -47,7 +47,8 @@ void BM_GemmF32(benchmark::State &state) {
   unsigned threads = static_cast<unsigned>(state.range(1));
   runtime::CpuDevice device(threads);
   llvm::Expected<TesseraGemm> gemm =
-      TesseraGemm::create(device, size, size, size, examples::MatmulConfig{});
+      TesseraGemm::create(device, size, size, size,
+                          examples::MatmulConfig{.unitInnerStrides = true});
   if (!gemm)
     return reportError(state, gemm.takeError());
 

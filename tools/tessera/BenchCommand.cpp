@@ -35,7 +35,8 @@ struct BenchOptions {
   std::string dtype = "f32";
   unsigned threads = 0;
   std::string peer;
-  examples::MatmulConfig config;
+  /// Row-major operands, as cblas is called: unit inner strides specialized.
+  examples::MatmulConfig config{.unitInnerStrides = true};
 };
 
 int usageError(const llvm::Twine &message) {

@@ -155,6 +155,15 @@ TEST_F(MatmulOnCpu, F16) {
   check({{32, 32, 16, examples::MatmulInputs::F16}, 37, 29, 23});
 }
 
+// Unit inner strides specialized: rows load and store as contiguous vectors
+// (the path the benchmarks take), ragged edges included.
+TEST_F(MatmulOnCpu, UnitInnerStrides) {
+  check({{64, 64, 32, examples::MatmulInputs::F32, true}, 100, 70, 50});
+  check({{32, 32, 16, examples::MatmulInputs::F32, true}, 37, 29, 23});
+  check({{64, 64, 32, examples::MatmulInputs::F16, true}, 100, 70, 50});
+  check({{64, 64, 32, examples::MatmulInputs::F32, true}, 100, 70, 50}, avx2Target());
+}
+
 TEST_F(MatmulOnCpu, F32OnAvx2) {
   check({{64, 64, 32, examples::MatmulInputs::F32}, 100, 70, 50}, avx2Target());
 }

@@ -397,3 +397,31 @@ TEST_F(CpuRuntimeTest, CompileTileRecordsTheTileSignatureAndLowers) {
                 HasSubstr("this build of Tessera has no CPU lowering"));
   }
 }
+
+TEST_F(CpuRuntimeTest, LaunchesMustKeepTheSpecializationPromises) {
+  // The code may rely on `tile.equal_to_1` and `tile.divisibility`: a launch
+  // that breaks either promise is refused, never run with wrong results.
+  auto tileModule = parse(*context, R"mlir(
+    tile.func @vadd(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32>,
+                    %out: !tile.ptr<f32>, %n: i32 {tile.equal_to_1}) {
+      tile.return
+    })mlir");
+  ASSERT_TRUE(tileModule);
+  ASSERT_OK_AND_ASSIGN(signature, KernelSignature::fromModule(*tileModule, "vadd"));
+  EXPECT_EQ(signature.params[0].divisibility, 16u);
+  EXPECT_TRUE(signature.params[3].equalToOne);
+
+  CpuDevice device(deviceOptions(1));
+  auto lowered = parse(*context, kVectorAdd);
+  CompileOptions options;
+  options.signature = signature;
+  ASSERT_OK_AND_ASSIGN(kernel, device.compile(*lowered, "vadd", options));
+  ASSERT_OK_AND_ASSIGN(x, Buffer::allocate(device, 64 * sizeof(float)));
+  ASSERT_OK_AND_ASSIGN(out, Buffer::allocate(device, 64 * sizeof(float)));
+  EXPECT_THAT(llvm::toString(device.launch(kernel, {1}, {x, x, out, 5})),
+              HasSubstr("kernel 'vadd': argument 3 is i32, got integer 5 (the kernel was "
+                        "specialized for the value 1: tile.equal_to_1)"));
+  EXPECT_THAT(llvm::toString(device.launch(kernel, {1}, {x.as<float>() + 1, x, out, 1})),
+              HasSubstr("(the kernel was specialized for addresses divisible by 16)"));
+  EXPECT_FALSE(device.launch(kernel, {1}, {x, x, out, 1}));
+}

@@ -84,4 +84,14 @@ if [ ! -f build/build.ninja ] || ! grep -q "CMAKE_HOME_DIRECTORY:INTERNAL=$repo\
 fi
 say "building"
 cmake --build build -j "${TESSERA_JOBS:-$(nproc)}"
+
+# The Python package in build/python, importable from that Python without
+# PYTHONPATH (a .pth file; `pip install .` is the alternative).
+site=$("$python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+if [ -d build/python/tessera ] && [ -w "$site" ]; then
+  echo "$repo/build/python" > "$site/tessera-build.pth"
+  say "python: 'import tessera' now loads $repo/build/python/tessera"
+elif [ -d build/python/tessera ]; then
+  say "note: cannot write to $site: use PYTHONPATH=$repo/build/python"
+fi
 say "done: build/bin/tessera and build/bin/tessera-opt are ready"

@@ -1,0 +1,26 @@
+// Shared declarations of the tessera._C extension's sources.
+#ifndef TESSERA_PYTHON_SRC_BINDINGS_H
+#define TESSERA_PYTHON_SRC_BINDINGS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+namespace tessera::python {
+
+/// A finished kernel module with the context that owns it.
+struct PyModule {
+  std::shared_ptr<mlir::MLIRContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module; // Declared after the context: destroyed first.
+};
+
+void bindBuilder(pybind11::module_ &m);
+void bindRuntime(pybind11::module_ &m);
+
+} // namespace tessera::python
+
+#endif // TESSERA_PYTHON_SRC_BINDINGS_H

@@ -1,0 +1,1097 @@
+"""@tessera.jit: Python functions compiled to tile IR.
+
+The decorated function's source is parsed with ``ast`` and walked by
+CodeGenerator, which calls tessera.language (and through it the C++
+KernelBuilder) for every operation, with the position of the Python node as
+the source location, so that errors name the kernel's file:line:col.
+
+``kernel[grid](*args, **constexprs)`` binds the arguments, computes the
+specialization key (dtypes, constexpr values, ints equal to 1, divisibility by
+16 of ints and data pointers), compiles on a cache miss, and runs the kernel on
+the CPU backend when this build has one, else (or with TESSERA_INTERPRET=1) on
+the tile IR interpreter.
+"""
+
+import ast
+import builtins
+import functools
+import inspect
+import operator
+import os
+import textwrap
+
+from . import _C
+from . import language as tl
+from .errors import ArgumentError, CompilationError, LaunchError
+from .language import _state, _unwrap, constexpr, tensor, tensor_descriptor
+
+__all__ = ["jit", "JITFunction", "CompiledKernel", "cdiv", "next_power_of_2", "cpu_available",
+           "default_backend"]
+
+
+def cdiv(x, y):
+    """ceil(x / y) for integers."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n):
+    """The smallest power of two >= n (1 for n <= 1)."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+def cpu_available():
+    """Whether this build of tessera can compile kernels for the CPU."""
+    return bool(_C.cpu_available())
+
+
+def _interpret_requested():
+    return os.environ.get("TESSERA_INTERPRET", "0").lower() not in ("", "0", "false", "off", "no")
+
+
+def default_backend():
+    """Where kernels run now: "interpreter" (TESSERA_INTERPRET=1, or no CPU
+    lowering in this build) or "cpu"."""
+    if _interpret_requested() or not cpu_available():
+        return "interpreter"
+    return "cpu"
+
+
+_MISSING = object()
+
+# Launch options accepted (and, on the CPU, ignored) like Triton's.
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
+                   "launch_cooperative_grid")
+
+
+# ---------------------------------------------------------------------------
+# Source
+# ---------------------------------------------------------------------------
+
+
+class _Source:
+    """The parsed source of a function and how to map its nodes to file positions."""
+
+    def __init__(self, fn):
+        try:
+            lines, first_line = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise CompilationError(
+                f"cannot read the source of '{fn.__qualname__}' ({e}); @tessera.jit needs "
+                "functions defined in a file", fn.__code__.co_filename, fn.__code__.co_firstlineno, 0)
+        self.file = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        self.first_line = first_line
+        raw = "".join(lines)
+        first = lines[0]
+        self.indent = len(first) - len(first.lstrip())
+        module = ast.parse(textwrap.dedent(raw))
+        node = module.body[0]
+        if not isinstance(node, ast.FunctionDef):
+            raise CompilationError(f"@tessera.jit applies to functions, not {type(node).__name__}",
+                                   self.file, first_line, self.indent + 1)
+        self.tree = node
+        self.constexprs = set()
+        for arg in node.args.args + node.args.kwonlyargs:
+            if arg.annotation is not None and _is_constexpr_annotation(arg.annotation):
+                self.constexprs.add(arg.arg)
+        if node.args.vararg or node.args.kwarg:
+            raise CompilationError("kernels cannot take *args or **kwargs", *self.loc(node))
+
+    def loc(self, node):
+        return (self.file, self.first_line + node.lineno - 1, self.indent + node.col_offset + 1)
+
+
+def _is_constexpr_annotation(node):
+    if isinstance(node, ast.Attribute):
+        return node.attr == "constexpr"
+    if isinstance(node, ast.Name):
+        return node.id == "constexpr"
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.split(".")[-1] == "constexpr"
+    return False
+
+
+def _assigned_names(stmts):
+    """The names a list of statements assigns, in order of first assignment
+    (nested functions and comprehensions excluded)."""
+    names = []
+
+    class Visitor(ast.NodeVisitor):
+        def visit_Name(self, node):
+            if isinstance(node.ctx, ast.Store) and node.id not in names:
+                names.append(node.id)
+
+        def visit_FunctionDef(self, node):
+            pass
+
+        visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_FunctionDef
+        visit_GeneratorExp = visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    for stmt in stmts:
+        Visitor().visit(stmt)
+    return names
+
+
+class _Return(Exception):
+    def __init__(self, value, node):
+        super().__init__()
+        self.value = value
+        self.node = node
+
+
+_UNSUPPORTED = {
+    "Lambda": "lambda expressions are", "ListComp": "list comprehensions are",
+    "SetComp": "set comprehensions are", "DictComp": "dict comprehensions are",
+    "GeneratorExp": "generator expressions are", "Dict": "dict displays are",
+    "Set": "set displays are", "Await": "await is", "Yield": "yield is", "YieldFrom": "yield is",
+    "NamedExpr": "assignment expressions (:=) are", "Starred": "starred expressions are",
+    "With": "'with' statements are", "AsyncWith": "'async with' statements are",
+    "Try": "'try' statements are", "TryStar": "'try' statements are", "Raise": "'raise' is",
+    "FunctionDef": "nested function definitions are (define a @tessera.jit function at module level)",
+    "AsyncFunctionDef": "nested function definitions are", "ClassDef": "class definitions are",
+    "Import": "import statements are", "ImportFrom": "import statements are",
+    "Global": "'global' is", "Nonlocal": "'nonlocal' is", "Delete": "'del' is",
+    "Break": "'break' is", "Continue": "'continue' is", "Match": "'match' statements are",
+    "AsyncFor": "'async for' is", "MatMult": "the @ operator is (use tl.dot)",
+}
+
+_BINARY = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+    ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.BitAnd: operator.and_,
+}
+
+_COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def _has_tensor(value):
+    value = _unwrap(value)
+    if isinstance(value, (tensor, tensor_descriptor)):
+        return True
+    if isinstance(value, (tuple, list)):
+        return builtins.any(_has_tensor(v) for v in value)
+    return False
+
+
+def _is_number(value):
+    return isinstance(value, (bool, int, float))
+
+
+# ---------------------------------------------------------------------------
+# Code generation
+# ---------------------------------------------------------------------------
+
+
+class CodeGenerator(ast.NodeVisitor):
+    """Walks one function's body, building IR through tessera.language."""
+
+    def __init__(self, builder, src, scope, jit_fn, used_globals, depth=0):
+        self.builder = builder
+        self.src = src
+        self.scope = scope
+        self.jit_fn = jit_fn
+        self.globals = jit_fn.fn.__globals__
+        self.closure = {}
+        code = jit_fn.fn.__code__
+        if jit_fn.fn.__closure__:
+            for name, cell in zip(code.co_freevars, jit_fn.fn.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        self.used_globals = used_globals
+        self.depth = depth
+        self.dynamic_depth = 0  # inside scf.if / scf.for / scf.while bodies
+
+    # -- locations and errors ------------------------------------------------
+    def loc(self, node):
+        return self.src.loc(node)
+
+    def error(self, node, message):
+        raise CompilationError(message, *self.loc(node))
+
+    def unsupported(self, node, what=None):
+        what = what or _UNSUPPORTED.get(type(node).__name__,
+                                        f"'{type(node).__name__}' nodes are")
+        self.error(node, f"unsupported construct: {what} not supported in a @tessera.jit kernel")
+
+    def visit(self, node):
+        previous = _state.loc
+        if hasattr(node, "lineno"):
+            _state.loc = self.loc(node)
+        try:
+            return super().visit(node)
+        except (CompilationError, _Return):
+            raise
+        except RecursionError:
+            raise
+        except Exception as e:  # a Python error inside a builtin: point at this node
+            if not hasattr(node, "lineno"):
+                raise
+            message = str(e) if isinstance(e, (TypeError, ValueError)) else f"{type(e).__name__}: {e}"
+            raise CompilationError(message, *self.loc(node)) from e
+        finally:
+            _state.loc = previous
+
+    def generic_visit(self, node):
+        self.unsupported(node)
+
+    def visit_stmts(self, stmts):
+        for stmt in stmts:
+            self.visit(stmt)
+
+    # -- statements ------------------------------------------------------------
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # docstring
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Assign(self, node):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return
+        self.assign(node.target, self.visit(node.value))
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            self.unsupported(node.target, "assignment to a subscript or attribute is (tensors are immutable)")
+        current = self.lookup(node.target.id, node.target)
+        rhs = self.visit(node.value)
+        _state.loc = self.loc(node)
+        self.assign(node.target, self.binary(node.op, current, rhs, node))
+
+    def assign(self, target, value):
+        value = _unwrap(value)
+        if isinstance(target, ast.Name):
+            self.scope[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, tensor):
+                self.error(target, "cannot unpack a tensor; unpack a tuple of values")
+            if not isinstance(value, (tuple, list)):
+                self.error(target, f"cannot unpack {tl._describe(value)}")
+            if len(value) != len(target.elts):
+                self.error(target, f"cannot unpack {len(value)} values into {len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self.assign(t, v)
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):
+            self.unsupported(target, "assignment to a subscript or attribute is (tensors are immutable; "
+                                     "use tl.where or tl.store)")
+        else:
+            self.unsupported(target)
+
+    def visit_Return(self, node):
+        value = self.visit(node.value) if node.value is not None else None
+        if self.dynamic_depth:
+            self.unsupported(node, "'return' inside a dynamic if/for/while (one whose condition or "
+                                   "bounds are tensors) is")
+        raise _Return(value, node)
+
+    def visit_Assert(self, node):
+        test = _unwrap(self.visit(node.test))
+        msg = _unwrap(self.visit(node.msg)) if node.msg is not None else ""
+        _state.loc = self.loc(node)
+        if isinstance(test, tensor):
+            tl.device_assert(test, str(msg))
+        elif not test:
+            self.error(node, "assertion failed" + (f": {msg}" if msg else ""))
+
+    # -- if ------------------------------------------------------------------
+    def visit_If(self, node):
+        cond = _unwrap(self.visit(node.test))
+        if not isinstance(cond, tensor):
+            self.visit_stmts(node.body if cond else node.orelse)
+            return
+        _state.loc = self.loc(node)
+        if not cond.shape and cond.dtype is not tl.int1:
+            cond = tl._to_bool(cond)
+        then_names = _assigned_names(node.body)
+        else_names = _assigned_names(node.orelse)
+        names = []
+        for n in then_names + else_names:
+            if n in names:
+                continue
+            if n in self.scope or (n in then_names and n in else_names):
+                names.append(n)
+        then_values = {}
+
+        def branch(stmts, is_else):
+            saved = dict(self.scope)
+            self.dynamic_depth += 1
+            try:
+                self.visit_stmts(stmts)
+            finally:
+                self.dynamic_depth -= 1
+            _state.loc = self.loc(node)
+            out = []
+            for n in names:
+                value = self.scope.get(n, _MISSING)
+                before = saved.get(n, _MISSING)
+                peer = then_values.get(n) if is_else else (before if isinstance(before, tensor) else None)
+                out.append(self.carried(n, value, peer, node, "if"))
+                if is_else and out[-1].handle.type != then_values[n].handle.type:
+                    self.error(node, f"variable '{n}' is {then_values[n]!r} after the then branch but "
+                                     f"{out[-1]!r} after the else branch; both branches must give it "
+                                     "the same type and shape")
+                if not is_else:
+                    then_values[n] = out[-1]
+            self.scope = saved
+            return [t.handle for t in out]
+
+        has_else = bool(node.orelse) or bool(names)
+        results = self.builder.if_then_else(
+            cond.handle, lambda: branch(node.body, False),
+            (lambda: branch(node.orelse, True)) if has_else else None, self.loc(node))
+        for n, r in zip(names, results):
+            self.scope[n] = tensor(r, then_values[n].dtype)
+
+    def carried(self, name, value, peer, node, what):
+        """`value` of a variable at the end of a region, as a tensor typed like
+        `peer` when it is a Python number."""
+        value = _unwrap(value)
+        if value is _MISSING:
+            self.error(node, f"variable '{name}' is not defined on every path through this {what}")
+        if isinstance(value, tensor):
+            return value
+        if _is_number(value):
+            t = tl._to_tensor(value, peer)
+            if peer is not None and t.handle.type != peer.handle.type:
+                t = tl._cast(t, peer.dtype)
+                if peer.shape:
+                    t = tl.broadcast_to(t, peer.shape)
+            return t
+        self.error(node, f"variable '{name}' holds {tl._describe(value)} and is assigned inside a "
+                         f"dynamic {what}; only tensors and numbers can change there")
+
+    # -- loops -----------------------------------------------------------------
+    def loop_carried(self, body, exclude, node, what):
+        names = []
+        for n in _assigned_names(body):
+            if n in exclude or n not in self.scope:
+                continue
+            value = _unwrap(self.scope[n])
+            if not isinstance(value, tensor) and not _is_number(value):
+                self.error(node, f"variable '{n}' holds {tl._describe(value)} and is assigned inside a "
+                                 f"{what}; only tensors and numbers can change in a loop")
+            names.append(n)
+        inits = [tl._to_tensor(self.scope[n]) for n in names]
+        return names, inits
+
+    def end_of_body(self, names, inits, node):
+        out = []
+        for n, init in zip(names, inits):
+            value = self.carried(n, self.scope.get(n, _MISSING), init, node, "loop")
+            if value.handle.type != init.handle.type:
+                self.error(node, f"loop-carried variable '{n}' is {init!r} before the loop but "
+                                 f"{value!r} at the end of its body; a loop must keep each "
+                                 "variable's type and shape")
+            out.append(value.handle)
+        return out
+
+    def visit_For(self, node):
+        if node.orelse:
+            self.unsupported(node, "'for ... else' is")
+        iterable = _unwrap(self.visit(node.iter))
+        _state.loc = self.loc(node)
+        if isinstance(iterable, tl.static_range) or isinstance(iterable, (tuple, list, builtins.range)):
+            if isinstance(iterable, tl.static_range):
+                bounds = [_unwrap(iterable.start), _unwrap(iterable.end), _unwrap(iterable.step)]
+                for b in bounds:
+                    if isinstance(b, tensor) or not isinstance(b, int):
+                        self.error(node.iter, f"tl.static_range bounds must be compile-time integers, "
+                                              f"got {tl._describe(b)}")
+                iterable = builtins.range(*bounds)
+            for value in iterable:
+                self.assign(node.target, value)
+                self.visit_stmts(node.body)
+            return
+        if not isinstance(iterable, tl.range):
+            self.error(node.iter, "for loops iterate over range(...), tl.range(...) or "
+                                  f"tl.static_range(...), not {tl._describe(iterable)}")
+        if not isinstance(node.target, ast.Name):
+            self.unsupported(node.target, "a loop variable other than a plain name is")
+        lo, hi, step = (_unwrap(v) for v in (iterable.start, iterable.end, iterable.step))
+        if isinstance(step, int) and step <= 0:
+            self.error(node.iter, f"range step must be positive, got {step}")
+        for v in (lo, hi, step):
+            if isinstance(v, float) or (isinstance(v, tensor) and not v.dtype.is_int()):
+                self.error(node.iter, f"range bounds must be integers, got {tl._describe(v)}")
+        lo, hi, step = (tl._to_tensor(v) for v in (lo, hi, step))
+        target = node.target.id
+        names, inits = self.loop_carried(node.body, {target}, node, "for loop")
+
+        def body(iv, args):
+            saved = dict(self.scope)
+            self.scope[target] = tensor(iv)
+            for n, a, init in zip(names, args, inits):
+                self.scope[n] = tensor(a, init.dtype)
+            self.dynamic_depth += 1
+            try:
+                self.visit_stmts(node.body)
+            finally:
+                self.dynamic_depth -= 1
+            _state.loc = self.loc(node)
+            out = self.end_of_body(names, inits, node)
+            self.scope = saved
+            return out
+
+        results = self.builder.for_loop(lo.handle, hi.handle, step.handle, [i.handle for i in inits],
+                                        body, self.loc(node))
+        for n, r, init in zip(names, results, inits):
+            self.scope[n] = tensor(r, init.dtype)
+
+    def visit_While(self, node):
+        if node.orelse:
+            self.unsupported(node, "'while ... else' is")
+        names, inits = self.loop_carried(node.body, set(), node, "while loop")
+
+        def bind(args):
+            saved = dict(self.scope)
+            for n, a, init in zip(names, args, inits):
+                self.scope[n] = tensor(a, init.dtype)
+            return saved
+
+        def cond(args):
+            saved = bind(args)
+            value = _unwrap(self.visit(node.test))
+            _state.loc = self.loc(node.test)
+            if isinstance(value, tensor) and value.shape:
+                self.error(node.test, f"a while condition must be a scalar, got {value!r}")
+            value = tl._to_bool(value)
+            self.scope = saved
+            return value.handle
+
+        def body(args):
+            saved = bind(args)
+            self.dynamic_depth += 1
+            try:
+                self.visit_stmts(node.body)
+            finally:
+                self.dynamic_depth -= 1
+            _state.loc = self.loc(node)
+            out = self.end_of_body(names, inits, node)
+            self.scope = saved
+            return out
+
+        results = self.builder.while_loop([i.handle for i in inits], cond, body, self.loc(node))
+        for n, r, init in zip(names, results, inits):
+            self.scope[n] = tensor(r, init.dtype)
+
+    # -- expressions -------------------------------------------------------------
+    def visit_Constant(self, node):
+        return node.value
+
+    def lookup(self, name, node):
+        value = self.scope.get(name, _MISSING)
+        if value is not _MISSING:
+            return value
+        for table, is_global in ((self.closure, True), (self.globals, True),
+                                 (vars(builtins), False)):
+            value = table.get(name, _MISSING)
+            if value is _MISSING:
+                continue
+            if is_global:
+                self.note_global(name, value, node)
+            return _unwrap(value)
+        self.error(node, f"name '{name}' is not defined")
+
+    def note_global(self, name, value, node):
+        raw = _unwrap(value)
+        if isinstance(raw, (bool, int, float, str, type(None))) or isinstance(raw, tl.dtype):
+            self.used_globals[(id(self.globals), name)] = (self.globals, name, value)
+        elif isinstance(raw, (tuple, list)):
+            self.used_globals[(id(self.globals), name)] = (self.globals, name, tuple(raw))
+
+    def visit_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def visit_Attribute(self, node):
+        value = _unwrap(self.visit(node.value))
+        try:
+            return _unwrap(getattr(value, node.attr))
+        except AttributeError:
+            if isinstance(value, tensor):
+                self.error(node, f"tensor has no attribute '{node.attr}'")
+            name = getattr(value, "__name__", type(value).__name__)
+            self.error(node, f"'{name}' has no attribute '{node.attr}'")
+
+    def visit_Tuple(self, node):
+        return tuple(self.visit_elements(node.elts))
+
+    def visit_List(self, node):
+        return list(self.visit_elements(node.elts))
+
+    def visit_elements(self, elts):
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                value = _unwrap(self.visit(e.value))
+                if not isinstance(value, (tuple, list)):
+                    self.error(e, f"cannot unpack {tl._describe(value)}")
+                out.extend(value)
+            else:
+                out.append(self.visit(e))
+        return out
+
+    def visit_Slice(self, node):
+        parts = [None if p is None else _unwrap(self.visit(p)) for p in (node.lower, node.upper, node.step)]
+        return slice(*parts)
+
+    def visit_Subscript(self, node):
+        value = _unwrap(self.visit(node.value))
+        index = self.visit(node.slice)
+        _state.loc = self.loc(node)
+        if isinstance(value, tensor):
+            return value[index]
+        if isinstance(index, tensor):
+            self.error(node, f"cannot index {tl._describe(value)} with a tensor")
+        return _unwrap(value[_unwrap(index)])
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                value = _unwrap(self.visit(v.value))
+                if isinstance(value, tensor):
+                    self.error(v, "f-strings can only hold compile-time values; pass tensors to "
+                                  "tl.device_print")
+                spec = self.visit(v.format_spec) if v.format_spec is not None else ""
+                if v.conversion == ord("r"):
+                    value = repr(value)
+                elif v.conversion == ord("s"):
+                    value = str(value)
+                parts.append(format(value, spec))
+        return "".join(parts)
+
+    def binary(self, op, lhs, rhs, node):
+        lhs, rhs = _unwrap(lhs), _unwrap(rhs)
+        fn = _BINARY.get(type(op))
+        if fn is None:
+            self.unsupported(node, _UNSUPPORTED.get(type(op).__name__))
+        if isinstance(op, ast.Pow) and (isinstance(lhs, tensor) or isinstance(rhs, tensor)):
+            self.error(node, "the ** operator is not supported on tensors; use tl.exp2, tl.exp or "
+                             "multiplication")
+        for v in (lhs, rhs):
+            if v is None or isinstance(v, (str, tl.dtype, tuple, list, tensor_descriptor)) or callable(v):
+                if isinstance(lhs, tensor) or isinstance(rhs, tensor):
+                    symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
+                              ast.FloorDiv: "//", ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>",
+                              ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&"}.get(type(op), "?")
+                    self.error(node, f"unsupported operand types for {symbol}: "
+                                     f"{tl._describe(lhs)} and {tl._describe(rhs)}")
+        return fn(lhs, rhs)
+
+    def visit_BinOp(self, node):
+        lhs = self.visit(node.left)
+        rhs = self.visit(node.right)
+        return self.binary(node.op, lhs, rhs, node)
+
+    def visit_UnaryOp(self, node):
+        value = _unwrap(self.visit(node.operand))
+        if isinstance(node.op, ast.Not):
+            if isinstance(value, tensor):
+                return value.logical_not()
+            return not value
+        if isinstance(node.op, ast.USub):
+            return -value
+        if isinstance(node.op, ast.UAdd):
+            return +value
+        if isinstance(node.op, ast.Invert):
+            return ~value
+        self.unsupported(node)
+
+    def visit_BoolOp(self, node):
+        is_and = isinstance(node.op, ast.And)
+        values = []
+        for operand in node.values:
+            value = _unwrap(self.visit(operand))
+            if not isinstance(value, tensor):
+                # Python's short circuit for compile-time operands.
+                if is_and and not value:
+                    return value if not values else False
+                if not is_and and value:
+                    return value if not values else True
+                continue
+            values.append(value)
+        if not values:
+            return _unwrap(self.visit(node.values[-1])) if node.values else None
+        _state.loc = self.loc(node)
+        result = tl._to_bool(values[0])
+        for v in values[1:]:
+            result = result.logical_and(v) if is_and else result.logical_or(v)
+        return result
+
+    def visit_Compare(self, node):
+        left = _unwrap(self.visit(node.left))
+        result = None
+        for op, comparator in zip(node.ops, node.comparators):
+            right = _unwrap(self.visit(comparator))
+            _state.loc = self.loc(node)
+            if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) and (
+                    isinstance(left, tensor) and isinstance(right, tensor)):
+                self.error(node, "'is' and 'in' compare compile-time values, not tensors")
+            value = _COMPARE[type(op)](left, right)
+            if result is None:
+                result = value
+            elif isinstance(result, tensor) or isinstance(value, tensor):
+                result = tl._to_bool(result).logical_and(value)
+            else:
+                result = result and value
+            left = right
+        return result
+
+    def visit_IfExp(self, node):
+        cond = _unwrap(self.visit(node.test))
+        if not isinstance(cond, tensor):
+            return self.visit(node.body) if cond else self.visit(node.orelse)
+        then_value = self.visit(node.body)
+        else_value = self.visit(node.orelse)
+        _state.loc = self.loc(node)
+        return tl.where(cond, then_value, else_value)
+
+    # -- calls -------------------------------------------------------------------
+    def visit_Call(self, node):
+        fn = _unwrap(self.visit(node.func))
+        args = self.visit_elements(node.args)
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                extra = _unwrap(self.visit(kw.value))
+                if not isinstance(extra, dict):
+                    self.error(kw.value, f"cannot unpack {tl._describe(extra)} as keyword arguments")
+                kwargs.update(extra)
+            else:
+                kwargs[kw.arg] = self.visit(kw.value)
+        _state.loc = self.loc(node)
+        return self.call(fn, args, kwargs, node)
+
+    def call(self, fn, args, kwargs, node):
+        if isinstance(fn, JITFunction):
+            return self.inline(fn, args, kwargs, node)
+        if fn is builtins.range:
+            if kwargs:
+                self.error(node, "range() takes no keyword arguments")
+            if not 1 <= len(args) <= 3:
+                self.error(node, f"range expected 1 to 3 arguments, got {len(args)}")
+            return tl.range(*args)
+        if fn is builtins.min or fn is builtins.max:
+            values = args[0] if len(args) == 1 and isinstance(_unwrap(args[0]), (tuple, list)) else args
+            if builtins.any(isinstance(_unwrap(v), tensor) for v in values):
+                combine = tl.minimum if fn is builtins.min else tl.maximum
+                return functools.reduce(combine, values)
+            return fn(*[_unwrap(a) for a in args], **kwargs)
+        if fn is builtins.print:
+            values = list(args)
+            prefix = ""
+            if values and isinstance(_unwrap(values[0]), str):
+                prefix = _unwrap(values.pop(0))
+            if builtins.any(isinstance(_unwrap(v), tensor) for v in values):
+                return tl.device_print(prefix + " ", *values)
+            return tl.static_print(*([prefix] if prefix else []), *values)
+        if fn is builtins.abs and args and isinstance(_unwrap(args[0]), tensor):
+            return tl.abs(args[0])
+        if fn is builtins.isinstance:
+            return fn(*[_unwrap(a) for a in args])
+        if getattr(fn, "_tessera_builtin", False) or isinstance(fn, type) and fn in (
+                tl.range, tl.static_range, tl.constexpr):
+            return fn(*args, **kwargs)
+        owner = getattr(fn, "__self__", None)
+        if isinstance(owner, (tensor, tensor_descriptor)):
+            return fn(*args, **kwargs)
+        if isinstance(fn, tl.dtype):
+            self.error(node, f"{fn!r} is not callable; convert with x.to({fn!r})")
+        if not callable(fn):
+            self.error(node, f"{tl._describe(fn)} is not callable")
+        if _has_tensor(list(args) + list(kwargs.values())):
+            name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
+            self.error(node, f"'{name}' is not a @tessera.jit function, so it cannot take tensors; "
+                             "decorate it with @tessera.jit to call it from a kernel")
+        # A plain Python function of compile-time values: evaluated now.
+        return _unwrap(fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()}))
+
+    def inline(self, fn, args, kwargs, node):
+        if self.depth > 64:
+            self.error(node, f"calls to '{fn.__name__}' nest too deeply (recursion is not supported)")
+        src = fn.source()
+        try:
+            bound = fn.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            self.error(node, f"{fn.__name__}(): {e}")
+        bound.apply_defaults()
+        scope = {}
+        for name, value in bound.arguments.items():
+            value = _unwrap(value)
+            if name in src.constexprs and isinstance(value, tensor):
+                self.error(node, f"argument '{name}' of '{fn.__name__}' is a tl.constexpr, but got "
+                                 f"{value!r}")
+            scope[name] = value
+        gen = CodeGenerator(self.builder, src, scope, fn, self.used_globals, self.depth + 1)
+        try:
+            gen.visit_stmts(src.tree.body)
+        except _Return as r:
+            return _unwrap(r.value)
+        return None
+
+
+# ---------------------------------------------------------------------------
+# Arguments
+# ---------------------------------------------------------------------------
+
+_NUMPY_KINDS = {("f", 2): tl.float16, ("f", 4): tl.float32, ("f", 8): tl.float64,
+                ("i", 1): tl.int8, ("i", 2): tl.int16, ("i", 4): tl.int32, ("i", 8): tl.int64,
+                ("u", 1): tl.uint8, ("b", 1): tl.int8}
+# DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool.
+_DLPACK_KINDS = {(0, 8): tl.int8, (0, 16): tl.int16, (0, 32): tl.int32, (0, 64): tl.int64,
+                 (1, 8): tl.uint8, (2, 16): tl.float16, (2, 32): tl.float32, (2, 64): tl.float64,
+                 (4, 16): tl.bfloat16, (6, 8): tl.int8}
+
+
+class _ArrayArg:
+    __slots__ = ("address", "nbytes", "dtype", "keepalive")
+
+    def __init__(self, address, nbytes, dtype, keepalive):
+        self.address = address
+        self.nbytes = nbytes
+        self.dtype = dtype
+        self.keepalive = keepalive
+
+
+def _extent(shape, strides, itemsize):
+    """Bytes from the first element to the end of the last one."""
+    if builtins.any(d == 0 for d in shape):
+        return 0
+    if builtins.any(s < 0 for s in strides):
+        return None
+    return builtins.sum((d - 1) * s for d, s in zip(shape, strides)) + itemsize
+
+
+def _array_arg(value, describe):
+    ai = getattr(value, "__array_interface__", None)
+    if isinstance(ai, dict):
+        typestr = ai["typestr"]
+        kind, itemsize = typestr[1], int(typestr[2:])
+        dtype = _NUMPY_KINDS.get((kind, itemsize))
+        if dtype is None:
+            raise TypeError(f"{describe}: arrays of dtype '{typestr}' cannot be passed to a kernel")
+        shape = tuple(ai["shape"])
+        strides = ai.get("strides")
+        if strides is None:
+            strides, step = [], itemsize
+            for d in reversed(shape):
+                strides.insert(0, step)
+                step *= d
+        if ai.get("offset", 0):
+            raise TypeError(f"{describe}: arrays with an offset in __array_interface__ are not supported")
+        nbytes = _extent(shape, strides, itemsize)
+        if nbytes is None:
+            raise TypeError(f"{describe}: arrays with negative strides are not supported; pass a copy")
+        return _ArrayArg(ai["data"][0], nbytes, dtype, value)
+    if hasattr(value, "__dlpack__"):
+        capsule = value.__dlpack__()
+        address, shape, strides, (code, bits, lanes), (device, _) = _C.dlpack_info(capsule)
+        if device not in (1, 3):  # kDLCPU, kDLCUDAHost
+            raise TypeError(f"{describe}: the tensor lives on DLPack device type {device}; the CPU "
+                            "backend and the interpreter need CPU memory")
+        dtype = _DLPACK_KINDS.get((code, bits)) if lanes == 1 else None
+        if dtype is None:
+            raise TypeError(f"{describe}: tensors of DLPack type (code {code}, {bits} bits, {lanes} "
+                            "lanes) cannot be passed to a kernel")
+        itemsize = bits // 8
+        nbytes = _extent(shape, [s * itemsize for s in strides], itemsize)
+        if nbytes is None:
+            raise TypeError(f"{describe}: tensors with negative strides are not supported")
+        return _ArrayArg(address, nbytes, dtype, (value, capsule))
+    return None
+
+
+def _freeze(value):
+    value = _unwrap(value)
+    if isinstance(value, list):
+        return ("list",) + tuple(_freeze(v) for v in value)
+    if isinstance(value, tuple):
+        return ("tuple",) + tuple(_freeze(v) for v in value)
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"constexpr value {value!r} is not hashable")
+    return (type(value).__name__, value)
+
+
+# ---------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------
+
+
+class CompiledKernel:
+    """One specialization of a kernel: its tile module and, on the CPU, its code."""
+
+    def __init__(self, name, module, backend, arg_plan, used_globals):
+        self.name = name
+        self.module = module
+        self.backend = backend
+        self.arg_plan = arg_plan  # per parameter: None (not passed) or its kind
+        self.used_globals = used_globals
+        self.cpu_kernel = None
+        self.asm = {"tile": str(module)}
+
+    def globals_unchanged(self):
+        for table, name, value in self.used_globals.values():
+            current = table.get(name, _MISSING)
+            if isinstance(value, tuple) and isinstance(current, (list, tuple)):
+                current = tuple(current)
+            if current is not value and current != value:
+                return False
+        return True
+
+    def launch(self, grid, args):
+        if self.backend == "cpu":
+            _C.launch_cpu(self.cpu_kernel, grid, args)
+        else:
+            self.module.run_interpreter(self.name, args, grid)
+
+
+class JITFunction:
+    """A @tessera.jit function: ``fn[grid](*args, **constexprs)`` launches it;
+    inside another kernel, calling it inlines it."""
+
+    def __init__(self, fn, do_not_specialize=None):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        self.signature = inspect.signature(fn)
+        self.params = list(self.signature.parameters.values())
+        self.arg_names = [p.name for p in self.params]
+        self.do_not_specialize = set()
+        for item in do_not_specialize or ():
+            self.do_not_specialize.add(self.arg_names[item] if isinstance(item, int) else item)
+        self._src = None
+        self.cache = {}
+
+    def source(self):
+        if self._src is None:
+            self._src = _Source(self.fn)
+        return self._src
+
+    @property
+    def constexprs(self):
+        return self.source().constexprs
+
+    def __repr__(self):
+        return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"'{self.__name__}' is a @tessera.jit kernel: launch it with "
+                           f"{self.__name__}[grid](...), or call it from inside another kernel")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    # -- binding -----------------------------------------------------------------
+    def _argument_error(self, message):
+        src = self.source()
+        raise ArgumentError(message, *src.loc(src.tree))
+
+    def _describe_params(self):
+        src = self.source()
+        return ", ".join(n + (": constexpr" if n in src.constexprs else "") for n in self.arg_names)
+
+    def bind(self, args, kwargs):
+        """The value of every parameter, by name."""
+        n = len(self.arg_names)
+        if len(args) > n:
+            self._argument_error(f"kernel '{self.__name__}' takes {n} argument{'s' * (n != 1)} "
+                                 f"({self._describe_params()}) but {len(args)} were given")
+        values = dict(zip(self.arg_names, args))
+        for name, value in kwargs.items():
+            if name not in self.arg_names:
+                self._argument_error(f"kernel '{self.__name__}' got an unexpected keyword argument "
+                                     f"'{name}' (parameters: {self._describe_params()})")
+            if name in values:
+                self._argument_error(f"kernel '{self.__name__}' got multiple values for argument "
+                                     f"'{name}'")
+            values[name] = value
+        missing = []
+        for p in self.params:
+            if p.name not in values:
+                if p.default is inspect.Parameter.empty:
+                    missing.append(p.name)
+                else:
+                    values[p.name] = p.default
+        if missing:
+            names = ", ".join(f"'{m}'" for m in missing)
+            self._argument_error(f"kernel '{self.__name__}' is missing {len(missing)} argument"
+                                 f"{'s' * (len(missing) != 1)}: {names} (parameters: "
+                                 f"{self._describe_params()})")
+        return values
+
+    def specialize(self, values):
+        """(key, per-parameter plan, launch arguments, keepalive)."""
+        src = self.source()
+        key, plan, launch_args, keep = [], [], [], []
+        for name in self.arg_names:
+            value = values[name]
+            if name in src.constexprs:
+                try:
+                    key.append(("c", _freeze(value)))
+                except TypeError as e:
+                    self._argument_error(f"kernel '{self.__name__}': argument '{name}': {e}")
+                plan.append(None)
+                continue
+            value = _unwrap(value)
+            specialize = name not in self.do_not_specialize
+            if value is None:
+                key.append(("none",))
+                plan.append(None)
+            elif isinstance(value, bool):
+                key.append(("i1",))
+                plan.append(("i1", 0, False))
+                launch_args.append(("int", int(value)))
+            elif isinstance(value, int) or (hasattr(value, "__index__") and not hasattr(value, "__len__")
+                                            and type(value).__name__.startswith(("int", "uint"))):
+                value = int(value)
+                if not -2**63 <= value < 2**63:
+                    self._argument_error(f"kernel '{self.__name__}': argument '{name}' = {value} does "
+                                         "not fit in 64 bits")
+                ty = "i32" if -2**31 <= value < 2**31 else "i64"
+                one = specialize and value == 1
+                div = 16 if specialize and value % 16 == 0 else 0
+                key.append((ty, one, div))
+                plan.append((ty, div, one))
+                launch_args.append(("int", value))
+            elif isinstance(value, float) or type(value).__name__.startswith("float"):
+                key.append(("fp32",))
+                plan.append(("f32", 0, False))
+                launch_args.append(("float", float(value)))
+            else:
+                try:
+                    array = _array_arg(value, f"kernel '{self.__name__}': argument '{name}'")
+                except TypeError as e:
+                    self._argument_error(str(e))
+                if array is None:
+                    self._argument_error(
+                        f"kernel '{self.__name__}': argument '{name}' is {tl._describe(value)}; "
+                        "pass a NumPy array, a tensor with __dlpack__ (e.g. a CPU torch tensor), an "
+                        "int, a float or a bool")
+                div = 16 if specialize and array.address % 16 == 0 else 0
+                key.append(("*", array.dtype.name, div))
+                plan.append(("ptr", div, array.dtype))
+                launch_args.append(("ptr", array.address, array.nbytes))
+                keep.append(array.keepalive)
+        return tuple(key), plan, launch_args, keep
+
+    # -- compiling -------------------------------------------------------------
+    def compile_for(self, values, plan, backend):
+        src = self.source()
+        builder = _C.Builder()
+        previous = (_state.builder, _state.loc)
+        _state.builder, _state.loc = builder, src.loc(src.tree)
+        try:
+            kernel_args = []
+            for name, p in zip(self.arg_names, plan):
+                if p is None:
+                    continue
+                if p[0] == "ptr":
+                    kernel_args.append((tl.pointer_type(p[2]).ir_type(builder), p[1], False))
+                else:  # an integer equal to 1 is marked tile.equal_to_1
+                    kernel_args.append((builder.type(p[0]), p[1], bool(p[2])))
+            handles = builder.begin_kernel(self.__name__, kernel_args, src.loc(src.tree))
+            scope = {}
+            it = iter(handles)
+            for name, p in zip(self.arg_names, plan):
+                if p is None:
+                    scope[name] = _unwrap(values[name])
+                    continue
+                handle = next(it)
+                if p[0] == "ptr":
+                    scope[name] = tensor(handle, tl.pointer_type(p[2]))
+                elif p[2]:  # an integer equal to 1: a compile-time constant
+                    scope[name] = 1
+                else:
+                    scope[name] = tensor(handle)
+            used_globals = {}
+            gen = CodeGenerator(builder, src, scope, self, used_globals)
+            try:
+                gen.visit_stmts(src.tree.body)
+            except _Return as r:
+                if r.value is not None:
+                    raise CompilationError("a kernel cannot return a value; store results through "
+                                           "pointers", *src.loc(r.node))
+            last = src.tree.body[-1]
+            end = (src.file, src.first_line + (getattr(last, "end_lineno", None) or last.lineno) - 1,
+                   src.indent + 1)
+            module = builder.finish(end)
+        finally:
+            _state.builder, _state.loc = previous
+        compiled = CompiledKernel(self.__name__, module, backend, plan, used_globals)
+        if backend == "cpu":
+            compiled.cpu_kernel = _C.compile_cpu(module, self.__name__)
+        return compiled
+
+    def _lookup(self, args, kwargs):
+        values = self.bind(args, kwargs)
+        key, plan, launch_args, keep = self.specialize(values)
+        backend = default_backend()
+        full_key = (backend, key)
+        compiled = self.cache.get(full_key)
+        if compiled is None or not compiled.globals_unchanged():
+            compiled = self.compile_for(values, plan, backend)
+            self.cache[full_key] = compiled
+        return compiled, values, launch_args, keep
+
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compiles the specialization for these arguments without running it."""
+        for option in _LAUNCH_OPTIONS:
+            kwargs.pop(option, None)
+        compiled, _, _, _ = self._lookup(args, kwargs)
+        return compiled
+
+    def ir(self, *args, **kwargs):
+        """The tile IR of the specialization for these arguments, as text."""
+        return self.warmup(*args, **kwargs).asm["tile"]
+
+    def run(self, *args, grid, **kwargs):
+        for option in _LAUNCH_OPTIONS:
+            if option not in self.arg_names:
+                kwargs.pop(option, None)
+        compiled, values, launch_args, keep = self._lookup(args, kwargs)
+        if callable(grid):
+            grid = grid(dict(values))
+        grid = _normalize_grid(grid, self.__name__)
+        compiled.launch(grid, launch_args)
+        del keep
+        return compiled
+
+
+def _normalize_grid(grid, name):
+    if isinstance(grid, (int,)) or hasattr(grid, "__index__"):
+        grid = (grid,)
+    try:
+        dims = [int(_unwrap(d)) for d in grid]
+    except TypeError:
+        raise TypeError(f"kernel '{name}': the grid must be a tuple of 1 to 3 integers or a callable "
+                        f"returning one, got {grid!r}")
+    if not 1 <= len(dims) <= 3:
+        raise TypeError(f"kernel '{name}': the grid must have 1 to 3 dimensions, got {len(dims)}")
+    return dims
+
+
+def jit(fn=None, *, do_not_specialize=None, debug=None, noinline=None, repr=None,
+        launch_metadata=None):
+    """Decorator: compiles a Python function to a tile kernel (see the module doc)."""
+    def wrap(f):
+        return JITFunction(f, do_not_specialize=do_not_specialize)
+    if fn is not None:
+        return wrap(fn)
+    return wrap

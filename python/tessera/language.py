@@ -1,0 +1,1269 @@
+"""tessera.language (imported as ``tl``): Triton's names for what the tile IR
+supports. These functions are meant to be called inside a ``@tessera.jit``
+kernel; the code generator (tessera.jit) makes the builder and the current
+source position available to them through ``_state``.
+
+Every operation goes through tessera._C.Builder, the same C++ KernelBuilder the
+C++ EDSL uses, which applies Triton's typing rules (promotion, broadcasting,
+pointer arithmetic) and reports misuse as a CompilationError at the kernel's
+file:line:col.
+"""
+
+import builtins
+import math as _math
+import threading
+
+from .errors import CompilationError
+
+__all__ = [
+    # types
+    "dtype", "pointer_type", "constexpr", "tensor", "tensor_descriptor",
+    "int1", "int8", "int16", "int32", "int64", "uint8", "float8e4nv", "float8e5",
+    "float16", "bfloat16", "float32", "float64",
+    # program
+    "program_id", "num_programs",
+    # creation
+    "arange", "zeros", "zeros_like", "full",
+    # memory
+    "load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
+    "atomic_xor", "atomic_xchg", "atomic_cas", "make_tensor_descriptor",
+    # math
+    "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "where", "exp", "exp2", "log",
+    "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
+    "minimum", "clamp", "fma", "cdiv", "fdiv", "softmax",
+    # shapes
+    "broadcast_to", "broadcast", "reshape", "view", "trans", "permute", "expand_dims", "ravel",
+    # hints and debugging
+    "multiple_of", "max_contiguous", "max_constancy", "assume", "debug_barrier", "device_print", "static_print",
+    "static_assert", "device_assert", "static_range", "range",
+]
+
+# ---------------------------------------------------------------------------
+# Builder state: set by the code generator while it compiles a kernel.
+# ---------------------------------------------------------------------------
+
+
+class _State(threading.local):
+    builder = None
+    loc = ("<unknown>", 0, 0)
+
+
+_state = _State()
+
+
+def _builder(what="this function"):
+    if _state.builder is None:
+        raise RuntimeError(f"{what} can only be called inside a @tessera.jit kernel")
+    return _state.builder
+
+
+def _loc():
+    return _state.loc
+
+
+def _error(message):
+    file, line, col = _state.loc
+    raise CompilationError(message, file, line, col)
+
+
+def builtin(fn):
+    """Marks a function the code generator may call with tensors."""
+    fn._tessera_builtin = True
+    return fn
+
+
+# ---------------------------------------------------------------------------
+# Types
+# ---------------------------------------------------------------------------
+
+
+class dtype:
+    """A scalar element type (Triton's ``tl.dtype``)."""
+
+    def __init__(self, name, ir, kind, bits, signed=True):
+        self.name = name        # Triton's spelling: fp32, int32, ...
+        self.ir = ir            # the MLIR element type: f32, i32, ...
+        self.kind = kind        # "int", "float" or "ptr"
+        self.primitive_bitwidth = bits
+        self.signed = signed
+
+    def is_floating(self):
+        return self.kind == "float"
+
+    def is_int(self):
+        return self.kind == "int"
+
+    def is_bool(self):
+        return self.kind == "int" and self.primitive_bitwidth == 1
+
+    def is_int_signed(self):
+        return self.kind == "int" and self.signed
+
+    def is_int_unsigned(self):
+        return self.kind == "int" and not self.signed
+
+    def is_ptr(self):
+        return False
+
+    def is_fp16(self):
+        return self is float16
+
+    def is_bf16(self):
+        return self is bfloat16
+
+    def is_fp32(self):
+        return self is float32
+
+    def is_fp64(self):
+        return self is float64
+
+    @property
+    def scalar(self):
+        return self
+
+    def ir_type(self, builder):
+        return builder.type(self.ir)
+
+    def __repr__(self):
+        return f"tl.{_PUBLIC_NAMES.get(self.name, self.name)}"
+
+    def __str__(self):
+        return self.name
+
+    def __eq__(self, other):
+        return isinstance(other, dtype) and type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def _key(self):
+        return (self.name,)
+
+
+class pointer_type(dtype):
+    """A pointer to elements of ``element_ty`` (Triton's ``tl.pointer_type``)."""
+
+    def __init__(self, element_ty):
+        super().__init__("*" + element_ty.name, None, "ptr", 64, False)
+        self.element_ty = element_ty
+
+    def is_ptr(self):
+        return True
+
+    def ir_type(self, builder):
+        return builder.ptr_type(self.element_ty.ir_type(builder))
+
+    def __repr__(self):
+        return f"pointer<{self.element_ty!r}>"
+
+    def _key(self):
+        return ("ptr", self.element_ty._key())
+
+
+class _tensor_descriptor_type(dtype):
+    def __init__(self, element_ty, block_shape):
+        super().__init__("tensordesc", None, "desc", 64, False)
+        self.element_ty = element_ty
+        self.block_shape = list(block_shape)
+
+    def _key(self):
+        return ("desc", self.element_ty._key(), tuple(self.block_shape))
+
+
+int1 = dtype("int1", "i1", "int", 1)
+int8 = dtype("int8", "i8", "int", 8)
+int16 = dtype("int16", "i16", "int", 16)
+int32 = dtype("int32", "i32", "int", 32)
+int64 = dtype("int64", "i64", "int", 64)
+# Unsigned bytes live in i8: loads and stores keep the bits; conversions and
+# arithmetic zero-extend them first (see docs/python-guide.md).
+uint8 = dtype("uint8", "i8", "int", 8, signed=False)
+float8e4nv = dtype("fp8e4nv", "f8E4M3FN", "float", 8)
+float8e5 = dtype("fp8e5", "f8E5M2", "float", 8)
+float16 = dtype("fp16", "f16", "float", 16)
+bfloat16 = dtype("bf16", "bf16", "float", 16)
+float32 = dtype("fp32", "f32", "float", 32)
+float64 = dtype("fp64", "f64", "float", 64)
+
+_PUBLIC_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+                 "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+_BY_IR = {t.ir: t for t in (int1, int8, int16, int32, int64, float8e4nv, float8e5, float16,
+                            bfloat16, float32, float64)}
+_BY_NAME = {t.name: t for t in (int1, int8, int16, int32, int64, uint8, float8e4nv, float8e5,
+                                float16, bfloat16, float32, float64)}
+_BY_NAME.update({"i1": int1, "i8": int8, "i16": int16, "i32": int32, "i64": int64, "u8": uint8,
+                 "f16": float16, "f32": float32, "f64": float64, "float16": float16,
+                 "bfloat16": bfloat16, "float32": float32, "float64": float64})
+
+
+def _dtype_of_ir(t):
+    """The dtype of a _C.Type element type."""
+    if t.is_pointer:
+        return pointer_type(_dtype_of_ir(t.pointee))
+    if t.is_tensor_desc:
+        return _tensor_descriptor_type(_dtype_of_ir(t.block_element), t.block_shape)
+    name = str(t)
+    if name not in _BY_IR:
+        raise TypeError(f"no tessera dtype for IR type {name}")
+    return _BY_IR[name]
+
+
+class constexpr:
+    """A compile-time constant. As a parameter annotation (``BLOCK: tl.constexpr``)
+    it makes the parameter a specialization constant; as a value it wraps one."""
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return f"constexpr[{self.value!r}]"
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __eq__(self, other):
+        return self.value == _unwrap(other)
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+
+def _unwrap(value):
+    return value.value if isinstance(value, constexpr) else value
+
+
+def _is_scalar_const(value):
+    return isinstance(value, (bool, int, float)) and not isinstance(value, tensor)
+
+
+class tensor:
+    """A value of the kernel: a scalar or a tile (block) of elements."""
+
+    def __init__(self, handle, dtype_=None):
+        self.handle = handle
+        self.shape = [int(d) for d in handle.shape]
+        self.dtype = dtype_ if dtype_ is not None else _dtype_of_ir(handle.element_type)
+
+    # -- introspection -------------------------------------------------------
+    @property
+    def type(self):
+        return self
+
+    @property
+    def element_ty(self):
+        return self.dtype
+
+    @property
+    def scalar(self):
+        return self.dtype
+
+    @property
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def is_block(self):
+        return bool(self.shape)
+
+    def __repr__(self):
+        shape = "[" + ", ".join(map(str, self.shape)) + "]" if self.shape else ""
+        return f"tensor<{self.dtype!r}{shape}>"
+
+    def __bool__(self):
+        _error("a tensor cannot be used as a Python bool here; use `&`, `|`, tl.where, "
+               "or an `if` statement on a scalar")
+
+    def __iter__(self):
+        _error("iterating over a tensor is not supported")
+
+    def __len__(self):
+        if not self.shape:
+            _error("len() of a scalar")
+        return self.shape[0]
+
+    __hash__ = object.__hash__
+
+    # -- arithmetic ------------------------------------------------------------
+    def __add__(self, other):
+        return _binary("add", self, other)
+
+    def __radd__(self, other):
+        return _binary("add", other, self)
+
+    def __sub__(self, other):
+        return _binary("sub", self, other)
+
+    def __rsub__(self, other):
+        return _binary("sub", other, self)
+
+    def __mul__(self, other):
+        return _binary("mul", self, other)
+
+    def __rmul__(self, other):
+        return _binary("mul", other, self)
+
+    def __truediv__(self, other):
+        return _binary("truediv", self, other)
+
+    def __rtruediv__(self, other):
+        return _binary("truediv", other, self)
+
+    def __floordiv__(self, other):
+        return _floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return _floordiv(other, self)
+
+    def __mod__(self, other):
+        return _binary("mod", self, other)
+
+    def __rmod__(self, other):
+        return _binary("mod", other, self)
+
+    def __and__(self, other):
+        return _binary("and", self, other)
+
+    def __rand__(self, other):
+        return _binary("and", other, self)
+
+    def __or__(self, other):
+        return _binary("or", self, other)
+
+    def __ror__(self, other):
+        return _binary("or", other, self)
+
+    def __xor__(self, other):
+        return _binary("xor", self, other)
+
+    def __rxor__(self, other):
+        return _binary("xor", other, self)
+
+    def __lshift__(self, other):
+        return _binary("shl", self, other)
+
+    def __rlshift__(self, other):
+        return _binary("shl", other, self)
+
+    def __rshift__(self, other):
+        return _binary("shr", self, other)
+
+    def __rrshift__(self, other):
+        return _binary("shr", other, self)
+
+    def __neg__(self):
+        return _unary("neg", self)
+
+    def __pos__(self):
+        return self
+
+    def __invert__(self):
+        return _unary("not", self)
+
+    def __abs__(self):
+        return _unary("abs", self)
+
+    def __lt__(self, other):
+        return _compare("lt", self, other)
+
+    def __le__(self, other):
+        return _compare("le", self, other)
+
+    def __gt__(self, other):
+        return _compare("gt", self, other)
+
+    def __ge__(self, other):
+        return _compare("ge", self, other)
+
+    def __eq__(self, other):
+        return _compare("eq", self, other)
+
+    def __ne__(self, other):
+        return _compare("ne", self, other)
+
+    def logical_and(self, other):
+        return _binary("and", _to_bool(self), _to_bool(_to_tensor(other)))
+
+    def logical_or(self, other):
+        return _binary("or", _to_bool(self), _to_bool(_to_tensor(other)))
+
+    def logical_not(self):
+        return _compare("eq", _to_bool(self), False)
+
+    # -- indexing: x[None, :], x[:, None] ----------------------------------------
+    def __getitem__(self, index):
+        if not isinstance(index, tuple):
+            index = (index,)
+        result = self
+        axis = 0
+        for item in index:
+            item = _unwrap(item)
+            if item is None:
+                result = tensor(_builder().expand_dims(result.handle, axis, _loc()), result.dtype)
+                axis += 1
+            elif isinstance(item, slice) and item == slice(None, None, None):
+                axis += 1
+            else:
+                _error(f"unsupported tensor index {item!r}: only None (a new axis) and ':' "
+                       "are supported")
+        if axis != len(result.shape):
+            _error(f"index with {axis} entries for a tensor of rank {len(result.shape)}")
+        return result
+
+    # -- methods ---------------------------------------------------------------
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        return _cast(self, dtype, bitcast)
+
+    @property
+    def T(self):
+        return trans(self)
+
+    def sum(self, axis=None, keep_dims=False):
+        return sum(self, axis, keep_dims=keep_dims)
+
+    def max(self, axis=None, return_indices=False, keep_dims=False):
+        return max(self, axis, return_indices=return_indices, keep_dims=keep_dims)
+
+    def min(self, axis=None, return_indices=False, keep_dims=False):
+        return min(self, axis, return_indices=return_indices, keep_dims=keep_dims)
+
+    def argmax(self, axis, keep_dims=False):
+        return argmax(self, axis, keep_dims=keep_dims)
+
+    def argmin(self, axis, keep_dims=False):
+        return argmin(self, axis, keep_dims=keep_dims)
+
+    def cumsum(self, axis=0, reverse=False):
+        return cumsum(self, axis, reverse)
+
+    def reshape(self, *shape, can_reorder=False):
+        return reshape(self, *shape, can_reorder=can_reorder)
+
+    def view(self, *shape):
+        return reshape(self, *shape, can_reorder=True)
+
+    def trans(self, *dims):
+        return trans(self, *dims)
+
+    def permute(self, *dims):
+        return permute(self, *dims)
+
+    def expand_dims(self, axis):
+        return expand_dims(self, axis)
+
+    def broadcast_to(self, *shape):
+        return broadcast_to(self, *shape)
+
+    def ravel(self):
+        return ravel(self)
+
+    def exp(self):
+        return exp(self)
+
+    def exp2(self):
+        return exp2(self)
+
+    def log(self):
+        return log(self)
+
+    def log2(self):
+        return log2(self)
+
+    def sqrt(self):
+        return sqrt(self)
+
+    def rsqrt(self):
+        return rsqrt(self)
+
+    def sigmoid(self):
+        return sigmoid(self)
+
+    def abs(self):
+        return abs(self)
+
+    def store(self, *args, **kwargs):  # tensor descriptors only
+        _error("store() is a method of tensor descriptors; use tl.store(pointer, value)")
+
+
+for _name in list(vars(tensor)):
+    _member = getattr(tensor, _name)
+    if callable(_member) and not _name.startswith("__"):
+        _member._tessera_builtin = True
+
+
+class tensor_descriptor:
+    """A tensor descriptor (``tl.make_tensor_descriptor``): base, shape,
+    strides and block shape; ``.load(offsets)`` / ``.store(offsets, value)``
+    move one block, out-of-bounds elements read as zero and are not written."""
+
+    def __init__(self, handle, element_ty, block_shape):
+        self.handle = handle
+        self.dtype = element_ty
+        self.block_shape = list(block_shape)
+
+    @builtin
+    def load(self, offsets):
+        offsets = [_to_tensor(o) for o in _as_list(offsets)]
+        h = _builder().descriptor_load(self.handle, [o.handle for o in offsets], _loc())
+        return tensor(h, self.dtype)
+
+    @builtin
+    def store(self, offsets, value):
+        offsets = [_to_tensor(o) for o in _as_list(offsets)]
+        value = _to_tensor(value, self.dtype)
+        _builder().descriptor_store(self.handle, [o.handle for o in offsets], value.handle, _loc())
+
+
+# ---------------------------------------------------------------------------
+# Conversions between Python values and tensors
+# ---------------------------------------------------------------------------
+
+
+def _peer_type(peer):
+    """The IR element type a literal should adopt next to `peer` (a tensor or dtype)."""
+    b = _builder()
+    if isinstance(peer, tensor):
+        peer = peer.dtype
+    if isinstance(peer, dtype) and peer.kind in ("int", "float"):
+        if peer is uint8:
+            return b.type("i32")
+        return peer.ir_type(b)
+    return None
+
+
+def _to_tensor(value, peer=None):
+    """`value` as a tensor; Python numbers become constants typed as Triton types
+    literals (adopting the element type of `peer` when it fits)."""
+    value = _unwrap(value)
+    if isinstance(value, tensor):
+        return value
+    b = _builder()
+    if isinstance(value, bool):
+        return tensor(b.constant_int(int(value), b.type("i1"), _loc()), int1)
+    if isinstance(value, int):
+        p = _peer_type(peer)
+        if p is None and not (-2**63 <= value < 2**63):
+            _error(f"integer constant {value} does not fit in 64 bits")
+        if p is None and not (-2**31 <= value < 2**31):
+            return tensor(b.constant_int(value, b.type("i64"), _loc()), int64)
+        return tensor(b.literal_int(value, p, _loc()))
+    if isinstance(value, float):
+        return tensor(b.literal_float(value, _peer_type(peer), _loc()))
+    if isinstance(value, tensor_descriptor):
+        _error("a tensor descriptor cannot be used as a value here")
+    _error(f"expected a tensor or a number, got {_describe(value)}")
+
+
+def _describe(value):
+    value = _unwrap(value)
+    if isinstance(value, tensor):
+        return repr(value)
+    if value is None:
+        return "None"
+    if isinstance(value, dtype):
+        return f"the dtype {value!r}"
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} {value!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _widen_unsigned(t):
+    """uint8 tensors take part in arithmetic as zero-extended int32."""
+    if isinstance(t, tensor) and t.dtype is uint8:
+        b = _builder()
+        return tensor(b.cast(t.handle, b.type("i32"), _loc(), False, True), int32)
+    return t
+
+
+def _operands(lhs, rhs):
+    lhs, rhs = _unwrap(lhs), _unwrap(rhs)
+    lhs, rhs = _widen_unsigned(lhs), _widen_unsigned(rhs)
+    if isinstance(lhs, tensor):
+        return lhs, _to_tensor(rhs, lhs)
+    rhs = _to_tensor(rhs)
+    return _to_tensor(lhs, rhs), rhs
+
+
+def _binary(op, lhs, rhs):
+    a, b = _operands(lhs, rhs)
+    h = _builder().binary(op, a.handle, b.handle, _loc())
+    for t in (a, b):
+        if t.dtype.is_ptr():  # pointer arithmetic keeps the pointee (uint8 included)
+            return tensor(h, t.dtype)
+    return tensor(h)
+
+
+def _compare(op, lhs, rhs):
+    a, b = _operands(lhs, rhs)
+    return tensor(_builder().compare(op, a.handle, b.handle, _loc()))
+
+
+def _unary(op, x):
+    x = _widen_unsigned(_to_tensor(x))
+    return tensor(_builder().unary(op, x.handle, _loc()))
+
+
+def _floordiv(lhs, rhs):
+    a, b = _operands(lhs, rhs)
+    if a.dtype.is_floating() or b.dtype.is_floating():
+        return _unary("floor", _binary("truediv", a, b))
+    # Like Triton: integer `//` rounds toward zero (C semantics).
+    return _binary("div", a, b)
+
+
+def _to_bool(x):
+    x = _to_tensor(x)
+    if x.dtype is int1:
+        return x
+    return _compare("ne", x, 0)
+
+
+def _as_dtype(value, what="dtype"):
+    value = _unwrap(value)
+    if isinstance(value, dtype):
+        return value
+    if isinstance(value, str) and value in _BY_NAME:
+        return _BY_NAME[value]
+    # torch.float32, numpy.float32 and friends
+    name = getattr(value, "__name__", None) or str(value).replace("torch.", "")
+    aliases = {"float32": float32, "float16": float16, "bfloat16": bfloat16, "float64": float64,
+               "int8": int8, "int16": int16, "int32": int32, "int64": int64, "uint8": uint8,
+               "bool": int1, "half": float16, "float": float32, "double": float64}
+    if name in aliases:
+        return aliases[name]
+    _error(f"{what} must be a tl dtype such as tl.float32, got {_describe(value)}")
+
+
+def _cast(x, dtype_, bitcast=False):
+    dtype_ = _as_dtype(dtype_)
+    x = _to_tensor(x)
+    b = _builder()
+    if x.dtype == dtype_:
+        return x
+    h = b.cast(x.handle, dtype_.ir_type(b), _loc(), bool(bitcast), x.dtype is uint8)
+    return tensor(h, dtype_)
+
+
+def _as_list(value):
+    value = _unwrap(value)
+    if isinstance(value, (list, tuple)):
+        return [_unwrap(v) for v in value]
+    return [value]
+
+
+def _const_int(value, what):
+    value = _unwrap(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        _error(f"{what} must be a compile-time integer (a literal or a tl.constexpr), "
+               f"got {_describe(value)}")
+    return value
+
+
+def _shape(args, what):
+    if len(args) == 1 and isinstance(_unwrap(args[0]), (list, tuple)):
+        args = _unwrap(args[0])
+    return [_const_int(d, f"{what} dimensions") for d in args]
+
+
+def _axis(axis, what="axis"):
+    axis = _unwrap(axis)
+    if axis is None:
+        return None
+    return _const_int(axis, what)
+
+
+# ---------------------------------------------------------------------------
+# Programs
+# ---------------------------------------------------------------------------
+
+
+@builtin
+def program_id(axis=0):
+    """The index of this program along `axis` (0, 1 or 2) of the grid."""
+    return tensor(_builder().program_id(_const_int(axis, "program_id axis"), _loc()))
+
+
+@builtin
+def num_programs(axis=0):
+    """The number of programs along `axis` of the grid."""
+    return tensor(_builder().num_programs(_const_int(axis, "num_programs axis"), _loc()))
+
+
+# ---------------------------------------------------------------------------
+# Making tiles
+# ---------------------------------------------------------------------------
+
+
+@builtin
+def arange(start, end):
+    """The int32 tile [start, end); its length must be a power of two."""
+    return tensor(_builder().arange(_const_int(start, "arange start"),
+                                    _const_int(end, "arange end"), _loc()))
+
+
+@builtin
+def zeros(shape, dtype):
+    """A tile of `shape` filled with zeros of `dtype`."""
+    b = _builder()
+    dtype = _as_dtype(dtype)
+    return tensor(b.zeros(_shape([shape], "zeros"), dtype.ir_type(b), _loc()), dtype)
+
+
+@builtin
+def zeros_like(input):
+    input = _to_tensor(input)
+    return zeros(input.shape, input.dtype)
+
+
+@builtin
+def full(shape, value, dtype):
+    """A tile of `shape` filled with `value` converted to `dtype`."""
+    dtype = _as_dtype(dtype)
+    shape = _shape([shape], "full")
+    scalar = _cast(_to_tensor(value, dtype), dtype)
+    if scalar.shape:
+        _error(f"full needs a scalar value, got {scalar!r}")
+    if not shape:
+        return scalar
+    return tensor(_builder().full(shape, scalar.handle, _loc()), dtype)
+
+
+# ---------------------------------------------------------------------------
+# Memory
+# ---------------------------------------------------------------------------
+
+
+def _pointer(pointer, what):
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, tensor_descriptor):
+        _error(f"{what} takes a pointer; call .{what}(offsets) on a tensor descriptor")
+    if not isinstance(pointer, tensor):
+        _error(f"{what} needs a pointer or a tile of pointers, got {_describe(pointer)}")
+    return pointer
+
+
+def _mask(mask):
+    mask = _unwrap(mask)
+    if mask is None:
+        return None
+    return _to_tensor(mask)
+
+
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False):
+    """Loads the elements `pointer` points to; masked-off lanes give `other`
+    (undefined without it)."""
+    pointer = _pointer(pointer, "load")
+    if _unwrap(boundary_check) or _unwrap(padding_option):
+        _error("boundary_check and padding_option apply to block pointers, which are not "
+               "supported; use a mask, or tl.make_tensor_descriptor")
+    mask = _mask(mask)
+    other = _unwrap(other)
+    pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
+    if other is not None:
+        other = _to_tensor(other, pointee)
+    h = _builder().load(pointer.handle, mask.handle if mask is not None else None,
+                        other.handle if other is not None else None,
+                        _modifier(cache_modifier), _eviction(eviction_policy), bool(_unwrap(volatile)),
+                        _loc())
+    return tensor(h, pointee if pointee is uint8 else None)
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    """Stores `value` (converted to the pointee type, broadcast to the pointer's
+    shape) where `mask` is true."""
+    pointer = _pointer(pointer, "store")
+    if _unwrap(boundary_check):
+        _error("boundary_check applies to block pointers, which are not supported")
+    pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
+    value = _to_tensor(value, pointee)
+    mask = _mask(mask)
+    _builder().store(pointer.handle, value.handle, mask.handle if mask is not None else None,
+                     _modifier(cache_modifier), _eviction(eviction_policy), _loc())
+
+
+def _modifier(value):
+    value = _unwrap(value) or ""
+    return value.lstrip(".")
+
+
+def _eviction(value):
+    value = _unwrap(value) or ""
+    return value.lstrip(".")
+
+
+def _sem(sem):
+    sem = _unwrap(sem)
+    return "acq_rel" if sem is None else sem
+
+
+def _scope(scope):
+    scope = _unwrap(scope)
+    return "gpu" if scope is None else scope
+
+
+def _atomic(kind, pointer, val, mask, sem, scope):
+    pointer = _pointer(pointer, f"atomic_{kind}")
+    pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
+    val = _to_tensor(val, pointee)
+    mask = _mask(mask)
+    h = _builder().atomic(kind, pointer.handle, val.handle, mask.handle if mask is not None else None,
+                          _sem(sem), _scope(scope), _loc())
+    return tensor(h)
+
+
+@builtin
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically adds `val`; returns the old values."""
+    return _atomic("add", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("max", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_min(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("min", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_and(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("and", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_or(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("or", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("xor", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
+    return _atomic("xchg", pointer, val, mask, sem, scope)
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    """Where the element equals `cmp`, replaces it with `val`; returns the old values."""
+    pointer = _pointer(pointer, "atomic_cas")
+    pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
+    cmp = _to_tensor(cmp, pointee)
+    val = _to_tensor(val, pointee)
+    return tensor(_builder().atomic_cas(pointer.handle, cmp.handle, val.handle, _sem(sem),
+                                        _scope(scope), _loc()))
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape):
+    """Triton's tensor-descriptor API: ``desc.load([i, j])``, ``desc.store([i, j], x)``."""
+    base = _pointer(base, "make_tensor_descriptor")
+    shape = [_to_tensor(s) for s in _as_list(shape)]
+    strides = [_to_tensor(s) for s in _as_list(strides)]
+    block = _shape([block_shape], "block_shape")
+    h = _builder().make_tensor_descriptor(base.handle, [s.handle for s in shape],
+                                          [s.handle for s in strides], block, _loc())
+    return tensor_descriptor(h, base.dtype.element_ty, block)
+
+
+# ---------------------------------------------------------------------------
+# Math
+# ---------------------------------------------------------------------------
+
+
+@builtin
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+        out_dtype=float32):
+    """input @ other (+ acc): [M, K] x [K, N] -> [M, N], accumulating in f32
+    (i32 for int8, f64 for f64)."""
+    a, b = _to_tensor(input), _to_tensor(other)
+    precision = _unwrap(input_precision)
+    if precision is None:
+        allow = _unwrap(allow_tf32)
+        precision = "ieee" if allow is False else "tf32"
+    precision = {"tf32x3": "tf32x3", "tf32": "tf32", "ieee": "ieee"}.get(precision)
+    if precision is None:
+        _error(f"input_precision must be 'tf32', 'tf32x3' or 'ieee', got {input_precision!r}")
+    if a.dtype is not float32:  # the precision applies to f32 inputs only (tf32: the default)
+        precision = "tf32"
+    acc = _unwrap(acc)
+    out_dtype = _as_dtype(out_dtype, "out_dtype")
+    if acc is None and out_dtype is not float32 and a.dtype.is_floating() and a.dtype is not float64:
+        shape = a.shape[:-1] + [b.shape[-1]] if len(a.shape) >= 2 and len(b.shape) >= 2 else None
+        if shape:
+            acc = zeros(shape, out_dtype)
+    acc = _to_tensor(acc) if acc is not None else None
+    h = _builder().dot(a.handle, b.handle, acc.handle if acc is not None else None, precision, _loc())
+    return tensor(h)
+
+
+def _reduce(kind, input, axis, keep_dims):
+    x = _widen_unsigned(_to_tensor(input))
+    if kind in ("argmax", "argmin") and axis is None:
+        pass
+    return tensor(_builder().reduce(kind, x.handle, _axis(axis), bool(_unwrap(keep_dims)), _loc()))
+
+
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None):
+    """The sum along `axis` (all elements when None); small integers sum in int32."""
+    x = _to_tensor(input)
+    if _unwrap(dtype) is not None:
+        x = _cast(x, dtype)
+    return _reduce("sum", x, axis, keep_dims)
+
+
+@builtin
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    """The maximum along `axis`; with return_indices, (values, int32 indices)."""
+    if _unwrap(return_indices):
+        return (_reduce("max", input, axis, keep_dims), _reduce("argmax", input, axis, keep_dims))
+    return _reduce("max", input, axis, keep_dims)
+
+
+@builtin
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    """The minimum along `axis`; with return_indices, (values, int32 indices)."""
+    if _unwrap(return_indices):
+        return (_reduce("min", input, axis, keep_dims), _reduce("argmin", input, axis, keep_dims))
+    return _reduce("min", input, axis, keep_dims)
+
+
+@builtin
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    """The int32 index of the first maximum along `axis`."""
+    return _reduce("argmax", input, axis, keep_dims)
+
+
+@builtin
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    """The int32 index of the first minimum along `axis`."""
+    return _reduce("argmin", input, axis, keep_dims)
+
+
+@builtin
+def cumsum(input, axis=0, reverse=False):
+    """The inclusive prefix sum along `axis`."""
+    x = _widen_unsigned(_to_tensor(input))
+    return tensor(_builder().cumsum(x.handle, _const_int(axis, "cumsum axis"),
+                                    bool(_unwrap(reverse)), _loc()))
+
+
+@builtin
+def where(condition, x, y):
+    """`x` where `condition` is true, else `y` (broadcast together)."""
+    cond = _to_tensor(condition)
+    x, y = _unwrap(x), _unwrap(y)
+    x, y = _widen_unsigned(x), _widen_unsigned(y)
+    if isinstance(x, tensor):
+        y = _to_tensor(y, x)
+    else:
+        y = _to_tensor(y)
+        x = _to_tensor(x, y)
+    if cond.dtype is not int1:
+        cond = _to_bool(cond)
+    h = _builder().where(cond.handle, x.handle, y.handle, _loc())
+    return tensor(h, x.dtype if x.dtype.is_ptr() else None)
+
+
+def _make_unary(op, doc):
+    def fn(x):
+        return _unary(op, x)
+    fn.__name__ = op
+    fn.__qualname__ = op
+    fn.__doc__ = doc
+    return builtin(fn)
+
+
+exp = _make_unary("exp", "e ** x")
+exp2 = _make_unary("exp2", "2 ** x")
+log = _make_unary("log", "The natural logarithm.")
+log2 = _make_unary("log2", "The base-2 logarithm.")
+sqrt = _make_unary("sqrt", "The square root.")
+sqrt_rn = sqrt
+rsqrt = _make_unary("rsqrt", "1 / sqrt(x)")
+sigmoid = _make_unary("sigmoid", "1 / (1 + exp(-x))")
+abs = _make_unary("abs", "|x|")
+sin = _make_unary("sin", "The sine.")
+cos = _make_unary("cos", "The cosine.")
+erf = _make_unary("erf", "The error function.")
+floor = _make_unary("floor", "Rounds down.")
+ceil = _make_unary("ceil", "Rounds up.")
+
+
+@builtin
+def maximum(x, y, propagate_nan=None):
+    """The elementwise maximum (a NaN loses to a number)."""
+    return _binary("maximum", x, y)
+
+
+@builtin
+def minimum(x, y, propagate_nan=None):
+    """The elementwise minimum (a NaN loses to a number)."""
+    return _binary("minimum", x, y)
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=None):
+    return minimum(maximum(x, min), max)
+
+
+@builtin
+def fma(x, y, z):
+    """x * y + z, rounded once."""
+    x, y, z = _unwrap(x), _unwrap(y), _unwrap(z)
+    peer = next((v for v in (x, y, z) if isinstance(v, tensor)), None)
+    x, y, z = (_to_tensor(v, peer) for v in (x, y, z))
+    return tensor(_builder().fma(x.handle, y.handle, z.handle, _loc()))
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False):
+    return _binary("truediv", x, y)
+
+
+@builtin
+def cdiv(x, div):
+    """ceil(x / div) for integers; computed at compile time for constants."""
+    x, div = _unwrap(x), _unwrap(div)
+    if not isinstance(x, tensor) and not isinstance(div, tensor):
+        return (x + div - 1) // div
+    return _floordiv(_binary("sub", _binary("add", x, div), 1), div)
+
+
+@builtin
+def softmax(x, ieee_rounding=False):
+    x = _to_tensor(x)
+    axis = len(x.shape) - 1
+    z = x - max(x, axis, keep_dims=True)
+    num = exp(z)
+    return num / sum(num, axis, keep_dims=True)
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+
+@builtin
+def broadcast_to(input, *shape):
+    """`input` broadcast to `shape`."""
+    x = _to_tensor(input)
+    return tensor(_builder().broadcast_to(x.handle, _shape(shape, "broadcast_to"), _loc()), x.dtype)
+
+
+@builtin
+def broadcast(input, other):
+    """Both operands broadcast to their common shape."""
+    a, b = _to_tensor(input), _to_tensor(other)
+    shape = _broadcast_shapes(a.shape, b.shape)
+    return broadcast_to(a, shape), broadcast_to(b, shape)
+
+
+def _broadcast_shapes(a, b):
+    rank = builtins.max(len(a), len(b))
+    a = [1] * (rank - len(a)) + list(a)
+    b = [1] * (rank - len(b)) + list(b)
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            _error(f"shapes {a} and {b} cannot be broadcast")
+        out.append(y if x == 1 else x)
+    return out
+
+
+@builtin
+def reshape(input, *shape, can_reorder=False):
+    """`input` with a new shape of as many elements."""
+    x = _to_tensor(input)
+    return tensor(_builder().reshape(x.handle, _shape(shape, "reshape"), _loc()), x.dtype)
+
+
+@builtin
+def view(input, *shape):
+    return reshape(input, *shape, can_reorder=True)
+
+
+@builtin
+def ravel(x, can_reorder=False):
+    x = _to_tensor(x)
+    return reshape(x, [x.numel])
+
+
+@builtin
+def trans(input, *dims):
+    """Transposes a 2-D tile; with dims, the same as permute."""
+    x = _to_tensor(input)
+    dims = _shape(dims, "trans") if dims else []
+    if not dims:
+        return tensor(_builder().trans(x.handle, _loc()), x.dtype)
+    return permute(x, dims)
+
+
+@builtin
+def permute(input, *dims):
+    """The dimensions of `input` reordered: result dim i is input dim dims[i]."""
+    x = _to_tensor(input)
+    return tensor(_builder().permute(x.handle, _shape(dims, "permute"), _loc()), x.dtype)
+
+
+@builtin
+def expand_dims(input, axis):
+    """`input` with a new size-1 dimension at `axis` (or at each of a sequence of axes)."""
+    x = _to_tensor(input)
+    axes = _as_list(axis)
+    rank = len(x.shape) + len(axes)
+    axes = sorted((_const_int(a, "expand_dims axis") + rank) % rank if _const_int(a, "expand_dims axis") < 0
+                  else _const_int(a, "expand_dims axis") for a in axes)
+    for a in axes:
+        x = tensor(_builder().expand_dims(x.handle, a, _loc()), x.dtype)
+    return x
+
+
+# ---------------------------------------------------------------------------
+# Hints (no-ops in the IR, checked) and debugging
+# ---------------------------------------------------------------------------
+
+
+def _hint(name, input, values):
+    x = _unwrap(input)
+    if not isinstance(x, tensor):
+        _error(f"{name} needs a tensor, got {_describe(x)}")
+    values = _as_list(values)
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            _error(f"{name}: values must be positive compile-time integers, got {_describe(v)}")
+    if len(values) != 1 and len(values) != builtins.max(len(x.shape), 1):
+        _error(f"{name}: {len(values)} values for a tensor of rank {len(x.shape)}")
+    return x
+
+
+@builtin
+def multiple_of(input, values):
+    """Promises that the elements of `input` are multiples of `values`."""
+    x = _hint("multiple_of", input, values)
+    for v in _as_list(values):
+        if v & (v - 1):
+            _error(f"multiple_of: values must be powers of two, got {v}")
+    return x
+
+
+@builtin
+def max_contiguous(input, values):
+    """Promises that `input` holds runs of `values` consecutive integers."""
+    return _hint("max_contiguous", input, values)
+
+
+@builtin
+def max_constancy(input, values):
+    return _hint("max_constancy", input, values)
+
+
+@builtin
+def assume(cond):
+    """A promise that `cond` holds (an optimization hint; not checked at run time)."""
+    cond = _unwrap(cond)
+    if isinstance(cond, tensor):
+        if cond.dtype is not int1:
+            _error(f"assume needs a boolean condition, got {cond!r}")
+    elif not cond:
+        _error("assume on a constant that is false")
+
+
+@builtin
+def debug_barrier():
+    """Synchronizes the threads of a program (nothing to do on the CPU)."""
+
+
+@builtin
+def device_print(prefix, *args, hex=False):
+    """Prints `args` from every program, one line per element."""
+    prefix = _unwrap(prefix)
+    if not isinstance(prefix, str):
+        _error(f"device_print needs a string prefix, got {_describe(prefix)}")
+    values = [_to_tensor(a) for a in args]
+    _builder().print(prefix, [v.handle for v in values], bool(_unwrap(hex)), _loc())
+
+
+@builtin
+def device_assert(cond, msg=""):
+    """Stops the launch with `msg` where `cond` is false."""
+    cond = _unwrap(cond)
+    if not isinstance(cond, tensor):
+        if not cond:
+            _error(f"device_assert on a constant that is false: {msg}")
+        return
+    _builder().assert_true(_to_bool(cond).handle, str(_unwrap(msg)), _loc())
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n"):
+    print(*(_unwrap(v) for v in values), sep=sep, end=end)
+
+
+@builtin
+def static_assert(cond, msg=""):
+    """Fails compilation when the compile-time condition `cond` is false."""
+    cond = _unwrap(cond)
+    if isinstance(cond, tensor):
+        _error("static_assert needs a compile-time condition; use tl.device_assert for tensors")
+    if not cond:
+        msg = _unwrap(msg)
+        _error("static_assert failed" + (f": {msg}" if msg else ""))
+
+
+class range:
+    """``for i in tl.range(lo, hi, step)``: a loop in the IR (scf.for). The
+    pipelining options are accepted and ignored."""
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+        if arg2 is None:
+            self.start, self.end = 0, arg1
+        else:
+            self.start, self.end = arg1, arg2
+        self.step = 1 if step is None else step
+
+
+class static_range:
+    """``for i in tl.static_range(lo, hi, step)``: unrolled at compile time;
+    the bounds must be compile-time integers."""
+
+    def __init__(self, arg1, arg2=None, step=None):
+        if arg2 is None:
+            self.start, self.end = 0, arg1
+        else:
+            self.start, self.end = arg1, arg2
+        self.step = 1 if step is None else step
+
+
+# tl.math.*: the same functions under Triton's math namespace.
+class _Namespace:
+    def __init__(self, **items):
+        self.__dict__.update(items)
+
+
+math = _Namespace(exp=exp, exp2=exp2, log=log, log2=log2, sqrt=sqrt, sqrt_rn=sqrt, rsqrt=rsqrt,
+                  sigmoid=sigmoid, abs=abs, sin=sin, cos=cos, erf=erf, floor=floor, ceil=ceil,
+                  fma=fma, max=maximum, min=minimum, cdiv=cdiv, div_rn=fdiv, fdiv=fdiv)

@@ -1,0 +1,638 @@
+"""tessera.language ops, each checked against NumPy on fresh random data
+(ragged sizes included) on the interpreter and the CPU backend; and the
+Python constructs @tessera.jit compiles (control flow, tuples, inlined calls)."""
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+
+SIZES = [1, 13, 64, 100]
+
+# ---------------------------------------------------------------------------
+# Elementwise math
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def unary_kernel(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    if OP == "exp":
+        y = tl.exp(x)
+    elif OP == "exp2":
+        y = tl.exp2(x)
+    elif OP == "log":
+        y = tl.log(x)
+    elif OP == "log2":
+        y = tl.log2(x)
+    elif OP == "sqrt":
+        y = tl.sqrt(x)
+    elif OP == "rsqrt":
+        y = tl.rsqrt(x)
+    elif OP == "sigmoid":
+        y = tl.sigmoid(x)
+    elif OP == "abs":
+        y = tl.abs(x)
+    elif OP == "neg":
+        y = -x
+    elif OP == "sin":
+        y = tl.sin(x)
+    elif OP == "cos":
+        y = tl.cos(x)
+    elif OP == "floor":
+        y = tl.floor(x)
+    elif OP == "ceil":
+        y = tl.ceil(x)
+    else:
+        tl.static_assert(False, f"unknown op {OP}")
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+UNARY = {
+    "exp": (np.exp, False), "exp2": (np.exp2, False), "log": (np.log, True),
+    "log2": (np.log2, True), "sqrt": (np.sqrt, True), "rsqrt": (lambda x: 1 / np.sqrt(x), True),
+    "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), False), "abs": (np.abs, False),
+    "neg": (np.negative, False), "sin": (np.sin, False), "cos": (np.cos, False),
+    "floor": (np.floor, False), "ceil": (np.ceil, False),
+}
+
+
+@pytest.mark.parametrize("op", sorted(UNARY))
+@pytest.mark.parametrize("n", [13, 100])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unary(backend, rng, op, n, dtype):
+    ref, positive = UNARY[op]
+    x = rng.standard_normal(n) * 3
+    if positive:
+        x = np.abs(x) + 0.01
+    x = x.astype(dtype)
+    out = np.empty_like(x)
+    unary_kernel[(tessera.cdiv(n, 32),)](x, out, n, OP=op, BLOCK=32)
+    np.testing.assert_allclose(out, ref(x.astype(np.float64)), rtol=1e-5 if dtype == np.float32 else 1e-12,
+                               atol=1e-6)
+
+
+@tessera.jit
+def binary_kernel(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1)
+    y = tl.load(y_ptr + offs, mask=mask, other=1)
+    if OP == "+":
+        z = x + y
+    elif OP == "-":
+        z = x - y
+    elif OP == "*":
+        z = x * y
+    elif OP == "/":
+        z = x / y
+    elif OP == "//":
+        z = x // y
+    elif OP == "%":
+        z = x % y
+    elif OP == "&":
+        z = x & y
+    elif OP == "|":
+        z = x | y
+    elif OP == "^":
+        z = x ^ y
+    elif OP == "<<":
+        z = x << (y & 7)
+    elif OP == ">>":
+        z = x >> (y & 7)
+    elif OP == "maximum":
+        z = tl.maximum(x, y)
+    elif OP == "minimum":
+        z = tl.minimum(x, y)
+    elif OP == "<":
+        z = x < y
+    elif OP == "<=":
+        z = x <= y
+    elif OP == ">":
+        z = x > y
+    elif OP == ">=":
+        z = x >= y
+    elif OP == "==":
+        z = x == y
+    elif OP == "!=":
+        z = x != y
+    elif OP == "where":
+        z = tl.where(x > y, x, y * 2)
+    elif OP == "min":
+        z = min(x, y, 3)
+    elif OP == "max":
+        z = max(x, y)
+    tl.store(out_ptr + offs, z, mask=mask)
+
+
+def _trunc_div(x, y):
+    q = np.abs(x) // np.abs(y)
+    return np.where((x < 0) != (y < 0), -q, q)
+
+
+INT_BINARY = {
+    "+": np.add, "-": np.subtract, "*": np.multiply, "//": _trunc_div,
+    "%": lambda x, y: x - _trunc_div(x, y) * y, "&": np.bitwise_and, "|": np.bitwise_or,
+    "^": np.bitwise_xor, "<<": lambda x, y: x << (y & 7), ">>": lambda x, y: x >> (y & 7),
+    "maximum": np.maximum, "minimum": np.minimum, "<": np.less, "<=": np.less_equal,
+    ">": np.greater, ">=": np.greater_equal, "==": np.equal, "!=": np.not_equal,
+    "where": lambda x, y: np.where(x > y, x, y * 2), "min": lambda x, y: np.minimum(np.minimum(x, y), 3),
+    "max": np.maximum,
+}
+FLOAT_BINARY = {
+    "+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide,
+    "//": lambda x, y: np.floor(x / y), "%": np.fmod, "maximum": np.maximum,
+    "minimum": np.minimum, "<": np.less, ">=": np.greater_equal, "==": np.equal,
+    "!=": np.not_equal, "where": lambda x, y: np.where(x > y, x, y * 2),
+    "min": lambda x, y: np.minimum(np.minimum(x, y), 3), "max": np.maximum,
+}
+
+
+@pytest.mark.parametrize("op", sorted(INT_BINARY))
+def test_binary_int(backend, rng, op):
+    n = 100
+    x = rng.integers(-1000, 1000, n).astype(np.int32)
+    y = rng.integers(-50, 50, n).astype(np.int32)
+    y[y == 0] = 7
+    y[:3] = x[:3]  # some equal elements
+    ref = INT_BINARY[op](x, y)
+    out = np.empty(n, dtype=ref.dtype if ref.dtype != np.bool_ else np.int8)
+    binary_kernel[(tessera.cdiv(n, 32),)](x, y, out, n, OP=op, BLOCK=32)
+    np.testing.assert_array_equal(out, ref.astype(out.dtype))
+
+
+@pytest.mark.parametrize("op", sorted(FLOAT_BINARY))
+def test_binary_float(backend, rng, op):
+    n = 77
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    y[:3] = x[:3]
+    ref = FLOAT_BINARY[op](x, y)
+    out = np.empty(n, dtype=np.float32 if ref.dtype != np.bool_ else np.int8)
+    binary_kernel[(tessera.cdiv(n, 32),)](x, y, out, n, OP=op, BLOCK=32)
+    np.testing.assert_allclose(out, ref.astype(out.dtype), rtol=1e-6)
+
+
+@tessera.jit
+def mixed_kernel(x_ptr, i_ptr, out_ptr, s, n, BLOCK: tl.constexpr):
+    # Python literals and scalar arguments next to tiles: Triton's promotion rules.
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)          # f16
+    i = tl.load(i_ptr + offs, mask=mask)          # i32
+    y = x * 2 + 1                                 # stays f16
+    z = i * s + x.to(tl.float32)                  # f32 from i32 * f32 + f32
+    w = tl.fma(z, 0.5, y.to(tl.float32))
+    tl.store(out_ptr + offs, w + (i / 2), mask=mask)   # i / 2: true division to f32
+
+
+def test_promotion(backend, rng):
+    n = 50
+    x = rng.standard_normal(n).astype(np.float16)
+    i = rng.integers(-100, 100, n).astype(np.int32)
+    out = np.empty(n, dtype=np.float32)
+    mixed_kernel[(1,)](x, i, out, 1.5, n, BLOCK=64)
+    y = (x * np.float16(2) + np.float16(1)).astype(np.float32)
+    z = i.astype(np.float32) * np.float32(1.5) + x.astype(np.float32)
+    ref = z * 0.5 + y + i / 2
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Conversions
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def cast_kernel(x_ptr, out_ptr, n, DTYPE: tl.constexpr, BITCAST: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x.to(DTYPE, bitcast=BITCAST), mask=mask)
+
+
+@pytest.mark.parametrize("src,dst", [
+    (np.float32, np.float16), (np.float16, np.float64), (np.float32, np.int32),
+    (np.int32, np.float32), (np.int64, np.int8), (np.int8, np.int64), (np.uint8, np.float32),
+    (np.uint8, np.int32), (np.float64, np.float32)])
+def test_to(backend, rng, src, dst):
+    n = 37
+    if np.issubdtype(src, np.integer):
+        info = np.iinfo(src)
+        x = rng.integers(max(info.min, -10**6), min(info.max, 10**6), n, endpoint=True).astype(src)
+    else:
+        x = (rng.standard_normal(n) * 50).astype(src)
+    out = np.empty(n, dtype=dst)
+    names = {np.float16: tl.float16, np.float32: tl.float32, np.float64: tl.float64,
+             np.int8: tl.int8, np.int32: tl.int32, np.int64: tl.int64}
+    cast_kernel[(1,)](x, out, n, DTYPE=names[dst], BITCAST=False, BLOCK=64)
+    if np.issubdtype(dst, np.integer) and np.issubdtype(src, np.floating):
+        ref = np.trunc(x).astype(dst)
+    else:
+        ref = x.astype(dst)
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_bitcast(backend, rng):
+    x = rng.standard_normal(20).astype(np.float32)
+    out = np.empty(20, dtype=np.int32)
+    cast_kernel[(1,)](x, out, 20, DTYPE=tl.int32, BITCAST=True, BLOCK=32)
+    np.testing.assert_array_equal(out, x.view(np.int32))
+
+
+# ---------------------------------------------------------------------------
+# Reductions and scans
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def reduce_kernel(x_ptr, out_ptr, M, N, OP: tl.constexpr, AXIS: tl.constexpr,
+                  BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=mask, other=0)
+    if OP == "sum":
+        r = tl.sum(x, axis=AXIS)
+    elif OP == "max":
+        r = tl.max(x, axis=AXIS)
+    elif OP == "min":
+        r = tl.min(x, axis=AXIS)
+    elif OP == "argmax":
+        r = tl.argmax(x, axis=AXIS)
+    elif OP == "argmin":
+        r = tl.argmin(x, axis=AXIS)
+    elif OP == "cumsum":
+        r = tl.cumsum(x, axis=AXIS)
+    elif OP == "method_sum":
+        r = x.sum(AXIS)
+    if AXIS is None:
+        tl.store(out_ptr, r)
+    elif OP == "cumsum":
+        tl.store(out_ptr + rm[:, None] * N + rn[None, :], r, mask=mask)
+    elif AXIS == 0:
+        tl.store(out_ptr + rn, r, mask=rn < N)
+    else:
+        tl.store(out_ptr + rm, r, mask=rm < M)
+
+
+REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin,
+          "method_sum": np.sum}
+
+
+@pytest.mark.parametrize("op,axis", [(op, axis) for op in sorted(REDUCE) + ["cumsum"]
+                                      for axis in (0, 1, None) if not (op == "cumsum" and axis is None)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_reduce(backend, rng, op, axis, dtype):
+    M, N = 16, 32  # the full tile: masked-off elements would take part in max/min
+    x = (rng.standard_normal((M, N)) * 100).astype(dtype)
+    x[3, 5] = x[3, 7]  # ties: the first index wins
+    if op == "cumsum":
+        ref = np.cumsum(x, axis=axis)
+        out = np.empty_like(x)
+    else:
+        ref = REDUCE[op](x, axis=axis) if axis is not None else REDUCE[op](x)
+        ref = np.asarray(ref)
+        out = np.empty(ref.shape if ref.shape else (1,),
+                       dtype=np.int32 if op.startswith("arg") else dtype)
+    reduce_kernel[(1,)](x, out, M, N, OP=op, AXIS=axis, BM=16, BN=32)
+    np.testing.assert_allclose(out.reshape(ref.shape), ref.astype(out.dtype), rtol=1e-5, atol=1e-3)
+
+
+@tessera.jit
+def reduce_ragged_kernel(x_ptr, sum_ptr, max_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=-float("inf"))
+    m, idx = tl.max(x, axis=0, return_indices=True)
+    s = tl.sum(tl.where(offs < n, x, 0.0), axis=0)
+    tl.store(sum_ptr, s)
+    tl.store(max_ptr, m)
+    tl.store(max_ptr + 1, idx.to(tl.float32))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_reduce_ragged(backend, rng, n):
+    x = rng.standard_normal(n).astype(np.float32)
+    s = np.empty(1, np.float32)
+    m = np.empty(2, np.float32)
+    reduce_ragged_kernel[(1,)](x, s, m, n, BLOCK=128)
+    np.testing.assert_allclose(s[0], x.astype(np.float64).sum(), rtol=1e-5, atol=1e-5)
+    assert m[0] == x.max() and m[1] == np.argmax(x)
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def shape_kernel(x_ptr, out_ptr, OP: tl.constexpr, SIZE: tl.constexpr):
+    # x: [4, 8] row-major
+    r = tl.arange(0, 4)
+    c = tl.arange(0, 8)
+    x = tl.load(x_ptr + r[:, None] * 8 + c[None, :])               # [4, 8]
+    if OP == "trans":
+        y = tl.trans(x)                                              # [8, 4]
+    elif OP == "T":
+        y = x.T
+    elif OP == "permute":
+        y = tl.permute(tl.reshape(x, (2, 2, 8)), (2, 0, 1))          # [8, 2, 2]
+    elif OP == "reshape":
+        y = tl.reshape(x, [8, 4])
+    elif OP == "broadcast_to":
+        y = tl.broadcast_to(tl.expand_dims(tl.sum(x, axis=1), 0), (2, 4))
+    elif OP == "expand_dims":
+        y = tl.expand_dims(x, 1) + tl.zeros([4, 2, 8], dtype=tl.float32)
+    elif OP == "ravel":
+        y = tl.ravel(x)
+    tl.store(out_ptr + tl.arange(0, SIZE), tl.reshape(y, [SIZE]))
+
+
+SHAPE_OPS = {
+    "trans": lambda x: x.T, "T": lambda x: x.T,
+    "permute": lambda x: x.reshape(2, 2, 8).transpose(2, 0, 1), "reshape": lambda x: x.reshape(8, 4),
+    "broadcast_to": lambda x: np.broadcast_to(x.sum(axis=1)[None, :], (2, 4)),
+    "expand_dims": lambda x: np.broadcast_to(x[:, None, :], (4, 2, 8)), "ravel": lambda x: x.ravel(),
+}
+
+
+@pytest.mark.parametrize("op", sorted(SHAPE_OPS))
+def test_shapes(backend, rng, op):
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    ref = SHAPE_OPS[op](x).ravel()
+    out = np.full(64, np.nan, dtype=np.float32)
+    shape_kernel[(1,)](x, out, OP=op, SIZE=ref.size)
+    np.testing.assert_allclose(out[: ref.size], ref, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Creation, programs, hints
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def grid_kernel(out_ptr, BLOCK: tl.constexpr):
+    x = tl.program_id(0)
+    y = tl.program_id(1)
+    z = tl.program_id(2)
+    nx = tl.num_programs(0)
+    ny = tl.num_programs(1)
+    nz = tl.num_programs(2)
+    pid = (z * ny + y) * nx + x
+    base = tl.multiple_of(pid * BLOCK, BLOCK)
+    offs = tl.max_contiguous(base + tl.arange(0, BLOCK), BLOCK)
+    v = tl.full([BLOCK], 7, dtype=tl.int32) + tl.zeros([BLOCK], dtype=tl.int32) + pid * 1000 \
+        + (nx * 100 + ny * 10 + nz)
+    tl.store(out_ptr + offs, v)
+
+
+def test_grid_and_creation(backend):
+    nx, ny, nz, B = 3, 2, 4, 8
+    out = np.zeros(nx * ny * nz * B, dtype=np.int32)
+    grid_kernel[(nx, ny, nz)](out, BLOCK=B)
+    pid = np.repeat(np.arange(nx * ny * nz), B)
+    np.testing.assert_array_equal(out, 7 + pid * 1000 + 324)
+
+
+@tessera.jit
+def cdiv_kernel(out_ptr, n, d):
+    tl.store(out_ptr, tl.cdiv(n, d))
+    tl.store(out_ptr + 1, tl.cdiv(n, 4))
+
+
+def test_cdiv(backend):
+    out = np.zeros(2, dtype=np.int32)
+    cdiv_kernel[(1,)](out, 37, 5)
+    np.testing.assert_array_equal(out, [8, 10])
+
+
+# ---------------------------------------------------------------------------
+# dot
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+               TRANS_B: tl.constexpr, ACC: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    if TRANS_B:
+        b = tl.trans(tl.load(b_ptr + rn[:, None] * K + rk[None, :]))
+    else:
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    if ACC:
+        c = tl.dot(a, b, tl.full((M, N), 1.0, tl.float32), input_precision="ieee")
+    else:
+        c = tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.float64])
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_dot(backend, rng, dtype, trans_b):
+    M, N, K = 16, 32, 16
+    if dtype == np.int8:
+        a = rng.integers(-20, 20, (M, K)).astype(dtype)
+        b = rng.integers(-20, 20, (K, N)).astype(dtype)
+        out_dtype = np.int32
+    else:
+        a = rng.standard_normal((M, K)).astype(dtype)
+        b = rng.standard_normal((K, N)).astype(dtype)
+        out_dtype = np.float64 if dtype == np.float64 else np.float32
+    acc = dtype in (np.float32, np.float16)
+    c = np.empty((M, N), dtype=out_dtype)
+    b_arg = np.ascontiguousarray(b.T) if trans_b else b
+    dot_kernel[(1,)](a, b_arg, c, M=M, N=N, K=K, TRANS_B=trans_b, ACC=acc)
+    ref = a.astype(np.float64) @ b.astype(np.float64) + (1.0 if acc else 0.0)
+    np.testing.assert_allclose(c, ref.astype(out_dtype), rtol=1e-4, atol=1e-3)
+
+
+# ---------------------------------------------------------------------------
+# Atomics
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def histogram_kernel(x_ptr, hist_ptr, max_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(hist_ptr + x, 1, mask=mask)
+    tl.atomic_max(max_ptr + tl.zeros([BLOCK], dtype=tl.int32), x, mask=mask)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_atomic_add_max(backend, rng, n):
+    x = rng.integers(0, 10, n).astype(np.int32)
+    hist = np.zeros(10, dtype=np.int32)
+    mx = np.full(1, -1, dtype=np.int32)
+    histogram_kernel[(tessera.cdiv(n, 16),)](x, hist, mx, n, BLOCK=16)
+    np.testing.assert_array_equal(hist, np.bincount(x, minlength=10))
+    assert mx[0] == x.max()
+
+
+@tessera.jit
+def float_atomic_kernel(x_ptr, sum_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.atomic_add(sum_ptr, tl.sum(x, axis=0))
+
+
+def test_atomic_add_float(backend, rng):
+    n = 1000
+    x = rng.random(n).astype(np.float32)
+    s = np.zeros(1, dtype=np.float32)
+    float_atomic_kernel[(tessera.cdiv(n, 64),)](x, s, n, BLOCK=64)
+    np.testing.assert_allclose(s[0], x.astype(np.float64).sum(), rtol=1e-5)
+
+
+@tessera.jit
+def cas_kernel(lock_ptr, order_ptr):
+    # Every program takes a ticket: the old value of a compare-and-swap loop.
+    pid = tl.program_id(0)
+    old = tl.atomic_cas(lock_ptr, 0, 0)
+    done = False
+    while not done:
+        prev = tl.atomic_cas(lock_ptr, old, old + 1)
+        done = prev == old
+        old = prev
+    tl.store(order_ptr + pid, old)
+
+
+def test_atomic_cas(backend):
+    lock = np.zeros(1, dtype=np.int32)
+    order = np.full(8, -1, dtype=np.int32)
+    cas_kernel[(8,)](lock, order)
+    assert lock[0] == 8
+    np.testing.assert_array_equal(np.sort(order), np.arange(8))
+
+
+# ---------------------------------------------------------------------------
+# Tensor descriptors
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def descriptor_kernel(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(out_ptr, shape=[N, M], strides=[M, 1], block_shape=[BN, BM])
+    block = src.load([pm * BM, pn * BN])
+    dst.store([pn * BN, pm * BM], tl.trans(block) * 2)
+
+
+def test_tensor_descriptor(backend, rng):
+    M, N = 37, 21
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    out = np.zeros((N, M), dtype=np.float32)
+    descriptor_kernel[(tessera.cdiv(M, 16), tessera.cdiv(N, 8))](x, out, M, N, BM=16, BN=8)
+    np.testing.assert_array_equal(out, x.T * 2)
+
+
+# ---------------------------------------------------------------------------
+# Python constructs
+# ---------------------------------------------------------------------------
+
+SCALE = 3          # a global constant
+OFFSET = tl.constexpr(10)
+
+
+@tessera.jit
+def scale_and_shift(x, factor):
+    return x * factor + OFFSET, factor
+
+
+@tessera.jit
+def clamp_positive(x):
+    return tl.where(x > 0, x, 0)
+
+
+@tessera.jit
+def constructs_kernel(x_ptr, out_ptr, n, flag, BLOCK: tl.constexpr, UNROLL: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    # tuple unpacking and an inlined @jit call returning a tuple
+    y, f = scale_and_shift(x, SCALE)
+    a, b = 1, 2
+    a, b = b, a
+    # augmented assignment and a loop-carried tile
+    acc = tl.zeros([BLOCK], dtype=tl.int32)
+    for i in range(0, n):
+        acc += i
+    # a loop unrolled at compile time
+    for j in tl.static_range(UNROLL):
+        acc = acc + j * f
+    # if/else on a scalar tensor, yielding values assigned in both branches
+    if flag > 0:
+        z = y + a
+        w = 1
+    else:
+        z = y - b
+        w = 2
+    # an if without else changing a value defined before
+    t = z
+    if n > 10:
+        t = t * 2
+    # while with carried values
+    k = 0
+    s = 0
+    while k < n:
+        s += k
+        k += 1
+    # chained comparison, boolean operators, ternary, min/max of constants
+    inside = (0 <= offs < n) and flag >= 0
+    q = clamp_positive(t) if UNROLL > 1 else t
+    out = q + acc + s * w + min(UNROLL, 2) + max(a, b)
+    tl.store(out_ptr + offs, out, mask=inside)
+
+
+@pytest.mark.parametrize("n,flag", [(5, 1), (20, 0), (64, 1)])
+def test_constructs(backend, rng, n, flag):
+    x = rng.integers(-100, 100, n).astype(np.int32)
+    out = np.zeros(n, dtype=np.int32)
+    unroll = 3
+    constructs_kernel[(1,)](x, out, n, flag, BLOCK=64, UNROLL=unroll)
+    y = x * 3 + 10
+    a, b = 2, 1
+    z, w = (y + a, 1) if flag > 0 else (y - b, 2)
+    t = z * 2 if n > 10 else z
+    acc = sum(range(n)) + sum(j * 3 for j in range(unroll))
+    s = sum(range(n))
+    ref = np.maximum(t, 0) + acc + s * w + 2 + 2
+    np.testing.assert_array_equal(out, ref)
+
+
+@tessera.jit
+def print_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 2))
+    tl.device_print("x", x)
+    tl.static_assert(2 > 1, "never fires")
+
+
+def test_device_print(backend, capfd):
+    x = np.array([1.5, -2.0], dtype=np.float32)
+    print_kernel[(1,)](x)
+    out = capfd.readouterr().out
+    assert "1.5" in out and "-2.0" in out, out
+
+
+@tessera.jit
+def uint8_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)           # uint8
+    tl.store(out_ptr + offs, x.to(tl.float32) / 255 + (x // 16), mask=mask)
+
+
+def test_uint8(backend, rng):
+    x = rng.integers(0, 256, 40).astype(np.uint8)
+    out = np.empty(40, dtype=np.float32)
+    uint8_kernel[(1,)](x, out, 40, BLOCK=64)
+    np.testing.assert_allclose(out, x / 255 + (x // 16), rtol=1e-6)

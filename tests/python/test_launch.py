@@ -1,0 +1,214 @@
+"""Launching: grids, launch options, argument kinds (NumPy, DLPack/torch,
+scalars), the specialization key and its cache, backend selection."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+
+
+@tessera.jit
+def fill_kernel(out_ptr, n, value, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, value, mask=offs < n)
+
+
+@pytest.mark.parametrize("grid", [(4,), (4, 1), (4, 1, 1), 4, lambda meta: (tessera.cdiv(100, meta["BLOCK"]),)])
+def test_grid_forms(backend, grid):
+    out = np.zeros(100, dtype=np.float32)
+    fill_kernel[grid](out, 100, 2.5, BLOCK=32, num_warps=4, num_stages=3)
+    np.testing.assert_array_equal(out, 2.5)
+
+
+def test_grid_callable_sees_all_arguments(backend):
+    seen = {}
+
+    def grid(meta):
+        seen.update(meta)
+        return (1,)
+
+    out = np.zeros(8, dtype=np.float32)
+    fill_kernel[grid](out, 8, 1.0, BLOCK=8)
+    assert seen["n"] == 8 and seen["BLOCK"] == 8 and seen["value"] == 1.0
+
+
+def test_empty_grid_runs_nothing(backend):
+    out = np.zeros(8, dtype=np.float32)
+    fill_kernel[(0,)](out, 8, 1.0, BLOCK=8)
+    assert not out.any()
+
+
+def test_specialization_attributes():
+    aligned = np.zeros(64, dtype=np.float32)
+    assert aligned.ctypes.data % 16 == 0
+    ir = fill_kernel.ir(aligned, 64, 1.0, BLOCK=16)
+    # aligned pointer and an int divisible by 16: tile.divisibility = 16
+    assert re.search(r"%arg0: !tile.ptr<f32> \{tile.divisibility = 16 : i32\}", ir), ir
+    assert re.search(r"%arg1: i32 \{tile.divisibility = 16 : i32\}", ir), ir
+    assert re.search(r"%arg2: f32[,)]", ir), ir
+    ir = fill_kernel.ir(aligned[1:], 63, 1.0, BLOCK=16)
+    assert re.search(r"%arg0: !tile.ptr<f32>,", ir) and re.search(r"%arg1: i32,", ir), ir
+
+
+def test_int_equal_to_one_is_a_constant():
+    @tessera.jit
+    def strided(x_ptr, stride, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK) * stride
+        tl.store(x_ptr + offs, 1.0)
+
+    x = np.zeros(64, dtype=np.float32)
+    ir_one = strided.ir(x, 1, BLOCK=16)
+    ir_two = strided.ir(x, 2, BLOCK=16)
+    # stride == 1 is a compile-time constant: the argument is not used.
+    assert "%arg1" in ir_two.split(") {", 1)[1]
+    assert "%arg1" not in ir_one.split(") {", 1)[1]
+    assert "arith.constant 1 : i32" in ir_one
+    assert re.search(r"%arg1: i32 \{tile.equal_to_1\}", ir_one), ir_one
+    assert "tile.equal_to_1" not in ir_two
+
+
+def test_cache(monkeypatch):
+    monkeypatch.setenv("TESSERA_INTERPRET", "1")
+
+    @tessera.jit
+    def k(out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, n, mask=offs < n)
+
+    a = np.zeros(64, dtype=np.int32)
+    first = k[(1,)](a, 20, BLOCK=64)
+    assert k[(1,)](a, 21, BLOCK=64) is first             # same key: 20 and 21 are not multiples of 16
+    assert k[(1,)](a, 32, BLOCK=64) is not first         # 32 is: another specialization
+    assert k[(1,)](a, 20, BLOCK=32) is not first         # another constexpr
+    assert k[(1,)](a.astype(np.int64), 20, BLOCK=64) is not first  # another dtype
+    assert len(k.cache) == 4
+    assert a[:20].tolist() == [20] * 20
+
+
+GLOBAL_SCALE = 2
+
+
+@tessera.jit
+def uses_global(out_ptr):
+    tl.store(out_ptr, GLOBAL_SCALE * 10)
+
+
+def test_changed_global_recompiles(monkeypatch):
+    global GLOBAL_SCALE
+    monkeypatch.setenv("TESSERA_INTERPRET", "1")
+    out = np.zeros(1, dtype=np.int32)
+    uses_global[(1,)](out)
+    assert out[0] == 20
+    monkeypatch.setattr(__import__(__name__), "GLOBAL_SCALE", 3)
+    uses_global[(1,)](out)
+    assert out[0] == 30
+
+
+def test_interpret_env_selects_the_interpreter(monkeypatch):
+    monkeypatch.setenv("TESSERA_INTERPRET", "1")
+    out = np.zeros(8, dtype=np.float32)
+    compiled = fill_kernel[(1,)](out, 8, 3.0, BLOCK=8)
+    assert compiled.backend == "interpreter"
+    monkeypatch.setenv("TESSERA_INTERPRET", "0")
+    compiled = fill_kernel[(1,)](out, 8, 3.0, BLOCK=8)
+    assert compiled.backend == ("cpu" if tessera.cpu_available() else "interpreter")
+
+
+def test_scalar_argument_kinds(backend):
+    @tessera.jit
+    def scalars(out_ptr, i, big, f, b):
+        tl.store(out_ptr, i.to(tl.float64))
+        tl.store(out_ptr + 1, big.to(tl.float64))
+        tl.store(out_ptr + 2, f)
+        tl.store(out_ptr + 3, b.to(tl.float64))
+
+    out = np.zeros(4, dtype=np.float64)
+    scalars[(1,)](out, -7, 2**40, 0.25, True)
+    np.testing.assert_array_equal(out, [-7, 2**40, 0.25, 1])
+    assert "i64" in scalars.ir(out, -7, 2**40, 0.25, True)
+    # NumPy scalars count as Python numbers
+    scalars[(1,)](out, np.int32(5), np.int64(2**40), np.float32(0.5), False)
+    np.testing.assert_array_equal(out, [5, 2**40, 0.5, 0])
+
+
+def test_none_argument_is_a_constant(backend):
+    @tessera.jit
+    def maybe_bias(x_ptr, bias_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs)
+        if bias_ptr is not None:
+            x += tl.load(bias_ptr + offs)
+        tl.store(x_ptr + offs, x)
+
+    x = np.ones(8, dtype=np.float32)
+    maybe_bias[(1,)](x, None, BLOCK=8)
+    np.testing.assert_array_equal(x, 1)
+    maybe_bias[(1,)](x, np.full(8, 2, np.float32), BLOCK=8)
+    np.testing.assert_array_equal(x, 3)
+
+
+# ---------------------------------------------------------------------------
+# DLPack / PyTorch
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def axpy(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a * x + y, mask=mask)
+
+
+@pytest.mark.parametrize("dtype_name", ["float32", "float16", "bfloat16", "float64"])
+def test_torch_tensors(backend, dtype_name):
+    torch = pytest.importorskip("torch")
+    dtype = getattr(torch, dtype_name)
+    n = 1001
+    x = torch.randn(n, dtype=dtype)
+    y = torch.randn(n, dtype=dtype)
+    out = torch.empty_like(x)
+    axpy[(tessera.cdiv(n, 128),)](x, y, out, 2.0, n, BLOCK=128)
+    ref = (2.0 * x.double() + y.double())
+    tol = {"float32": 1e-6, "float16": 2e-3, "bfloat16": 2e-2, "float64": 1e-12}[dtype_name]
+    torch.testing.assert_close(out.double(), ref, rtol=tol, atol=tol * 4)
+
+
+def test_torch_strided_view(backend):
+    torch = pytest.importorskip("torch")
+
+    @tessera.jit
+    def column_sum(x_ptr, out_ptr, M, N, stride_m, stride_n, BM: tl.constexpr, BN: tl.constexpr):
+        rm = tl.arange(0, BM)
+        rn = tl.arange(0, BN)
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        x = tl.load(x_ptr + rm[:, None] * stride_m + rn[None, :] * stride_n, mask=mask, other=0.0)
+        tl.store(out_ptr + rn, tl.sum(x, axis=0), mask=rn < N)
+
+    base = torch.randn(30, 20)
+    x = base.t()[:, 2:]  # [20, 28], column-major view with an offset
+    out = torch.zeros(28)
+    column_sum[(1,)](x, out, x.shape[0], x.shape[1], x.stride(0), x.stride(1), BM=32, BN=32)
+    torch.testing.assert_close(out, x.sum(dim=0), rtol=1e-5, atol=1e-5)
+
+
+def test_dlpack_protocol_object(backend):
+    # Any object with __dlpack__ works; here NumPy's own capsule through a wrapper.
+    class Wrapper:
+        def __init__(self, array):
+            self.array = array
+
+        def __dlpack__(self, stream=None):
+            return self.array.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.array.__dlpack_device__()
+
+    x = np.arange(16, dtype=np.float32)
+    out = np.zeros(16, dtype=np.float32)
+    axpy[(1,)](Wrapper(x), Wrapper(x), Wrapper(out), 3.0, 16, BLOCK=16)
+    np.testing.assert_array_equal(out, 4 * x)

@@ -1,9 +1,10 @@
-// The interpreter's test kernels (InterpreterKernels.inc, copied from
-// tests/unit/runtime/interpreter) on the CPU backend, each compared with the
+// The interpreter's test kernels (tests/unit/kernels/TileKernels.h) on the
+// CPU backend, each compared with the
 // interpreter on the same random inputs; and the CPU backend's own
 // behaviours: assert through the runtime hook, diagnostics for what it does
 // not support.
 #include "CpuTestUtils.h"
+#include "tests/unit/kernels/TileKernels.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -13,8 +14,7 @@
 namespace tessera::cpu::testing {
 namespace {
 
-#include "InterpreterKernels.inc"
-
+using namespace tessera::test_kernels;
 using interp::testing::bufferOf;
 
 using KernelsOnCpuTest = CpuTest;

@@ -1,34 +1,16 @@
 // What the interpreter tells a user: out-of-bounds accesses with the kernel
 // line, lane and program; failed assertions; unsupported ops; tile.print.
 #include "InterpreterTestUtils.h"
+#include "tests/unit/kernels/TileKernels.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 namespace tessera::interp::testing {
 namespace {
 
-using DebuggingTest = InterpreterTest;
+using namespace tessera::test_kernels;
 
-// Copies 128 elements per program; MASK is replaced by a mask or by nothing.
-constexpr llvm::StringLiteral kCopy = R"mlir(
-tile.func @copy(%src: !tile.ptr<f32>, %dst: !tile.ptr<f32>, %n: i32) {
-  %pid = tile.program_id x
-  %c128 = arith.constant 128 : i32
-  %start = arith.muli %pid, %c128 : i32
-  %r = tile.make_range 0 to 128 : tensor<128xi32>
-  %starts = tile.splat %start : i32 -> tensor<128xi32>
-  %offs = arith.addi %starts, %r : tensor<128xi32>
-  %bound = tile.splat %n : i32 -> tensor<128xi32>
-  %mask = arith.cmpi slt, %offs, %bound : tensor<128xi32>
-  %sb = tile.splat %src : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
-  %sp = tile.addptr %sb, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
-  %db = tile.splat %dst : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
-  %dp = tile.addptr %db, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
-  %v = tile.load %sp LOADMASK : tensor<128x!tile.ptr<f32>>
-  tile.store %dp, %v STOREMASK : tensor<128x!tile.ptr<f32>>
-  tile.return
-}
-)mlir";
+using DebuggingTest = InterpreterTest;
 
 std::string copyKernel(bool maskLoad, bool maskStore) {
   std::string source = kCopy.str();
@@ -73,16 +55,6 @@ TEST_F(DebuggingTest, MaskedOffLanesAreNotChecked) {
   EXPECT_EQ(dst, src);
 }
 
-constexpr llvm::StringLiteral kAssert = R"mlir(
-tile.func @check(%n: i32) {
-  %r = tile.make_range 0 to 16 : tensor<16xi32>
-  %bound = tile.splat %n : i32 -> tensor<16xi32>
-  %ok = arith.cmpi slt, %r, %bound : tensor<16xi32>
-  tile.assert %ok, "index out of range" : tensor<16xi1>
-  tile.return
-}
-)mlir";
-
 TEST_F(DebuggingTest, FailedAssertReportsMessageAndLane) {
   EXPECT_EQ(run(kAssert, "check", {KernelArgument::integer(16)}, {2, 1, 1}), "");
   unsigned line = lineOf(kAssert, "tile.assert");
@@ -93,27 +65,11 @@ TEST_F(DebuggingTest, FailedAssertReportsMessageAndLane) {
                 .str());
 }
 
-constexpr llvm::StringLiteral kUnsupported = R"mlir(
-tile.func @ext(%x: f32) {
-  %y = tile.extern_elementwise "__nv_erff"(%x) lib "libdevice" pure : (f32) -> f32
-  tile.return
-}
-)mlir";
-
 TEST_F(DebuggingTest, UnsupportedOpIsNamed) {
   EXPECT_EQ(run(kUnsupported, "ext", {KernelArgument::floating(1.0)}, {1, 1, 1}),
             "kernel.mlir:3:8: unsupported operation 'tile.extern_elementwise' in the "
             "interpreter in program (0, 0, 0)");
 }
-
-constexpr llvm::StringLiteral kStrayPointer = R"mlir(
-tile.func @stray(%p: !tile.ptr<f32>) {
-  %addr = arith.constant 16 : i64
-  %q = tile.int_to_ptr %addr : i64 -> !tile.ptr<f32>
-  %v = tile.load %q : !tile.ptr<f32>
-  tile.return
-}
-)mlir";
 
 TEST_F(DebuggingTest, LoadOutsideEveryBufferIsReported) {
   std::vector<float> data(4);
@@ -128,18 +84,6 @@ TEST_F(DebuggingTest, ArgumentsAreCheckedAgainstTheSignature) {
   EXPECT_EQ(run(kStrayPointer, "missing", {}, {1, 1, 1}),
             "no tile.func named @missing in the module");
 }
-
-constexpr llvm::StringLiteral kPrint = R"mlir(
-tile.func @show(%s: i32) {
-  %r = tile.make_range 0 to 3 : tensor<3xi32>
-  %f = arith.sitofp %r : tensor<3xi32> to tensor<3xf32>
-  %pid = tile.program_id x
-  tile.print "x = " (%f : tensor<3xf32>)
-  tile.print "s: " hex (%s : i32)
-  tile.print "pair " (%pid, %s : i32, i32)
-  tile.return
-}
-)mlir";
 
 TEST_F(DebuggingTest, PrintWritesOneLinePerElementWithProgramId) {
   std::string text;

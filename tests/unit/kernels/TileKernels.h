@@ -1,5 +1,14 @@
-// Kernels of the interpreter's tests (tests/unit/runtime/interpreter), copied
-// verbatim so that the CPU backend is checked on the same programs.
+// Tile IR kernels that both the interpreter's tests and the CPU backend's
+// tests run: one copy, so that the backends are checked on the same programs.
+#ifndef TESSERA_TESTS_UNIT_KERNELS_TILEKERNELS_H
+#define TESSERA_TESTS_UNIT_KERNELS_TILEKERNELS_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace tessera::test_kernels {
+
+// For each x: steps of the Collatz sequence to reach 1 (scf.while, scf.if),
+// and x * x through a device function.
 constexpr llvm::StringLiteral kCollatz = R"mlir(
 tile.func private @square(%x: tensor<16xi32>) -> tensor<16xi32> {
   %y = arith.muli %x, %x : tensor<16xi32>
@@ -54,6 +63,7 @@ tile.func @collatz(%in: !tile.ptr<i32>, %steps: !tile.ptr<i32>, %squares: !tile.
 }
 )mlir";
 
+// Copies 128 elements per program; MASK is replaced by a mask or by nothing.
 constexpr llvm::StringLiteral kCopy = R"mlir(
 tile.func @copy(%src: !tile.ptr<f32>, %dst: !tile.ptr<f32>, %n: i32) {
   %pid = tile.program_id x
@@ -136,6 +146,8 @@ tile.func @add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n:
 }
 )mlir";
 
+// Integer ops keep their bit width: i32 wraps, unsigned and signed views
+// differ, and division rounds toward zero while floordivsi rounds down.
 constexpr llvm::StringLiteral kIntegerOps = R"mlir(
 tile.func @ints(%a: !tile.ptr<i32>, %b: !tile.ptr<i32>, %out: !tile.ptr<i32>) {
   %r = tile.make_range 0 to 64 : tensor<64xi32>
@@ -168,6 +180,7 @@ tile.func @ints(%a: !tile.ptr<i32>, %b: !tile.ptr<i32>, %out: !tile.ptr<i32>) {
 }
 )mlir";
 
+// f16 arithmetic rounds every result to half precision.
 constexpr llvm::StringLiteral kHalfOps = R"mlir(
 tile.func @halves(%a: !tile.ptr<f16>, %out: !tile.ptr<f16>, %wide: !tile.ptr<f32>) {
   %r = tile.make_range 0 to 32 : tensor<32xi32>
@@ -187,6 +200,8 @@ tile.func @halves(%a: !tile.ptr<f16>, %out: !tile.ptr<f16>, %wide: !tile.ptr<f32
 }
 )mlir";
 
+// C[M, N] = A[M, K] * B[K, N], row-major, 16x16 output tiles, K steps of 8.
+// DT is the input element type.
 constexpr llvm::StringLiteral kMatmul = R"mlir(
 tile.func @matmul(%a: !tile.ptr<DT>, %b: !tile.ptr<DT>, %c: !tile.ptr<f32>,
                   %M: i32, %N: i32, %K: i32) {
@@ -283,6 +298,7 @@ tile.func @dot_i8(%a: !tile.ptr<i8>, %b: !tile.ptr<i8>, %c: !tile.ptr<i32>) {
 }
 )mlir";
 
+// Each program counts 64 values into `bins` with atomic adds.
 constexpr llvm::StringLiteral kHistogram = R"mlir(
 tile.func @histogram(%values: !tile.ptr<i32>, %bins: !tile.ptr<i32>, %n: i32) {
   %pid = tile.program_id x
@@ -304,6 +320,7 @@ tile.func @histogram(%values: !tile.ptr<i32>, %bins: !tile.ptr<i32>, %n: i32) {
 }
 )mlir";
 
+// Scalar atomics: max, xchg and compare-and-swap return the old value.
 constexpr llvm::StringLiteral kScalarAtomics = R"mlir(
 tile.func @atomics(%cell: !tile.ptr<i32>, %fcell: !tile.ptr<f32>, %olds: !tile.ptr<i32>) {
   %pid = tile.program_id x
@@ -322,6 +339,8 @@ tile.func @atomics(%cell: !tile.ptr<i32>, %fcell: !tile.ptr<f32>, %olds: !tile.p
 }
 )mlir";
 
+// Scales a [M, N] f32 matrix by 2 in 16x16 blocks through tensor descriptors:
+// the edge blocks read zeros past the shape and drop their stores there.
 constexpr llvm::StringLiteral kDescriptorScale = R"mlir(
 tile.func @scale(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %M: i32, %N: i32) {
   %pm = tile.program_id x
@@ -343,6 +362,8 @@ tile.func @scale(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %M: i32, %N: i32) {
 }
 )mlir";
 
+// Copies the 8x8 block at (row, col) of a [M, N] i32 or f32 tensor, padding
+// included, into `block` through plain pointers.
 constexpr llvm::StringLiteral kDescriptorPadding = R"mlir(
 tile.func @pad(%in: !tile.ptr<f32>, %block: !tile.ptr<f32>, %M: i32, %N: i32,
                %row: i32, %col: i32) {
@@ -360,6 +381,7 @@ tile.func @pad(%in: !tile.ptr<f32>, %block: !tile.ptr<f32>, %M: i32, %N: i32,
 }
 )mlir";
 
+// Pointers survive a round trip through i64 addresses.
 constexpr llvm::StringLiteral kPointerRoundTrip = R"mlir(
 tile.func @roundtrip(%p: !tile.ptr<i32>) {
   %c3 = arith.constant 3 : i32
@@ -372,6 +394,7 @@ tile.func @roundtrip(%p: !tile.ptr<i32>) {
 }
 )mlir";
 
+// One program per row; a row of `ncols` <= 128 elements, `stride` apart.
 constexpr llvm::StringLiteral kSoftmax = R"mlir(
 tile.func @softmax(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %stride: i32, %ncols: i32) {
   %row = tile.program_id x
@@ -407,6 +430,7 @@ tile.func @softmax(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %stride: i32, %nco
 }
 )mlir";
 
+// y = (x - mean) / sqrt(var + eps) * w + b over rows of `n` <= 128 elements.
 constexpr llvm::StringLiteral kLayerNorm = R"mlir(
 tile.func @layernorm(%x: !tile.ptr<f32>, %w: !tile.ptr<f32>, %b: !tile.ptr<f32>,
                      %y: !tile.ptr<f32>, %n: i32, %eps: f32) {
@@ -456,6 +480,7 @@ tile.func @layernorm(%x: !tile.ptr<f32>, %w: !tile.ptr<f32>, %b: !tile.ptr<f32>,
 }
 )mlir";
 
+// Per row: the maximum and the smallest index holding it.
 constexpr llvm::StringLiteral kArgmax = R"mlir(
 tile.func @argmax(%x: !tile.ptr<f32>, %max: !tile.ptr<f32>, %idx: !tile.ptr<i32>, %n: i32) {
   %row = tile.program_id x
@@ -487,6 +512,7 @@ tile.func @argmax(%x: !tile.ptr<f32>, %max: !tile.ptr<f32>, %idx: !tile.ptr<i32>
 }
 )mlir";
 
+// Inclusive cumulative sums of a 2-D tile along axis 1, forward or REVERSE.
 constexpr llvm::StringLiteral kCumsum = R"mlir(
 tile.func @cumsum(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) {
   %r = tile.make_range 0 to 32 : tensor<32xi32>
@@ -518,3 +544,6 @@ tile.func @cumsum(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) {
 }
 )mlir";
 
+} // namespace tessera::test_kernels
+
+#endif // TESSERA_TESTS_UNIT_KERNELS_TILEKERNELS_H

@@ -752,12 +752,7 @@ bool tessera::runtime::hasCpuLowering() {
 mlir::LogicalResult tessera::runtime::lowerTileForCpu(mlir::ModuleOp module,
                                                       const TargetDescription &target) {
 #if defined(TESSERA_HAVE_CPU_LOWERING) && TESSERA_HAVE_CPU_LOWERING
-  tessera::cpu::CpuTarget cpuTarget;
-  cpuTarget.triple = target.triple;
-  cpuTarget.cpu = target.cpu;
-  cpuTarget.features = target.features;
-  cpuTarget.vectorBits = target.vectorBits;
-  return tessera::cpu::lowerTileToLLVM(module, cpuTarget);
+  return tessera::cpu::lowerTileToLLVM(module, target);
 #else
   (void)target;
   return mlir::emitError(module.getLoc())

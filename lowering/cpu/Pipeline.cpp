@@ -17,31 +17,6 @@ using namespace mlir;
 
 namespace tessera::cpu {
 
-namespace {
-unsigned vectorBitsOf(llvm::StringRef features) {
-  if (features.contains("+avx512f"))
-    return 512;
-  if (features.contains("+avx"))
-    return 256;
-  return 128;
-}
-} // namespace
-
-CpuTarget CpuTarget::host() {
-  CpuTarget target;
-  target.triple = llvm::sys::getDefaultTargetTriple();
-  target.cpu = llvm::sys::getHostCPUName().str();
-  std::string features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures()) {
-    if (!features.empty())
-      features += ",";
-    features += (feature.second ? "+" : "-") + feature.first().str();
-  }
-  target.features = features;
-  target.vectorBits = vectorBitsOf(features);
-  return target;
-}
-
 void buildTileToLLVMCpuPipeline(OpPassManager &pm, const CpuTarget &target) {
   pm.addPass(createTileCpuPrepareKernels());
   TileCpuLowerTilesOptions lowerOptions;
@@ -125,7 +100,7 @@ void registerCpuLoweringPasses() {
           target.cpu = options.cpu;
         if (!options.features.empty()) {
           target.features = options.features;
-          target.vectorBits = vectorBitsOf(target.features);
+          target.vectorBits = CpuTarget::vectorBitsFor(target.features);
         }
         if (options.vectorBits)
           target.vectorBits = options.vectorBits;

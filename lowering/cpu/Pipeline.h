@@ -3,23 +3,13 @@
 #ifndef TESSERA_LOWERING_CPU_PIPELINE_H
 #define TESSERA_LOWERING_CPU_PIPELINE_H
 
+#include "lowering/cpu/CpuTarget.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LogicalResult.h"
 
-#include <string>
-
 namespace tessera::cpu {
-
-/// What the generated code may use: an LLVM target triple, CPU name and
-/// feature string ("+avx2,+fma,..."), and the width of the vector registers.
-struct CpuTarget {
-  std::string triple, cpu, features;
-  unsigned vectorBits = 128;
-
-  /// The machine this process runs on.
-  static CpuTarget host();
-};
 
 /// Lowers every kernel of `module` (tile + arith + math + scf on static
 /// tensors) in place to the LLVM dialect, with `llvm.target_triple` and

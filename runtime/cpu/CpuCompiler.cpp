@@ -84,38 +84,6 @@ void registerTranslations(mlir::MLIRContext &context) {
 // TargetDescription
 //===----------------------------------------------------------------------===//
 
-TargetDescription TargetDescription::host() {
-  TargetDescription target;
-  target.triple = llvm::sys::getProcessTriple();
-  target.cpu = llvm::sys::getHostCPUName().str();
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  // Sorted, so that the string (part of every cache key) is deterministic.
-  std::vector<std::string> names;
-  for (const auto &feature : features) {
-    std::string name(1, feature.second ? '+' : '-');
-    name += feature.first();
-    names.push_back(std::move(name));
-  }
-  std::sort(names.begin(), names.end(),
-            [](const std::string &a, const std::string &b) { return a.substr(1) < b.substr(1); });
-  for (const std::string &name : names) {
-    if (!target.features.empty())
-      target.features += ",";
-    target.features += name;
-  }
-  auto has = [&](llvm::StringRef name) {
-    auto it = features.find(name);
-    return it != features.end() && it->second;
-  };
-  target.vectorBits = has("avx512f") ? 512 : has("avx") ? 256 : 128;
-  return target;
-}
-
-std::string TargetDescription::str() const {
-  return "triple=" + triple + ", cpu=" + cpu + ", features=" + features +
-         ", vector-bits=" + std::to_string(vectorBits);
-}
-
 std::string tessera::runtime::cpu::gridEntryName(llvm::StringRef kernel) {
   return (kernel + "__grid_entry").str();
 }

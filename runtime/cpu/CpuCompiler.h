@@ -22,6 +22,8 @@
 #include <string>
 #include <utility>
 
+#include "lowering/cpu/CpuTarget.h"
+
 namespace llvm {
 class LLVMContext;
 class Module;
@@ -29,21 +31,8 @@ class Module;
 
 namespace tessera::runtime::cpu {
 
-/// The machine code is generated for: an LLVM triple, CPU name and feature
-/// string (`+avx2,+fma,...`) and the preferred vector width in bits (512 on
-/// CPUs with AVX-512, 256 with AVX, else 128). Part of every cache key.
-struct TargetDescription {
-  std::string triple;
-  std::string cpu;
-  std::string features;
-  unsigned vectorBits = 128;
-
-  /// The CPU this process runs on, as LLVM detects it.
-  static TargetDescription host();
-  /// `triple=..., cpu=..., features=..., vector-bits=...`.
-  std::string str() const;
-  bool operator==(const TargetDescription &) const = default;
-};
+/// The machine code is generated for; part of every cache key.
+using TargetDescription = ::tessera::cpu::CpuTarget;
 
 struct CompilerOptions {
   TargetDescription target = TargetDescription::host();

@@ -317,8 +317,8 @@ TEST_F(CpuRuntimeTest, ObjectFilesForAheadOfTimeUse) {
   auto module = parse(*context, kVectorAdd);
   TempDir dir;
   std::string path = dir.str() + "/vadd.o";
-  cpu::CompilerOptions options;
-  ASSERT_NO_ERR(cpu::emitObjectFile(*module, options, path));
+  runtime::cpu::CompilerOptions options;
+  ASSERT_NO_ERR(runtime::cpu::emitObjectFile(*module, options, path));
   auto file = llvm::MemoryBuffer::getFile(path);
   ASSERT_TRUE(bool(file));
   EXPECT_TRUE((*file)->getBuffer().starts_with("\x7f" "ELF"));
@@ -331,7 +331,7 @@ TEST_F(CpuRuntimeTest, ObjectFilesForAheadOfTimeUse) {
 
   // The optimized IR carries the host target and the preferred vector width.
   std::string ir;
-  auto object = cpu::compileToObject(*module, options, &ir);
+  auto object = runtime::cpu::compileToObject(*module, options, &ir);
   ASSERT_TRUE(bool(object)) << llvm::toString(object.takeError());
   EXPECT_THAT(ir, HasSubstr("\"target-cpu\"=\"" + options.target.cpu + "\""));
   EXPECT_THAT(ir, HasSubstr("\"prefer-vector-width\"=\"" +

@@ -153,11 +153,11 @@ TEST_F(CacheFixture, CorruptedEntriesAreDetectedRemovedAndRebuilt) {
 }
 
 TEST_F(CacheFixture, AnEntryUnderTheWrongKeyIsRejected) {
-  cpu::CompilerOptions options;
-  cpu::CacheKey a = cpu::CacheKey::make("module A", "llvm", "k", options);
-  cpu::CacheKey b = a;
+  runtime::cpu::CompilerOptions options;
+  runtime::cpu::CacheKey a = runtime::cpu::CacheKey::make("module A", "llvm", "k", options);
+  runtime::cpu::CacheKey b = a;
   b.tesseraVersion = "0.0.0-other";
-  cpu::KernelCache cache(dir.str());
+  runtime::cpu::KernelCache cache(dir.str());
   ASSERT_NO_ERR(cache.store(a, "payload of A"));
   ASSERT_NE(cache.pathFor(a), cache.pathFor(b));
   // The file of A where B's would be (a digest collision, a hand-copied file).
@@ -172,35 +172,35 @@ TEST_F(CacheFixture, AnEntryUnderTheWrongKeyIsRejected) {
 }
 
 TEST_F(CacheFixture, EveryKeyFieldChangesTheEntry) {
-  cpu::CompilerOptions options;
-  cpu::CacheKey base = cpu::CacheKey::make("module text", "llvm", "k", options, "(i32)");
-  cpu::KernelCache cache(dir.str());
+  runtime::cpu::CompilerOptions options;
+  runtime::cpu::CacheKey base = runtime::cpu::CacheKey::make("module text", "llvm", "k", options, "(i32)");
+  runtime::cpu::KernelCache cache(dir.str());
   ASSERT_NO_ERR(cache.store(base, "object"));
-  std::vector<std::function<void(cpu::CacheKey &)>> changes = {
-      [](cpu::CacheKey &k) { k.kernel = "k2"; },
-      [](cpu::CacheKey &k) { k.stage = "tile"; },
-      [](cpu::CacheKey &k) {
-        k = cpu::CacheKey::make("module text ", k.stage, k.kernel, cpu::CompilerOptions(), k.extra);
+  std::vector<std::function<void(runtime::cpu::CacheKey &)>> changes = {
+      [](runtime::cpu::CacheKey &k) { k.kernel = "k2"; },
+      [](runtime::cpu::CacheKey &k) { k.stage = "tile"; },
+      [](runtime::cpu::CacheKey &k) {
+        k = runtime::cpu::CacheKey::make("module text ", k.stage, k.kernel, runtime::cpu::CompilerOptions(), k.extra);
       },
-      [](cpu::CacheKey &k) { k.triple = "aarch64-unknown-linux-gnu"; },
-      [](cpu::CacheKey &k) { k.cpu = "x86-64"; },
-      [](cpu::CacheKey &k) { k.features += ",-avx2"; },
-      [](cpu::CacheKey &k) { k.vectorBits = 64; },
-      [](cpu::CacheKey &k) { k.optLevel = 2; },
-      [](cpu::CacheKey &k) { k.tesseraVersion = "9.9.9"; },
-      [](cpu::CacheKey &k) { k.llvmVersion = "23.0.0"; },
-      [](cpu::CacheKey &k) { k.extra = "(i64)"; },
+      [](runtime::cpu::CacheKey &k) { k.triple = "aarch64-unknown-linux-gnu"; },
+      [](runtime::cpu::CacheKey &k) { k.cpu = "x86-64"; },
+      [](runtime::cpu::CacheKey &k) { k.features += ",-avx2"; },
+      [](runtime::cpu::CacheKey &k) { k.vectorBits = 64; },
+      [](runtime::cpu::CacheKey &k) { k.optLevel = 2; },
+      [](runtime::cpu::CacheKey &k) { k.tesseraVersion = "9.9.9"; },
+      [](runtime::cpu::CacheKey &k) { k.llvmVersion = "23.0.0"; },
+      [](runtime::cpu::CacheKey &k) { k.extra = "(i64)"; },
   };
   for (size_t i = 0; i < changes.size(); ++i) {
-    cpu::CacheKey key = base;
+    runtime::cpu::CacheKey key = base;
     changes[i](key);
     EXPECT_NE(key.digest(), base.digest()) << "change " << i;
     EXPECT_EQ(cache.lookup(key), nullptr) << "change " << i;
   }
   EXPECT_EQ(cache.stats().rejected, 0u);
   EXPECT_NE(cache.lookup(base), nullptr);
-  EXPECT_EQ(base.tesseraVersion, cpu::tesseraVersion());
-  EXPECT_EQ(base.llvmVersion, cpu::llvmVersion());
+  EXPECT_EQ(base.tesseraVersion, runtime::cpu::tesseraVersion());
+  EXPECT_EQ(base.llvmVersion, runtime::cpu::llvmVersion());
 }
 
 TEST_F(CacheFixture, ADifferentTargetMisses) {
@@ -260,11 +260,11 @@ TEST(KernelCacheLocation, EnvironmentDecidesTheDefaultDirectory) {
   setenv("TESSERA_CACHE_DIR", "/tmp/tc", 1);
   setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
   setenv("HOME", "/tmp/home", 1);
-  EXPECT_EQ(cpu::KernelCache::defaultDirectory(), "/tmp/tc/cpu");
+  EXPECT_EQ(runtime::cpu::KernelCache::defaultDirectory(), "/tmp/tc/cpu");
   unsetenv("TESSERA_CACHE_DIR");
-  EXPECT_EQ(cpu::KernelCache::defaultDirectory(), "/tmp/xdg/tessera/cpu");
+  EXPECT_EQ(runtime::cpu::KernelCache::defaultDirectory(), "/tmp/xdg/tessera/cpu");
   unsetenv("XDG_CACHE_HOME");
-  EXPECT_EQ(cpu::KernelCache::defaultDirectory(), "/tmp/home/.cache/tessera/cpu");
+  EXPECT_EQ(runtime::cpu::KernelCache::defaultDirectory(), "/tmp/home/.cache/tessera/cpu");
   restore("TESSERA_CACHE_DIR", tessera);
   restore("XDG_CACHE_HOME", xdg);
   restore("HOME", home);

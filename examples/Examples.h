@@ -31,6 +31,9 @@ struct MatmulConfig {
   /// so that rows load and store as contiguous vectors; launches must then
   /// pass 1 for them.
   bool unitInnerStrides = false;
+  /// Program order: groups of `groupM` row blocks are walked column block by
+  /// column block (Triton's GROUP_M); 1 keeps the launch order.
+  int64_t groupM = 8;
 };
 
 /// matmul(a, b, c: ptr<T>, M, N, K, stride_am, stride_ak, stride_bk,

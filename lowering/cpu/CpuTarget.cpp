@@ -28,7 +28,7 @@ unsigned CpuTarget::vectorBitsFor(llvm::StringRef features) {
   features.split(list, ',');
   if (llvm::is_contained(list, "+avx512f"))
     return 512;
-  if (llvm::is_contained(list, "+avx"))
+  if (llvm::is_contained(list, "+avx") || llvm::is_contained(list, "+avx2"))
     return 256;
   return 128;
 }

@@ -18,7 +18,7 @@ struct CpuTarget {
   /// The machine this process runs on, as LLVM detects it, with the features
   /// sorted so that the description (part of cache keys) is deterministic.
   static CpuTarget host();
-  /// 512 with AVX-512, 256 with AVX, else 128.
+  /// 512 with AVX-512, 256 with AVX or AVX2 (which implies it), else 128.
   static unsigned vectorBitsFor(llvm::StringRef features);
   /// `triple=..., cpu=..., features=..., vector-bits=...`.
   std::string str() const;

@@ -86,4 +86,33 @@ def TileCpuApproximateMath : Pass<"tile-cpu-approximate-math", "::mlir::ModuleOp
                            "::mlir::vector::VectorDialect"];
 }
 
+def TileCpuSplitVectors : Pass<"tile-cpu-split-vectors", "::mlir::ModuleOp"> {
+  let summary = "Split long flat vectors into register-sized chunks, computed chunk by chunk";
+  let description = [{
+    A tile is one long vector (`vector<1024xf32>`); LLVM splits it into
+    registers only in instruction selection, one whole-tile operation after
+    the other, so a chain of elementwise ops (the polynomial of `exp`) keeps
+    every intermediate tile alive at once and spills most of it to the stack.
+    This pass splits, in each block, elementwise arith/math ops, splat and
+    dense constants, broadcasts, register-aligned `llvm.shufflevector`s (the
+    halving steps of reductions), `llvm.extractelement` and contiguous
+    `llvm.intr.masked.load`/`masked.store` on vectors longer than one chunk
+    (`vector-bits / 32` lanes) into per-chunk ops, concatenates chunks again
+    only for users it does not split, and then moves each side-effect-free op
+    (and each load, when no write lies in between) down to just before its
+    first user, so that the code computes chunk after chunk.
+
+    ```mlir
+    %e = arith.mulf %a, %b : vector<64xf32>   // vector-bits=512
+    // becomes four arith.mulf on vector<16xf32>
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"512",
+           "Width of the target's vector registers in bits (chunks hold vector-bits/32 lanes)">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSERA_LOWERING_CPU_PASSES_TD

@@ -26,6 +26,9 @@ void buildTileToLLVMCpuPipeline(OpPassManager &pm, const CpuTarget &target) {
   pm.addPass(createTileCpuApproximateMath());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  TileCpuSplitVectorsOptions splitOptions;
+  splitOptions.vectorBits = lowerOptions.vectorBits;
+  pm.addPass(createTileCpuSplitVectors(splitOptions));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());

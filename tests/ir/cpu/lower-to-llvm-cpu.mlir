@@ -1,11 +1,12 @@
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-llvm-cpu="triple=x86_64-unknown-linux-gnu cpu=haswell features=+avx2,+fma" -verify-diagnostics | FileCheck %s
 
 // The whole pipeline: only the LLVM dialect is left; the kernel takes the
-// grid arguments and has a packed entry point.
+// grid arguments and has a packed entry point. The 64-lane tile is computed in
+// register-sized chunks (vector-bits / 32 lanes) (tile-cpu-split-vectors), chunk after chunk.
 // CHECK-LABEL: llvm.func @scale(%{{.*}}: !llvm.ptr, %{{.*}}: f32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
-// CHECK: llvm.intr.masked.load
-// CHECK: llvm.fmul {{.*}} : vector<64xf32>
-// CHECK: llvm.intr.masked.store
+// CHECK: llvm.intr.masked.load {{.*}} -> vector<{{[48]}}xf32>
+// CHECK: llvm.fmul {{.*}} : vector<{{[48]}}xf32>
+// CHECK: llvm.intr.masked.store {{.*}} : vector<{{[48]}}xf32>
 // CHECK-LABEL: llvm.func @scale__grid_entry(%{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
 // CHECK: llvm.call @scale(
 // CHECK-NOT: tile.

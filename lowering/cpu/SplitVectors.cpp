@@ -1,0 +1,335 @@
+// tile-cpu-split-vectors: computes long flat vectors register chunk by
+// register chunk (see Passes.td and docs/cpu-backend.md, "Performance").
+//
+// LLVM legalizes a `vector<1024xf32>` op into 64 register ops in instruction
+// selection, which schedules a basic block in IR order: a chain of whole-tile
+// ops then keeps every intermediate tile alive at once (64 registers each)
+// and spills nearly all of it. Here the splittable ops are rewritten into
+// per-chunk ops, and the block is reordered so that each chunk's chain is
+// computed right before the op that consumes it.
+#include "lowering/cpu/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace tessera::cpu {
+#define GEN_PASS_DEF_TILECPUSPLITVECTORS
+#include "lowering/cpu/Passes.h.inc"
+} // namespace tessera::cpu
+
+using namespace mlir;
+
+namespace {
+
+using Chunks = llvm::SmallVector<Value>;
+
+struct Splitter {
+  int64_t lanes;
+  llvm::DenseMap<Value, Chunks> chunks; ///< Split value -> its chunks, in order.
+
+  /// A 1-D fixed vector that spans several whole chunks.
+  bool isLong(Type type) const {
+    auto vector = llvm::dyn_cast<VectorType>(type);
+    return vector && vector.getRank() == 1 && !vector.isScalable() &&
+           vector.getNumElements() > lanes && vector.getNumElements() % lanes == 0;
+  }
+  int64_t numChunks(Type type) const {
+    return llvm::cast<VectorType>(type).getNumElements() / lanes;
+  }
+  VectorType chunkType(Type type) const {
+    return VectorType::get({lanes}, llvm::cast<VectorType>(type).getElementType());
+  }
+
+  /// Chunk `k` of `value`: its split chunk, or a register-aligned extract.
+  Value chunk(OpBuilder &b, Location loc, Value value, int64_t k) {
+    auto it = chunks.find(value);
+    if (it != chunks.end())
+      return it->second[k];
+    llvm::SmallVector<int32_t> mask;
+    for (int64_t i = 0; i < lanes; ++i)
+      mask.push_back(static_cast<int32_t>(k * lanes + i));
+    return b.create<LLVM::ShuffleVectorOp>(loc, value, value, mask);
+  }
+
+  /// The whole vector made of `parts` (a balanced tree of concatenations).
+  static Value concat(OpBuilder &b, Location loc, llvm::ArrayRef<Value> parts) {
+    llvm::SmallVector<Value> level(parts.begin(), parts.end());
+    while (level.size() > 1) {
+      llvm::SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < level.size(); i += 2) {
+        int64_t n = llvm::cast<VectorType>(level[i].getType()).getNumElements();
+        llvm::SmallVector<int32_t> mask;
+        for (int64_t j = 0; j < 2 * n; ++j)
+          mask.push_back(static_cast<int32_t>(j));
+        next.push_back(b.create<LLVM::ShuffleVectorOp>(loc, level[i], level[i + 1], mask));
+      }
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level = std::move(next);
+    }
+    return level.front();
+  }
+
+  /// Records the chunks of `result`, replacing it outright when it is one chunk.
+  void define(Value result, Chunks parts) { chunks[result] = std::move(parts); }
+
+  bool splitOp(Operation *op);
+  void splitBlock(Block &block, llvm::SmallVectorImpl<Operation *> &replaced);
+  void finish(llvm::ArrayRef<Operation *> replaced);
+};
+
+bool Splitter::splitOp(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+
+  // Dense constants.
+  if (auto constant = llvm::dyn_cast<arith::ConstantOp>(op)) {
+    auto dense = llvm::dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!dense || !isLong(constant.getType()))
+      return false;
+    VectorType type = chunkType(constant.getType());
+    int64_t n = numChunks(constant.getType());
+    Chunks parts;
+    if (dense.isSplat()) {
+      Value splat = b.create<arith::ConstantOp>(loc, type, dense.resizeSplat(type));
+      parts.assign(n, splat);
+    } else {
+      llvm::SmallVector<Attribute> values(dense.getValues<Attribute>());
+      for (int64_t k = 0; k < n; ++k) {
+        auto slice = DenseElementsAttr::get(
+            type, llvm::ArrayRef<Attribute>(values).slice(k * lanes, lanes));
+        parts.push_back(b.create<arith::ConstantOp>(loc, type, slice));
+      }
+    }
+    define(constant.getResult(), std::move(parts));
+    return true;
+  }
+
+  // Elementwise arith/math ops on long vectors (scalar operands pass through).
+  if (op->hasTrait<OpTrait::Elementwise>() && op->getNumRegions() == 0 &&
+      op->getNumResults() == 1 && isLong(op->getResult(0).getType()) &&
+      (op->getDialect()->getNamespace() == "arith" || op->getDialect()->getNamespace() == "math")) {
+    Type resultType = op->getResult(0).getType();
+    int64_t n = numChunks(resultType);
+    for (Value operand : op->getOperands())
+      if (llvm::isa<VectorType>(operand.getType()) &&
+          (!isLong(operand.getType()) || numChunks(operand.getType()) != n))
+        return false;
+    Chunks parts;
+    for (int64_t k = 0; k < n; ++k) {
+      IRMapping mapping;
+      for (Value operand : op->getOperands())
+        if (llvm::isa<VectorType>(operand.getType()))
+          mapping.map(operand, chunk(b, loc, operand, k));
+      Operation *clone = b.clone(*op, mapping);
+      clone->getResult(0).setType(chunkType(resultType));
+      parts.push_back(clone->getResult(0));
+    }
+    define(op->getResult(0), std::move(parts));
+    return true;
+  }
+
+  // Splats.
+  if (auto broadcast = llvm::dyn_cast<vector::BroadcastOp>(op)) {
+    if (!isLong(broadcast.getType()) || llvm::isa<VectorType>(broadcast.getSourceType()))
+      return false;
+    Value splat =
+        b.create<vector::BroadcastOp>(loc, chunkType(broadcast.getType()), broadcast.getSource());
+    define(broadcast.getResult(), Chunks(numChunks(broadcast.getType()), splat));
+    return true;
+  }
+
+  // Shuffles whose every output chunk is one aligned input chunk (the
+  // halving steps of a reduction, row selections).
+  if (auto shuffle = llvm::dyn_cast<LLVM::ShuffleVectorOp>(op)) {
+    Type inType = shuffle.getV1().getType();
+    int64_t outLanes = llvm::cast<VectorType>(shuffle.getType()).getNumElements();
+    if (!isLong(inType) || outLanes % lanes != 0)
+      return false;
+    int64_t inLanes = llvm::cast<VectorType>(inType).getNumElements();
+    llvm::ArrayRef<int32_t> mask = shuffle.getMask();
+    Chunks parts;
+    for (int64_t k = 0; k < outLanes / lanes; ++k) {
+      int32_t first = mask[k * lanes];
+      if (first < 0 || first % lanes != 0)
+        return false;
+      for (int64_t i = 1; i < lanes; ++i)
+        if (mask[k * lanes + i] != first + i)
+          return false;
+      Value source = first < inLanes ? shuffle.getV1() : shuffle.getV2();
+      int64_t index = first < inLanes ? first : first - inLanes;
+      if (!chunks.count(source)) // Extracting from an unsplit vector gains nothing.
+        return false;
+      parts.push_back(chunk(b, loc, source, index / lanes));
+    }
+    if (parts.size() == 1) {
+      shuffle.getResult().replaceAllUsesWith(parts.front());
+      return true;
+    }
+    define(shuffle.getResult(), std::move(parts));
+    return true;
+  }
+
+  // One element of a split vector.
+  if (auto extract = llvm::dyn_cast<LLVM::ExtractElementOp>(op)) {
+    APInt index;
+    if (!chunks.count(extract.getVector()) || !matchPattern(extract.getPosition(), m_ConstantInt(&index)))
+      return false;
+    int64_t i = index.getSExtValue();
+    Value part = chunks[extract.getVector()][i / lanes];
+    Value position = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), i % lanes);
+    extract.getResult().replaceAllUsesWith(
+        b.create<LLVM::ExtractElementOp>(loc, part, position).getResult());
+    return true;
+  }
+
+  // Contiguous masked loads and stores: one per chunk, at consecutive addresses.
+  if (auto load = llvm::dyn_cast<LLVM::MaskedLoadOp>(op)) {
+    Type type = load.getRes().getType();
+    if (!isLong(type))
+      return false;
+    Type element = llvm::cast<VectorType>(type).getElementType();
+    Chunks parts;
+    for (int64_t k = 0; k < numChunks(type); ++k) {
+      Value address = b.create<LLVM::GEPOp>(loc, load.getData().getType(), element, load.getData(),
+                                            llvm::ArrayRef<LLVM::GEPArg>{k * lanes});
+      Value mask = chunk(b, loc, load.getMask(), k);
+      Value passThru = load.getPassThru() ? chunk(b, loc, load.getPassThru(), k) : Value();
+      parts.push_back(b.create<LLVM::MaskedLoadOp>(loc, chunkType(type), address, mask, passThru,
+                                                   load.getAlignment(), load.getNontemporal()));
+    }
+    define(load.getRes(), std::move(parts));
+    return true;
+  }
+  if (auto store = llvm::dyn_cast<LLVM::MaskedStoreOp>(op)) {
+    Type type = store.getValue().getType();
+    if (!isLong(type) || !chunks.count(store.getValue()))
+      return false;
+    Type element = llvm::cast<VectorType>(type).getElementType();
+    for (int64_t k = 0; k < numChunks(type); ++k) {
+      Value address = b.create<LLVM::GEPOp>(loc, store.getData().getType(), element,
+                                            store.getData(), llvm::ArrayRef<LLVM::GEPArg>{k * lanes});
+      b.create<LLVM::MaskedStoreOp>(loc, chunk(b, loc, store.getValue(), k), address,
+                                    chunk(b, loc, store.getMask(), k), store.getAlignment());
+    }
+    op->erase();
+    return true;
+  }
+  return false;
+}
+
+/// Whether `op` may move down to just before `target` (later in the block).
+bool canSinkTo(Operation *op, Operation *target) {
+  if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>())
+    return false;
+  if (isMemoryEffectFree(op))
+    return true;
+  // A load may pass ops that write nothing.
+  auto effects = llvm::dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects || !effects.onlyHasEffect<MemoryEffects::Read>())
+    return false;
+  for (Operation *it = op->getNextNode(); it && it != target; it = it->getNextNode()) {
+    if (isMemoryEffectFree(it))
+      continue;
+    auto other = llvm::dyn_cast<MemoryEffectOpInterface>(it);
+    if (!other || other.hasEffect<MemoryEffects::Write>() ||
+        other.hasEffect<MemoryEffects::Allocate>() || other.hasEffect<MemoryEffects::Free>())
+      return false;
+  }
+  return true;
+}
+
+void Splitter::splitBlock(Block &block, llvm::SmallVectorImpl<Operation *> &replaced) {
+  llvm::SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  for (Operation *op : ops) {
+    bool isStore = llvm::isa<LLVM::MaskedStoreOp>(op);
+    if (splitOp(op) && !isStore)
+      replaced.push_back(op);
+  }
+}
+
+/// Users left unsplit get the whole vector back, built right before them;
+/// then the replaced ops and the chunks nobody uses go away.
+void Splitter::finish(llvm::ArrayRef<Operation *> replaced) {
+  llvm::DenseSet<Operation *> dying(replaced.begin(), replaced.end());
+  for (Operation *op : replaced) {
+    for (Value result : op->getResults()) {
+      auto it = chunks.find(result);
+      if (it == chunks.end())
+        continue;
+      llvm::SmallVector<OpOperand *> uses;
+      for (OpOperand &use : result.getUses())
+        if (!dying.count(use.getOwner()))
+          uses.push_back(&use);
+      for (OpOperand *use : uses) {
+        Operation *user = op->getBlock()->findAncestorOpInBlock(*use->getOwner());
+        OpBuilder b(user ? user : use->getOwner());
+        use->set(concat(b, result.getLoc(), it->second));
+      }
+    }
+  }
+  for (Operation *op : llvm::reverse(replaced)) {
+    for (Value result : op->getResults())
+      chunks.erase(result);
+    op->dropAllUses();
+    op->erase();
+  }
+}
+
+/// Erases side-effect-free ops without users, then computes chunk by chunk:
+/// bottom-up, each op moves to just before its first user in this block.
+void schedule(Block &block) {
+  llvm::SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (op->use_empty() && op->getNumResults() > 0 && op->getNumRegions() == 0 &&
+        isMemoryEffectFree(op))
+      op->erase();
+  ops.clear();
+  for (Operation &op : block)
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops)) {
+    if (op->getNumResults() == 0 || op->use_empty())
+      continue;
+    Operation *first = nullptr;
+    for (Operation *user : op->getUsers()) {
+      Operation *ancestor = block.findAncestorOpInBlock(*user);
+      if (!ancestor) {
+        first = nullptr;
+        break;
+      }
+      if (!first || ancestor->isBeforeInBlock(first))
+        first = ancestor;
+    }
+    if (!first || first == op->getNextNode() || !canSinkTo(op, first))
+      continue;
+    op->moveBefore(first);
+  }
+}
+
+struct SplitVectors : tessera::cpu::impl::TileCpuSplitVectorsBase<SplitVectors> {
+  using TileCpuSplitVectorsBase::TileCpuSplitVectorsBase;
+  void runOnOperation() override {
+    Splitter splitter;
+    splitter.lanes = std::max<int64_t>(4, vectorBits / 32);
+    llvm::SmallVector<Block *> blocks;
+    getOperation()->walk<WalkOrder::PreOrder>([&](Block *block) { blocks.push_back(block); });
+    llvm::SmallVector<Operation *> replaced;
+    for (Block *block : blocks)
+      splitter.splitBlock(*block, replaced);
+    if (replaced.empty())
+      return;
+    splitter.finish(replaced);
+    for (Block *block : blocks)
+      schedule(*block);
+  }
+};
+
+} // namespace

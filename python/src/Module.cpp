@@ -9,8 +9,17 @@
 #include "runtime/Runtime.h"
 #include "runtime/interpreter/Interpreter.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OperationSupport.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <pybind11/stl.h>
 
@@ -171,6 +180,67 @@ void launchCpu(const PyCpuKernel &k, const std::vector<int64_t> &grid, const py:
     raiseLaunchError(error);
 }
 
+/// Ahead-of-time output for the host CPU (`tessera compile --emit ...`):
+/// "llvmir-dialect" (the lowered MLIR module), "llvm" (optimized LLVM IR),
+/// "asm" (host assembly) or "obj" (a relocatable object file, as bytes).
+/// The tile module is cloned; it stays usable.
+py::bytes emitCpu(PyModule &m, const std::string &what) {
+  if (!runtime::hasCpuLowering())
+    raiseLaunchError("this build of tessera has no CPU lowering (lowering/cpu)");
+  runtime::cpu::CompilerOptions options;
+  mlir::OwningOpRef<mlir::ModuleOp> clone = m.module->clone();
+  std::string diagnostics;
+  {
+    llvm::raw_string_ostream dos(diagnostics);
+    mlir::ScopedDiagnosticHandler handler(m.context.get(), [&](mlir::Diagnostic &diag) {
+      if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
+        dos << "\n  " << diag.getLocation() << ": " << diag;
+      return mlir::success();
+    });
+    if (mlir::failed(runtime::lowerTileForCpu(*clone, options.target)))
+      raiseLaunchError("lowering to the LLVM dialect failed" + diagnostics);
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (what == "llvmir-dialect") {
+    clone->print(os);
+    return py::bytes(text);
+  }
+  if (what == "llvm" || what == "obj") {
+    auto object = runtime::cpu::compileToObject(*clone, options, &text);
+    if (!object)
+      raiseLaunchError(llvm::toString(object.takeError()));
+    if (what == "llvm")
+      return py::bytes(text);
+    return py::bytes((*object)->getBufferStart(), (*object)->getBufferSize());
+  }
+  if (what != "asm")
+    throw py::value_error("unknown output kind '" + what + "'");
+  llvm::LLVMContext context;
+  auto llvmModule = runtime::cpu::translateAndOptimize(*clone, context, options);
+  if (!llvmModule)
+    raiseLaunchError(llvm::toString(llvmModule.takeError()));
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(options.target.triple);
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    raiseLaunchError("no LLVM target for '" + options.target.triple + "': " + error);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, options.target.cpu, options.target.features, llvm::TargetOptions(),
+      llvm::Reloc::PIC_, llvm::CodeModel::Small, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    raiseLaunchError("cannot create a target machine for " + options.target.str());
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream asmOs(bytes);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, asmOs, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    raiseLaunchError("the target cannot emit assembly");
+  codegen.run(**llvmModule);
+  return py::bytes(bytes.data(), bytes.size());
+}
+
 //===----------------------------------------------------------------------===//
 // DLPack
 //===----------------------------------------------------------------------===//
@@ -282,5 +352,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("cpu_threads", []() { return cpuDevice().numThreads(); });
   m.def("compile_cpu", &compileCpu, py::arg("module"), py::arg("kernel"));
   m.def("launch_cpu", &launchCpu, py::arg("kernel"), py::arg("grid"), py::arg("args"));
+  m.def("emit_cpu", &emitCpu, py::arg("module"), py::arg("what"),
+        "Ahead-of-time CPU output of a tile module: 'llvmir-dialect', 'llvm', 'asm' or 'obj'");
   m.def("dlpack_info", &dlpackInfo, py::arg("capsule"));
 }

@@ -18,6 +18,8 @@ from . import _C
 from .errors import ArgumentError, CompilationError, LaunchError
 from . import language
 from .language import constexpr, cdiv
+from .arrays import DeviceError, array, asarray, empty, zeros
+from .language import float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8
 from .jit import JITFunction, jit, next_power_of_2, cpu_available, default_backend
 
 __version__ = "0.1.0"
@@ -25,4 +27,5 @@ __version__ = "0.1.0"
 __all__ = [
     "jit", "JITFunction", "language", "constexpr", "cdiv", "next_power_of_2",
     "CompilationError", "LaunchError", "ArgumentError", "cpu_available", "default_backend",
+    "array", "asarray", "empty", "zeros", "DeviceError",
 ]

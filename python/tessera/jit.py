@@ -21,6 +21,7 @@ import os
 import textwrap
 
 from . import _C
+from .arrays import array as _DeviceArray
 from . import language as tl
 from .errors import ArgumentError, CompilationError, LaunchError
 from .language import _state, _unwrap, constexpr, tensor, tensor_descriptor
@@ -760,13 +761,18 @@ _DLPACK_KINDS = {(0, 8): tl.int8, (0, 16): tl.int16, (0, 32): tl.int32, (0, 64):
 
 
 class _ArrayArg:
-    __slots__ = ("address", "nbytes", "dtype", "keepalive")
+    __slots__ = ("address", "nbytes", "dtype", "keepalive", "device")
 
-    def __init__(self, address, nbytes, dtype, keepalive):
+    def __init__(self, address, nbytes, dtype, keepalive, device="cpu"):
         self.address = address
         self.nbytes = nbytes
         self.dtype = dtype
         self.keepalive = keepalive
+        self.device = device  # "cpu" (host memory), "cuda:0", ...
+
+
+# DLPack device types -> Tessera device names.
+_DLPACK_DEVICES = {1: "cpu", 3: "cpu", 2: "cuda", 10: "hip", 7: "vulkan", 13: "cuda"}
 
 
 def _extent(shape, strides, itemsize):
@@ -779,6 +785,10 @@ def _extent(shape, strides, itemsize):
 
 
 def _array_arg(value, describe):
+    if isinstance(value, _DeviceArray):
+        data = value._data
+        return _ArrayArg(data.ctypes.data, data.nbytes, _NUMPY_KINDS[(data.dtype.kind, data.itemsize)],
+                         value, value.device)
     ai = getattr(value, "__array_interface__", None)
     if isinstance(ai, dict):
         typestr = ai["typestr"]
@@ -801,10 +811,12 @@ def _array_arg(value, describe):
         return _ArrayArg(ai["data"][0], nbytes, dtype, value)
     if hasattr(value, "__dlpack__"):
         capsule = value.__dlpack__()
-        address, shape, strides, (code, bits, lanes), (device, _) = _C.dlpack_info(capsule)
-        if device not in (1, 3):  # kDLCPU, kDLCUDAHost
-            raise TypeError(f"{describe}: the tensor lives on DLPack device type {device}; the CPU "
-                            "backend and the interpreter need CPU memory")
+        address, shape, strides, (code, bits, lanes), (device, device_id) = _C.dlpack_info(capsule)
+        if hasattr(value, "__dlpack_device__"):
+            device, device_id = value.__dlpack_device__()
+        device_name = _DLPACK_DEVICES.get(device, f"DLPack device type {device}")
+        if device_name != "cpu":
+            device_name += f":{device_id}"
         dtype = _DLPACK_KINDS.get((code, bits)) if lanes == 1 else None
         if dtype is None:
             raise TypeError(f"{describe}: tensors of DLPack type (code {code}, {bits} bits, {lanes} "
@@ -813,7 +825,7 @@ def _array_arg(value, describe):
         nbytes = _extent(shape, [s * itemsize for s in strides], itemsize)
         if nbytes is None:
             raise TypeError(f"{describe}: tensors with negative strides are not supported")
-        return _ArrayArg(address, nbytes, dtype, (value, capsule))
+        return _ArrayArg(address, nbytes, dtype, (value, capsule), device_name)
     return None
 
 
@@ -940,6 +952,7 @@ class JITFunction:
         """(key, per-parameter plan, launch arguments, keepalive)."""
         src = self.source()
         key, plan, launch_args, keep = [], [], [], []
+        devices = {}  # device -> the first argument on it
         for name in self.arg_names:
             value = values[name]
             if name in src.constexprs:
@@ -984,12 +997,28 @@ class JITFunction:
                         f"kernel '{self.__name__}': argument '{name}' is {tl._describe(value)}; "
                         "pass a NumPy array, a tensor with __dlpack__ (e.g. a CPU torch tensor), an "
                         "int, a float or a bool")
+                devices.setdefault(array.device, name)
                 div = 16 if specialize and array.address % 16 == 0 else 0
                 key.append(("*", array.dtype.name, div))
                 plan.append(("ptr", div, array.dtype))
                 launch_args.append(("ptr", array.address, array.nbytes))
                 keep.append(array.keepalive)
+        self._check_devices(devices)
         return tuple(key), plan, launch_args, keep
+
+    def _check_devices(self, devices):
+        """A kernel runs on the device of its array arguments: all on one, and
+        one this build has a backend for."""
+        if len(devices) > 1:
+            where = ", ".join(f"'{name}' is on {device}" for device, name in devices.items())
+            self._argument_error(f"kernel '{self.__name__}': array arguments live on different devices "
+                                 f"({where}); copy them to one device")
+        for device, name in devices.items():
+            kind = device.split(":")[0]
+            if kind != "cpu":
+                self._argument_error(f"kernel '{self.__name__}': argument '{name}' is on {device}, but "
+                                     f"the {kind} backend is not built yet; the CPU backend and the "
+                                     "interpreter need CPU memory")
 
     # -- compiling -------------------------------------------------------------
     def compile_for(self, values, plan, backend):

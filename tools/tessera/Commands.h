@@ -14,6 +14,11 @@ int runDemo(llvm::ArrayRef<llvm::StringRef> args);
 /// `tessera bench WORKLOAD ...`: a kernel against its peer, side by side.
 int runBench(llvm::ArrayRef<llvm::StringRef> args);
 
+/// `tessera compile FILE.py:KERNEL --signature ... [--target cpu] [--emit
+/// tile|mlir|llvm|asm|obj] [-o OUT]`: ahead-of-time compilation of a Python
+/// kernel, by the Python front end (python/tessera/compile.py).
+int runCompile(llvm::ArrayRef<llvm::StringRef> args);
+
 } // namespace tessera::cli
 
 #endif // TESSERA_TOOLS_TESSERA_COMMANDS_H

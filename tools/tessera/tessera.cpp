@@ -18,6 +18,8 @@ struct Command {
 const Command kCommands[] = {
     {"demo", "compile and run the example kernels on the best device present",
      tessera::cli::runDemo},
+    {"compile", "compile a Python @jit kernel (FILE.py:KERNEL) to tile IR, LLVM IR, assembly or an object",
+     tessera::cli::runCompile},
     {"bench", "time a kernel against the library a user would use instead",
      tessera::cli::runBench},
 };

@@ -1,0 +1,43 @@
+"""Triton's Python API over Tessera.
+
+A kernel file written for Triton runs on Tessera's backends after changing
+only its imports::
+
+    import tessera.compat.triton as triton
+    import tessera.compat.triton.language as tl
+
+Provided: ``jit``, ``language`` (the same module as ``tessera.language``),
+``autotune``, ``Config``, ``heuristics``, ``cdiv``, ``next_power_of_2``,
+``testing.do_bench``, ``CompilationError``. See docs/python-guide.md for what
+of Triton is and is not supported.
+"""
+
+import sys
+
+import tessera
+from tessera import language
+from tessera.errors import CompilationError, LaunchError
+from tessera.jit import JITFunction, cdiv, next_power_of_2
+
+# `import tessera.compat.triton.language as tl` gives tessera.language itself,
+# so that kernels written either way share one set of builtins.
+sys.modules[__name__ + ".language"] = language
+
+from . import testing  # noqa: E402
+from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics  # noqa: E402
+
+__all__ = ["jit", "language", "autotune", "Config", "heuristics", "cdiv", "next_power_of_2",
+           "testing", "CompilationError", "JITFunction", "Autotuner", "Heuristics", "OutOfResources"]
+
+
+class OutOfResources(LaunchError):
+    """Kept for code that catches ``triton.OutOfResources``; Tessera does not raise it."""
+
+
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
+        do_not_specialize_on_alignment=None, debug=None, noinline=None):
+    """``triton.jit``: ``tessera.jit`` with Triton's keyword arguments (those
+    without a meaning on Tessera are accepted and ignored)."""
+    def wrap(f):
+        return tessera.jit(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,111 @@
+"""tessera device arrays: asarray / empty / zeros / .numpy(), as kernel
+arguments, and the errors for devices not built yet and mixed devices."""
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+
+
+@tessera.jit
+def axpy(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, a * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+             mask=mask)
+
+
+@pytest.mark.parametrize("n", [1, 1000])
+def test_arrays_as_kernel_arguments(backend, rng, n):
+    xn = rng.standard_normal(n).astype(np.float32)
+    yn = rng.standard_normal(n).astype(np.float32)
+    x = tessera.asarray(xn, device="cpu")
+    y = tessera.asarray(yn)  # cpu by default
+    out = tessera.empty((n,), tessera.float32, device="cpu")
+    axpy[(tessera.cdiv(n, 256),)](x, y, out, 2.0, n, BLOCK=256)
+    result = out.numpy()
+    assert isinstance(result, np.ndarray) and result.dtype == np.float32 and result.shape == (n,)
+    np.testing.assert_allclose(result, 2.0 * xn + yn, rtol=1e-6, atol=1e-6)
+    # Mixing tessera arrays and NumPy arrays (both host memory) is fine.
+    out2 = np.empty(n, np.float32)
+    axpy[(tessera.cdiv(n, 256),)](x, yn, out2, 2.0, n, BLOCK=256)
+    np.testing.assert_array_equal(out2, result)
+
+
+def test_array_properties():
+    a = tessera.asarray(np.arange(12, dtype=np.int32).reshape(3, 4))
+    assert a.shape == (3, 4) and a.dtype == np.int32 and a.device == "cpu" and a.ndim == 2
+    assert a.numel() == 12 and a.stride() == (4, 1) and a.stride(0) == 4 and len(a) == 3
+    assert a.data_ptr() % 64 == 0  # aligned: pointer arguments get divisibility 16
+    copy = a.numpy()
+    copy[0, 0] = 100
+    assert a.numpy()[0, 0] == 0  # .numpy() copies
+    np.testing.assert_array_equal(np.asarray(a), np.arange(12).reshape(3, 4))
+    assert "device='cpu'" in repr(a)
+    b = tessera.asarray([1.5, 2.5], dtype=tessera.float16)
+    assert b.dtype == np.float16
+    z = tessera.zeros((2, 3), "float64")
+    assert z.dtype == np.float64 and not z.numpy().any()
+    e = tessera.empty(5, np.uint8, device="cpu:0")
+    assert e.shape == (5,) and e.device == "cpu"
+
+
+def test_array_specializes_divisibility():
+    x = tessera.asarray(np.zeros(64, np.float32))
+    y = tessera.empty((64,), tessera.float32)
+    ir = axpy.ir(x, y, y, 1.0, 64, BLOCK=64)
+    assert "tile.divisibility = 16" in ir
+
+
+@pytest.mark.parametrize("device", ["cuda", "hip", "vulkan", "cuda:1"])
+def test_devices_not_built_yet(device):
+    kind = device.split(":")[0]
+    message = f"device '{kind}': the {kind} backend is not built yet in this version of Tessera (available: cpu)"
+    with pytest.raises(tessera.DeviceError) as info:
+        tessera.asarray(np.zeros(4, np.float32), device=device)
+    assert str(info.value) == message
+    with pytest.raises(tessera.DeviceError, match="not built yet"):
+        tessera.empty((4,), tessera.float32, device=device)
+
+
+def test_unknown_device():
+    with pytest.raises(tessera.DeviceError, match="unknown device 'tpu'; Tessera's devices are cpu, cuda, hip, vulkan"):
+        tessera.asarray(np.zeros(4), device="tpu")
+    with pytest.raises(tessera.DeviceError, match="there is one cpu device"):
+        tessera.empty((4,), device="cpu:1")
+
+
+def test_unsupported_dtype():
+    with pytest.raises(TypeError, match="complex64"):
+        tessera.asarray(np.zeros(4, np.complex64))
+
+
+class _DeviceTensor:
+    """A DLPack producer that says it lives on another device."""
+
+    def __init__(self, array, device_type):
+        self.array, self.device_type = array, device_type
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return (self.device_type, 0)
+
+
+def test_mixed_devices_is_an_error(backend):
+    x = tessera.asarray(np.zeros(16, np.float32))
+    y = _DeviceTensor(np.zeros(16, np.float32), 2)
+    with pytest.raises(tessera.ArgumentError) as info:
+        axpy[(1,)](x, y, x, 1.0, 16, BLOCK=16)
+    assert info.value.message == ("kernel 'axpy': array arguments live on different devices ('x_ptr' is on "
+                                  "cpu, 'y_ptr' is on cuda:0); copy them to one device")
+
+
+def test_all_arguments_on_a_device_not_built(backend):
+    y = _DeviceTensor(np.zeros(16, np.float32), 10)
+    with pytest.raises(tessera.ArgumentError) as info:
+        axpy[(1,)](y, y, y, 1.0, 16, BLOCK=16)
+    assert info.value.message == ("kernel 'axpy': argument 'x_ptr' is on hip:0, but the hip backend is not "
+                                  "built yet; the CPU backend and the interpreter need CPU memory")

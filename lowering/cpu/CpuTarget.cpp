@@ -17,8 +17,11 @@ CpuTarget CpuTarget::host() {
     names.push_back((feature.second ? "+" : "-") + feature.first().str());
   std::sort(names.begin(), names.end(),
             [](const std::string &a, const std::string &b) { return a.substr(1) < b.substr(1); });
-  for (const std::string &name : names)
-    target.features += (target.features.empty() ? "" : ",") + name;
+  for (const std::string &name : names) {
+    if (!target.features.empty())
+      target.features += ',';
+    target.features += name;
+  }
   target.vectorBits = vectorBitsFor(target.features);
   return target;
 }

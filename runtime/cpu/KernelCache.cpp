@@ -1,5 +1,7 @@
 #include "runtime/cpu/KernelCache.h"
 
+#include "runtime/cpu/CompilerBuildId.inc"
+
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -39,7 +41,9 @@ std::string envOr(const char *name) {
 }
 } // namespace
 
-llvm::StringRef tessera::runtime::cpu::tesseraVersion() { return TESSERA_VERSION; }
+llvm::StringRef tessera::runtime::cpu::tesseraVersion() {
+  return TESSERA_VERSION "+" TESSERA_COMPILER_BUILD_ID;
+}
 llvm::StringRef tessera::runtime::cpu::llvmVersion() { return LLVM_VERSION_STRING; }
 
 //===----------------------------------------------------------------------===//

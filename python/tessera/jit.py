@@ -24,7 +24,7 @@ from . import _C
 from .arrays import array as _DeviceArray
 from . import language as tl
 from .errors import ArgumentError, CompilationError, LaunchError
-from .language import _state, _unwrap, constexpr, tensor, tensor_descriptor
+from .language import _state, _unwrap, block_ptr, constexpr, tensor, tensor_descriptor
 
 __all__ = ["jit", "JITFunction", "CompiledKernel", "cdiv", "next_power_of_2", "cpu_available",
            "default_backend"]
@@ -172,7 +172,7 @@ _COMPARE = {
 
 def _has_tensor(value):
     value = _unwrap(value)
-    if isinstance(value, (tensor, tensor_descriptor)):
+    if isinstance(value, (tensor, tensor_descriptor, block_ptr)):
         return True
     if isinstance(value, (tuple, list)):
         return builtins.any(_has_tensor(v) for v in value)
@@ -181,6 +181,33 @@ def _has_tensor(value):
 
 def _is_number(value):
     return isinstance(value, (bool, int, float))
+
+
+# Values carried through scf regions: a tensor is one region value, a block
+# pointer is several (its base, shape, strides and offsets).
+def _leaves(value):
+    return value._flatten() if isinstance(value, block_ptr) else [value]
+
+
+def _flat_handles(values):
+    return [t.handle for v in values for t in _leaves(v)]
+
+
+def _rebuild(templates, handles):
+    handles = list(handles)
+    out = []
+    for t in templates:
+        n = len(_leaves(t))
+        part, handles = handles[:n], handles[n:]
+        out.append(t._unflatten(part) if isinstance(t, block_ptr) else tensor(part[0], t.dtype))
+    return out
+
+
+def _same_carried_type(a, b):
+    if isinstance(a, block_ptr) or isinstance(b, block_ptr):
+        return (isinstance(a, block_ptr) and a._same_layout(b)
+                and [t.handle.type for t in _leaves(a)] == [t.handle.type for t in _leaves(b)])
+    return a.handle.type == b.handle.type
 
 
 # ---------------------------------------------------------------------------
@@ -341,21 +368,21 @@ class CodeGenerator(ast.NodeVisitor):
                 before = saved.get(n, _MISSING)
                 peer = then_values.get(n) if is_else else (before if isinstance(before, tensor) else None)
                 out.append(self.carried(n, value, peer, node, "if"))
-                if is_else and out[-1].handle.type != then_values[n].handle.type:
+                if is_else and not _same_carried_type(then_values[n], out[-1]):
                     self.error(node, f"variable '{n}' is {then_values[n]!r} after the then branch but "
                                      f"{out[-1]!r} after the else branch; both branches must give it "
                                      "the same type and shape")
                 if not is_else:
                     then_values[n] = out[-1]
             self.scope = saved
-            return [t.handle for t in out]
+            return _flat_handles(out)
 
         has_else = bool(node.orelse) or bool(names)
         results = self.builder.if_then_else(
             cond.handle, lambda: branch(node.body, False),
             (lambda: branch(node.orelse, True)) if has_else else None, self.loc(node))
-        for n, r in zip(names, results):
-            self.scope[n] = tensor(r, then_values[n].dtype)
+        for n, v in zip(names, _rebuild([then_values[n] for n in names], results)):
+            self.scope[n] = v
 
     def carried(self, name, value, peer, node, what):
         """`value` of a variable at the end of a region, as a tensor typed like
@@ -363,8 +390,10 @@ class CodeGenerator(ast.NodeVisitor):
         value = _unwrap(value)
         if value is _MISSING:
             self.error(node, f"variable '{name}' is not defined on every path through this {what}")
-        if isinstance(value, tensor):
+        if isinstance(value, (tensor, block_ptr)):
             return value
+        if isinstance(peer, block_ptr):
+            peer = None
         if _is_number(value):
             t = tl._to_tensor(value, peer)
             if peer is not None and t.handle.type != peer.handle.type:
@@ -373,7 +402,7 @@ class CodeGenerator(ast.NodeVisitor):
                     t = tl.broadcast_to(t, peer.shape)
             return t
         self.error(node, f"variable '{name}' holds {tl._describe(value)} and is assigned inside a "
-                         f"dynamic {what}; only tensors and numbers can change there")
+                         f"dynamic {what}; only tensors, numbers and block pointers can change there")
 
     # -- loops -----------------------------------------------------------------
     def loop_carried(self, body, exclude, node, what):
@@ -382,23 +411,25 @@ class CodeGenerator(ast.NodeVisitor):
             if n in exclude or n not in self.scope:
                 continue
             value = _unwrap(self.scope[n])
-            if not isinstance(value, tensor) and not _is_number(value):
+            if not isinstance(value, (tensor, block_ptr)) and not _is_number(value):
                 self.error(node, f"variable '{n}' holds {tl._describe(value)} and is assigned inside a "
-                                 f"{what}; only tensors and numbers can change in a loop")
+                                 f"{what}; only tensors, numbers and block pointers can change in a loop")
             names.append(n)
-        inits = [tl._to_tensor(self.scope[n]) for n in names]
+        inits = [v if isinstance(v, block_ptr) else tl._to_tensor(v)
+                 for v in (_unwrap(self.scope[n]) for n in names)]
         return names, inits
 
     def end_of_body(self, names, inits, node):
         out = []
         for n, init in zip(names, inits):
-            value = self.carried(n, self.scope.get(n, _MISSING), init, node, "loop")
-            if value.handle.type != init.handle.type:
+            peer = None if isinstance(init, block_ptr) else init
+            value = self.carried(n, self.scope.get(n, _MISSING), peer, node, "loop")
+            if not _same_carried_type(init, value):
                 self.error(node, f"loop-carried variable '{n}' is {init!r} before the loop but "
                                  f"{value!r} at the end of its body; a loop must keep each "
                                  "variable's type and shape")
-            out.append(value.handle)
-        return out
+            out.append(value)
+        return _flat_handles(out)
 
     def visit_For(self, node):
         if node.orelse:
@@ -435,8 +466,8 @@ class CodeGenerator(ast.NodeVisitor):
         def body(iv, args):
             saved = dict(self.scope)
             self.scope[target] = tensor(iv)
-            for n, a, init in zip(names, args, inits):
-                self.scope[n] = tensor(a, init.dtype)
+            for n, v in zip(names, _rebuild(inits, args)):
+                self.scope[n] = v
             self.dynamic_depth += 1
             try:
                 self.visit_stmts(node.body)
@@ -447,10 +478,10 @@ class CodeGenerator(ast.NodeVisitor):
             self.scope = saved
             return out
 
-        results = self.builder.for_loop(lo.handle, hi.handle, step.handle, [i.handle for i in inits],
+        results = self.builder.for_loop(lo.handle, hi.handle, step.handle, _flat_handles(inits),
                                         body, self.loc(node))
-        for n, r, init in zip(names, results, inits):
-            self.scope[n] = tensor(r, init.dtype)
+        for n, v in zip(names, _rebuild(inits, results)):
+            self.scope[n] = v
 
     def visit_While(self, node):
         if node.orelse:
@@ -459,8 +490,8 @@ class CodeGenerator(ast.NodeVisitor):
 
         def bind(args):
             saved = dict(self.scope)
-            for n, a, init in zip(names, args, inits):
-                self.scope[n] = tensor(a, init.dtype)
+            for n, v in zip(names, _rebuild(inits, args)):
+                self.scope[n] = v
             return saved
 
         def cond(args):
@@ -485,9 +516,9 @@ class CodeGenerator(ast.NodeVisitor):
             self.scope = saved
             return out
 
-        results = self.builder.while_loop([i.handle for i in inits], cond, body, self.loc(node))
-        for n, r, init in zip(names, results, inits):
-            self.scope[n] = tensor(r, init.dtype)
+        results = self.builder.while_loop(_flat_handles(inits), cond, body, self.loc(node))
+        for n, v in zip(names, _rebuild(inits, results)):
+            self.scope[n] = v
 
     # -- expressions -------------------------------------------------------------
     def visit_Constant(self, node):

@@ -17,7 +17,7 @@ from .errors import CompilationError
 
 __all__ = [
     # types
-    "dtype", "pointer_type", "constexpr", "tensor", "tensor_descriptor",
+    "dtype", "pointer_type", "constexpr", "tensor", "tensor_descriptor", "block_ptr",
     "int1", "int8", "int16", "int32", "int64", "uint8", "float8e4nv", "float8e5",
     "float16", "bfloat16", "float32", "float64",
     # program
@@ -26,7 +26,7 @@ __all__ = [
     "arange", "zeros", "zeros_like", "full",
     # memory
     "load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
-    "atomic_xor", "atomic_xchg", "atomic_cas", "make_tensor_descriptor",
+    "atomic_xor", "atomic_xchg", "atomic_cas", "make_tensor_descriptor", "make_block_ptr", "advance",
     # math
     "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "where", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
@@ -528,6 +528,57 @@ class tensor_descriptor:
         _builder().descriptor_store(self.handle, [o.handle for o in offsets], value.handle, _loc())
 
 
+class block_ptr:
+    """A block pointer (``tl.make_block_ptr``): a compile-time object holding the
+    base pointer, the shape, strides and offsets of the parent tensor (scalar
+    tensors) and the constant block shape and order. ``tl.advance`` returns a
+    new one; ``tl.load``/``tl.store`` expand it into a tile of pointers
+    base + sum_i (offsets[i] + arange(0, block_shape[i])) * strides[i], masked
+    by 0 <= index < shape on the dimensions named in ``boundary_check``.
+    A block pointer assigned in a dynamic loop or ``if`` is carried as its
+    base, shape, strides and offsets."""
+
+    def __init__(self, base, shape, strides, offsets, block_shape, order):
+        self.base = base                    # scalar pointer tensor
+        self.shape = list(shape)            # int64 scalar tensors
+        self.strides = list(strides)        # int64 scalar tensors
+        self.offsets = list(offsets)        # int32 scalar tensors
+        self.block_shape = list(block_shape)
+        self.order = list(order)
+        self.dtype = pointer_type(base.dtype.element_ty)
+
+    @property
+    def element_ty(self):
+        return self.dtype.element_ty
+
+    def __repr__(self):
+        return f"block_ptr<{self.element_ty!r}, {self.block_shape}>"
+
+    # -- carrying through scf regions (used by tessera.jit) --------------------
+    def _flatten(self):
+        return [self.base] + self.shape + self.strides + self.offsets
+
+    def _unflatten(self, handles):
+        handles = list(handles)
+        r = len(self.block_shape)
+        parts = self._flatten()
+        values = [tensor(h, p.dtype) for h, p in zip(handles, parts)]
+        return block_ptr(values[0], values[1:1 + r], values[1 + r:1 + 2 * r], values[1 + 2 * r:],
+                         self.block_shape, self.order)
+
+    def _same_layout(self, other):
+        return (isinstance(other, block_ptr) and self.block_shape == other.block_shape
+                and self.order == other.order and self.element_ty == other.element_ty)
+
+    def __bool__(self):
+        _error("a block pointer cannot be used as a Python bool")
+
+    def _arith(self, *args):
+        _error("arithmetic on a block pointer is not supported; move it with tl.advance(ptr, offsets)")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _arith
+
+
 # ---------------------------------------------------------------------------
 # Conversions between Python values and tensors
 # ---------------------------------------------------------------------------
@@ -565,12 +616,14 @@ def _to_tensor(value, peer=None):
         return tensor(b.literal_float(value, _peer_type(peer), _loc()))
     if isinstance(value, tensor_descriptor):
         _error("a tensor descriptor cannot be used as a value here")
+    if isinstance(value, block_ptr):
+        _error("a block pointer cannot be used as a value here; read it with tl.load(ptr)")
     _error(f"expected a tensor or a number, got {_describe(value)}")
 
 
 def _describe(value):
     value = _unwrap(value)
-    if isinstance(value, tensor):
+    if isinstance(value, (tensor, block_ptr)):
         return repr(value)
     if value is None:
         return "None"
@@ -751,6 +804,8 @@ def _pointer(pointer, what):
     pointer = _unwrap(pointer)
     if isinstance(pointer, tensor_descriptor):
         _error(f"{what} takes a pointer; call .{what}(offsets) on a tensor descriptor")
+    if isinstance(pointer, block_ptr):
+        _error(f"{what} does not take a block pointer (only tl.load and tl.store do)")
     if not isinstance(pointer, tensor):
         _error(f"{what} needs a pointer or a tile of pointers, got {_describe(pointer)}")
     return pointer
@@ -767,11 +822,31 @@ def _mask(mask):
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     """Loads the elements `pointer` points to; masked-off lanes give `other`
-    (undefined without it)."""
+    (undefined without it). On a block pointer: the block, masked on the
+    dimensions in `boundary_check`, padded per `padding_option` ("zero", "nan",
+    or "" for undefined)."""
+    if isinstance(_unwrap(pointer), block_ptr):
+        if _unwrap(mask) is not None or _unwrap(other) is not None:
+            _error("`mask` and `other` cannot be given when loading through a block pointer; "
+                   "use boundary_check and padding_option")
+        ptrs, bmask = _block_ptr_tiles(_unwrap(pointer), boundary_check, "load")
+        pad = _unwrap(padding_option)
+        pad = "" if pad is None else pad
+        if pad not in ("", "zero", "nan"):
+            _error(f"padding_option must be '', 'zero' or 'nan', got {pad!r}")
+        elem = _unwrap(pointer).element_ty
+        if pad == "nan" and not elem.is_floating():
+            _error(f"padding_option 'nan' needs a floating-point block pointer, got {elem!r}")
+        if bmask is None or pad == "":
+            other = None
+        else:
+            other = 0 if pad == "zero" else float("nan")
+        return load(ptrs, mask=bmask, other=other, cache_modifier=cache_modifier,
+                    eviction_policy=eviction_policy, volatile=volatile)
     pointer = _pointer(pointer, "load")
     if _unwrap(boundary_check) or _unwrap(padding_option):
-        _error("boundary_check and padding_option apply to block pointers, which are not "
-               "supported; use a mask, or tl.make_tensor_descriptor")
+        _error("boundary_check and padding_option apply to block pointers (tl.make_block_ptr); "
+               "use a mask with a pointer tile")
     mask = _mask(mask)
     other = _unwrap(other)
     pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
@@ -787,10 +862,23 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
     """Stores `value` (converted to the pointee type, broadcast to the pointer's
-    shape) where `mask` is true."""
+    shape) where `mask` is true. On a block pointer: the block, skipping the
+    elements outside the dimensions in `boundary_check`."""
+    if isinstance(_unwrap(pointer), block_ptr):
+        if _unwrap(mask) is not None:
+            _error("`mask` cannot be given when storing through a block pointer; use boundary_check")
+        bp = _unwrap(pointer)
+        v = _unwrap(value)
+        if isinstance(v, tensor) and v.shape and v.shape != bp.block_shape:
+            _error(f"the value stored through a block pointer of block shape {bp.block_shape} "
+                   f"has shape {v.shape}")
+        ptrs, bmask = _block_ptr_tiles(bp, boundary_check, "store")
+        return store(ptrs, value, mask=bmask, cache_modifier=cache_modifier,
+                     eviction_policy=eviction_policy)
     pointer = _pointer(pointer, "store")
     if _unwrap(boundary_check):
-        _error("boundary_check applies to block pointers, which are not supported")
+        _error("boundary_check applies to block pointers (tl.make_block_ptr); use a mask with a "
+               "pointer tile")
     pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
     value = _to_tensor(value, pointee)
     mask = _mask(mask)
@@ -885,6 +973,92 @@ def make_tensor_descriptor(base, shape, strides, block_shape):
     h = _builder().make_tensor_descriptor(base.handle, [s.handle for s in shape],
                                           [s.handle for s in strides], block, _loc())
     return tensor_descriptor(h, base.dtype.element_ty, block)
+
+
+def _scalar_ints(values, what, dtype_):
+    out = []
+    for v in _as_list(values):
+        t = _to_tensor(v)
+        if t.shape or not t.dtype.is_int() or t.dtype is int1:
+            _error(f"{what} must be integer scalars, got {_describe(v)}")
+        out.append(_cast(t, dtype_))
+    return out
+
+
+@builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    """Triton's block pointer: the block of `block_shape` (constants) at `offsets`
+    in the tensor of `shape` and `strides` starting at `base`; `order` (a
+    constant permutation of the dimensions) is validated and otherwise a hint."""
+    base_ = _unwrap(base)
+    if not isinstance(base_, tensor) or base_.shape or not base_.dtype.is_ptr():
+        _error(f"make_block_ptr needs a scalar pointer as base, got {_describe(base_)}")
+    block = _shape([block_shape], "make_block_ptr block_shape")
+    order_ = _shape([order], "make_block_ptr order")
+    rank = len(block)
+    if rank == 0:
+        _error("make_block_ptr needs a block_shape of at least one dimension")
+    for what, values in (("shape", shape), ("strides", strides), ("offsets", offsets),
+                         ("order", order)):
+        n = len(_as_list(values))
+        if n != rank:
+            _error(f"make_block_ptr: {what} has {n} entries but block_shape has {rank} "
+                   f"({block}); shape, strides, offsets, block_shape and order must have the "
+                   "same rank")
+    for d in block:
+        if d <= 0 or d & (d - 1):
+            _error(f"make_block_ptr: block_shape dimensions must be powers of two, got {block}")
+    if sorted(order_) != list(builtins.range(rank)):
+        _error(f"make_block_ptr: order must be a permutation of 0..{rank - 1}, got {order_}")
+    shape_ = _scalar_ints(shape, "make_block_ptr shape entries", int64)
+    strides_ = _scalar_ints(strides, "make_block_ptr strides", int64)
+    offsets_ = _scalar_ints(offsets, "make_block_ptr offsets", int32)
+    return block_ptr(base_, shape_, strides_, offsets_, block, order_)
+
+
+@builtin
+def advance(base, offsets):
+    """A new block pointer moved by `offsets` (one per dimension)."""
+    bp = _unwrap(base)
+    if not isinstance(bp, block_ptr):
+        _error(f"advance needs a block pointer (tl.make_block_ptr), got {_describe(bp)}")
+    n = len(_as_list(offsets))
+    if n != len(bp.block_shape):
+        _error(f"advance: {n} offsets for a block pointer of rank {len(bp.block_shape)}")
+    deltas = _scalar_ints(offsets, "advance offsets", int32)
+    new = [_binary("add", o, d) for o, d in zip(bp.offsets, deltas)]
+    return block_ptr(bp.base, bp.shape, bp.strides, new, bp.block_shape, bp.order)
+
+
+def _block_ptr_tiles(bp, boundary_check, what):
+    """The tile of pointers of block pointer `bp` and the mask of its checked
+    dimensions (None when none is checked)."""
+    rank = len(bp.block_shape)
+    checks = _unwrap(boundary_check)
+    checks = [] if checks is None else _as_list(checks)
+    dims = []
+    for d in checks:
+        d = _const_int(d, f"{what} boundary_check entries")
+        if not 0 <= d < rank:
+            _error(f"{what}: boundary_check dimension {d} is out of range for a block pointer of "
+                   f"rank {rank}")
+        if d not in dims:
+            dims.append(d)
+    offset = None
+    mask = None
+    for i, size in enumerate(bp.block_shape):
+        idx = _binary("add", bp.offsets[i], arange(0, size))
+        if rank > 1:
+            idx = reshape(idx, [size if j == i else 1 for j in builtins.range(rank)])
+        term = _binary("mul", idx, bp.strides[i])
+        offset = term if offset is None else _binary("add", offset, term)
+        if i in dims:
+            inside = _binary("and", _compare("ge", idx, 0), _compare("lt", idx, bp.shape[i]))
+            mask = inside if mask is None else _binary("and", mask, inside)
+    offset = broadcast_to(offset, bp.block_shape)
+    if mask is not None:
+        mask = broadcast_to(mask, bp.block_shape)
+    return _binary("add", bp.base, offset), mask
 
 
 # ---------------------------------------------------------------------------

@@ -474,6 +474,27 @@ Value oneLane(OpBuilder &b, Location loc, Value scalar) {
   return vector::BroadcastOp::create(b, loc, VectorType::get({1}, scalar.getType()), scalar);
 }
 
+/// Row `r` (`rowLength` lanes) of a flat row-major vector; the vector itself
+/// when it is a single row.
+Value extractRow(OpBuilder &b, Location loc, Value flat, int64_t r, int64_t rowLength) {
+  auto flatType = cast<VectorType>(flat.getType());
+  if (flatType.getNumElements() == rowLength)
+    return flat;
+  auto rowType = VectorType::get({rowLength}, flatType.getElementType());
+  return LLVM::vector_extract::create(b, loc, rowType, flat, r * rowLength).getResult();
+}
+
+/// `flat` (of type `flatType`; null before the first row) with row `r`
+/// replaced by `row`; `row` itself when it is the whole vector.
+Value insertRow(OpBuilder &b, Location loc, VectorType flatType, Value flat, Value row, int64_t r) {
+  int64_t rowLength = cast<VectorType>(row.getType()).getNumElements();
+  if (flatType.getNumElements() == rowLength)
+    return row;
+  if (!flat)
+    flat = LLVM::PoisonOp::create(b, loc, flatType);
+  return LLVM::vector_insert::create(b, loc, flatType, flat, row, b.getI64IntegerAttr(r * rowLength));
+}
+
 struct LoadLowering : TilePattern<tile::LoadOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
@@ -510,26 +531,13 @@ struct LoadLowering : TilePattern<tile::LoadOp> {
     if (contiguous && contiguous->contains(op)) {
       int64_t rowLength = tensorType.getShape().back(), rows = n / rowLength;
       auto rowType = VectorType::get({rowLength}, memElement);
-      auto rowMaskType = VectorType::get({rowLength}, rewriter.getI1Type());
       for (int64_t r = 0; r < rows; ++r) {
         Value address = extractLane(rewriter, loc, adaptor.getPtr(), i64Const(rewriter, loc, r * rowLength));
-        Value rowMask = rows == 1 ? mask
-                                  : LLVM::vector_extract::create(rewriter, loc, rowMaskType, mask,
-                                                                 r * rowLength).getResult();
-        Value rowPass = rows == 1 ? pass
-                                  : LLVM::vector_extract::create(rewriter, loc, rowType, pass,
-                                                                 r * rowLength).getResult();
-        Value row = LLVM::MaskedLoadOp::create(rewriter, loc, rowType,
-                                               toPointer(rewriter, loc, address), rowMask, rowPass,
-                                               align);
-        if (rows == 1) {
-          result = row;
-          break;
-        }
-        if (!result)
-          result = LLVM::PoisonOp::create(rewriter, loc, vt);
-        result = LLVM::vector_insert::create(rewriter, loc, vt, result, row,
-                                             rewriter.getI64IntegerAttr(r * rowLength));
+        Value row = LLVM::MaskedLoadOp::create(
+            rewriter, loc, rowType, toPointer(rewriter, loc, address),
+            extractRow(rewriter, loc, mask, r, rowLength),
+            extractRow(rewriter, loc, pass, r, rowLength), align);
+        result = insertRow(rewriter, loc, vt, result, row, r);
       }
     } else if (n > kMaxGatherLanes) {
       result = gatherScatterLoop(rewriter, op, loc, adaptor.getPtr(), mask, pass,
@@ -568,17 +576,11 @@ struct StoreLowering : TilePattern<tile::StoreOp> {
                                    : boolVector(rewriter, loc, SmallVector<bool>(n, true));
     if (contiguous && contiguous->contains(op)) {
       int64_t rowLength = tensorType.getShape().back(), rows = n / rowLength;
-      auto rowType = VectorType::get({rowLength}, cast<VectorType>(value.getType()).getElementType());
-      auto rowMaskType = VectorType::get({rowLength}, rewriter.getI1Type());
       for (int64_t r = 0; r < rows; ++r) {
         Value address = extractLane(rewriter, loc, adaptor.getPtr(), i64Const(rewriter, loc, r * rowLength));
-        Value rowMask = rows == 1 ? mask
-                                  : LLVM::vector_extract::create(rewriter, loc, rowMaskType, mask,
-                                                                 r * rowLength).getResult();
-        Value row = rows == 1 ? value
-                              : LLVM::vector_extract::create(rewriter, loc, rowType, value,
-                                                             r * rowLength).getResult();
-        LLVM::MaskedStoreOp::create(rewriter, loc, row, toPointer(rewriter, loc, address), rowMask,
+        LLVM::MaskedStoreOp::create(rewriter, loc, extractRow(rewriter, loc, value, r, rowLength),
+                                    toPointer(rewriter, loc, address),
+                                    extractRow(rewriter, loc, mask, r, rowLength),
                                     rewriter.getI32IntegerAttr(align));
       }
     } else if (n > kMaxGatherLanes) {
@@ -692,15 +694,12 @@ struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
         if (auto ft = dyn_cast<FloatType>(element))
           padValue = rewriter.getFloatAttr(ft, APFloat::getQNaN(ft.getFloatSemantics()));
     Value pass = splatConstant(rewriter, loc, rowType, padValue);
-    Value result = LLVM::PoisonOp::create(rewriter, loc, vt);
+    Value result;
     forEachDescriptorRow<tile::DescriptorLoadOp>(
         rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
           Value row = LLVM::MaskedLoadOp::create(rewriter, loc, rowType, address, mask, pass,
                                                  byteSize(element));
-          result = n == rowLength ? row
-                                  : LLVM::vector_insert::create(rewriter, loc, vt, result, row,
-                                                                rewriter.getI64IntegerAttr(r * rowLength))
-                                        .getResult();
+          result = insertRow(rewriter, loc, vt, result, row, r);
         });
     rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));
     return success();
@@ -714,15 +713,12 @@ struct DescriptorStoreLowering : TilePattern<tile::DescriptorStoreOp> {
     Location loc = op.getLoc();
     auto blockType = cast<RankedTensorType>(op.getValue().getType());
     Type element = blockType.getElementType();
-    int64_t rowLength = blockType.getShape().back(), n = product(blockType.getShape());
+    int64_t rowLength = blockType.getShape().back();
     Value value = toMemory(rewriter, loc, adaptor.getValue());
-    auto rowType = VectorType::get({rowLength}, memoryType(element));
     forEachDescriptorRow<tile::DescriptorStoreOp>(
         rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
-          Value row = n == rowLength ? value
-                                     : LLVM::vector_extract::create(rewriter, loc, rowType, value,
-                                                                    r * rowLength).getResult();
-          LLVM::MaskedStoreOp::create(rewriter, loc, row, address, mask,
+          LLVM::MaskedStoreOp::create(rewriter, loc, extractRow(rewriter, loc, value, r, rowLength),
+                                      address, mask,
                                       rewriter.getI32IntegerAttr(byteSize(element)));
         });
     rewriter.eraseOp(op);

@@ -15,6 +15,7 @@ namespace {
 
 using interp::testing::bufferOf;
 using interp::testing::expectClose;
+using interp::testing::softmaxReference;
 using interp::testing::toDoubles;
 
 constexpr double kF32Eps = 0x1p-24;
@@ -62,19 +63,10 @@ TEST_F(ExamplesOnCpuTest, Softmax) {
                                KernelArgument::integer(inStride), KernelArgument::integer(cols)},
                               {static_cast<unsigned>(rows), 1, 1}, 1e-5, 1e-7);
       // And against float64 (out holds the CPU results).
-      std::vector<double> actual, expected;
-      for (int64_t r = 0; r < rows; ++r) {
-        const float *row = &in[r * inStride];
-        double max = -std::numeric_limits<double>::infinity(), sum = 0;
+      std::vector<double> expected = softmaxReference(in, rows, cols, inStride), actual;
+      for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c)
-          max = std::max(max, static_cast<double>(row[c]));
-        for (int64_t c = 0; c < cols; ++c)
-          sum += std::exp(row[c] - max);
-        for (int64_t c = 0; c < cols; ++c) {
-          expected.push_back(std::exp(row[c] - max) / sum);
           actual.push_back(out[r * outStride + c]);
-        }
-      }
       expectClose(actual, expected, (cols + 64) * kF32Eps, 1e-7);
     }
   }

@@ -4,7 +4,9 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/APFloat.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 
 namespace tessera::interp::testing {
@@ -100,3 +102,20 @@ void expectClose(llvm::ArrayRef<double> actual, llvm::ArrayRef<double> expected,
 }
 
 } // namespace tessera::interp::testing
+
+std::vector<double> tessera::interp::testing::softmaxReference(const std::vector<float> &in,
+                                                               int64_t rows, int64_t cols,
+                                                               int64_t rowStride) {
+  std::vector<double> expected;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *row = &in[r * rowStride];
+    double max = -std::numeric_limits<double>::infinity(), sum = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      max = std::max(max, static_cast<double>(row[c]));
+    for (int64_t c = 0; c < cols; ++c)
+      sum += std::exp(row[c] - max);
+    for (int64_t c = 0; c < cols; ++c)
+      expected.push_back(std::exp(row[c] - max) / sum);
+  }
+  return expected;
+}

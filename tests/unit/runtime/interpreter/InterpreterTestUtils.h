@@ -49,6 +49,11 @@ unsigned lineOf(llvm::StringRef source, llvm::StringRef needle);
 uint16_t toHalf(double value);
 double fromHalf(uint16_t bits);
 
+/// Softmax of each of `rows` rows of `cols` floats (row r starts at
+/// r * rowStride of `in`), in float64: rows * cols values, row-major.
+std::vector<double> softmaxReference(const std::vector<float> &in, int64_t rows, int64_t cols,
+                                     int64_t rowStride);
+
 /// Checks |actual[i] - expected[i]| <= atol + rtol * scale[i] for every i,
 /// reporting the first few mismatches. `scale` defaults to |expected|.
 void expectClose(llvm::ArrayRef<double> actual, llvm::ArrayRef<double> expected, double rtol,

@@ -2,6 +2,7 @@
 // code is written and lowered with.
 #include "ir/TileDialect.h"
 #include "lowering/cpu/Pipeline.h"
+#include "lowering/gpu/ir/TileGpuDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -19,7 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tessera::cpu::registerCpuLoweringPasses();
   mlir::DialectRegistry registry;
-  registry.insert<tessera::tile::TileDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+  registry.insert<tessera::tile::TileDialect, tessera::gpu::TileGpuDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
                   mlir::vector::VectorDialect, mlir::cf::ControlFlowDialect, mlir::ub::UBDialect>();
   return mlir::asMainReturnCode(

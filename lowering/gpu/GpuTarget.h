@@ -1,0 +1,52 @@
+// The GPU a kernel is compiled for. One description serves every GPU target:
+// the target-independent layout system reads the warp size and the matrix
+// instructions available; the last, per-vendor steps read the chip name.
+#ifndef TESSERA_LOWERING_GPU_GPUTARGET_H
+#define TESSERA_LOWERING_GPU_GPUTARGET_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tessera::gpu {
+
+enum class GpuVendor : unsigned char { Nvidia, Amd, Vulkan };
+
+struct GpuTarget {
+  GpuVendor vendor = GpuVendor::Nvidia;
+  /// "sm_80", "sm_90a", "gfx90a", "gfx942", "gfx1100", "vulkan1.2", "vulkan1.3".
+  std::string chip = "sm_90a";
+  /// Threads that execute in lock step and exchange values with shuffles:
+  /// 32 on NVIDIA and RDNA, 64 on CDNA, the subgroup size on Vulkan.
+  unsigned warpSize = 32;
+  /// Shared (workgroup) memory one program may use, in bytes.
+  unsigned maxSharedMemoryBytes = 48 * 1024;
+  /// Vulkan only: the device reports VK_KHR_cooperative_matrix.
+  bool cooperativeMatrix = false;
+
+  /// NVIDIA compute capability as 80, 86, 89, 90; 0 for other vendors.
+  unsigned computeCapability() const;
+  bool hasMmaSync() const { return computeCapability() >= 80; }
+  /// wgmma needs the architecture-specific sm_90a.
+  bool hasWgmma() const { return chip == "sm_90a"; }
+  bool hasCpAsync() const { return computeCapability() >= 80; }
+  bool hasTma() const { return computeCapability() >= 90; }
+  /// CDNA matrix cores (v_mfma_*).
+  bool hasMfma() const { return chip == "gfx90a" || chip == "gfx942"; }
+  /// RDNA3 matrix instructions (v_wmma_*).
+  bool hasWmma() const { return chip == "gfx1100"; }
+
+  /// Parses "cuda:sm_90a", "sm_80", "hip:gfx942", "gfx1100", "vulkan",
+  /// "vulkan:1.3", "vulkan:1.3:subgroup=8". The error names the spec and lists
+  /// what is accepted.
+  static llvm::Expected<GpuTarget> parse(llvm::StringRef spec);
+  /// The canonical spec ("cuda:sm_90a", "hip:gfx942", "vulkan:1.3:subgroup=32");
+  /// part of kernel cache keys.
+  std::string str() const;
+  bool operator==(const GpuTarget &) const = default;
+};
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_GPUTARGET_H

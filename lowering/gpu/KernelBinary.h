@@ -1,0 +1,44 @@
+// What a GPU code generator hands the runtime: the device binary of one
+// kernel, its readable assembly, and what a launch needs to know.
+#ifndef TESSERA_LOWERING_GPU_KERNELBINARY_H
+#define TESSERA_LOWERING_GPU_KERNELBINARY_H
+
+#include "lowering/gpu/GpuTarget.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::gpu {
+
+/// Registers, memory and spills of the compiled kernel, as the assembler
+/// (ptxas -v) or the code object's metadata reports them; -1 when unknown.
+struct ResourceUsage {
+  int registers = -1;        ///< per thread (VGPRs on AMD)
+  int scalarRegisters = -1;  ///< AMD SGPRs
+  int sharedMemoryBytes = -1;///< static shared/LDS memory
+  int spillStoreBytes = -1;
+  int spillLoadBytes = -1;
+  int stackFrameBytes = -1;
+  /// The tool's own lines (ptxas -v output, the AMDGPU metadata), verbatim.
+  std::string report;
+};
+
+struct KernelBinary {
+  GpuTarget target;
+  /// The entry point's symbol.
+  std::string kernelName;
+  /// cubin, HSACO (ELF code object) or SPIR-V words as bytes.
+  std::vector<uint8_t> binary;
+  /// PTX, AMDGCN assembly or SPIR-V disassembly.
+  std::string assembly;
+  /// Threads per program (num_warps * warp size).
+  unsigned blockThreads = 0;
+  /// Dynamic shared memory each launch must provide, in bytes.
+  unsigned dynamicSharedMemoryBytes = 0;
+  ResourceUsage usage;
+};
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_KERNELBINARY_H

@@ -1,0 +1,237 @@
+#include "lowering/gpu/LinearLayout.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using tessera::gpu::Basis;
+using tessera::gpu::LinearLayout;
+
+namespace {
+
+bool isZero(const Basis &basis) {
+  return llvm::all_of(basis, [](int64_t v) { return v == 0; });
+}
+
+void xorInto(Basis &into, const Basis &basis) {
+  for (auto [a, b] : llvm::zip(into, basis))
+    a ^= b;
+}
+
+void xorBasesOf(Basis &coords, llvm::ArrayRef<Basis> bases, unsigned index) {
+  for (unsigned bit = 0; bit < bases.size(); ++bit)
+    if (index & (1u << bit))
+      xorInto(coords, bases[bit]);
+}
+
+Basis along(unsigned rank, unsigned dim, int64_t value) {
+  Basis basis(rank, 0);
+  basis[dim] = value;
+  return basis;
+}
+
+int64_t log2Exact(int64_t value) { return llvm::Log2_64(static_cast<uint64_t>(value)); }
+
+} // namespace
+
+Basis LinearLayout::coordinates(unsigned reg, unsigned lane, unsigned warp) const {
+  Basis coords(rank(), 0);
+  xorBasesOf(coords, registers, reg);
+  xorBasesOf(coords, lanes, lane);
+  xorBasesOf(coords, warps, warp);
+  return coords;
+}
+
+bool LinearLayout::isValid() const {
+  for (int64_t extent : shape)
+    if (extent <= 0 || !llvm::isPowerOf2_64(extent))
+      return false;
+  int64_t elements = 1;
+  for (int64_t extent : shape)
+    elements *= extent;
+  // The non-zero bases must be distinct powers of two along one dimension
+  // each, together one bit per bit of every extent: then the map is onto.
+  llvm::SmallVector<llvm::SmallVector<bool>> seen;
+  for (int64_t extent : shape)
+    seen.emplace_back(log2Exact(extent), false);
+  int64_t covered = 1;
+  for (auto bases : {llvm::ArrayRef(registers), llvm::ArrayRef(lanes), llvm::ArrayRef(warps)}) {
+    for (const Basis &basis : bases) {
+      if (basis.size() != rank())
+        return false;
+      if (isZero(basis))
+        continue;
+      unsigned nonZero = 0;
+      for (unsigned dim = 0; dim < rank(); ++dim) {
+        int64_t v = basis[dim];
+        if (v == 0)
+          continue;
+        if (v < 0 || v >= shape[dim])
+          return false;
+        ++nonZero;
+        if (llvm::isPowerOf2_64(v)) {
+          unsigned bit = log2Exact(v);
+          if (seen[dim][bit])
+            return false;
+          seen[dim][bit] = true;
+        }
+      }
+      if (nonZero == 0)
+        return false;
+      covered *= 2;
+    }
+  }
+  if (covered != elements)
+    return false;
+  // Swizzled bases (not a power of two, or across dimensions) are allowed as
+  // long as the map stays onto; check by enumerating when the tile is small.
+  if (elements > (1 << 16))
+    return true;
+  llvm::SmallVector<bool> hit(elements, false);
+  for (unsigned w = 0; w < numWarps(); ++w)
+    for (unsigned l = 0; l < numLanes(); ++l)
+      for (unsigned r = 0; r < numRegisters(); ++r) {
+        Basis c = coordinates(r, l, w);
+        int64_t flat = 0;
+        for (unsigned dim = 0; dim < rank(); ++dim)
+          flat = flat * shape[dim] + c[dim];
+        hit[flat] = true;
+      }
+  return llvm::all_of(hit, [](bool b) { return b; });
+}
+
+bool LinearLayout::isDuplicateRegister(unsigned reg) const {
+  for (unsigned bit = 0; bit < registers.size(); ++bit)
+    if ((reg & (1u << bit)) && isZero(registers[bit]))
+      return true;
+  return false;
+}
+
+LinearLayout LinearLayout::blocked(llvm::ArrayRef<int64_t> shape,
+                                   llvm::ArrayRef<int64_t> sizePerThread,
+                                   llvm::ArrayRef<int64_t> threadsPerWarp,
+                                   llvm::ArrayRef<int64_t> warpsPerCta,
+                                   llvm::ArrayRef<unsigned> order) {
+  LinearLayout layout;
+  layout.shape.assign(shape.begin(), shape.end());
+  unsigned rank = shape.size();
+  llvm::SmallVector<int64_t> covered(rank, 1);
+  // Each level doubles the covered extent along a dimension; a doubling past
+  // the tile's extent wraps onto elements already held (a zero basis).
+  auto extend = [&](llvm::SmallVector<Basis> &bases, unsigned dim, int64_t count) {
+    for (int64_t i = 1; i < count; i *= 2) {
+      int64_t step = covered[dim];
+      bases.push_back(step < shape[dim] ? along(rank, dim, step) : Basis(rank, 0));
+      covered[dim] *= 2;
+    }
+  };
+  for (unsigned dim : order)
+    extend(layout.registers, dim, sizePerThread[dim]);
+  for (unsigned dim : order)
+    extend(layout.lanes, dim, threadsPerWarp[dim]);
+  for (unsigned dim : order)
+    extend(layout.warps, dim, warpsPerCta[dim]);
+  for (unsigned dim : order)
+    while (covered[dim] < shape[dim])
+      extend(layout.registers, dim, 2);
+  return layout;
+}
+
+LinearLayout LinearLayout::defaultFor(llvm::ArrayRef<int64_t> shape, unsigned warpSize,
+                                      unsigned numWarps, unsigned vectorElements) {
+  unsigned rank = shape.size();
+  // Lay the tile out as if its unit dimensions were not there, so that shapes
+  // differing only by them share a distribution.
+  llvm::SmallVector<unsigned> dims;
+  for (unsigned dim = 0; dim < rank; ++dim)
+    if (shape[dim] > 1)
+      dims.push_back(dim);
+  llvm::SmallVector<int64_t> sizePerThread(rank, 1), threadsPerWarp(rank, 1),
+      warpsPerCta(rank, 1);
+  llvm::SmallVector<unsigned> order;
+  for (unsigned dim : llvm::reverse(dims))
+    order.push_back(dim);
+  for (unsigned dim = 0; dim < rank; ++dim)
+    if (shape[dim] == 1)
+      order.push_back(dim);
+  if (!dims.empty())
+    sizePerThread[dims.back()] = std::min<int64_t>(vectorElements, shape[dims.back()]);
+  int64_t lanesLeft = warpSize;
+  for (unsigned dim : llvm::reverse(dims)) {
+    int64_t room = shape[dim] / sizePerThread[dim];
+    threadsPerWarp[dim] = std::min(lanesLeft, room);
+    lanesLeft /= threadsPerWarp[dim];
+  }
+  int64_t warpsLeft = numWarps;
+  for (unsigned dim : dims) {
+    int64_t room = shape[dim] / (sizePerThread[dim] * threadsPerWarp[dim]);
+    warpsPerCta[dim] = std::min(warpsLeft, std::max<int64_t>(room, 1));
+    warpsLeft /= warpsPerCta[dim];
+  }
+  LinearLayout layout =
+      blocked(shape, sizePerThread, threadsPerWarp, warpsPerCta, order);
+  // Threads left over once the tile is covered hold copies.
+  for (int64_t i = 1; i < lanesLeft; i *= 2)
+    layout.lanes.push_back(Basis(rank, 0));
+  for (int64_t i = 1; i < warpsLeft; i *= 2)
+    layout.warps.push_back(Basis(rank, 0));
+  return layout;
+}
+
+LinearLayout LinearLayout::reduced(unsigned dim) const {
+  LinearLayout result;
+  result.shape.assign(shape.begin(), shape.end());
+  result.shape.erase(result.shape.begin() + dim);
+  auto drop = [&](const Basis &basis) {
+    Basis out(basis);
+    out.erase(out.begin() + dim);
+    return out;
+  };
+  for (const Basis &basis : registers) {
+    Basis out = drop(basis);
+    if (!isZero(out) || isZero(basis))
+      result.registers.push_back(out);
+  }
+  for (const Basis &basis : lanes)
+    result.lanes.push_back(drop(basis));
+  for (const Basis &basis : warps)
+    result.warps.push_back(drop(basis));
+  return result;
+}
+
+unsigned LinearLayout::reducedRegister(unsigned dim, unsigned reg) const {
+  unsigned result = 0, next = 0;
+  for (unsigned bit = 0; bit < registers.size(); ++bit) {
+    const Basis &basis = registers[bit];
+    bool onlyAlongDim = !isZero(basis) && llvm::all_of(llvm::enumerate(basis), [&](auto entry) {
+      return entry.index() == dim || entry.value() == 0;
+    });
+    if (onlyAlongDim)
+      continue;
+    if (reg & (1u << bit))
+      result |= 1u << next;
+    ++next;
+  }
+  return result;
+}
+
+std::string LinearLayout::str() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto list = [&](llvm::StringRef name, llvm::ArrayRef<Basis> bases) {
+    os << ' ' << name << "=[";
+    llvm::interleaveComma(bases, os, [&](const Basis &basis) {
+      os << '[';
+      llvm::interleaveComma(basis, os);
+      os << ']';
+    });
+    os << ']';
+  };
+  os << "shape=[";
+  llvm::interleaveComma(shape, os);
+  os << ']';
+  list("reg", registers);
+  list("lane", lanes);
+  list("warp", warps);
+  return text;
+}

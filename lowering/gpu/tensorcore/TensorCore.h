@@ -1,0 +1,73 @@
+// Matrix instructions behind `tile.dot` on GPUs: mma.sync (+ ldmatrix) on
+// NVIDIA sm_80+, MFMA on CDNA (gfx90a, gfx942), WMMA on RDNA3 (gfx1100).
+//
+// The contract with the distribution pass (lowering/gpu/distribute):
+//  1. `selectTensorCoreDot` picks an instruction for one dot, or nullptr when
+//     the target, shape or types have none (the pass then uses its FMA path).
+//  2. The pass gives the result (and accumulator) tile the layout
+//     `accumulatorLayout()`.
+//  3. The pass allocates two 1-D workgroup buffers of `sharedElements(A|B)`
+//     elements of the operand type and stores every element (row, col) of
+//     operand A ([M, K]) and B ([K, N]) at index `sharedIndex(...)`, which may
+//     swizzle against bank conflicts. Then it emits a workgroup barrier.
+//  4. `emit` reads the operands from the buffers and returns the new
+//     accumulator: one scalar per register of `accumulatorLayout()`, in
+//     register order, given the old one in the same form.
+// Batched dots ([B, M, K]) are split by the pass into one call per batch.
+#ifndef TESSERA_LOWERING_GPU_TENSORCORE_TENSORCORE_H
+#define TESSERA_LOWERING_GPU_TENSORCORE_TENSORCORE_H
+
+#include "ir/TileOps.h"
+#include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/LinearLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include <memory>
+
+namespace tessera::gpu {
+
+/// One dot: [M, K] x [K, N] + [M, N] with these element types.
+struct DotProblem {
+  int64_t m = 0, n = 0, k = 0;
+  mlir::Type aElement, bElement, accElement;
+  tile::InputPrecision precision = tile::InputPrecision::TF32;
+};
+
+enum class DotOperand { A, B };
+
+class TensorCoreDot {
+public:
+  virtual ~TensorCoreDot();
+
+  /// "mma.sync.m16n8k16.bf16", "mfma.32x32x8.f16", "wmma.16x16x16.f16": shown
+  /// in diagnostics and checked by tests.
+  virtual llvm::StringRef name() const = 0;
+  /// The layout of the [M, N] accumulator and result.
+  virtual LinearLayout accumulatorLayout() const = 0;
+  /// Elements of the operand's shared buffer (at least rows * cols).
+  virtual int64_t sharedElements(DotOperand operand) const = 0;
+  /// Index of element (row, col) of the operand in its shared buffer; row and
+  /// col are `index` values.
+  virtual mlir::Value sharedIndex(mlir::OpBuilder &builder, mlir::Location loc, DotOperand operand,
+                                  mlir::Value row, mlir::Value col) const = 0;
+  /// Emits the matrix instructions. `lane` and `warp` are i32 values (lane in
+  /// warp, warp in program); `aShared`/`bShared` are the 1-D workgroup
+  /// memrefs; `acc` holds accumulatorLayout().numRegisters() scalars of the
+  /// accumulator type. Returns as many scalars, the new accumulator.
+  virtual llvm::SmallVector<mlir::Value> emit(mlir::OpBuilder &builder, mlir::Location loc,
+                                              mlir::Value lane, mlir::Value warp,
+                                              mlir::Value aShared, mlir::Value bShared,
+                                              mlir::ValueRange acc) const = 0;
+};
+
+/// The matrix instruction for `problem` on `target` with `numWarps` warps, or
+/// nullptr when there is none (wrong types, shape below the instruction's
+/// tile, no matrix unit on the target).
+std::unique_ptr<TensorCoreDot> selectTensorCoreDot(const GpuTarget &target,
+                                                   const DotProblem &problem, unsigned numWarps);
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_TENSORCORE_TENSORCORE_H

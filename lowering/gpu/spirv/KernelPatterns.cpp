@@ -1,0 +1,95 @@
+#include "lowering/gpu/spirv/KernelPatterns.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The scope an atomic on a memref of this storage class synchronizes over.
+spirv::Scope atomicScope(MemRefType type) {
+  auto storage = dyn_cast_or_null<spirv::StorageClassAttr>(type.getMemorySpace());
+  return storage && storage.getValue() == spirv::StorageClass::Workgroup ? spirv::Scope::Workgroup
+                                                                         : spirv::Scope::Device;
+}
+
+/// memref.atomic_rmw addf (f32) -> spirv.EXT.AtomicFAdd, and assign ->
+/// spirv.AtomicExchange. Relaxed ordering, as CUDA's atomicAdd/atomicExch:
+/// kernels that publish data through atomics use gpu.barrier or fences.
+struct AtomicRMWToSpirv final : OpConversionPattern<memref::AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(memref::AtomicRMWOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    arith::AtomicRMWKind kind = op.getKind();
+    if (kind != arith::AtomicRMWKind::addf && kind != arith::AtomicRMWKind::assign)
+      return rewriter.notifyMatchFailure(op, "left to the upstream integer atomics");
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "element type has no SPIR-V type");
+    const auto &typeConverter = *getTypeConverter<SPIRVTypeConverter>();
+    Value pointer = spirv::getElementPtr(typeConverter, op.getMemRefType(), adaptor.getMemref(),
+                                         adaptor.getIndices(), op.getLoc(), rewriter);
+    if (!pointer)
+      return rewriter.notifyMatchFailure(op, "cannot address the element");
+    auto scope = rewriter.getAttr<spirv::ScopeAttr>(atomicScope(op.getMemRefType()));
+    auto relaxed = rewriter.getAttr<spirv::MemorySemanticsAttr>(spirv::MemorySemantics::None);
+    Value old;
+    if (kind == arith::AtomicRMWKind::addf)
+      old = spirv::EXTAtomicFAddOp::create(rewriter, op.getLoc(), resultType, pointer, scope,
+                                           relaxed, adaptor.getValue());
+    else
+      old = spirv::AtomicExchangeOp::create(rewriter, op.getLoc(), resultType, pointer, scope,
+                                            relaxed, adaptor.getValue());
+    rewriter.replaceOp(op, old);
+    return success();
+  }
+};
+
+/// gpu.shuffle up|down -> GroupNonUniformShuffleUp|Down. The width is the
+/// subgroup size (tessera-spirv-prepare-kernel checks it), so a lane's
+/// result is valid when the source lane exists: lane >= offset (up),
+/// lane + offset < width (down).
+struct RelativeShuffleToSpirv final : OpConversionPattern<gpu::ShuffleOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(gpu::ShuffleOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    bool up = op.getMode() == gpu::ShuffleMode::UP;
+    if (!up && op.getMode() != gpu::ShuffleMode::DOWN)
+      return rewriter.notifyMatchFailure(op, "xor and idx shuffles are upstream's");
+    Location loc = op.getLoc();
+    auto scope = rewriter.getAttr<spirv::ScopeAttr>(spirv::Scope::Subgroup);
+    Value offset = adaptor.getOffset();
+    Value shuffled;
+    if (up)
+      shuffled = spirv::GroupNonUniformShuffleUpOp::create(rewriter, loc, scope,
+                                                           adaptor.getValue(), offset);
+    else
+      shuffled = spirv::GroupNonUniformShuffleDownOp::create(rewriter, loc, scope,
+                                                             adaptor.getValue(), offset);
+    Type i32 = rewriter.getI32Type();
+    Value lane = spirv::getBuiltinVariableValue(op, spirv::BuiltIn::SubgroupLocalInvocationId,
+                                                i32, rewriter);
+    Value valid;
+    if (up) {
+      valid = spirv::UGreaterThanEqualOp::create(rewriter, loc, lane, offset);
+    } else {
+      Value source = spirv::IAddOp::create(rewriter, loc, lane, offset);
+      valid = spirv::ULessThanOp::create(rewriter, loc, source, adaptor.getWidth());
+    }
+    rewriter.replaceOp(op, {shuffled, valid});
+    return success();
+  }
+};
+
+} // namespace
+
+void tessera::gpu::vulkan::populateKernelToSpirvPatterns(const SPIRVTypeConverter &typeConverter,
+                                                         RewritePatternSet &patterns) {
+  patterns.add<AtomicRMWToSpirv, RelativeShuffleToSpirv>(typeConverter, patterns.getContext(),
+                                                         /*benefit=*/2);
+}

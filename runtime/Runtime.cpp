@@ -446,9 +446,11 @@ void runRange(const LaunchPlan &plan, uint64_t begin, uint64_t end) {
   currentProgram = saved;
 }
 
-/// Checks one argument against its parameter and writes its ABI value.
-llvm::Error packArgument(llvm::StringRef kernel, size_t index, const KernelSignature::Param &param,
-                         const Argument &arg, uint64_t &slot) {
+} // namespace
+
+llvm::Error tessera::runtime::packArgument(llvm::StringRef kernel, size_t index,
+                                           const KernelSignature::Param &param,
+                                           const Argument &arg, uint64_t &slot) {
   std::string paramName = toString(param.kind).str();
   if (param.kind == ArgKind::Pointer && !param.pointee.empty())
     paramName += "<" + param.pointee + ">";
@@ -523,7 +525,6 @@ llvm::Error packArgument(llvm::StringRef kernel, size_t index, const KernelSigna
   }
   return mismatch("");
 }
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // CpuDevice

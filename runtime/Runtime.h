@@ -181,6 +181,13 @@ private:
   bool tooLarge_ = false;
 };
 
+/// Checks `arg` against parameter `index` of kernel `kernel` and writes the
+/// value the kernel ABI passes to `slot`, zero-extended (on a little-endian
+/// host its low bytes are the value of any width). Every device's launch
+/// uses it, so all reject the same arguments with the same messages.
+llvm::Error packArgument(llvm::StringRef kernel, size_t index, const KernelSignature::Param &param,
+                         const Argument &arg, uint64_t &slot);
+
 /// Number of programs along each axis; program ids run x fastest.
 struct Grid {
   uint32_t x = 1, y = 1, z = 1;

@@ -1,0 +1,94 @@
+#include "lowering/gpu/nvidia/PtxEmitter.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVM/ModuleToObject.h"
+#include "mlir/Target/LLVM/NVVM/Utils.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/IR/Module.h"
+
+using namespace mlir;
+
+namespace {
+
+/// MLIR's serializer for #nvvm.target also links libdevice, but it takes
+/// the toolkit from the environment whenever none is given and then insists
+/// on finding libdevice there; this one links it exactly when the kernel
+/// needs it and says so when it is missing.
+class PtxEmitter : public LLVM::ModuleToObject {
+public:
+  PtxEmitter(mlir::gpu::GPUModuleOp module, NVVM::NVVMTargetAttr target,
+             const tessera::gpu::CudaToolkit &toolkit)
+      : ModuleToObject(*module, target.getTriple(), target.getChip(), target.getFeatures(),
+                       target.getO()),
+        toolkit(toolkit) {}
+
+protected:
+  std::optional<SmallVector<std::unique_ptr<llvm::Module>>>
+  loadBitcodeFiles(llvm::Module &module) override {
+    SmallVector<std::unique_ptr<llvm::Module>> libraries;
+    SmallVector<StringRef> libdeviceCalls;
+    for (llvm::Function &function : module.functions())
+      if (function.isDeclaration() && function.getName().starts_with("__nv_"))
+        libdeviceCalls.push_back(function.getName());
+    if (libdeviceCalls.empty())
+      return libraries;
+
+    llvm::Expected<std::string> path = toolkit.libdevice();
+    if (!path) {
+      getOperation().emitError() << "the kernel calls " << llvm::join(libdeviceCalls, ", ")
+                                 << ", which come from libdevice: "
+                                 << llvm::toString(path.takeError());
+      return std::nullopt;
+    }
+    std::unique_ptr<llvm::Module> libdevice = loadBitcodeFile(module.getContext(), *path);
+    if (!libdevice)
+      return std::nullopt; // loadBitcodeFile has reported why.
+    libraries.push_back(std::move(libdevice));
+    return libraries;
+  }
+
+  FailureOr<SmallVector<char, 0>> moduleToObject(llvm::Module &module) override {
+    FailureOr<llvm::TargetMachine *> machine = getOrCreateTargetMachine();
+    if (failed(machine))
+      return getOperation().emitError() << "this LLVM has no NVPTX target for " << triple << " "
+                                        << chip;
+    FailureOr<SmallString<0>> ptx = translateModuleToISA(
+        module, **machine, [&] { return getOperation().emitError(); });
+    if (failed(ptx))
+      return failure();
+    return SmallVector<char, 0>(ptx->begin(), ptx->end());
+  }
+
+private:
+  const tessera::gpu::CudaToolkit &toolkit;
+};
+
+} // namespace
+
+FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module, const CudaToolkit &toolkit) {
+  auto targets = module.getTargetsAttr();
+  NVVM::NVVMTargetAttr target;
+  if (targets && targets.size() == 1)
+    target = dyn_cast<NVVM::NVVMTargetAttr>(targets[0]);
+  if (!target)
+    return module.emitError() << "PTX emission needs exactly one #nvvm.target on the gpu.module "
+                                 "(run nvvm-attach-target)";
+
+  DialectRegistry registry;
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
+  NVVM::SerializeGPUModuleBase::init(); // Registers the NVPTX backend once.
+
+  PtxEmitter emitter(module, target, toolkit);
+  std::optional<SmallVector<char, 0>> ptx = emitter.run();
+  if (!ptx)
+    return failure();
+  return std::string(ptx->begin(), ptx->end());
+}

@@ -1,0 +1,333 @@
+// compileForNvidia on hand-written kernels of the distributed GPU form: the
+// PTX has the instructions the kernel needs, ptxas assembles it for sm_80
+// and sm_90a, and the resource report is read.
+#include "lowering/gpu/nvidia/NvidiaPipeline.h"
+
+#include "tests/unit/lowering/gpu/nvidia/NvidiaTestKernels.h"
+#include "tests/unit/lowering/gpu/nvidia/ScopedEnvironment.h"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace tessera::gpu;
+namespace kernels = tessera::gpu::testing;
+using tessera::gpu::testing::parseKernel;
+using tessera::gpu::testing::ScopedEnvironment;
+
+namespace {
+
+llvm::Expected<KernelBinary> compile(llvm::StringRef text, llvm::StringRef spec,
+                                     const NvidiaCompileOptions &options = {}) {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseKernel(context, text);
+  if (!module)
+    return llvm::createStringError("the test kernel does not parse");
+  llvm::Expected<GpuTarget> target = GpuTarget::parse(spec);
+  if (!target)
+    return target.takeError();
+  return compileForNvidia(*module, *target, options);
+}
+
+/// The message of a compile expected to fail ("" when it succeeded).
+std::string compileError(llvm::StringRef text, llvm::StringRef spec,
+                         const NvidiaCompileOptions &options = {}) {
+  llvm::Expected<KernelBinary> binary = compile(text, spec, options);
+  if (binary)
+    return "";
+  return llvm::toString(binary.takeError());
+}
+
+size_t countOf(llvm::StringRef text, llvm::StringRef needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != llvm::StringRef::npos; at = text.find(needle, at + 1))
+    ++count;
+  return count;
+}
+
+bool isElf(const std::vector<uint8_t> &bytes) {
+  return bytes.size() > 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' &&
+         bytes[3] == 'F';
+}
+
+/// A kernel whose 48 loaded values are all live at once.
+std::string manyLiveValuesKernel() {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "module attributes {gpu.container_module} {\n  gpu.module @live {\n"
+        "    gpu.func @live(%x: memref<?xf32>, %out: memref<?xf32>) kernel attributes "
+        "{known_block_size = array<i32: 64, 1, 1>, tessera.shared_memory_bytes = 0 : i32} {\n"
+        "      %tid = gpu.thread_id x\n";
+  constexpr int kValues = 48;
+  for (int i = 0; i < kValues; ++i)
+    os << "      %c" << i << " = arith.constant " << i * 64 << " : index\n"
+       << "      %i" << i << " = arith.addi %tid, %c" << i << " : index\n"
+       << "      %v" << i << " = memref.load %x[%i" << i << "] : memref<?xf32>\n";
+  for (int i = 0; i < kValues; ++i) {
+    int j = (i * 7 + 3) % kValues;
+    os << "      %p" << i << " = arith.mulf %v" << i << ", %v" << j << " : f32\n"
+       << "      memref.store %p" << i << ", %out[%i" << j << "] : memref<?xf32>\n";
+  }
+  os << "      gpu.return\n    }\n  }\n}\n";
+  return text;
+}
+
+class NvidiaChipTest : public ::testing::TestWithParam<const char *> {
+protected:
+  std::string spec() const { return std::string("cuda:") + GetParam(); }
+  std::string chip() const { return GetParam(); }
+};
+
+TEST_P(NvidiaChipTest, VectorAddBecomesAMaskedKernelOnBarePointers) {
+  llvm::Expected<KernelBinary> binary = compile(kernels::kVectorAdd, spec());
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  const std::string &ptx = binary->assembly;
+  EXPECT_EQ(binary->kernelName, "vector_add");
+  EXPECT_EQ(binary->target.chip, chip());
+  EXPECT_NE(ptx.find(".target " + chip()), std::string::npos);
+  EXPECT_NE(ptx.find(".visible .entry vector_add("), std::string::npos) << ptx;
+  // Three pointers and the i32 bound, as the runtime passes them.
+  EXPECT_EQ(countOf(ptx, ".param .u64 .ptr"), 3u) << ptx;
+  EXPECT_NE(ptx.find(".param .u32 vector_add_param_3"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".maxntid 128, 1, 1"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("setp."), std::string::npos) << "the mask i < n";
+  EXPECT_EQ(countOf(ptx, "ld.global"), 2u) << ptx;
+  EXPECT_EQ(countOf(ptx, "st.global"), 1u) << ptx;
+
+  EXPECT_TRUE(isElf(binary->binary)) << "ptxas writes an ELF cubin";
+  EXPECT_EQ(binary->blockThreads, 128u);
+  EXPECT_EQ(binary->dynamicSharedMemoryBytes, 0u);
+  EXPECT_GT(binary->usage.registers, 0);
+  EXPECT_EQ(binary->usage.sharedMemoryBytes, 0);
+  EXPECT_EQ(binary->usage.spillStoreBytes, 0);
+  EXPECT_EQ(binary->usage.spillLoadBytes, 0);
+  EXPECT_EQ(binary->usage.stackFrameBytes, 0);
+  EXPECT_NE(binary->usage.report.find("Compiling entry function 'vector_add' for '" + chip()),
+            std::string::npos)
+      << binary->usage.report;
+}
+
+TEST_P(NvidiaChipTest, BlockSumUsesShufflesBarrierAndWorkgroupMemory) {
+  llvm::Expected<KernelBinary> binary = compile(kernels::kBlockSum, spec());
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  const std::string &ptx = binary->assembly;
+  EXPECT_EQ(countOf(ptx, "shfl.sync.bfly.b32"), 5u) << ptx;
+  EXPECT_NE(ptx.find("bar.sync"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".shared .align 4 .b8"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("st.shared"), std::string::npos) << ptx;
+  EXPECT_GT(binary->usage.registers, 0);
+  EXPECT_EQ(binary->usage.sharedMemoryBytes, 8) << "the two-float workgroup buffer";
+  EXPECT_EQ(binary->blockThreads, 64u);
+}
+
+TEST_P(NvidiaChipTest, MathFunctionsComeFromLibdevice) {
+  llvm::Expected<KernelBinary> binary = compile(kernels::kMath, spec());
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  const std::string &ptx = binary->assembly;
+  EXPECT_EQ(ptx.find(".extern .func"), std::string::npos) << ptx;
+  EXPECT_EQ(ptx.find("__nv_"), std::string::npos) << "libdevice is linked and inlined:\n" << ptx;
+  // libdevice's expf scales into the hardware's base-2 exponential.
+  EXPECT_NE(ptx.find("ex2.approx"), std::string::npos) << ptx;
+  EXPECT_GT(binary->usage.registers, 0);
+}
+
+TEST_P(NvidiaChipTest, MmaSyncBecomesATensorCoreInstruction) {
+  llvm::Expected<KernelBinary> binary = compile(kernels::kMmaSync, spec());
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  const std::string &ptx = binary->assembly;
+  EXPECT_NE(ptx.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"), std::string::npos)
+      << ptx;
+  EXPECT_EQ(binary->usage.sharedMemoryBytes, 512 + 256) << "the A and B tiles";
+  EXPECT_GT(binary->usage.registers, 0);
+  EXPECT_EQ(binary->blockThreads, 32u);
+}
+
+TEST_P(NvidiaChipTest, DynamicSharedMemoryIsALaunchFact) {
+  llvm::Expected<KernelBinary> binary = compile(kernels::kDynamicShared, spec());
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_EQ(binary->dynamicSharedMemoryBytes, 65536u);
+  EXPECT_EQ(binary->blockThreads, 256u);
+  EXPECT_NE(binary->assembly.find(".extern .shared"), std::string::npos) << binary->assembly;
+  EXPECT_NE(binary->assembly.find("bar.sync"), std::string::npos);
+  EXPECT_EQ(binary->usage.sharedMemoryBytes, 0) << "none of it is static";
+}
+
+INSTANTIATE_TEST_SUITE_P(Chips, NvidiaChipTest, ::testing::Values("sm_80", "sm_90a"),
+                         [](const auto &info) { return std::string(info.param); });
+
+TEST(NvidiaPipeline, RegisterCapMakesPtxasSpill) {
+  std::string kernel = manyLiveValuesKernel();
+  llvm::Expected<KernelBinary> free = compile(kernel, "cuda:sm_90a");
+  ASSERT_TRUE(bool(free)) << llvm::toString(free.takeError());
+  EXPECT_EQ(free->usage.spillStoreBytes, 0);
+  EXPECT_GT(free->usage.registers, 32);
+
+  NvidiaCompileOptions capped;
+  capped.maxRegisters = 24;
+  llvm::Expected<KernelBinary> binary = compile(kernel, "cuda:sm_90a", capped);
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_NE(binary->assembly.find(".maxnreg 24"), std::string::npos);
+  EXPECT_LE(binary->usage.registers, 24);
+  EXPECT_GT(binary->usage.spillStoreBytes, 0) << binary->usage.report;
+  EXPECT_GT(binary->usage.spillLoadBytes, 0);
+  EXPECT_GT(binary->usage.stackFrameBytes, 0);
+}
+
+TEST(NvidiaPipeline, LeavesTheInputModuleAsItWas) {
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseKernel(context, kernels::kVectorAdd);
+  ASSERT_TRUE(module);
+  auto print = [&] {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return text;
+  };
+  std::string before = print();
+  llvm::Expected<KernelBinary> binary = compileForNvidia(*module, *GpuTarget::parse("sm_80"));
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_EQ(print(), before);
+}
+
+TEST(NvidiaPipeline, RefusesOtherVendors) {
+  EXPECT_NE(compileError(kernels::kVectorAdd, "hip:gfx942").find("needs an NVIDIA target, got hip:gfx942"),
+            std::string::npos);
+}
+
+TEST(NvidiaPipeline, NeedsTheBlockSize) {
+  std::string kernel = kernels::kVectorAdd.str();
+  llvm::StringRef attribute = "known_block_size = array<i32: 128, 1, 1>, ";
+  kernel.erase(kernel.find(attribute), attribute.size());
+  std::string error = compileError(kernel, "cuda:sm_90a");
+  EXPECT_NE(error.find("kernel 'vector_add' for cuda:sm_90a"), std::string::npos) << error;
+  EXPECT_NE(error.find("no known_block_size"), std::string::npos) << error;
+}
+
+TEST(NvidiaPipeline, RefusesMoreThan1024Threads) {
+  std::string kernel = kernels::kVectorAdd.str();
+  llvm::StringRef size = "array<i32: 128, 1, 1>";
+  kernel.replace(kernel.find(size), size.size(), "array<i32: 2048, 1, 1>");
+  std::string error = compileError(kernel, "cuda:sm_90a");
+  EXPECT_NE(error.find("2048 threads per block exceed NVIDIA's limit of 1024"), std::string::npos)
+      << error;
+}
+
+TEST(NvidiaPipeline, RefusesMoreSharedMemoryThanTheChipHas) {
+  std::string kernel = kernels::kDynamicShared.str();
+  llvm::StringRef bytes = "tessera.shared_memory_bytes = 65536";
+  kernel.replace(kernel.find(bytes), bytes.size(), "tessera.shared_memory_bytes = 200000");
+  EXPECT_TRUE(bool(compile(kernel, "cuda:sm_90a"))) << "227 KiB on sm_90a";
+  std::string error = compileError(kernel, "cuda:sm_80");
+  EXPECT_NE(error.find("needs 200000 bytes of shared memory; sm_80 gives a block at most 166912"),
+            std::string::npos)
+      << error;
+}
+
+TEST(NvidiaPipeline, TakesExactlyOneKernel) {
+  std::string kernel = kernels::kVectorAdd.str();
+  // A second gpu.module with its own kernel.
+  std::string second = kernel.substr(kernel.find("  gpu.module"));
+  second = second.substr(0, second.rfind("}"));
+  llvm::StringRef name = "@vector_add";
+  for (size_t at; (at = second.find(name)) != std::string::npos;)
+    second.replace(at, name.size(), "@other");
+  kernel.insert(kernel.rfind("}"), second);
+  std::string error = compileError(kernel, "cuda:sm_90a");
+  EXPECT_NE(error.find("one gpu.module holding one gpu.func kernel; the module has 2 gpu.module(s) "
+                       "and 2 kernel(s)"),
+            std::string::npos)
+      << error;
+}
+
+TEST(NvidiaPipeline, NamesAnOpWithoutNvvmLoweringAndItsLocation) {
+  std::string kernel = kernels::kVectorAdd.str();
+  llvm::StringRef anchor = "      %tid = gpu.thread_id x\n";
+  kernel.insert(kernel.find(anchor) + anchor.size(),
+                "      %lane = rocdl.workitem.id.x : i32\n"
+                "      %laneIndex = arith.index_cast %lane : i32 to index\n");
+  llvm::StringRef use = "%i = arith.addi %base, %tid : index";
+  kernel.replace(kernel.find(use), use.size(), "%i = arith.addi %base, %laneIndex : index");
+  // An AMD op in a kernel compiled for NVIDIA.
+  mlir::MLIRContext context;
+  context.getOrLoadDialect<mlir::ROCDL::ROCDLDialect>();
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseKernel(context, kernel);
+  ASSERT_TRUE(module);
+  llvm::Expected<KernelBinary> binary =
+      compileForNvidia(*module, *GpuTarget::parse("cuda:sm_90a"));
+  ASSERT_FALSE(bool(binary));
+  std::string error = llvm::toString(binary.takeError());
+  EXPECT_NE(error.find("kernel 'vector_add' for cuda:sm_90a: lowering to NVVM failed"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("kernel.mlir:8:15: 'rocdl.workitem.id.x' has no lowering to NVVM for "
+                       "cuda:sm_90a"),
+            std::string::npos)
+      << error;
+}
+
+TEST(NvidiaPipeline, PointerArgumentsHaveNoExtent) {
+  std::string kernel = kernels::kVectorAdd.str();
+  llvm::StringRef anchor = "      %tid = gpu.thread_id x\n";
+  kernel.insert(kernel.find(anchor) + anchor.size(),
+                "      %c0 = arith.constant 0 : index\n"
+                "      %extent = memref.dim %y, %c0 : memref<?xf32>\n");
+  std::string error = compileError(kernel, "cuda:sm_90a");
+  EXPECT_NE(error.find("kernel.mlir:9:17: 'memref.dim' needs more of pointer argument #1 than its "
+                       "address, but the kernel does not know its extent"),
+            std::string::npos)
+      << error;
+}
+
+class NvidiaToolkitTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tessera-no-cuda", emptyRoot));
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(emptyRoot); }
+  llvm::SmallString<128> emptyRoot;
+};
+
+TEST_F(NvidiaToolkitTest, MathWithoutLibdeviceIsAClearError) {
+  NvidiaCompileOptions options;
+  options.cudaRoot = emptyRoot.str().str();
+  std::string error = compileError(kernels::kMath, "cuda:sm_90a", options);
+  EXPECT_NE(error.find("PTX generation failed"), std::string::npos) << error;
+  EXPECT_NE(error.find("__nv_expf"), std::string::npos) << error;
+  EXPECT_NE(error.find("__nv_erff"), std::string::npos) << error;
+  EXPECT_NE(error.find("libdevice"), std::string::npos) << error;
+  EXPECT_NE(error.find((emptyRoot + "/nvvm/libdevice/libdevice.10.bc").str()), std::string::npos)
+      << error;
+}
+
+TEST_F(NvidiaToolkitTest, KernelsWithoutMathNeedNoLibdevice) {
+  ScopedEnvironment ptxas("TESSERA_PTXAS", "/usr/local/cuda/bin/ptxas");
+  if (!llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+    GTEST_SKIP() << "no ptxas at /usr/local/cuda/bin to point TESSERA_PTXAS at";
+  NvidiaCompileOptions options;
+  options.cudaRoot = emptyRoot.str().str();
+  llvm::Expected<KernelBinary> binary = compile(kernels::kBlockSum, "cuda:sm_90a", options);
+  EXPECT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+}
+
+TEST_F(NvidiaToolkitTest, MissingPtxasIsAClearError) {
+  ScopedEnvironment ptxas("TESSERA_PTXAS", std::nullopt);
+  ScopedEnvironment path("PATH", emptyRoot.str().str());
+  NvidiaCompileOptions options;
+  options.cudaRoot = emptyRoot.str().str();
+  std::string error = compileError(kernels::kBlockSum, "cuda:sm_90a", options);
+  EXPECT_NE(error.find("kernel 'block_sum' for cuda:sm_90a: ptxas (the CUDA assembler that turns "
+                       "PTX into a cubin) not found"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("TESSERA_PTXAS"), std::string::npos) << error;
+}
+
+} // namespace

@@ -1,0 +1,256 @@
+// The CUDA runtime against a fake driver (FakeCudaDriver.cpp) that records
+// what it is asked to do: device facts, buffers, the module cache, the
+// checks before a launch, how arguments reach cuLaunchKernel, and that every
+// call leaves the caller's context as it was. No GPU needed.
+#include "runtime/cuda/CudaDevice.h"
+
+#include "tests/unit/runtime/cuda/FakeCudaDriver.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace tessera::runtime;
+using namespace tessera::runtime::cuda;
+namespace gpu = tessera::gpu;
+
+namespace {
+
+/// A "cubin" for the fake driver: the kernel's name and parameter sizes.
+gpu::KernelBinary fakeBinary(const std::string &name, const std::string &fields,
+                             unsigned blockThreads = 128, unsigned dynamicShared = 0) {
+  gpu::KernelBinary binary;
+  binary.target = *gpu::GpuTarget::parse("cuda:sm_90a");
+  binary.kernelName = name;
+  std::string image = "kernel=" + name + ";" + fields;
+  binary.binary.assign(image.begin(), image.end());
+  binary.binary.push_back(0);
+  binary.blockThreads = blockThreads;
+  binary.dynamicSharedMemoryBytes = dynamicShared;
+  return binary;
+}
+
+KernelSignature signatureOf(std::initializer_list<ArgKind> kinds) {
+  KernelSignature signature;
+  for (ArgKind kind : kinds) {
+    KernelSignature::Param param;
+    param.kind = kind;
+    signature.params.push_back(param);
+  }
+  return signature;
+}
+
+template <typename T> T paramAt(const FakeCudaLaunch &launch, size_t offset) {
+  T value;
+  std::memcpy(&value, launch.params + offset, sizeof(T));
+  return value;
+}
+
+class CudaFakeDriver : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { setenv("TESSERA_LIBCUDA", TESSERA_FAKE_CUDA_LIBRARY, 1); }
+
+  void SetUp() override {
+    std::string reason;
+    ASSERT_TRUE(CudaDevice::isAvailable(0, &reason)) << reason;
+    llvm::Expected<std::unique_ptr<CudaDevice>> opened = CudaDevice::open(0);
+    ASSERT_TRUE(bool(opened)) << llvm::toString(opened.takeError());
+    device = std::move(*opened);
+  }
+
+  void TearDown() override {
+    EXPECT_EQ(tesseraFakeCudaContextDepth(), 0) << "a call left its context pushed";
+  }
+
+  std::string loadError(const gpu::KernelBinary &binary, const KernelSignature &signature) {
+    llvm::Expected<CudaKernel> kernel = device->load(binary, signature);
+    return kernel ? "" : llvm::toString(kernel.takeError());
+  }
+
+  std::unique_ptr<CudaDevice> device;
+};
+
+TEST_F(CudaFakeDriver, DeviceFacts) {
+  const CudaDeviceInfo &info = device->info();
+  EXPECT_EQ(info.name, "Fake H100");
+  EXPECT_EQ(info.computeCapability, 90u);
+  EXPECT_EQ(info.chip(), "sm_90a");
+  EXPECT_EQ(info.multiprocessors, 132u);
+  EXPECT_EQ(info.maxSharedMemoryPerBlock, 232448u);
+  EXPECT_EQ(info.maxGrid[1], 65535u);
+  EXPECT_EQ(info.driverVersion, 12040);
+  EXPECT_EQ(CudaDevice::count().get(), 1);
+  std::string reason;
+  EXPECT_FALSE(CudaDevice::isAvailable(1, &reason));
+  EXPECT_EQ(reason, "CUDA device 1 does not exist (this machine has 1)");
+}
+
+TEST_F(CudaFakeDriver, BuffersAreZeroFilledCopiedAndFreed) {
+  size_t live = tesseraFakeCudaLiveAllocations();
+  {
+    llvm::Expected<CudaBuffer> buffer = device->allocate(16);
+    ASSERT_TRUE(bool(buffer)) << llvm::toString(buffer.takeError());
+    EXPECT_EQ(tesseraFakeCudaLiveAllocations(), live + 1);
+    uint8_t bytes[16];
+    ASSERT_FALSE(bool(buffer->copyToHost(bytes, 16)));
+    for (uint8_t byte : bytes)
+      EXPECT_EQ(byte, 0);
+    uint32_t value = 0xdeadbeef, back = 0;
+    ASSERT_FALSE(bool(buffer->copyFromHost(&value, 4, 12)));
+    ASSERT_FALSE(bool(buffer->copyToHost(&back, 4, 12)));
+    EXPECT_EQ(back, value);
+    ASSERT_FALSE(bool(buffer->fill(0xab)));
+    ASSERT_FALSE(bool(buffer->copyToHost(&back, 4)));
+    EXPECT_EQ(back, 0xababababu);
+    EXPECT_EQ(llvm::toString(buffer->copyFromHost(&value, 4, 13)),
+              "copyFromHost of 4 bytes at offset 13 overruns the 16-byte CUDA buffer");
+
+    CudaBuffer moved = std::move(*buffer);
+    EXPECT_FALSE(bool(*buffer));
+    EXPECT_EQ(moved.size(), 16u);
+  }
+  EXPECT_EQ(tesseraFakeCudaLiveAllocations(), live) << "freed with the buffer";
+}
+
+TEST_F(CudaFakeDriver, ArgumentsReachTheKernelAsItDeclaresThem) {
+  // ptr, i32, f32, i1 (passed as i32), f16, i64.
+  gpu::KernelBinary binary = fakeBinary("pack", "params=8,4,4,4,2,8");
+  KernelSignature signature = signatureOf(
+      {ArgKind::Pointer, ArgKind::I32, ArgKind::F32, ArgKind::I1, ArgKind::F16, ArgKind::I64});
+  llvm::Expected<CudaKernel> kernel = device->load(binary, signature);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  llvm::Expected<CudaBuffer> buffer = device->allocate(64);
+  ASSERT_TRUE(bool(buffer));
+  int stream = 0; // any address stands for a CUstream here
+
+  llvm::Error err = device->launch(*kernel, {3, 2, 1},
+                                   {*buffer, 7, 2.5f, true, 1.0, int64_t(-3)},
+                                   {.stream = &stream, .synchronize = true});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  const FakeCudaLaunch &launch = *tesseraFakeCudaLastLaunch();
+  EXPECT_STREQ(launch.kernel, "pack");
+  EXPECT_EQ(launch.grid[0], 3u);
+  EXPECT_EQ(launch.grid[1], 2u);
+  EXPECT_EQ(launch.grid[2], 1u);
+  EXPECT_EQ(launch.block[0], 128u);
+  EXPECT_EQ(launch.block[1], 1u);
+  EXPECT_EQ(launch.sharedMemoryBytes, 0u);
+  EXPECT_EQ(launch.stream, &stream);
+  ASSERT_EQ(launch.numParams, 6u);
+  EXPECT_EQ(paramAt<uint64_t>(launch, 0), buffer->devicePointer());
+  EXPECT_EQ(paramAt<int32_t>(launch, 8), 7);
+  EXPECT_EQ(paramAt<float>(launch, 12), 2.5f);
+  EXPECT_EQ(paramAt<int32_t>(launch, 16), 1);
+  EXPECT_EQ(paramAt<uint16_t>(launch, 20), 0x3c00) << "1.0 as f16";
+  EXPECT_EQ(paramAt<int64_t>(launch, 22), -3);
+}
+
+TEST_F(CudaFakeDriver, LaunchChecksArgumentsAndGrid) {
+  gpu::KernelBinary binary = fakeBinary("axpy", "params=8,4");
+  llvm::Expected<CudaKernel> kernel =
+      device->load(binary, signatureOf({ArgKind::Pointer, ArgKind::I32}));
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  llvm::Expected<CudaBuffer> buffer = device->allocate(4);
+  ASSERT_TRUE(bool(buffer));
+  unsigned launches = tesseraFakeCudaLastLaunch()->count;
+
+  EXPECT_EQ(llvm::toString(device->launch(*kernel, {1}, {*buffer})),
+            "kernel 'axpy' takes 2 arguments (ptr, i32), got 1");
+  EXPECT_EQ(llvm::toString(device->launch(*kernel, {1}, {*buffer, int64_t(1) << 40})),
+            "kernel 'axpy': argument 1 is i32, got integer 1099511627776 (out of range)");
+  EXPECT_EQ(llvm::toString(device->launch(*kernel, {1, 70000}, {*buffer, 1})),
+            "kernel 'axpy': grid (1, 70000, 1) exceeds the device's (2147483647, 65535, 65535)");
+  EXPECT_FALSE(bool(device->launch(*kernel, {0}, {*buffer, 1})));
+  EXPECT_EQ(tesseraFakeCudaLastLaunch()->count, launches) << "nothing was launched";
+}
+
+TEST_F(CudaFakeDriver, ModuleCacheKeysOnTheCubinAndEntry) {
+  KernelSignature signature = signatureOf({ArgKind::Pointer});
+  size_t before = device->numLoadedModules();
+  ASSERT_TRUE(bool(device->load(fakeBinary("cached", "params=8"), signature)));
+  ASSERT_TRUE(bool(device->load(fakeBinary("cached", "params=8"), signature)));
+  EXPECT_EQ(device->numLoadedModules(), before + 1);
+  ASSERT_TRUE(bool(device->load(fakeBinary("cached", "params=8;regs=64"), signature)));
+  EXPECT_EQ(device->numLoadedModules(), before + 2) << "another cubin";
+}
+
+TEST_F(CudaFakeDriver, TheCubinsParametersMustMatchTheSignature) {
+  EXPECT_NE(loadError(fakeBinary("fewer", "params=8,8"),
+                      signatureOf({ArgKind::Pointer, ArgKind::Pointer, ArgKind::I32}))
+                .find("the kernel takes 2 parameters, its signature (ptr, ptr, i32) lists 3"),
+            std::string::npos);
+  EXPECT_NE(loadError(fakeBinary("more", "params=8,8,4"),
+                      signatureOf({ArgKind::Pointer, ArgKind::Pointer}))
+                .find("the kernel takes more than the 2 parameters of its signature (ptr, ptr)"),
+            std::string::npos);
+  EXPECT_NE(loadError(fakeBinary("sizes", "params=8,8"),
+                      signatureOf({ArgKind::Pointer, ArgKind::I32}))
+                .find("parameter 1 takes 8 bytes in the cubin, but the signature says i32"),
+            std::string::npos);
+  EXPECT_EQ(loadError(fakeBinary("flag", "params=1"), signatureOf({ArgKind::I1})), "")
+      << "i1 may also be a byte";
+}
+
+TEST_F(CudaFakeDriver, DynamicSharedMemoryAbove48KiBIsOptedIn) {
+  gpu::KernelBinary binary = fakeBinary("big_smem", "params=8", 256, 65536);
+  llvm::Expected<CudaKernel> kernel = device->load(binary, signatureOf({ArgKind::Pointer}));
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  llvm::Expected<CudaBuffer> buffer = device->allocate(4);
+  ASSERT_TRUE(bool(buffer));
+  llvm::Error err = device->launch(*kernel, {2}, {*buffer});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  EXPECT_EQ(tesseraFakeCudaLastLaunch()->sharedMemoryBytes, 65536u);
+  EXPECT_EQ(tesseraFakeCudaLastLaunch()->block[0], 256u);
+
+  std::string error = loadError(fakeBinary("too_big", "params=8;shared=1024", 256, 232448),
+                                signatureOf({ArgKind::Pointer}));
+  EXPECT_NE(error.find("the kernel needs 233472 bytes of shared memory (1024 static, 232448 "
+                       "dynamic), the device gives a block at most 232448"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(CudaFakeDriver, RegistersLimitTheBlock) {
+  std::string error = loadError(fakeBinary("heavy", "params=8;regs=128;max_threads=512", 1024),
+                                signatureOf({ArgKind::Pointer}));
+  EXPECT_NE(error.find("the kernel launches 1024 threads per block, but with 128 registers per "
+                       "thread the device runs at most 512"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(CudaFakeDriver, DriverErrorsNameKernelDeviceAndCudaError) {
+  gpu::KernelBinary binary = fakeBinary("present", "params=8");
+  binary.kernelName = "absent";
+  EXPECT_EQ(loadError(binary, signatureOf({ArgKind::Pointer})),
+            "kernel 'absent' (cuda:sm_90a) on CUDA device 0 (Fake H100, sm_90a): "
+            "cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND (named symbol not found)");
+  binary.binary = {'n', 'o', 't', 0};
+  EXPECT_NE(loadError(binary, signatureOf({ArgKind::Pointer}))
+                .find("cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE (device kernel image "
+                      "is invalid)"),
+            std::string::npos);
+}
+
+TEST_F(CudaFakeDriver, KernelsBelongToTheirDevice) {
+  llvm::Expected<std::unique_ptr<CudaDevice>> other = CudaDevice::open(0);
+  ASSERT_TRUE(bool(other));
+  llvm::Expected<CudaKernel> kernel =
+      (*other)->load(fakeBinary("elsewhere", "params=8"), signatureOf({ArgKind::Pointer}));
+  ASSERT_TRUE(bool(kernel));
+  llvm::Expected<CudaBuffer> buffer = device->allocate(4);
+  ASSERT_TRUE(bool(buffer));
+  std::string error = llvm::toString(device->launch(*kernel, {1}, {*buffer}));
+  EXPECT_EQ(error, "kernel 'elsewhere' was loaded on another device than CUDA device 0 "
+                   "(Fake H100, sm_90a)");
+}
+
+TEST_F(CudaFakeDriver, NonNvidiaBinariesAreRefused) {
+  gpu::KernelBinary binary = fakeBinary("amd", "params=8");
+  binary.target = *gpu::GpuTarget::parse("hip:gfx942");
+  EXPECT_NE(loadError(binary, signatureOf({ArgKind::Pointer})).find("not an NVIDIA binary"),
+            std::string::npos);
+}
+
+} // namespace

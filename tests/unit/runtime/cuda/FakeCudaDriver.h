@@ -1,0 +1,29 @@
+// What the fake driver (FakeCudaDriver.cpp) records, for tests to inspect.
+#ifndef TESSERA_TESTS_UNIT_RUNTIME_CUDA_FAKECUDADRIVER_H
+#define TESSERA_TESTS_UNIT_RUNTIME_CUDA_FAKECUDADRIVER_H
+
+#include <cstddef>
+
+struct FakeCudaLaunch {
+  char kernel[64] = {};
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned sharedMemoryBytes = 0;
+  void *stream = nullptr;
+  /// The parameters' bytes, back to back, as many per parameter as the
+  /// kernel declares.
+  unsigned char params[256] = {};
+  size_t paramBytes = 0;
+  size_t numParams = 0;
+  /// Launches so far.
+  unsigned count = 0;
+};
+
+extern "C" {
+const FakeCudaLaunch *tesseraFakeCudaLastLaunch();
+/// Contexts pushed and not popped.
+int tesseraFakeCudaContextDepth();
+size_t tesseraFakeCudaLiveAllocations();
+}
+
+#endif // TESSERA_TESTS_UNIT_RUNTIME_CUDA_FAKECUDADRIVER_H

@@ -3,15 +3,15 @@
 // Every tile becomes a 1-D vector of its elements in row-major order; tiles of
 // pointers become vectors of i64 addresses. Data movement is a shuffle with a
 // static mask (lowering/cpu/TileShuffles.h), memory access is a masked
-// load/store per contiguous row (lowering/cpu/Contiguity.h) or a masked
+// load/store per contiguous row (ir/analysis/Contiguity.h) or a masked
 // gather/scatter, dot is a register-blocked micro-kernel
 // (lowering/cpu/DotMicroKernel.h).
-#include "lowering/cpu/Contiguity.h"
 #include "lowering/cpu/DotMicroKernel.h"
 #include "lowering/cpu/Passes.h"
 #include "lowering/cpu/TileShuffles.h"
 
 #include "ir/TileDialect.h"
+#include "ir/analysis/Contiguity.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
@@ -1220,7 +1220,7 @@ struct LowerTiles : tessera::cpu::impl::TileCpuLowerTilesBase<LowerTiles> {
 
     // The contiguity facts are read off the tile IR before it changes.
     llvm::DenseSet<Operation *> contiguous;
-    tessera::cpu::ContiguityAnalysis analysis;
+    tessera::tile::ContiguityAnalysis analysis;
     module.walk([&](Operation *op) {
       if (auto load = dyn_cast<tile::LoadOp>(op)) {
         if (analysis.isContiguous(load.getPtr()))

@@ -1,13 +1,18 @@
-// The contiguity analysis that selects masked row loads over gathers.
-#include "lowering/cpu/Contiguity.h"
+// The contiguity analysis that selects masked row loads over gathers
+// (ir/analysis/Contiguity.h).
+#include "ir/analysis/Contiguity.h"
 #include "tests/unit/runtime/interpreter/InterpreterTestUtils.h"
 
 #include "ir/TileDialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace tessera::cpu::testing {
 namespace {
 
 using ContiguityTest = interp::testing::InterpreterTest;
+using tile::ContiguityAnalysis;
+using tile::LoopCarriedStrides;
 
 constexpr llvm::StringLiteral kPointers = R"mlir(
 tile.func @k(%p: !tile.ptr<f32>, %s: i32, %one: i32 {tile.equal_to_1}) {
@@ -57,6 +62,48 @@ TEST_F(ContiguityTest, ProvesUnitStrideAlongTheLastDimension) {
   EXPECT_TRUE(analysis.isContiguous(ptrs[3]));                   // stride marked equal_to_1
   EXPECT_TRUE(analysis.isContiguous(ptrs[4]));                   // row * s + col
   EXPECT_FALSE(analysis.isContiguous(ptrs[5]));                  // transposed: unknown
+}
+
+constexpr llvm::StringLiteral kLoopCarried = R"mlir(
+tile.func @k(%p: !tile.ptr<f32>, %trips: i32) {
+  %n = arith.index_cast %trips : i32 to index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : i32
+  %r = tile.make_range 0 to 16 : tensor<16xi32>
+  %b = tile.splat %p : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
+  %start = tile.addptr %b, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %step = tile.splat %c16 : i32 -> tensor<16xi32>
+  %advanced, %scrambled = scf.for %i = %c0 to %n step %c1
+      iter_args(%a = %start, %s = %start) -> (tensor<16x!tile.ptr<f32>>, tensor<16x!tile.ptr<f32>>) {
+    %a1 = tile.addptr %a, %step : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+    %s1 = tile.addptr %s, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+    scf.yield %a1, %s1 : tensor<16x!tile.ptr<f32>>, tensor<16x!tile.ptr<f32>>
+  }
+  tile.return
+}
+)mlir";
+
+TEST_F(ContiguityTest, InductiveModeFollowsPointersAdvancedEveryIteration) {
+  auto module = parse(kLoopCarried);
+  ASSERT_TRUE(module);
+  mlir::scf::ForOp loop;
+  module->walk([&](mlir::scf::ForOp op) { loop = op; });
+  ASSERT_TRUE(loop);
+  mlir::Value advanced = loop.getRegionIterArgs()[0], scrambled = loop.getRegionIterArgs()[1];
+
+  ContiguityAnalysis unknown;
+  EXPECT_FALSE(unknown.isContiguous(advanced));
+  EXPECT_FALSE(unknown.isContiguous(loop.getResult(0)));
+
+  ContiguityAnalysis inductive(LoopCarriedStrides::Inductive);
+  EXPECT_TRUE(inductive.isContiguous(advanced));
+  EXPECT_TRUE(inductive.isContiguous(loop.getResult(0)));
+  // Adding the range every iteration doubles the stride: the induction fails,
+  // and nothing derived from the failed assumption stays cached.
+  EXPECT_EQ(inductive.lastDimStride(scrambled), std::nullopt);
+  EXPECT_EQ(inductive.lastDimStride(loop.getResult(1)), std::nullopt);
+  EXPECT_TRUE(inductive.isContiguous(advanced));
 }
 
 } // namespace

@@ -1,17 +1,17 @@
-#include "lowering/cpu/Contiguity.h"
+#include "ir/analysis/Contiguity.h"
 
 #include "ir/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
-namespace tile = tessera::tile;
 
-namespace tessera::cpu {
+namespace tessera::tile {
 
 std::optional<int64_t> ContiguityAnalysis::constantValue(Value value) {
   APInt constant;
@@ -20,7 +20,7 @@ std::optional<int64_t> ContiguityAnalysis::constantValue(Value value) {
   DenseIntElementsAttr dense;
   if (matchPattern(value, m_Constant(&dense)) && dense.isSplat())
     return dense.getSplatValue<APInt>().getSExtValue();
-  if (auto splat = value.getDefiningOp<tile::SplatOp>())
+  if (auto splat = value.getDefiningOp<SplatOp>())
     return constantValue(splat.getSrc());
   if (auto cast = value.getDefiningOp<arith::ExtSIOp>())
     return constantValue(cast.getIn());
@@ -34,7 +34,7 @@ std::optional<int64_t> ContiguityAnalysis::constantValue(Value value) {
 
 bool ContiguityAnalysis::isContiguous(Value ptrTile) {
   auto type = dyn_cast<RankedTensorType>(ptrTile.getType());
-  if (!type || !isa<tile::PointerType>(type.getElementType()) || type.getRank() == 0)
+  if (!type || !isa<PointerType>(type.getElementType()) || type.getRank() == 0)
     return false;
   if (type.getShape().back() < 2)
     return false;
@@ -43,6 +43,16 @@ bool ContiguityAnalysis::isContiguous(Value ptrTile) {
 }
 
 std::optional<int64_t> ContiguityAnalysis::lastDimStride(Value value) {
+  for (;;) {
+    assumptionFailed = false;
+    std::optional<int64_t> stride = strideOf(value);
+    if (!assumptionFailed)
+      return stride;
+    cache.clear();
+  }
+}
+
+std::optional<int64_t> ContiguityAnalysis::strideOf(Value value) {
   auto it = cache.find(value);
   if (it != cache.end())
     return it->second;
@@ -60,42 +70,46 @@ std::optional<int64_t> ContiguityAnalysis::compute(Value value) {
     return 0;
   Operation *def = value.getDefiningOp();
   if (!def)
-    return std::nullopt;
-  if (auto range = dyn_cast<tile::MakeRangeOp>(def))
+    return loopCarriedStride(value);
+  if (auto loop = dyn_cast<scf::ForOp>(def))
+    return loops == LoopCarriedStrides::Inductive
+               ? strideOf(loop.getRegionIterArgs()[cast<OpResult>(value).getResultNumber()])
+               : std::nullopt;
+  if (auto range = dyn_cast<MakeRangeOp>(def))
     return 1;
-  if (isa<tile::SplatOp>(def))
+  if (isa<SplatOp>(def))
     return 0;
   DenseElementsAttr dense;
   if (matchPattern(value, m_Constant(&dense)))
     return dense.isSplat() ? std::optional<int64_t>(0) : std::nullopt;
-  if (auto bcast = dyn_cast<tile::BroadcastOp>(def)) {
+  if (auto bcast = dyn_cast<BroadcastOp>(def)) {
     auto srcType = cast<RankedTensorType>(bcast.getSrc().getType());
     if (srcType.getShape().back() == 1)
       return 0;
-    return lastDimStride(bcast.getSrc());
+    return strideOf(bcast.getSrc());
   }
-  if (auto expand = dyn_cast<tile::ExpandDimsOp>(def))
-    return lastDimStride(expand.getSrc()); // a new last dim has size 1 (handled above)
-  if (auto addptr = dyn_cast<tile::AddPtrOp>(def)) {
-    auto p = lastDimStride(addptr.getPtr()), o = lastDimStride(addptr.getOffset());
+  if (auto expand = dyn_cast<ExpandDimsOp>(def))
+    return strideOf(expand.getSrc()); // a new last dim has size 1 (handled above)
+  if (auto addptr = dyn_cast<AddPtrOp>(def)) {
+    auto p = strideOf(addptr.getPtr()), o = strideOf(addptr.getOffset());
     if (p && o)
       return *p + *o;
     return std::nullopt;
   }
   if (auto add = dyn_cast<arith::AddIOp>(def)) {
-    auto l = lastDimStride(add.getLhs()), r = lastDimStride(add.getRhs());
+    auto l = strideOf(add.getLhs()), r = strideOf(add.getRhs());
     if (l && r)
       return *l + *r;
     return std::nullopt;
   }
   if (auto sub = dyn_cast<arith::SubIOp>(def)) {
-    auto l = lastDimStride(sub.getLhs()), r = lastDimStride(sub.getRhs());
+    auto l = strideOf(sub.getLhs()), r = strideOf(sub.getRhs());
     if (l && r)
       return *l - *r;
     return std::nullopt;
   }
   if (auto mul = dyn_cast<arith::MulIOp>(def)) {
-    auto l = lastDimStride(mul.getLhs()), r = lastDimStride(mul.getRhs());
+    auto l = strideOf(mul.getLhs()), r = strideOf(mul.getRhs());
     if (!l || !r)
       return std::nullopt;
     if (*l == 0 && *r == 0)
@@ -109,8 +123,27 @@ std::optional<int64_t> ContiguityAnalysis::compute(Value value) {
     return std::nullopt;
   }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
-    return lastDimStride(def->getOperand(0));
+    return strideOf(def->getOperand(0));
   return std::nullopt;
 }
 
-} // namespace tessera::cpu
+std::optional<int64_t> ContiguityAnalysis::loopCarriedStride(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (loops != LoopCarriedStrides::Inductive || !arg || refuted.contains(value))
+    return std::nullopt;
+  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
+    return std::nullopt;
+  unsigned index = arg.getArgNumber() - 1;
+  std::optional<int64_t> initial = strideOf(loop.getInitArgs()[index]);
+  if (!initial)
+    return std::nullopt;
+  cache[value] = initial; // the induction hypothesis
+  if (strideOf(loop.getBody()->getTerminator()->getOperand(index)) == initial)
+    return initial;
+  refuted.insert(value);
+  assumptionFailed = true;
+  return std::nullopt;
+}
+
+} // namespace tessera::tile

@@ -1,0 +1,63 @@
+// Contiguity of pointer tiles: proves that the addresses of a tile of
+// pointers increase by exactly one element along the last dimension, so that
+// each row can be read or written with vector accesses instead of a gather or
+// scatter. Shared by the backends: the CPU picks masked row loads with it, the
+// GPUs the number of contiguous elements each thread holds.
+#ifndef TESSERA_IR_ANALYSIS_CONTIGUITY_H
+#define TESSERA_IR_ANALYSIS_CONTIGUITY_H
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace tessera::tile {
+
+/// What the analysis knows about a tile carried around an scf.for loop.
+enum class LoopCarriedStrides {
+  /// Nothing: an iteration argument has an unknown stride.
+  Unknown,
+  /// An iteration argument has its initial value's stride when the value it
+  /// yields provably has that stride again, assuming the argument does
+  /// (induction over the iterations): pointers advanced by a splat offset
+  /// every iteration stay contiguous.
+  Inductive,
+};
+
+/// Walks the expression that computes a tile (through addptr, splat,
+/// broadcast, expand_dims, make_range, arith.addi/subi/muli/extsi/extui/trunci
+/// and constants) and finds the constant difference between neighbouring
+/// elements along its last dimension, counted in elements of the pointee for
+/// pointers. Scalars and splats have stride 0; a last dimension of size 1 has
+/// stride 0. Integer arguments marked `tile.equal_to_1` count as the constant 1.
+class ContiguityAnalysis {
+public:
+  explicit ContiguityAnalysis(LoopCarriedStrides loops = LoopCarriedStrides::Unknown)
+      : loops(loops) {}
+
+  /// The stride along the last dimension, or nullopt when it is unknown.
+  std::optional<int64_t> lastDimStride(mlir::Value value);
+  /// The value of an integer scalar or splat known at compile time.
+  std::optional<int64_t> constantValue(mlir::Value value);
+  /// True when `ptrTile` is a tile of pointers whose rows are contiguous.
+  bool isContiguous(mlir::Value ptrTile);
+
+private:
+  std::optional<int64_t> strideOf(mlir::Value value);
+  std::optional<int64_t> compute(mlir::Value value);
+  std::optional<int64_t> loopCarriedStride(mlir::Value value);
+
+  LoopCarriedStrides loops;
+  llvm::DenseMap<mlir::Value, std::optional<int64_t>> cache;
+  /// Iteration arguments whose inductive assumption failed: unknown from then on.
+  llvm::DenseSet<mlir::Value> refuted;
+  /// Set when an assumption failed during the current query: every stride
+  /// cached since may rest on it, so the query starts over.
+  bool assumptionFailed = false;
+};
+
+} // namespace tessera::tile
+
+#endif // TESSERA_IR_ANALYSIS_CONTIGUITY_H

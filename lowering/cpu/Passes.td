@@ -86,6 +86,24 @@ def TileCpuApproximateMath : Pass<"tile-cpu-approximate-math", "::mlir::ModuleOp
                            "::mlir::vector::VectorDialect"];
 }
 
+def TileCpuExpandBf16 : Pass<"tile-cpu-expand-bf16", "::mlir::ModuleOp"> {
+  let summary = "Convert between f32 and bf16 with integer arithmetic";
+  let description = [{
+    LLVM lowers `fptrunc float to bfloat` to a call of `__truncsfbf2` on CPUs
+    without AVX512-BF16, and GCC 12's libgcc (Debian 12) has no such
+    function: JIT-compiled kernels would fail to link and objects would need
+    a newer runtime library. The conversions are rewritten as bit
+    manipulation instead (MLIR's `populateExpandBFloat16Patterns`: round to
+    nearest even, NaN kept quiet), which vectorizes.
+
+    ```mlir
+    %b = arith.truncf %x : vector<8xf32> to vector<8xbf16>
+    // becomes arith.bitcast, shifts, adds and a select on vector<8xi32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileCpuSplitVectors : Pass<"tile-cpu-split-vectors", "::mlir::ModuleOp"> {
   let summary = "Split long flat vectors into register-sized chunks, computed chunk by chunk";
   let description = [{

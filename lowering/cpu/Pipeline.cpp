@@ -24,6 +24,7 @@ void buildTileToLLVMCpuPipeline(OpPassManager &pm, const CpuTarget &target) {
   pm.addPass(createTileCpuLowerTiles(lowerOptions));
   pm.addPass(createTileCpuEmitGridEntry());
   pm.addPass(createTileCpuApproximateMath());
+  pm.addPass(createTileCpuExpandBf16());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   TileCpuSplitVectorsOptions splitOptions;

@@ -1,5 +1,6 @@
 // Verifiers, folders, builders and type inference of the tile operations.
 #include "ir/TileDialect.h"
+#include "ir/TileEncodingInterface.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -379,7 +380,22 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   for (RankedTensorType type : *types) {
     SmallVector<int64_t> shape(type.getShape());
     shape.erase(shape.begin() + axis);
-    inferred.push_back(shape.empty() ? type.getElementType() : Type(type.clone(shape)));
+    if (shape.empty()) {
+      inferred.push_back(type.getElementType());
+      continue;
+    }
+    Attribute encoding = type.getEncoding();
+    if (encoding) {
+      auto *encodings = encoding.getDialect().getRegisteredInterface<TileEncodingInterface>();
+      FailureOr<Attribute> reduced =
+          encodings ? encodings->inferReducedEncoding(encoding, type.getShape(), axis)
+                    : FailureOr<Attribute>(failure());
+      if (failed(reduced))
+        return emitOptionalError(location, "'", getOperationName(), "' op cannot reduce a tile ",
+                                 "with encoding ", encoding, " along axis ", axis);
+      encoding = *reduced;
+    }
+    inferred.push_back(RankedTensorType::get(shape, type.getElementType(), encoding));
   }
   return success();
 }

@@ -1,5 +1,6 @@
 #include "lowering/gpu/LinearLayout.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -105,6 +106,21 @@ bool LinearLayout::isDuplicateRegister(unsigned reg) const {
     if ((reg & (1u << bit)) && isZero(registers[bit]))
       return true;
   return false;
+}
+
+unsigned LinearLayout::contiguousRegisters() const {
+  if (shape.empty())
+    return 1;
+  unsigned run = 1;
+  for (const Basis &basis : registers) {
+    for (unsigned dim = 0; dim + 1 < rank(); ++dim)
+      if (basis[dim] != 0)
+        return run;
+    if (basis.back() != int64_t(run))
+      return run;
+    run *= 2;
+  }
+  return run;
 }
 
 LinearLayout LinearLayout::blocked(llvm::ArrayRef<int64_t> shape,
@@ -213,6 +229,154 @@ unsigned LinearLayout::reducedRegister(unsigned dim, unsigned reg) const {
     ++next;
   }
   return result;
+}
+
+namespace {
+
+Basis withCoordinateInserted(const Basis &basis, unsigned axis) {
+  Basis out(basis);
+  out.insert(out.begin() + axis, 0);
+  return out;
+}
+
+llvm::SmallVector<Basis> mapBases(llvm::ArrayRef<Basis> bases,
+                                  llvm::function_ref<Basis(const Basis &)> fn) {
+  llvm::SmallVector<Basis> out;
+  for (const Basis &basis : bases)
+    out.push_back(fn(basis));
+  return out;
+}
+
+LinearLayout mapAllBases(const LinearLayout &layout, llvm::ArrayRef<int64_t> newShape,
+                         llvm::function_ref<Basis(const Basis &)> fn) {
+  LinearLayout result;
+  result.shape.assign(newShape.begin(), newShape.end());
+  result.registers = mapBases(layout.registers, fn);
+  result.lanes = mapBases(layout.lanes, fn);
+  result.warps = mapBases(layout.warps, fn);
+  return result;
+}
+
+int64_t rowMajorIndex(const Basis &coords, llvm::ArrayRef<int64_t> shape) {
+  int64_t flat = 0;
+  for (auto [coord, extent] : llvm::zip(coords, shape))
+    flat = flat * extent + coord;
+  return flat;
+}
+
+} // namespace
+
+LinearLayout LinearLayout::expandDims(unsigned axis) const {
+  llvm::SmallVector<int64_t, 4> newShape(shape);
+  newShape.insert(newShape.begin() + axis, 1);
+  return mapAllBases(*this, newShape,
+                     [&](const Basis &basis) { return withCoordinateInserted(basis, axis); });
+}
+
+LinearLayout LinearLayout::reshaped(llvm::ArrayRef<int64_t> newShape) const {
+  // Extents are powers of two, so a row-major flat index is the concatenation
+  // of the coordinates' bits and XOR commutes with the change of shape.
+  return mapAllBases(*this, newShape, [&](const Basis &basis) {
+    int64_t flat = rowMajorIndex(basis, shape);
+    Basis out(newShape.size(), 0);
+    for (unsigned dim = newShape.size(); dim-- > 0;) {
+      out[dim] = flat % newShape[dim];
+      flat /= newShape[dim];
+    }
+    return out;
+  });
+}
+
+LinearLayout LinearLayout::transposed(llvm::ArrayRef<int32_t> order) const {
+  llvm::SmallVector<int64_t, 4> newShape;
+  for (int32_t dim : order)
+    newShape.push_back(shape[dim]);
+  return mapAllBases(*this, newShape, [&](const Basis &basis) {
+    Basis out;
+    for (int32_t dim : order)
+      out.push_back(basis[dim]);
+    return out;
+  });
+}
+
+LinearLayout LinearLayout::broadcastSource(llvm::ArrayRef<int64_t> sourceShape) const {
+  return mapAllBases(*this, sourceShape, [&](const Basis &basis) {
+    Basis out(basis);
+    for (unsigned dim = 0; dim < rank(); ++dim)
+      if (sourceShape[dim] == 1)
+        out[dim] = 0;
+    return out;
+  });
+}
+
+LinearLayout LinearLayout::joined() const {
+  llvm::SmallVector<int64_t, 4> newShape(shape);
+  newShape.push_back(2);
+  LinearLayout result = mapAllBases(*this, newShape, [&](const Basis &basis) {
+    return withCoordinateInserted(basis, rank());
+  });
+  result.registers.insert(result.registers.begin(), along(rank() + 1, rank(), 1));
+  return result;
+}
+
+std::optional<unsigned> LinearLayout::lastDimRegisterBit() const {
+  unsigned last = rank() - 1;
+  if (shape[last] != 2)
+    return std::nullopt;
+  std::optional<unsigned> found;
+  for (auto [bit, basis] : llvm::enumerate(registers)) {
+    if (basis[last] == 0)
+      continue;
+    if (found || basis != along(rank(), last, 1))
+      return std::nullopt;
+    found = bit;
+  }
+  for (auto bases : {llvm::ArrayRef(lanes), llvm::ArrayRef(warps)})
+    for (const Basis &basis : bases)
+      if (basis[last] != 0)
+        return std::nullopt;
+  return found;
+}
+
+std::optional<LinearLayout> LinearLayout::splitHalves() const {
+  std::optional<unsigned> bit = lastDimRegisterBit();
+  if (!bit)
+    return std::nullopt;
+  LinearLayout withoutBit = *this;
+  withoutBit.registers.erase(withoutBit.registers.begin() + *bit);
+  return withoutBit.reduced(rank() - 1);
+}
+
+LinearLayout LinearLayout::concatenated(unsigned axis) const {
+  LinearLayout result = *this;
+  result.registers.push_back(along(rank(), axis, shape[axis]));
+  result.shape[axis] *= 2;
+  return result;
+}
+
+LinearLayout LinearLayout::withLeadingBatch(int64_t batch) const {
+  LinearLayout result = expandDims(0);
+  result.shape[0] = batch;
+  for (int64_t step = 1; step < batch; step *= 2)
+    result.registers.push_back(along(result.rank(), 0, step));
+  return result;
+}
+
+std::optional<llvm::SmallVector<unsigned>>
+LinearLayout::registerRenamingFrom(const LinearLayout &source) const {
+  if (shape != source.shape || lanes != source.lanes || warps != source.warps)
+    return std::nullopt;
+  llvm::DenseMap<int64_t, unsigned> sourceRegisterOf;
+  for (unsigned reg = 0; reg < source.numRegisters(); ++reg)
+    sourceRegisterOf.try_emplace(rowMajorIndex(source.registerOffset(reg), shape), reg);
+  llvm::SmallVector<unsigned> renaming;
+  for (unsigned reg = 0; reg < numRegisters(); ++reg) {
+    auto it = sourceRegisterOf.find(rowMajorIndex(registerOffset(reg), shape));
+    if (it == sourceRegisterOf.end())
+      return std::nullopt;
+    renaming.push_back(it->second);
+  }
+  return renaming;
 }
 
 std::string LinearLayout::str() const {

@@ -22,6 +22,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tessera::gpu {
@@ -52,6 +53,12 @@ struct LinearLayout {
   /// A register whose bases only duplicate earlier registers (a zero basis
   /// bit set) holds a copy; stores and atomics skip it.
   bool isDuplicateRegister(unsigned reg) const;
+  /// How many consecutive registers, starting at any multiple of the count,
+  /// hold consecutive elements of the last dimension in order: the largest
+  /// 2^v with register bit i moving by exactly 2^i along the last dimension
+  /// for every i < v. Such a run is one vector access where the addresses
+  /// of a row are contiguous.
+  unsigned contiguousRegisters() const;
 
   /// Triton's BlockedEncoding: each thread holds `sizePerThread` contiguous
   /// elements, lanes then warps tile the rest with dimension `order[0]`
@@ -78,6 +85,53 @@ struct LinearLayout {
   LinearLayout reduced(unsigned dim) const;
   /// The result register of reduced(dim) that register `reg` contributes to.
   unsigned reducedRegister(unsigned dim, unsigned reg) const;
+
+  // Shape transforms. Each gives the layout of the transformed tile in which
+  // every thread holds exactly the elements it held before (at the transformed
+  // coordinates), in the same registers unless said otherwise: the transform
+  // is a renaming, no data moves.
+
+  /// The tile with a dimension of extent 1 inserted at `axis` (expand_dims).
+  /// reduced(axis) is its inverse.
+  LinearLayout expandDims(unsigned axis) const;
+  /// The tile of `newShape` holding the same elements in row-major order
+  /// (reshape): each basis is re-expressed through its row-major flat index.
+  /// Both shapes are powers of two in every dimension with one element count.
+  LinearLayout reshaped(llvm::ArrayRef<int64_t> newShape) const;
+  /// The tile whose dimension i is dimension order[i] of this one (trans).
+  LinearLayout transposed(llvm::ArrayRef<int32_t> order) const;
+  /// The layout the operand of a broadcast to this layout's shape must have
+  /// for the broadcast to be a renaming: `sourceShape` has extent 1 where it
+  /// is broadcast, and those coordinates are zeroed in every basis (registers
+  /// along them become duplicates, lanes and warps copies).
+  LinearLayout broadcastSource(llvm::ArrayRef<int64_t> sourceShape) const;
+  /// The layout of join(lhs, rhs) of two tiles of this layout: a new last
+  /// dimension of extent 2 held in register bit 0, so result register 2r is
+  /// lhs register r and 2r + 1 is rhs register r.
+  LinearLayout joined() const;
+  /// The inverse of joined(): the layout of the halves of split(x) when x
+  /// has this layout and its last dimension (extent 2) is held by register
+  /// bit `b` alone (lhs takes the registers with bit b clear, rhs those with
+  /// it set, in order). std::nullopt when no register bit holds exactly the
+  /// last dimension, or another basis also moves along it.
+  std::optional<LinearLayout> splitHalves() const;
+  /// The register bit that holds the last dimension for splitHalves().
+  std::optional<unsigned> lastDimRegisterBit() const;
+  /// The layout of cat(lhs, rhs, axis) of two tiles of this layout: the new
+  /// half of `axis` is the highest register bit, so registers below
+  /// numRegisters() come from lhs and the others from rhs.
+  LinearLayout concatenated(unsigned axis) const;
+  /// The layout of a [batch, ...shape] tile in which every thread holds all
+  /// batches: batch b of register r is register b * numRegisters() + r.
+  LinearLayout withLeadingBatch(int64_t batch) const;
+
+  /// When converting from `source` to this layout moves no element between
+  /// threads (the lane and warp bases are identical and every register of
+  /// this layout is found among the registers of `source`): for each register
+  /// of this layout, the register of `source` that holds the same element in
+  /// the same thread. std::nullopt when the conversion needs data exchange.
+  std::optional<llvm::SmallVector<unsigned>>
+  registerRenamingFrom(const LinearLayout &source) const;
 
   /// "shape=[64, 32] reg=[[0,1],[0,2]] lane=[...] warp=[...]".
   std::string str() const;

@@ -1,5 +1,7 @@
 #include "lowering/gpu/ir/TileGpuDialect.h"
 
+#include "ir/TileEncodingInterface.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
@@ -18,6 +20,36 @@ using tessera::gpu::LinearLayout;
 #define GET_OP_CLASSES
 #include "lowering/gpu/ir/TileGpuOps.cpp.inc"
 
+namespace {
+
+// Lets tile.reduce infer the layout of its result: the operand's, reduced.
+struct LayoutEncodings : tessera::tile::TileEncodingInterface {
+  using TileEncodingInterface::TileEncodingInterface;
+
+  FailureOr<Attribute> inferReducedEncoding(Attribute encoding, ArrayRef<int64_t> shape,
+                                            unsigned axis) const override {
+    auto layout = dyn_cast<LayoutAttr>(encoding);
+    if (!layout || layout.getRank() != shape.size())
+      return failure();
+    return Attribute(LayoutAttr::get(encoding.getContext(),
+                                     layout.toLinearLayout(shape).reduced(axis)));
+  }
+};
+
+// Layouts are long: printed once at the top of the module as #layout, #layout1...
+struct LayoutAliases : OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (!isa<LayoutAttr>(attr))
+      return AliasResult::NoAlias;
+    os << "layout";
+    return AliasResult::OverridableAlias;
+  }
+};
+
+} // namespace
+
 void tessera::gpu::TileGpuDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
@@ -27,6 +59,7 @@ void tessera::gpu::TileGpuDialect::initialize() {
 #define GET_OP_LIST
 #include "lowering/gpu/ir/TileGpuOps.cpp.inc"
       >();
+  addInterfaces<LayoutEncodings, LayoutAliases>();
 }
 
 //===----------------------------------------------------------------------===//

@@ -17,7 +17,7 @@
 #ifndef TESSERA_LOWERING_GPU_TENSORCORE_TENSORCORE_H
 #define TESSERA_LOWERING_GPU_TENSORCORE_TENSORCORE_H
 
-#include "ir/TileOps.h"
+#include "ir/TileDialect.h"
 #include "lowering/gpu/GpuTarget.h"
 #include "lowering/gpu/LinearLayout.h"
 

@@ -1,0 +1,169 @@
+#include "lowering/gpu/distribute/ElementAccess.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+namespace {
+
+constexpr unsigned kMaxVectorBits = 128;
+
+/// i1: every value of `conditions` holds (null when there are none).
+Value allOf(OpBuilder &builder, Location loc, ArrayRef<Value> conditions) {
+  Value all;
+  for (Value condition : conditions)
+    if (condition)
+      all = all ? Value(arith::AndIOp::create(builder, loc, all, condition)) : condition;
+  return all;
+}
+
+/// Vector accesses need the address of their first element to be a
+/// multiple of their size. Kernel arguments and offsets promise nothing at
+/// compile time, so it is checked where the access is made.
+class VectorRuns {
+public:
+  VectorRuns(OpBuilder &builder, Location loc, Value base, Type element, unsigned width)
+      : elementBytes(element.getIntOrFloatBitWidth() / 8), width(width),
+        type(VectorType::get({int64_t(width)}, element)),
+        address(memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, base)) {}
+
+  VectorType vectorType() const { return type; }
+  llvm::MaybeAlign alignment() const { return llvm::MaybeAlign(elementBytes * width); }
+
+  /// i1: the run starting at access `first` may be one vector access.
+  Value isWhole(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
+                unsigned first, Value vectorCondition) const {
+    Value scale = arith::ConstantIndexOp::create(builder, loc, elementBytes);
+    Value start = arith::AddIOp::create(
+        builder, loc, address,
+        arith::MulIOp::create(builder, loc, accesses[first].offset, scale));
+    Value lowBits = arith::AndIOp::create(
+        builder, loc, start,
+        arith::ConstantIndexOp::create(builder, loc, elementBytes * width - 1));
+    Value aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, lowBits,
+                                          arith::ConstantIndexOp::create(builder, loc, 0));
+    SmallVector<Value> conditions = {vectorCondition, aligned};
+    for (unsigned i = first; i < first + width; ++i)
+      conditions.push_back(accesses[i].condition);
+    return allOf(builder, loc, conditions);
+  }
+
+private:
+  unsigned elementBytes, width;
+  VectorType type;
+  Value address;
+};
+
+Value loadElement(OpBuilder &builder, Location loc, Value base, ElementAccess access,
+                  Value otherwise) {
+  if (!access.condition)
+    return memref::LoadOp::create(builder, loc, base, access.offset);
+  auto ifOp = scf::IfOp::create(
+      builder, loc, access.condition,
+      [&](OpBuilder &then, Location loc) {
+        scf::YieldOp::create(then, loc,
+                             ValueRange{memref::LoadOp::create(then, loc, base, access.offset)});
+      },
+      [&](OpBuilder &orElse, Location loc) { scf::YieldOp::create(orElse, loc, otherwise); });
+  return ifOp.getResult(0);
+}
+
+void storeElement(OpBuilder &builder, Location loc, Value base, ElementAccess access,
+                  Value value) {
+  OpBuilder::InsertionGuard insertion(builder);
+  if (access.condition) {
+    auto ifOp = scf::IfOp::create(builder, loc, access.condition, /*withElseRegion=*/false);
+    builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  }
+  memref::StoreOp::create(builder, loc, value, base, access.offset);
+}
+
+} // namespace
+
+unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout, Type element) {
+  if (target.vendor == GpuVendor::Vulkan || !element.isIntOrFloat())
+    return 1;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  if (bits < 8 || bits > 64 || bits % 8 != 0)
+    return 1;
+  return std::min(layout.contiguousRegisters(), kMaxVectorBits / bits);
+}
+
+Registers loadElements(OpBuilder &builder, Location loc, Value base, Type element,
+                       ArrayRef<ElementAccess> accesses, unsigned width, Value vectorCondition,
+                       llvm::function_ref<Value(OpBuilder &, unsigned)> otherwise) {
+  // The fallback value is only built where some access is conditional.
+  auto fallback = [&](OpBuilder &b, unsigned i) {
+    return accesses[i].condition ? otherwise(b, i) : Value();
+  };
+  Registers regs;
+  if (width < 2) {
+    for (unsigned i = 0; i < accesses.size(); ++i)
+      regs.push_back(loadElement(builder, loc, base, accesses[i], fallback(builder, i)));
+    return regs;
+  }
+  VectorRuns runs(builder, loc, base, element, width);
+  for (unsigned first = 0; first < accesses.size(); first += width) {
+    Value whole = runs.isWhole(builder, loc, accesses, first, vectorCondition);
+    auto ifOp = scf::IfOp::create(
+        builder, loc, whole,
+        [&](OpBuilder &then, Location loc) {
+          Value vector = vector::LoadOp::create(then, loc, runs.vectorType(), base,
+                                                ValueRange{accesses[first].offset},
+                                                /*nontemporal=*/false, runs.alignment());
+          SmallVector<Value> elements;
+          for (unsigned i = 0; i < width; ++i)
+            elements.push_back(vector::ExtractOp::create(then, loc, vector, int64_t(i)));
+          scf::YieldOp::create(then, loc, elements);
+        },
+        [&](OpBuilder &orElse, Location loc) {
+          SmallVector<Value> elements;
+          for (unsigned i = first; i < first + width; ++i)
+            elements.push_back(loadElement(orElse, loc, base, accesses[i], fallback(orElse, i)));
+          scf::YieldOp::create(orElse, loc, elements);
+        });
+    llvm::append_range(regs, ifOp.getResults());
+  }
+  return regs;
+}
+
+void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<ElementAccess> accesses,
+                   ValueRange values, unsigned width, Value vectorCondition,
+                   llvm::function_ref<bool(unsigned)> skip) {
+  if (width < 2) {
+    for (unsigned i = 0; i < accesses.size(); ++i)
+      if (!skip(i))
+        storeElement(builder, loc, base, accesses[i], values[i]);
+    return;
+  }
+  Type element = values.front().getType();
+  VectorRuns runs(builder, loc, base, element, width);
+  for (unsigned first = 0; first < accesses.size(); first += width) {
+    // A run holds distinct elements of one row: it is wholly a copy of
+    // another run or not at all.
+    if (skip(first))
+      continue;
+    Value whole = runs.isWhole(builder, loc, accesses, first, vectorCondition);
+    scf::IfOp::create(
+        builder, loc, whole,
+        [&](OpBuilder &then, Location loc) {
+          Value vector = vector::FromElementsOp::create(then, loc, runs.vectorType(),
+                                                        values.slice(first, width));
+          vector::StoreOp::create(then, loc, vector, base, ValueRange{accesses[first].offset},
+                                  /*nontemporal=*/false, runs.alignment());
+          scf::YieldOp::create(then, loc);
+        },
+        [&](OpBuilder &orElse, Location loc) {
+          for (unsigned i = first; i < first + width; ++i)
+            storeElement(orElse, loc, base, accesses[i], values[i]);
+          scf::YieldOp::create(orElse, loc);
+        });
+  }
+}
+
+} // namespace tessera::gpu

@@ -1,0 +1,55 @@
+// Loads and stores of a tile's registers, one element each or, on NVIDIA and
+// AMD, one vector per run of registers that holds a contiguous piece of a row
+// (LinearLayout::contiguousRegisters). Whether a run may be moved as one
+// vector is only known at run time (alignment, masks, bounds), so each run
+// checks and falls back to element accesses: the ragged edge of a tile pays,
+// its interior does not. Pointer loads/stores and tensor-descriptor blocks
+// both go through here.
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_ELEMENTACCESS_H
+#define TESSERA_LOWERING_GPU_DISTRIBUTE_ELEMENTACCESS_H
+
+#include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/LinearLayout.h"
+#include "lowering/gpu/distribute/DistributedValues.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace tessera::gpu {
+
+/// One register's element: its offset (index) into the base memref and the
+/// i1 under which it is accessed (null: always).
+struct ElementAccess {
+  mlir::Value offset;
+  mlir::Value condition;
+};
+
+/// Registers per vector access for a tile in `layout` of `element`s on
+/// `target`: the layout's contiguous run, at most 128 bits; 1 on Vulkan
+/// (SPIR-V storage buffers are arrays of scalars) and for elements that are
+/// not 8 to 64-bit numbers. The caller must know that the addresses of a
+/// row are consecutive (or check it in `vectorCondition` below).
+unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout,
+                           mlir::Type element);
+
+/// One scalar per access, read from `base` where its condition holds and
+/// `otherwise(builder, i)` where it does not. With `width` > 1 each run of
+/// `width` accesses (which must address consecutive elements) is one vector
+/// load when the run is aligned, every condition holds and `vectorCondition`
+/// (null: true) does.
+Registers loadElements(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value base,
+                       mlir::Type element, llvm::ArrayRef<ElementAccess> accesses,
+                       unsigned width, mlir::Value vectorCondition,
+                       llvm::function_ref<mlir::Value(mlir::OpBuilder &, unsigned)> otherwise);
+
+/// Writes `values[i]` where access i's condition holds, skipping the
+/// accesses `skip(i)` names (copies of other registers); runs of `width` as
+/// for loadElements.
+void storeElements(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value base,
+                   llvm::ArrayRef<ElementAccess> accesses, mlir::ValueRange values,
+                   unsigned width, mlir::Value vectorCondition,
+                   llvm::function_ref<bool(unsigned)> skip);
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTE_ELEMENTACCESS_H

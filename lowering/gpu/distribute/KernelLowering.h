@@ -1,0 +1,119 @@
+// The state of distributing one kernel over the threads of a program, shared
+// by the lowerings of the individual ops (one file per group of ops).
+//
+// The kernel is walked in order and every value is mapped to its registers
+// (Registers: one scalar per register of its layout, one for a scalar). A
+// pointer value is mapped to per-register element offsets (index) into one
+// kernel argument, its base, which must be known statically.
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_KERNELLOWERING_H
+#define TESSERA_LOWERING_GPU_DISTRIBUTE_KERNELLOWERING_H
+
+#include "ir/TileDialect.h"
+#include "ir/analysis/Contiguity.h"
+#include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/distribute/DistributedValues.h"
+#include "lowering/gpu/distribute/SharedMemory.h"
+#include "lowering/gpu/ir/TileGpuDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace tessera::gpu {
+
+/// A tensor descriptor of the kernel: where its block accesses go.
+struct TensorDescriptor {
+  mlir::Value base;       // the kernel argument (memref)
+  mlir::Value baseOffset; // element offset of the descriptor's base (index)
+  llvm::SmallVector<mlir::Value> shape;   // i32
+  llvm::SmallVector<mlir::Value> strides; // i64, in elements
+  tile::PaddingOption padding = tile::PaddingOption::Zero;
+};
+
+class KernelLowering {
+public:
+  KernelLowering(const GpuTarget &target, unsigned numWarps, ThreadContext &thread,
+                 SharedMemory &shared)
+      : target(target), numWarps(numWarps), thread(thread), shared(shared) {}
+
+  const GpuTarget &target;
+  unsigned numWarps;
+  ThreadContext &thread;
+  SharedMemory &shared;
+  /// Which pointer tiles of the kernel have contiguous rows (vector accesses).
+  tile::ContiguityAnalysis contiguity{tile::LoopCarriedStrides::Inductive};
+
+  /// The registers of an already lowered value (a copy: the map grows while
+  /// ops are lowered).
+  Registers registers(mlir::Value value) const;
+  /// Records the registers of `value`; for a pointer value also its base.
+  void map(mlir::Value value, Registers registers, mlir::Value pointerBase = {});
+  /// The kernel argument a pointer value points into.
+  mlir::Value pointerBase(mlir::Value pointer) const { return pointerBases_.lookup(pointer); }
+
+  void mapDescriptor(mlir::Value descriptor, TensorDescriptor lowered) {
+    descriptors_[descriptor] = std::move(lowered);
+  }
+  const TensorDescriptor *descriptor(mlir::Value descriptor) const;
+
+  /// The layout of a tile type; an error at `user` when it has none or does
+  /// not match the program (one lane basis per lane bit, one warp basis per
+  /// warp bit).
+  mlir::FailureOr<LinearLayout> layout(mlir::Operation *user, mlir::Type tileType);
+  mlir::FailureOr<LinearLayout> layout(mlir::Operation *user, mlir::Value tile) {
+    return layout(user, tile.getType());
+  }
+  /// How many registers a value of `type` has (1 for a scalar).
+  mlir::FailureOr<unsigned> numRegisters(mlir::Operation *user, mlir::Type type);
+  /// The type of one register of a value of `type`: its element type, and
+  /// `index` (an element offset) for pointers.
+  static mlir::Type registerType(mlir::Type type);
+
+  /// Lowers the ops of `block` except its terminator at `builder`'s point.
+  mlir::LogicalResult lowerBlock(mlir::Block &block, mlir::OpBuilder &builder);
+  /// Lowers one op (the dispatcher, DistributeToThreads.cpp).
+  mlir::LogicalResult lowerOp(mlir::Operation *op, mlir::OpBuilder &builder);
+  /// Inlines the combine region of a reduce or scan: `lhs` and `rhs` hold one
+  /// scalar per operand; returns the combined scalars.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> combine(mlir::OpBuilder &builder,
+                                                          mlir::Region &region,
+                                                          mlir::ValueRange lhs,
+                                                          mlir::ValueRange rhs);
+
+  /// "'tile.x' <what> is not supported on GPU targets yet (target T)".
+  mlir::InFlightDiagnostic unsupported(mlir::Operation *op, const llvm::Twine &what);
+
+private:
+  llvm::DenseMap<mlir::Value, Registers> registers_;
+  llvm::DenseMap<mlir::Value, mlir::Value> pointerBases_;
+  llvm::DenseMap<mlir::Value, TensorDescriptor> descriptors_;
+};
+
+bool isPointerLike(mlir::Type type);
+
+// The op lowerings. Each maps the op's results and reports errors on the op.
+mlir::LogicalResult lowerShapeOp(KernelLowering &k, mlir::Operation *op, mlir::OpBuilder &builder);
+mlir::LogicalResult lowerConvertLayout(KernelLowering &k, ConvertLayoutOp op,
+                                       mlir::OpBuilder &builder);
+mlir::LogicalResult lowerPointerOp(KernelLowering &k, mlir::Operation *op, mlir::OpBuilder &builder);
+mlir::LogicalResult lowerAtomic(KernelLowering &k, mlir::Operation *op, mlir::OpBuilder &builder);
+mlir::LogicalResult lowerDescriptorOp(KernelLowering &k, mlir::Operation *op,
+                                      mlir::OpBuilder &builder);
+mlir::LogicalResult lowerControlFlow(KernelLowering &k, mlir::Operation *op,
+                                     mlir::OpBuilder &builder);
+mlir::LogicalResult lowerReduce(KernelLowering &k, tile::ReduceOp op, mlir::OpBuilder &builder);
+mlir::LogicalResult lowerScan(KernelLowering &k, tile::ScanOp op, mlir::OpBuilder &builder);
+mlir::LogicalResult lowerDot(KernelLowering &k, tile::DotOp op, mlir::OpBuilder &builder);
+mlir::LogicalResult lowerDebugOp(KernelLowering &k, mlir::Operation *op, mlir::OpBuilder &builder);
+
+/// Moves a tile between two layouts through a shared buffer (store, barrier,
+/// load, barrier). With `ownersOnly`, only the first copy of each element is
+/// stored (needed when copies may differ, as the results of atomics do).
+mlir::FailureOr<Registers> exchangeThroughShared(KernelLowering &k, mlir::Operation *user,
+                                                 mlir::OpBuilder &builder, mlir::ValueRange regs,
+                                                 const LinearLayout &from, const LinearLayout &to,
+                                                 mlir::Type registerType, bool ownersOnly);
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTE_KERNELLOWERING_H

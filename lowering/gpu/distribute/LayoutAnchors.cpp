@@ -1,0 +1,69 @@
+#include "lowering/gpu/distribute/LayoutAnchors.h"
+
+#include "lowering/gpu/tensorcore/TensorCore.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+namespace {
+
+constexpr unsigned kVectorBits = 128;
+
+} // namespace
+
+unsigned elementBits(Type element) {
+  if (isa<tile::PointerType>(element))
+    return 64;
+  return std::max(8u, element.getIntOrFloatBitWidth());
+}
+
+LinearLayout LayoutAnchors::defaultWithVectors(ArrayRef<int64_t> shape, Type element) const {
+  unsigned vector = std::max(1u, kVectorBits / elementBits(element));
+  return LinearLayout::defaultFor(shape, target.warpSize, numWarps, vector);
+}
+
+LinearLayout LayoutAnchors::fallback(RankedTensorType type) const {
+  return defaultWithVectors(type.getShape(), type.getElementType());
+}
+
+LinearLayout LayoutAnchors::descriptorBlock(RankedTensorType block) const {
+  return defaultWithVectors(block.getShape(), block.getElementType());
+}
+
+LinearLayout LayoutAnchors::memoryAccess(Value ptrTile, bool vectorize) {
+  auto type = cast<RankedTensorType>(ptrTile.getType());
+  Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
+  if (vectorize && contiguity.isContiguous(ptrTile))
+    return defaultWithVectors(type.getShape(), pointee);
+  return LinearLayout::defaultFor(type.getShape(), target.warpSize, numWarps, 1);
+}
+
+FailureOr<LinearLayout> LayoutAnchors::dotResult(tile::DotOp dot) const {
+  auto accType = cast<RankedTensorType>(dot.getAcc().getType());
+  auto aType = cast<RankedTensorType>(dot.getA().getType());
+  ArrayRef<int64_t> acc = accType.getShape();
+  DotProblem problem;
+  problem.m = acc[acc.size() - 2];
+  problem.n = acc.back();
+  problem.k = aType.getShape().back();
+  problem.aElement = aType.getElementType();
+  problem.bElement = cast<RankedTensorType>(dot.getB().getType()).getElementType();
+  problem.accElement = accType.getElementType();
+  problem.precision = dot.getInputPrecision();
+  std::unique_ptr<TensorCoreDot> instruction = selectTensorCoreDot(target, problem, numWarps);
+  if (!instruction)
+    return fallback(accType);
+  LinearLayout layout = instruction->accumulatorLayout();
+  if (layout.shape != SmallVector<int64_t, 4>{problem.m, problem.n} || !layout.isValid() ||
+      layout.numLanes() != target.warpSize || layout.numWarps() != numWarps)
+    return dot.emitError() << "the accumulator layout of " << instruction->name() << " ("
+                           << layout.str() << ") does not fit a [" << problem.m << ", "
+                           << problem.n << "] tile on " << numWarps << " warps of "
+                           << target.warpSize << " for target " << target.str();
+  if (acc.size() == 3)
+    return layout.withLeadingBatch(acc[0]);
+  return layout;
+}
+
+} // namespace tessera::gpu

@@ -1,0 +1,53 @@
+// The layouts that ops impose rather than inherit (anchors of the layout
+// assignment, docs/gpu-backends.md "Layouts"): memory accesses, dots,
+// tensor descriptors, and the default layout a tile gets when nothing asks
+// for another.
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_LAYOUTANCHORS_H
+#define TESSERA_LOWERING_GPU_DISTRIBUTE_LAYOUTANCHORS_H
+
+#include "ir/TileDialect.h"
+#include "ir/analysis/Contiguity.h"
+#include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/LinearLayout.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace tessera::gpu {
+
+class LayoutAnchors {
+public:
+  LayoutAnchors(const GpuTarget &target, unsigned numWarps)
+      : target(target), numWarps(numWarps) {}
+
+  const GpuTarget &getTarget() const { return target; }
+
+  /// The default layout of `type` with 128-bit vectors along the last
+  /// dimension: what a tile gets when no op asks for another.
+  LinearLayout fallback(mlir::RankedTensorType type) const;
+  /// Loads and stores through `ptrTile`: the default layout of its shape with
+  /// as many contiguous elements per thread as the contiguity analysis proves
+  /// along the last dimension (up to 128 bits), one otherwise. Atomics
+  /// (`vectorize` false) take one element per thread.
+  LinearLayout memoryAccess(mlir::Value ptrTile, bool vectorize);
+  /// The block of a tensor descriptor: the default layout, vectors of 128
+  /// bits along the last dimension (whose stride descriptors expect to be 1).
+  LinearLayout descriptorBlock(mlir::RankedTensorType block) const;
+  /// The result (and accumulator) of `dot`: the accumulator layout of the
+  /// target's matrix instruction for it, repeated in registers per batch for
+  /// batched dots; the fallback layout where no instruction fits.
+  mlir::FailureOr<LinearLayout> dotResult(tile::DotOp dot) const;
+
+private:
+  LinearLayout defaultWithVectors(llvm::ArrayRef<int64_t> shape, mlir::Type element) const;
+
+  GpuTarget target;
+  unsigned numWarps;
+  tile::ContiguityAnalysis contiguity{tile::LoopCarriedStrides::Inductive};
+};
+
+/// Bits of one element of a tile: pointers are 64-bit addresses, i1 a byte.
+unsigned elementBits(mlir::Type element);
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTE_LAYOUTANCHORS_H

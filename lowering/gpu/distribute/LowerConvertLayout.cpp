@@ -1,0 +1,54 @@
+// tgpu.convert_layout: a register renaming when every thread already holds
+// what it needs (same lane and warp bases, registers in another order or
+// copied), else a round trip through a row-major workgroup buffer.
+#include "lowering/gpu/distribute/KernelLowering.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+FailureOr<Registers> exchangeThroughShared(KernelLowering &k, Operation *user, OpBuilder &builder,
+                                           ValueRange regs, const LinearLayout &from,
+                                           const LinearLayout &to, Type registerType,
+                                           bool ownersOnly) {
+  int64_t elements = 1;
+  for (int64_t extent : from.shape)
+    elements *= extent;
+  k.shared.beginUser();
+  FailureOr<Value> buffer = k.shared.allocate(user, sharedElementType(registerType), elements);
+  if (failed(buffer))
+    return failure();
+  Location loc = user->getLoc();
+  storeTileToShared(k.thread, builder, loc, *buffer, from, regs, ownersOnly);
+  mlir::gpu::BarrierOp::create(builder, loc);
+  Registers result = loadTileFromShared(k.thread, builder, loc, *buffer, to, registerType);
+  mlir::gpu::BarrierOp::create(builder, loc);
+  return result;
+}
+
+LogicalResult lowerConvertLayout(KernelLowering &k, ConvertLayoutOp op, OpBuilder &builder) {
+  FailureOr<LinearLayout> from = k.layout(op, op.getSrc());
+  FailureOr<LinearLayout> to = k.layout(op, op.getResult());
+  if (failed(from) || failed(to))
+    return failure();
+  const Registers &source = k.registers(op.getSrc());
+  Value base = k.pointerBase(op.getSrc());
+  std::optional<SmallVector<RegisterSource>> renaming =
+      registerRenaming(*to, *from, [](const Basis &coords) { return std::pair(0u, coords); });
+  if (renaming) {
+    Registers regs;
+    for (const RegisterSource &reg : *renaming)
+      regs.push_back(source[reg.reg]);
+    k.map(op, std::move(regs), base);
+    return success();
+  }
+  FailureOr<Registers> regs =
+      exchangeThroughShared(k, op, builder, source, *from, *to,
+                            KernelLowering::registerType(op.getType()), /*ownersOnly=*/false);
+  if (failed(regs))
+    return failure();
+  k.map(op, std::move(*regs), base);
+  return success();
+}
+
+} // namespace tessera::gpu

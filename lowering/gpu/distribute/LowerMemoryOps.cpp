@@ -1,0 +1,129 @@
+// Pointers and the loads and stores through them. A pointer is an element
+// offset (index) per register into one kernel argument, its base, known at
+// compile time. A load or store is one memref access per register, under an
+// scf.if where it is masked, or, on NVIDIA and AMD, one vector access per run
+// of registers holding a contiguous piece of a row where that run is aligned
+// and unmasked at run time.
+//
+// Cache modifiers and eviction policies are hints and are dropped; so is
+// `volatile`, which memref.load cannot express.
+#include "lowering/gpu/distribute/ElementAccess.h"
+#include "lowering/gpu/distribute/KernelLowering.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+namespace {
+
+Value zeroOf(OpBuilder &builder, Location loc, Type type) {
+  return arith::ConstantOp::create(builder, loc, cast<TypedAttr>(builder.getZeroAttr(type)));
+}
+
+LogicalResult lowerAddPtr(KernelLowering &k, tile::AddPtrOp op, OpBuilder &builder) {
+  Location loc = op.getLoc();
+  const Registers &pointers = k.registers(op.getPtr());
+  const Registers &offsets = k.registers(op.getOffset());
+  Registers regs;
+  for (auto [pointer, offset] : llvm::zip(pointers, offsets)) {
+    // index_cast sign-extends: negative offsets move backwards.
+    Value step = arith::IndexCastOp::create(builder, loc, builder.getIndexType(), offset);
+    regs.push_back(arith::AddIOp::create(builder, loc, pointer, step));
+  }
+  k.map(op, std::move(regs), k.pointerBase(op.getPtr()));
+  return success();
+}
+
+/// Registers per vector access of a load or store through `ptrTile`: the
+/// run of its layout (vectorAccessWidth) where the contiguity analysis
+/// proves the rows' addresses consecutive, else 1.
+FailureOr<unsigned> vectorWidth(KernelLowering &k, Operation *op, Value ptrTile, Type element) {
+  if (!isa<RankedTensorType>(ptrTile.getType()))
+    return 1u;
+  FailureOr<LinearLayout> layout = k.layout(op, ptrTile);
+  if (failed(layout))
+    return failure();
+  unsigned width = vectorAccessWidth(k.target, *layout, element);
+  return width > 1 && k.contiguity.isContiguous(ptrTile) ? width : 1u;
+}
+
+SmallVector<ElementAccess> accessesOf(const Registers &offsets, const Registers &masks,
+                                      Value owner, OpBuilder &builder, Location loc) {
+  SmallVector<ElementAccess> accesses;
+  for (unsigned reg = 0; reg < offsets.size(); ++reg) {
+    Value condition = masks.empty() ? Value() : masks[reg];
+    if (owner)
+      condition = condition ? Value(arith::AndIOp::create(builder, loc, owner, condition)) : owner;
+    accesses.push_back({offsets[reg], condition});
+  }
+  return accesses;
+}
+
+LogicalResult lowerLoad(KernelLowering &k, tile::LoadOp op, OpBuilder &builder) {
+  Location loc = op.getLoc();
+  Type element = KernelLowering::registerType(op.getType());
+  FailureOr<unsigned> width = vectorWidth(k, op, op.getPtr(), element);
+  if (failed(width))
+    return failure();
+  Registers masks = op.getMask() ? k.registers(op.getMask()) : Registers();
+  Registers others = op.getOther() ? k.registers(op.getOther()) : Registers();
+  SmallVector<ElementAccess> accesses =
+      accessesOf(k.registers(op.getPtr()), masks, Value(), builder, loc);
+  k.map(op, loadElements(builder, loc, k.pointerBase(op.getPtr()), element, accesses, *width,
+                         Value(), [&](OpBuilder &b, unsigned reg) {
+                           // Masked-off elements without `other` are undefined;
+                           // zero is as good.
+                           return others.empty() ? zeroOf(b, loc, element) : others[reg];
+                         }));
+  return success();
+}
+
+LogicalResult lowerStore(KernelLowering &k, tile::StoreOp op, OpBuilder &builder) {
+  Location loc = op.getLoc();
+  // Each element is written once: by the first copy's register and thread.
+  Value owner;
+  std::optional<LinearLayout> layout;
+  if (isa<RankedTensorType>(op.getPtr().getType())) {
+    FailureOr<LinearLayout> found = k.layout(op, op.getPtr());
+    if (failed(found))
+      return failure();
+    layout = *found;
+    owner = k.thread.ownsElements(*layout);
+  } else {
+    owner = k.thread.isFirstThread();
+  }
+  Type element = KernelLowering::registerType(op.getValue().getType());
+  FailureOr<unsigned> width = vectorWidth(k, op, op.getPtr(), element);
+  if (failed(width))
+    return failure();
+  Registers masks = op.getMask() ? k.registers(op.getMask()) : Registers();
+  SmallVector<ElementAccess> accesses =
+      accessesOf(k.registers(op.getPtr()), masks, owner, builder, loc);
+  storeElements(builder, loc, k.pointerBase(op.getPtr()), accesses, k.registers(op.getValue()),
+                *width, Value(),
+                [&](unsigned reg) { return layout && layout->isDuplicateRegister(reg); });
+  return success();
+}
+
+} // namespace
+
+LogicalResult lowerPointerOp(KernelLowering &k, Operation *op, OpBuilder &builder) {
+  if (auto addptr = dyn_cast<tile::AddPtrOp>(op))
+    return lowerAddPtr(k, addptr, builder);
+  if (auto load = dyn_cast<tile::LoadOp>(op))
+    return lowerLoad(k, load, builder);
+  if (auto store = dyn_cast<tile::StoreOp>(op))
+    return lowerStore(k, store, builder);
+  if (auto bitcast = dyn_cast<tile::BitcastOp>(op)) {
+    if (getElementTypeOrSelf(bitcast.getSrc().getType()) !=
+        getElementTypeOrSelf(bitcast.getType()))
+      return k.unsupported(op, "a pointer bitcast between element types");
+    k.map(bitcast, k.registers(bitcast.getSrc()), k.pointerBase(bitcast.getSrc()));
+    return success();
+  }
+  if (isa<tile::IntToPtrOp>(op))
+    return k.unsupported(op, "making pointers from integers");
+  return k.unsupported(op, "turning pointers into integers");
+}
+
+} // namespace tessera::gpu

@@ -1,0 +1,34 @@
+// The passes of the GPU distribution (lowering/gpu/distribute/Passes.td).
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_H
+#define TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_H
+
+#include "lowering/gpu/ir/TileGpuDialect.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace tessera::gpu {
+
+#define GEN_PASS_DECL
+#include "lowering/gpu/distribute/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lowering/gpu/distribute/Passes.h.inc"
+
+/// Registers tile-gpu-assign-layouts.
+inline void registerGpuLayoutPasses() { registerTileGpuAssignLayouts(); }
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_H

@@ -1,0 +1,84 @@
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_TD
+#define TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
+  let summary = "Lower tile kernels whose tiles carry #tgpu.layout to per-thread gpu.func kernels";
+  let description = [{
+    Every kernel `tile.func` (with `tgpu.target` and `tgpu.num_warps`, every
+    tile type carrying a `#tgpu.layout`) becomes a `gpu.func ... kernel` in a
+    `gpu.module` of its own name: the distributed GPU form of
+    docs/gpu-backends.md. A tile value becomes the scalars this thread holds,
+    one per register of its layout; the coordinates of each register are its
+    compile-time register offset XOR the lane and warp contributions
+    (computed once per layout from `gpu.thread_id x`). `!tile.ptr<T>`
+    arguments become `memref<?xT>` and pointer values become element offsets
+    into them; loads and stores become per-register `memref.load/store` under
+    their masks, stores and atomics skip duplicate copies, reductions use
+    `gpu.shuffle xor` across lanes and workgroup memory across warps, layout
+    conversions that move data between threads and `tile.dot` go through
+    workgroup memory (tensor-core emitters where the target has them, an FMA
+    loop otherwise). Device functions must be inlined first.
+
+    ```mlir
+    tile.func @k(%p: !tile.ptr<f32>) attributes {tgpu.num_warps = 1 : i32, tgpu.target = "vulkan:1.3:subgroup=32"} { ... }
+    // becomes
+    gpu.module @k {
+      gpu.func @k(%p: memref<?xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>,
+          tessera.num_warps = 1 : i32, tessera.shared_memory_bytes = 0 : i32} { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::cf::ControlFlowDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           // What vector memory accesses and the tensor-core emitters
+                           // (lowering/gpu/tensorcore) create.
+                           "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect", "::mlir::amdgpu::AMDGPUDialect"];
+}
+
+
+def TileGpuAssignLayouts : Pass<"tile-gpu-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Give every tile of a kernel a #tgpu.layout for a GPU target";
+  let description = [{
+    The first half of the GPU distribution (docs/gpu-backends.md, "Layouts").
+    The module holds one kernel (a public `tile.func`; device functions must
+    be inlined first: a `tile.call` left is an error). Afterwards every ranked
+    tensor type in it (tiles of numbers and pointers, masks, loop-carried
+    tiles, results of `scf.if`, reductions and scans, the blocks of tensor
+    descriptors) carries a `#tgpu.layout`, `tgpu.convert_layout` sits exactly
+    where two layouts meet, and the kernel has `tgpu.num_warps` and
+    `tgpu.target` attributes.
+
+    Layouts start at anchors: loads, stores and atomics take the default
+    layout of their pointer tile with as many contiguous elements per thread
+    (up to 128 bits) as the contiguity analysis proves; `tile.dot` results
+    take the accumulator layout of the target's matrix instruction (the
+    default layout where there is none); reductions reduce their operand's
+    layout. Elementwise ops follow their first operand with a fixed layout;
+    shape ops get layouts in which they move no data; values computed only
+    from ranges, splats and constants are recomputed in whatever layout a
+    user needs; loop-carried tiles keep the layout the loop body yields
+    (iterated to a fixed point), so an accumulator stays in its matrix layout
+    with no conversion inside the loop.
+
+    ```mlir
+    %x = tile.load %p : tensor<256x!tile.ptr<f32>>    // %p contiguous
+    // becomes, for num-warps=2 on a 32-wide target: 4 floats per thread
+    %x = tile.load %p : tensor<256x!tile.ptr<f32>, #tgpu.layout<rank = 1,
+           reg = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[128]]>>
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "GPU target spec: cuda:sm_80, hip:gfx942, vulkan:1.3:subgroup=32, ...">,
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "Warps per program (a power of two)">
+  ];
+  let dependentDialects = ["::tessera::gpu::TileGpuDialect"];
+}
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_TD

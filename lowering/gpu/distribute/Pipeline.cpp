@@ -1,0 +1,69 @@
+#include "lowering/gpu/distribute/Pipeline.h"
+#include "lowering/gpu/distribute/Passes.h"
+
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
+                            const GpuLoweringOptions &options) {
+  pm.addPass(createInlinerPass());
+  pm.addPass(createCanonicalizerPass());
+  TileGpuAssignLayoutsOptions assign;
+  assign.target = target.str();
+  assign.numWarps = options.numWarps;
+  pm.addPass(createTileGpuAssignLayouts(assign));
+  pm.addPass(createTileGpuDistribute());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+LogicalResult lowerTileToGpu(ModuleOp module, const GpuTarget &target,
+                             const GpuLoweringOptions &options) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  buildTileToGpuPipeline(pm, target, options);
+  return pm.run(module);
+}
+
+namespace {
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("GPU target: cuda:sm_90a, hip:gfx942, vulkan:1.3:subgroup=32, ..."),
+                             llvm::cl::init("cuda:sm_90a")};
+  Option<unsigned> numWarps{*this, "num-warps", llvm::cl::desc("Warps per program"),
+                            llvm::cl::init(4)};
+  Option<unsigned> numStages{*this, "num-stages",
+                             llvm::cl::desc("Software-pipelining depth (not used yet)"),
+                             llvm::cl::init(2)};
+};
+} // namespace
+
+void registerGpuDistributionPasses() {
+  registerTileGpuDistribute();
+  PassPipelineRegistration<PipelineOptions>(
+      "tile-lower-to-gpu",
+      "Lower tile kernels to the distributed GPU form: inline, assign layouts, distribute over "
+      "threads (gpu.module/gpu.func per kernel)",
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        llvm::Expected<GpuTarget> target = GpuTarget::parse(options.target);
+        if (!target) {
+          // The pipeline callback cannot fail; an unparsable target is
+          // reported by the assign pass, which parses the same spec.
+          llvm::consumeError(target.takeError());
+          TileGpuAssignLayoutsOptions assign;
+          assign.target = options.target;
+          pm.addPass(createTileGpuAssignLayouts(assign));
+          return;
+        }
+        GpuLoweringOptions lowering;
+        lowering.numWarps = options.numWarps;
+        lowering.numStages = options.numStages;
+        buildTileToGpuPipeline(pm, *target, lowering);
+      });
+}
+
+} // namespace tessera::gpu

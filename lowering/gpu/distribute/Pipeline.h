@@ -1,0 +1,39 @@
+// The target-independent half of every GPU backend: tile IR -> the
+// distributed GPU form (gpu.module/gpu.func per kernel, docs/gpu-backends.md),
+// which the NVIDIA, AMD and Vulkan pipelines take from there.
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_PIPELINE_H
+#define TESSERA_LOWERING_GPU_DISTRIBUTE_PIPELINE_H
+
+#include "lowering/gpu/GpuTarget.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/LogicalResult.h"
+
+namespace tessera::gpu {
+
+struct GpuLoweringOptions {
+  /// Warps per program: the block has numWarps * target.warpSize threads.
+  unsigned numWarps = 4;
+  /// Software-pipelining depth of loops over K. Part of the tuning space and
+  /// of kernel cache keys; the distribution does not pipeline loops yet, so
+  /// every value lowers the same way.
+  unsigned numStages = 2;
+};
+
+/// Inlines device functions, assigns layouts and distributes every kernel of
+/// `module` in place. Failures are reported as diagnostics on the offending op.
+mlir::LogicalResult lowerTileToGpu(mlir::ModuleOp module, const GpuTarget &target,
+                                   const GpuLoweringOptions &options = {});
+
+/// Adds the passes of lowerTileToGpu to `pm` (a pass manager on a module).
+void buildTileToGpuPipeline(mlir::OpPassManager &pm, const GpuTarget &target,
+                            const GpuLoweringOptions &options);
+
+/// Registers tile-gpu-distribute and the pipeline
+/// `tile-lower-to-gpu{target=... num-warps=...}`.
+void registerGpuDistributionPasses();
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTE_PIPELINE_H

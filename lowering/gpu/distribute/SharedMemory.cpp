@@ -1,0 +1,137 @@
+#include "lowering/gpu/distribute/SharedMemory.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+namespace {
+
+// Buffers start at 16-byte boundaries, enough for any vector access later
+// passes may form.
+constexpr int64_t kBufferAlignment = 16;
+
+Attribute workgroupSpace(MLIRContext *context) {
+  return mlir::gpu::AddressSpaceAttr::get(context, mlir::gpu::AddressSpace::Workgroup);
+}
+
+int64_t byteSize(Type type) { return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8); }
+
+} // namespace
+
+SharedMemory::SharedMemory(mlir::gpu::GPUFuncOp func, const GpuTarget &target, ThreadContext &thread)
+    : func_(func), target_(target), thread_(thread) {}
+
+void SharedMemory::beginUser() {
+  userBytes_ = 0;
+  for (Attribution &attribution : attributions_)
+    attribution.inUse = false;
+}
+
+FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64_t elements) {
+  MLIRContext *context = user->getContext();
+  auto type = MemRefType::get({elements}, elementType, MemRefLayoutAttrInterface(),
+                              workgroupSpace(context));
+  int64_t bytes = elements * byteSize(elementType);
+  auto tooLarge = [&](int64_t total) {
+    return user->emitOpError() << "needs " << total << " bytes of shared memory in all, more than the "
+                               << target_.maxSharedMemoryBytes << " bytes one program has on "
+                               << target_.str();
+  };
+
+  if (usesDynamicMemory()) {
+    int64_t offset = llvm::alignTo(userBytes_, kBufferAlignment);
+    userBytes_ = offset + bytes;
+    peakBytes_ = std::max(peakBytes_, userBytes_);
+    if (peakBytes_ > target_.maxSharedMemoryBytes)
+      return tooLarge(peakBytes_);
+    OpBuilder &builder = thread_.prologue();
+    Location loc = func_.getLoc();
+    if (!dynamicBase_)
+      dynamicBase_ = mlir::gpu::DynamicSharedMemoryOp::create(
+          builder, loc,
+          MemRefType::get({ShapedType::kDynamic}, builder.getI8Type(), MemRefLayoutAttrInterface(),
+                          workgroupSpace(context)));
+    Value shift = arith::ConstantIndexOp::create(builder, loc, offset);
+    return memref::ViewOp::create(builder, loc, type, dynamicBase_, shift, ValueRange()).getResult();
+  }
+
+  for (Attribution &attribution : attributions_)
+    if (!attribution.inUse && attribution.type == type) {
+      attribution.inUse = true;
+      return attribution.buffer;
+    }
+  attributionBytes_ += llvm::alignTo(bytes, kBufferAlignment);
+  if (attributionBytes_ > target_.maxSharedMemoryBytes)
+    return tooLarge(attributionBytes_);
+  Value buffer = func_.addWorkgroupAttribution(type, func_.getLoc());
+  attributions_.push_back({type, buffer, true});
+  return buffer;
+}
+
+Type sharedElementType(Type type) {
+  if (type.isInteger(1))
+    return IntegerType::get(type.getContext(), 8);
+  if (type.isIndex())
+    return IntegerType::get(type.getContext(), 64);
+  return type;
+}
+
+Value toSharedElement(OpBuilder &builder, Location loc, Value value) {
+  Type type = value.getType();
+  if (type.isInteger(1))
+    return arith::ExtUIOp::create(builder, loc, builder.getI8Type(), value);
+  if (type.isIndex())
+    return arith::IndexCastOp::create(builder, loc, builder.getI64Type(), value);
+  return value;
+}
+
+Value fromSharedElement(OpBuilder &builder, Location loc, Value stored, Type registerType) {
+  if (registerType.isInteger(1))
+    return arith::TruncIOp::create(builder, loc, registerType, stored);
+  if (registerType.isIndex())
+    return arith::IndexCastOp::create(builder, loc, registerType, stored);
+  return stored;
+}
+
+Value toIndex(OpBuilder &builder, Location loc, Value i32) {
+  return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), i32);
+}
+
+void storeTileToShared(ThreadContext &thread, OpBuilder &builder, Location loc, Value buffer,
+                       const LinearLayout &layout, ValueRange registers, bool ownersOnly,
+                       ValueRange predicates) {
+  Value owner = ownersOnly ? thread.ownsElements(layout) : Value();
+  for (unsigned reg = 0; reg < layout.numRegisters(); ++reg) {
+    if (layout.isDuplicateRegister(reg))
+      continue;
+    Value guard = owner;
+    if (!predicates.empty())
+      guard = guard ? Value(arith::AndIOp::create(builder, loc, guard, predicates[reg])) : predicates[reg];
+    OpBuilder::InsertionGuard insertion(builder);
+    if (guard) {
+      auto ifOp = scf::IfOp::create(builder, loc, guard, /*withElseRegion=*/false);
+      builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
+    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, reg));
+    memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, registers[reg]), buffer,
+                            index);
+  }
+}
+
+Registers loadTileFromShared(ThreadContext &thread, OpBuilder &builder, Location loc, Value buffer,
+                             const LinearLayout &layout, Type registerType) {
+  Registers registers;
+  for (unsigned reg = 0; reg < layout.numRegisters(); ++reg) {
+    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, reg));
+    Value stored = memref::LoadOp::create(builder, loc, buffer, index);
+    registers.push_back(fromSharedElement(builder, loc, stored, registerType));
+  }
+  return registers;
+}
+
+} // namespace tessera::gpu

@@ -1,0 +1,78 @@
+// Workgroup (shared) memory of one kernel: allocation and moving tiles in
+// and out of row-major buffers.
+//
+// Every user of shared memory in the distribution (layout conversions,
+// reductions across warps, dots, scans, atomics whose results are shared)
+// allocates its buffers, uses them and ends with a barrier after its last
+// access, so the space of one user is free for the next: the allocator hands
+// out space per user, not per kernel.
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_SHAREDMEMORY_H
+#define TESSERA_LOWERING_GPU_DISTRIBUTE_SHAREDMEMORY_H
+
+#include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/distribute/DistributedValues.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Support/LLVM.h"
+
+namespace tessera::gpu {
+
+class SharedMemory {
+public:
+  /// On NVIDIA, buffers are views of `gpu.dynamic_shared_memory` at aligned
+  /// byte offsets (so a kernel may use more than the 48 KiB of static shared
+  /// memory); elsewhere they are typed workgroup attributions of `func`.
+  SharedMemory(mlir::gpu::GPUFuncOp func, const GpuTarget &target, ThreadContext &thread);
+
+  /// Starts a new user: the buffers of earlier users are dead.
+  void beginUser();
+  /// A 1-D workgroup buffer of `elements` values of `elementType` (a memory
+  /// type: see sharedElementType). Fails with an error at `user` when the
+  /// kernel would need more shared memory than the target has.
+  mlir::FailureOr<mlir::Value> allocate(mlir::Operation *user, mlir::Type elementType,
+                                        int64_t elements);
+  /// Bytes of dynamic shared memory a launch must provide (0 when buffers are
+  /// workgroup attributions).
+  int64_t dynamicBytes() const { return usesDynamicMemory() ? peakBytes_ : 0; }
+
+private:
+  bool usesDynamicMemory() const { return target_.vendor == GpuVendor::Nvidia; }
+
+  struct Attribution {
+    mlir::MemRefType type;
+    mlir::Value buffer;
+    bool inUse = false;
+  };
+  mlir::gpu::GPUFuncOp func_;
+  const GpuTarget &target_;
+  ThreadContext &thread_;
+  mlir::Value dynamicBase_;
+  int64_t userBytes_ = 0, peakBytes_ = 0, attributionBytes_ = 0;
+  llvm::SmallVector<Attribution> attributions_;
+};
+
+/// The type a register of type `type` is kept as in memory: i1 as i8, index
+/// (pointer offsets) as i64.
+mlir::Type sharedElementType(mlir::Type type);
+
+/// Stores this thread's registers of a tile in `layout` at their row-major
+/// indices of `buffer`. Registers that copy another register are skipped, and
+/// with `ownersOnly` so are threads that hold copies of another thread's
+/// elements (else copies store the same value twice). `predicates`, when not
+/// empty, guards each register's store.
+void storeTileToShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
+                       mlir::Value buffer, const LinearLayout &layout, mlir::ValueRange registers,
+                       bool ownersOnly, mlir::ValueRange predicates = {});
+/// Loads the registers of a tile in `layout` from their row-major indices.
+Registers loadTileFromShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
+                             mlir::Value buffer, const LinearLayout &layout, mlir::Type registerType);
+/// One register to or from its memory type.
+mlir::Value toSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value);
+mlir::Value fromSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stored,
+                              mlir::Type registerType);
+/// A memref index from an i32.
+mlir::Value toIndex(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value i32);
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTE_SHAREDMEMORY_H

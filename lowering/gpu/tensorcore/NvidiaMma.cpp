@@ -1,0 +1,369 @@
+#include "lowering/gpu/tensorcore/NvidiaMma.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <array>
+
+using namespace mlir;
+
+namespace tessera::gpu {
+namespace {
+
+constexpr int64_t kChunkBytes = 16;
+/// 32 banks of 4 bytes: the chunks one shared-memory wavefront can serve.
+constexpr int64_t kBankLineChunks = 8;
+constexpr int64_t kTileM = 16, kTileN = 8;
+/// Every mma.sync used here reads two 16-byte chunks of K per row.
+constexpr int64_t kChunksPerStep = 2;
+constexpr unsigned kWarpSize = 32;
+
+Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+// The helpers fold when their operands are constants, so that a dot's
+// compile-time parts (the k step, the instruction tile) leave no arithmetic.
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return b.createOrFold<arith::AddIOp>(loc, x, y);
+}
+Value add(OpBuilder &b, Location loc, Value x, int64_t y) {
+  return y == 0 ? x : add(b, loc, x, constantIndex(b, loc, y));
+}
+Value mul(OpBuilder &b, Location loc, Value x, int64_t y) {
+  return y == 1 ? x : b.createOrFold<arith::MulIOp>(loc, x, constantIndex(b, loc, y));
+}
+Value shiftRight(OpBuilder &b, Location loc, Value x, int64_t bits) {
+  return bits == 0 ? x : b.createOrFold<arith::ShRUIOp>(loc, x, constantIndex(b, loc, bits));
+}
+Value bitAnd(OpBuilder &b, Location loc, Value x, int64_t mask) {
+  return b.createOrFold<arith::AndIOp>(loc, x, constantIndex(b, loc, mask));
+}
+Value bitXor(OpBuilder &b, Location loc, Value x, Value y) {
+  return b.createOrFold<arith::XOrIOp>(loc, x, y);
+}
+
+int64_t log2(int64_t value) { return llvm::Log2_64(static_cast<uint64_t>(value)); }
+
+bool allPowersOfTwo(std::initializer_list<int64_t> values) {
+  return llvm::all_of(values, [](int64_t v) { return v > 0 && llvm::isPowerOf2_64(v); });
+}
+
+struct Instruction {
+  llvm::StringLiteral name;
+  int64_t k;
+  NVVM::MMATypes ptxType;
+};
+
+std::optional<Instruction> instructionFor(const DotProblem &problem) {
+  Type a = problem.aElement, acc = problem.accElement;
+  if (a != problem.bElement)
+    return std::nullopt;
+  if (a.isF16() && (acc.isF32() || acc.isF16()))
+    return Instruction{"mma.sync.m16n8k16.f16", 16, NVVM::MMATypes::f16};
+  if (a.isBF16() && acc.isF32())
+    return Instruction{"mma.sync.m16n8k16.bf16", 16, NVVM::MMATypes::bf16};
+  // tf32 keeps 10 mantissa bits: only the precision the user asked for. ieee
+  // and tf32x3 go to the FMA path (tf32x3, three tf32 products, is not done).
+  if (a.isF32() && acc.isF32() && problem.precision == tile::InputPrecision::TF32)
+    return Instruction{"mma.sync.m16n8k8.tf32", 8, NVVM::MMATypes::tf32};
+  if (a.isInteger(8) && acc.isInteger(32))
+    return Instruction{"mma.sync.m16n8k32.s8", 32, NVVM::MMATypes::s8};
+  return std::nullopt;
+}
+
+class MmaSyncDot final : public TensorCoreDot {
+public:
+  MmaSyncDot(const MmaSyncPlan &plan, const Instruction &instruction, const DotProblem &problem)
+      : plan(plan), instruction(instruction), problem(problem) {
+    unsigned bytes = problem.aElement.getIntOrFloatBitWidth() / 8;
+    a = SwizzledMatrix::get(problem.m, problem.k, bytes);
+    b = plan.bKContiguous ? SwizzledMatrix::get(problem.n, problem.k, bytes)
+                          : SwizzledMatrix::get(problem.k, problem.n, bytes);
+  }
+
+  llvm::StringRef name() const override { return plan.name; }
+
+  LinearLayout accumulatorLayout() const override {
+    LinearLayout layout;
+    layout.shape = {problem.m, problem.n};
+    // Within one m16n8 tile: c0/c1 are adjacent columns, c2/c3 eight rows down.
+    layout.registers = {{0, 1}, {8, 0}};
+    for (int64_t tn = 1; tn < plan.tilesN; tn *= 2)
+      layout.registers.push_back({0, kTileN * tn});
+    for (int64_t tm = 1; tm < plan.tilesM; tm *= 2)
+      layout.registers.push_back({kTileM * tm, 0});
+    // Lane l = 4 * group + threadInGroup: columns 2 * threadInGroup, row group.
+    layout.lanes = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+    for (int64_t wn = 1; wn < plan.warpsN; wn *= 2)
+      layout.warps.push_back({0, warpTileN() * wn});
+    for (int64_t wm = 1; wm < plan.warpsM; wm *= 2)
+      layout.warps.push_back({warpTileM() * wm, 0});
+    return layout;
+  }
+
+  int64_t sharedElements(DotOperand operand) const override {
+    const SwizzledMatrix &matrix = operand == DotOperand::A ? a : b;
+    return matrix.rows * matrix.cols;
+  }
+
+  Value sharedIndex(OpBuilder &builder, Location loc, DotOperand operand, Value row,
+                    Value col) const override {
+    if (operand == DotOperand::A)
+      return a.index(builder, loc, row, col);
+    return plan.bKContiguous ? b.index(builder, loc, col, row) : b.index(builder, loc, row, col);
+  }
+
+  SmallVector<Value> emit(OpBuilder &builder, Location loc, Value lane, Value warp,
+                          Value aShared, Value bShared, ValueRange acc) const override;
+
+private:
+  using AFragment = std::array<Value, 4>;
+  using BFragment = std::array<Value, 2>;
+
+  int64_t warpTileM() const { return problem.m / plan.warpsM; }
+  int64_t warpTileN() const { return problem.n / plan.warpsN; }
+
+  /// The per-lane values every fragment address is built from.
+  struct LaneCoordinates {
+    Value rowBaseA, rowOrChunkBaseB;
+    /// lane % 16, lane / 16, lane % 8, (lane / 8) % 2.
+    Value low16, high, low8, bit3;
+  };
+  LaneCoordinates laneCoordinates(OpBuilder &builder, Location loc, Value lane,
+                                  Value warp) const;
+  SmallVector<Value> loadMatrices(OpBuilder &builder, Location loc, Value shared,
+                                  const SwizzledMatrix &matrix, Value row, Value chunk,
+                                  int64_t count, bool transpose) const;
+  AFragment loadA(OpBuilder &builder, Location loc, Value shared, const LaneCoordinates &lane,
+                  int64_t step, int64_t tm) const;
+  /// The fragments of instruction columns tn and, when `pair`, tn + 1.
+  SmallVector<BFragment, 2> loadB(OpBuilder &builder, Location loc, Value shared,
+                                  const LaneCoordinates &lane, int64_t step, int64_t tn,
+                                  bool pair) const;
+  void multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
+                const BFragment &bFragment, MutableArrayRef<Value> c) const;
+
+  MmaSyncPlan plan;
+  Instruction instruction;
+  DotProblem problem;
+  SwizzledMatrix a, b;
+};
+
+MmaSyncDot::LaneCoordinates MmaSyncDot::laneCoordinates(OpBuilder &builder, Location loc,
+                                                        Value lane, Value warp) const {
+  Value laneIndex = arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), lane);
+  Value warpIndex = arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), warp);
+  Value warpRow = shiftRight(builder, loc, warpIndex, log2(plan.warpsN));
+  Value warpCol = bitAnd(builder, loc, warpIndex, plan.warpsN - 1);
+  LaneCoordinates coords;
+  coords.rowBaseA = mul(builder, loc, warpRow, warpTileM());
+  // B's rows are N when it is stored [N, K]; otherwise its chunks are (one
+  // chunk of a 16-bit row is one n8 instruction tile).
+  coords.rowOrChunkBaseB = plan.bKContiguous
+                               ? mul(builder, loc, warpCol, warpTileN())
+                               : mul(builder, loc, warpCol, warpTileN() / b.chunkElements);
+  coords.low16 = bitAnd(builder, loc, laneIndex, 15);
+  coords.high = shiftRight(builder, loc, laneIndex, 4);
+  coords.low8 = bitAnd(builder, loc, laneIndex, 7);
+  coords.bit3 = bitAnd(builder, loc, shiftRight(builder, loc, laneIndex, 3), 1);
+  return coords;
+}
+
+// ldmatrix .x`count`: lanes 8j..8j+7 give the row addresses of 8x8 matrix j
+// (eight rows of one 16-byte chunk) and every lane receives 32 bits of each
+// matrix: row lane / 4, bytes 4 * (lane % 4) .. +3 (with .trans, the same of
+// the transposed 16-bit matrix). For A and for a K-contiguous B, that word is
+// exactly the lane's fragment register for all of f16, bf16, tf32 and s8: each
+// register holds row groupID and the k bytes 4 * threadInGroup .. +3 of one
+// 16-byte half of the instruction's K.
+SmallVector<Value> MmaSyncDot::loadMatrices(OpBuilder &builder, Location loc, Value shared,
+                                            const SwizzledMatrix &matrix, Value row, Value chunk,
+                                            int64_t count, bool transpose) const {
+  Type element = problem.aElement;
+  int64_t perRegister = 32 / element.getIntOrFloatBitWidth();
+  auto type = VectorType::get({count, perRegister}, element);
+  Value start = matrix.chunkStart(builder, loc, row, chunk);
+  Value loaded = nvgpu::LdMatrixOp::create(builder, loc, type, shared, ValueRange{start},
+                                           transpose, static_cast<uint32_t>(count));
+  // mma.sync takes f16 pairs as vector<2xf16> and every other type as i32.
+  SmallVector<Value> registers;
+  for (int64_t j = 0; j < count; ++j) {
+    Value pair = vector::ExtractOp::create(builder, loc, loaded, ArrayRef<int64_t>{j});
+    if (!element.isF16()) {
+      auto word = VectorType::get({1}, builder.getI32Type());
+      Value cast = vector::BitCastOp::create(builder, loc, word, pair);
+      pair = vector::ExtractOp::create(builder, loc, cast, ArrayRef<int64_t>{0});
+    }
+    registers.push_back(pair);
+  }
+  return registers;
+}
+
+MmaSyncDot::AFragment MmaSyncDot::loadA(OpBuilder &builder, Location loc, Value shared,
+                                        const LaneCoordinates &lane, int64_t step,
+                                        int64_t tm) const {
+  // Matrix j covers rows 8 * (j % 2) and chunk j / 2 of the step: registers
+  // a0a1 (rows 0-7, low k), a2a3 (rows 8-15), a4a5, a6a7 (high k) in order.
+  Value row = add(builder, loc, add(builder, loc, lane.rowBaseA, tm * kTileM), lane.low16);
+  Value chunk = add(builder, loc, lane.high, step * kChunksPerStep);
+  SmallVector<Value> regs = loadMatrices(builder, loc, shared, a, row, chunk, 4, false);
+  return {regs[0], regs[1], regs[2], regs[3]};
+}
+
+SmallVector<MmaSyncDot::BFragment, 2> MmaSyncDot::loadB(OpBuilder &builder, Location loc,
+                                                        Value shared, const LaneCoordinates &lane,
+                                                        int64_t step, int64_t tn,
+                                                        bool pair) const {
+  int64_t count = pair ? 4 : 2;
+  Value row, chunk;
+  if (plan.bKContiguous) {
+    // Stored [N, K]: matrix j is n rows 8 * (j / 2) and chunk j % 2 of the step.
+    row = add(builder, loc, add(builder, loc, lane.rowOrChunkBaseB, tn * kTileN), lane.low8);
+    if (pair)
+      row = add(builder, loc, row, mul(builder, loc, lane.high, kTileN));
+    chunk = add(builder, loc, lane.bit3, step * kChunksPerStep);
+  } else {
+    // Stored [K, N] and transposed by ldmatrix: matrix j is k rows 8 * (j % 2)
+    // of the step and n chunk (instruction column) j / 2.
+    row = add(builder, loc, lane.low16, step * instruction.k);
+    chunk = add(builder, loc, lane.rowOrChunkBaseB, tn);
+    if (pair)
+      chunk = add(builder, loc, chunk, lane.high);
+  }
+  SmallVector<Value> regs = loadMatrices(builder, loc, shared, b, row, chunk, count,
+                                         /*transpose=*/!plan.bKContiguous);
+  SmallVector<BFragment, 2> fragments;
+  for (int64_t i = 0; i < count; i += 2)
+    fragments.push_back({regs[i], regs[i + 1]});
+  return fragments;
+}
+
+void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
+                          const BFragment &bFragment, MutableArrayRef<Value> c) const {
+  Type accType = problem.accElement;
+  // An f16 accumulator travels as two f16x2 registers, every other as four scalars.
+  bool packed = accType.isF16();
+  auto pairType = VectorType::get({2}, accType);
+  SmallVector<Value> cOperands;
+  SmallVector<Type> fields;
+  if (packed) {
+    for (int i = 0; i < 2; ++i)
+      cOperands.push_back(vector::FromElementsOp::create(builder, loc, pairType,
+                                                         ValueRange{c[2 * i], c[2 * i + 1]}));
+    fields.assign(2, pairType);
+  } else {
+    cOperands.assign(c.begin(), c.end());
+    fields.assign(4, accType);
+  }
+  auto resultType = LLVM::LLVMStructType::getLiteral(builder.getContext(), fields);
+  std::optional<NVVM::MMAIntOverflow> overflow;
+  // Integer sums wrap, as i32 addition does on every other backend.
+  if (instruction.ptxType == NVVM::MMATypes::s8)
+    overflow = NVVM::MMAIntOverflow::wrapped;
+  Value d = NVVM::MmaOp::create(
+      builder, loc, resultType, aFragment, bFragment, cOperands, {kTileM, kTileN, instruction.k},
+      /*b1Op=*/std::nullopt, overflow,
+      std::array<NVVM::MMATypes, 2>{instruction.ptxType, instruction.ptxType},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+  for (int64_t field = 0; field < static_cast<int64_t>(fields.size()); ++field) {
+    Value value = LLVM::ExtractValueOp::create(builder, loc, d, field);
+    if (!packed) {
+      c[field] = value;
+      continue;
+    }
+    for (int64_t half = 0; half < 2; ++half)
+      c[2 * field + half] = vector::ExtractOp::create(builder, loc, value, ArrayRef<int64_t>{half});
+  }
+}
+
+// The K loop is unrolled: a dot's K is a tile dimension (a few steps), and
+// straight-line code lets ptxas overlap the ldmatrix of step s + 1 with the
+// mma.sync of step s and fold every step's address into an immediate offset;
+// a loop would also have to carry all accumulator registers as iter_args.
+SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane, Value warp,
+                                    Value aShared, Value bShared, ValueRange acc) const {
+  LaneCoordinates coords = laneCoordinates(builder, loc, lane, warp);
+  SmallVector<Value> registers(acc.begin(), acc.end());
+  for (int64_t step = 0; step < problem.k / instruction.k; ++step) {
+    SmallVector<AFragment> aFragments;
+    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+      aFragments.push_back(loadA(builder, loc, aShared, coords, step, tm));
+    SmallVector<BFragment> bFragments;
+    bool pairs = plan.tilesN >= 2;
+    for (int64_t tn = 0; tn < plan.tilesN; tn += pairs ? 2 : 1)
+      llvm::append_range(bFragments, loadB(builder, loc, bShared, coords, step, tn, pairs));
+    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+      for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
+        int64_t tile = tn + plan.tilesN * tm;
+        multiply(builder, loc, aFragments[tm], bFragments[tn],
+                 MutableArrayRef<Value>(registers).slice(4 * tile, 4));
+      }
+  }
+  return registers;
+}
+
+} // namespace
+
+SwizzledMatrix SwizzledMatrix::get(int64_t rows, int64_t cols, unsigned elementBytes) {
+  SwizzledMatrix matrix;
+  matrix.rows = rows;
+  matrix.cols = cols;
+  matrix.chunkElements = kChunkBytes / elementBytes;
+  int64_t chunksPerRow = std::max<int64_t>(1, cols / matrix.chunkElements);
+  matrix.rowsPerPhase = std::max<int64_t>(1, kBankLineChunks / chunksPerRow);
+  matrix.phases = std::min(chunksPerRow, kBankLineChunks);
+  return matrix;
+}
+
+Value SwizzledMatrix::chunkStart(OpBuilder &builder, Location loc, Value row, Value chunk) const {
+  Value phase = bitAnd(builder, loc, shiftRight(builder, loc, row, log2(rowsPerPhase)), phases - 1);
+  Value swizzled = bitXor(builder, loc, chunk, phase);
+  return add(builder, loc, mul(builder, loc, row, cols), mul(builder, loc, swizzled, chunkElements));
+}
+
+Value SwizzledMatrix::index(OpBuilder &builder, Location loc, Value row, Value col) const {
+  Value chunk = shiftRight(builder, loc, col, log2(chunkElements));
+  Value inChunk = bitAnd(builder, loc, col, chunkElements - 1);
+  return add(builder, loc, chunkStart(builder, loc, row, chunk), inChunk);
+}
+
+std::optional<MmaSyncPlan> planMmaSync(const GpuTarget &target, const DotProblem &problem,
+                                       unsigned numWarps) {
+  if (!target.hasMmaSync() || target.warpSize != kWarpSize)
+    return std::nullopt;
+  std::optional<Instruction> instruction = instructionFor(problem);
+  if (!instruction)
+    return std::nullopt;
+  if (!allPowersOfTwo({problem.m, problem.n, problem.k, static_cast<int64_t>(numWarps)}))
+    return std::nullopt;
+  if (problem.m < kTileM || problem.n < kTileN || problem.k < instruction->k)
+    return std::nullopt;
+  int64_t elementBytes = problem.aElement.getIntOrFloatBitWidth() / 8;
+  if ((problem.m * problem.k + problem.k * problem.n) * elementBytes > target.maxSharedMemoryBytes)
+    return std::nullopt;
+  MmaSyncPlan plan{instruction->name, instruction->k};
+  plan.warpsM = std::min<int64_t>(numWarps, problem.m / kTileM);
+  plan.warpsN = numWarps / plan.warpsM;
+  if (problem.n / plan.warpsN < kTileN)
+    return std::nullopt;
+  plan.tilesM = problem.m / plan.warpsM / kTileM;
+  plan.tilesN = problem.n / plan.warpsN / kTileN;
+  plan.bKContiguous = elementBytes != 2;
+  return plan;
+}
+
+std::unique_ptr<TensorCoreDot> selectMmaSyncDot(const GpuTarget &target,
+                                                const DotProblem &problem, unsigned numWarps) {
+  std::optional<MmaSyncPlan> plan = planMmaSync(target, problem, numWarps);
+  if (!plan)
+    return nullptr;
+  return std::make_unique<MmaSyncDot>(*plan, *instructionFor(problem), problem);
+}
+
+} // namespace tessera::gpu

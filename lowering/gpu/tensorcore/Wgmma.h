@@ -1,0 +1,77 @@
+// `tile.dot` on Hopper warpgroup MMA (wgmma.mma_async, sm_90a only): both
+// operands are read by the tensor cores straight from shared memory through
+// 64-bit matrix descriptors, the accumulator stays in registers.
+//
+// Instructions (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
+// Accumulate"), all m64nNk* with N = min(N per warpgroup, 256):
+//   f16 x f16 -> f32     k16
+//   bf16 x bf16 -> f32   k16
+//   f32 x f32 -> f32     k8 .tf32, only for input_precision = tf32
+//   i8 x i8 -> i32       k32 .s8, wrapping sums (no .satfinite)
+// Every instruction reads 32 bytes of K per row of A and per column of B.
+// f16 accumulators stay on mma.sync (their wgmma fragment packs f16 pairs).
+//
+// Warpgroup tiling: warpgroup g = warp / 4 (four consecutive warps) sits at
+// row g / warpgroupsN, column g % warpgroupsN of a warpgroupsM x warpgroupsN
+// grid, as many along M as the 64-row instruction tiles allow, and owns a
+// contiguous block of tilesM x tilesN instruction tiles. Accumulator register
+// r of a thread is register r % (N / 2) of the D fragment of instruction tile
+// t = r / (N / 2), t = tn + tilesN * tm. The D fragment of m64nN: warp w of
+// the warpgroup holds rows 16w..16w+15; lane l (g = l / 4, q = l % 4) holds
+// d_i at row 16w + g + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2q + i % 2 —
+// the m16n8 C fragment of mma.sync, repeated over N / 8.
+//
+// Shared memory: both operands K-major, A as [M, K] and B transposed as
+// [N, K] (tf32 and s8 allow no other layout; one layout serves every type),
+// in the canonical swizzled layout of the descriptor. S = min(128, K * bytes)
+// is the swizzle width: K is cut into column blocks of S bytes; block j holds
+// all rows, S bytes each, at byte j * rows * S, and the hardware XORs the
+// 16-byte chunk bits [4, 4 + log2(S / 16)) of every address with the bits
+// right above the 128-byte line, [7, ...). sharedIndex stores each element
+// where that swizzle makes the descriptor find it. The XOR works on absolute
+// shared-memory addresses, so both buffers must start on a multiple of
+// kWgmmaSharedAlignment bytes (the 1024-byte repeat of the 128-byte swizzle).
+#ifndef TESSERA_LOWERING_GPU_TENSORCORE_WGMMA_H
+#define TESSERA_LOWERING_GPU_TENSORCORE_WGMMA_H
+
+#include "lowering/gpu/tensorcore/TensorCore.h"
+
+#include <optional>
+#include <string>
+
+namespace tessera::gpu {
+
+/// Alignment, in bytes, that both shared buffers of a wgmma dot must have.
+constexpr int64_t kWgmmaSharedAlignment = 1024;
+
+/// The descriptor's swizzle-mode field (bits 62-63).
+enum class WgmmaSwizzle : uint8_t { None = 0, Bytes128 = 1, Bytes64 = 2, Bytes32 = 3 };
+
+/// The instruction and the warpgroup grid chosen for one dot.
+struct WgmmaPlan {
+  /// "wgmma.m64n128k16.bf16": TensorCoreDot::name().
+  std::string name;
+  int64_t instructionN = 0, instructionK = 0;
+  int64_t warpgroupsM = 1, warpgroupsN = 1;
+  int64_t tilesM = 1, tilesN = 1;
+  /// Width of a swizzled row in bytes: 128, 64 or 32.
+  int64_t swizzleBytes = 128;
+
+  WgmmaSwizzle swizzle() const;
+};
+
+/// The plan for `problem` with `numWarps` warps, or std::nullopt when the
+/// target is not sm_90a, the warps do not form whole warpgroups, the types
+/// have no wgmma here (see above), a dimension is not a power of two, M gives
+/// no warpgroup a 64-row tile, N gives one fewer than 8 columns, K is below
+/// the instruction's, or A and B together do not fit in shared memory.
+std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &problem,
+                                   unsigned numWarps);
+
+/// The TensorCoreDot for planWgmma's plan, or nullptr when there is none.
+std::unique_ptr<TensorCoreDot> selectWgmmaDot(const GpuTarget &target, const DotProblem &problem,
+                                              unsigned numWarps);
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_TENSORCORE_WGMMA_H

@@ -1,0 +1,365 @@
+// RUN: tessera-opt %s -split-input-file -tile-gpu-distribute | FileCheck %s
+
+// Vector add on a Vulkan target with 8-lane subgroups and 2 warps: 16
+// threads, 2 elements each. Pointers become memref<?xf32> arguments and
+// element offsets; every access is one memref op per register under its mask.
+
+#L = #tgpu.layout<rank = 1, reg = [[1]], lane = [[2], [4], [8]], warp = [[16]]>
+tile.func @add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %pid = tile.program_id x
+  %c32 = arith.constant 32 : i32
+  %start = arith.muli %pid, %c32 : i32
+  %r = tile.make_range 0 to 32 : tensor<32xi32, #L>
+  %s = tile.splat %start : i32 -> tensor<32xi32, #L>
+  %offs = arith.addi %s, %r : tensor<32xi32, #L>
+  %nb = tile.splat %n : i32 -> tensor<32xi32, #L>
+  %mask = arith.cmpi slt, %offs, %nb : tensor<32xi32, #L>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #L>
+  %xp = tile.addptr %xb, %offs : tensor<32x!tile.ptr<f32>, #L>, tensor<32xi32, #L>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #L>
+  %yp = tile.addptr %yb, %offs : tensor<32x!tile.ptr<f32>, #L>, tensor<32xi32, #L>
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #L>
+  %op = tile.addptr %ob, %offs : tensor<32x!tile.ptr<f32>, #L>, tensor<32xi32, #L>
+  %a = tile.load %xp, %mask : tensor<32x!tile.ptr<f32>, #L>
+  %b = tile.load %yp, %mask : tensor<32x!tile.ptr<f32>, #L>
+  %sum = arith.addf %a, %b : tensor<32xf32, #L>
+  tile.store %op, %sum, %mask : tensor<32x!tile.ptr<f32>, #L>
+  tile.return
+}
+
+// CHECK: module attributes {gpu.container_module}
+// CHECK: gpu.module @add
+// CHECK: gpu.func @add(%[[X:.*]]: memref<?xf32>, %[[Y:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<?xf32>, %[[N:.*]]: i32) kernel
+// CHECK-SAME: known_block_size = array<i32: 16, 1, 1>
+// CHECK-SAME: tessera.num_warps = 2 : i32
+// CHECK-SAME: tessera.shared_memory_bytes = 0 : i32
+// The thread facts and the layout's lane and warp contributions: lane bits
+// 0..2 move by 2, 4, 8 and the warp bit by 16.
+// CHECK: %[[TIDX:.*]] = gpu.thread_id x
+// CHECK: %[[TID:.*]] = arith.index_castui %[[TIDX]] : index to i32
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : i32
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %[[EIGHT]]
+// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %[[EIGHT]]
+// CHECK: arith.andi %[[LANE]]
+// CHECK: arith.shrui %[[LANE]]
+// CHECK: arith.andi %[[WARP]]
+// CHECK: %[[COORD:.*]] = arith.xori
+// CHECK: gpu.block_id x
+// Register 0 is at the thread's coordinate, register 1 one further (XOR 1).
+// CHECK: %[[R0:.*]] = arith.addi %{{.*}}, %[[COORD]] : i32
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: %[[C1:.*]] = arith.xori %[[COORD]], %[[ONE]]
+// CHECK: %[[R1:.*]] = arith.addi %{{.*}}, %[[C1]] : i32
+// CHECK: %[[M0:.*]] = arith.cmpi slt
+// CHECK: %[[M1:.*]] = arith.cmpi slt
+// CHECK: arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[A0:.*]] = scf.if %[[M0]] -> (f32) {
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[X]][%{{.*}}] : memref<?xf32>
+// CHECK-NEXT: scf.yield %[[V]]
+// CHECK: } else {
+// CHECK: scf.if %[[M1]] -> (f32)
+// CHECK: memref.load %[[Y]]
+// CHECK: memref.load %[[Y]]
+// CHECK: %[[S0:.*]] = arith.addf %[[A0]], %{{.*}} : f32
+// CHECK: %[[S1:.*]] = arith.addf
+// CHECK: scf.if %[[M0]] {
+// CHECK-NEXT: memref.store %[[S0]], %[[OUT]][%{{.*}}] : memref<?xf32>
+// CHECK: scf.if %[[M1]] {
+// CHECK-NEXT: memref.store %[[S1]], %[[OUT]]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+
+// -----
+
+// A conversion between layouts with the same lane and warp bases is a
+// register renaming: no workgroup memory, no barrier.
+
+#A = #tgpu.layout<rank = 1, reg = [[1], [2]], lane = [[4], [8], [16]], warp = [[32]]>
+#B = #tgpu.layout<rank = 1, reg = [[2], [1]], lane = [[4], [8], [16]], warp = [[32]]>
+tile.func @rename(%p: !tile.ptr<i32>)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %r = tile.make_range 0 to 64 : tensor<64xi32, #A>
+  %c = tgpu.convert_layout %r : tensor<64xi32, #A> -> tensor<64xi32, #B>
+  %pb = tile.splat %p : !tile.ptr<i32> -> tensor<64x!tile.ptr<i32>, #B>
+  %pp = tile.addptr %pb, %c : tensor<64x!tile.ptr<i32>, #B>, tensor<64xi32, #B>
+  tile.store %pp, %c : tensor<64x!tile.ptr<i32>, #B>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @rename
+// CHECK-NOT: workgroup
+// The range registers 0..3 hold offsets 0, 1, 2, 3; #B's registers 1 and 2
+// are #A's registers 2 and 1, so the second store writes the value 2 apart.
+// CHECK: %[[R0:.*]] = arith.addi %{{.*}}, %[[T:.*]] : i32
+// CHECK: %[[X1:.*]] = arith.xori %[[T]], %c1_i32
+// CHECK: %[[R1:.*]] = arith.addi %{{.*}}, %[[X1]]
+// CHECK: %[[X2:.*]] = arith.xori %[[T]], %c2_i32
+// CHECK: %[[R2:.*]] = arith.addi %{{.*}}, %[[X2]]
+// CHECK: memref.store %[[R0]]
+// CHECK: memref.store %[[R2]]
+// CHECK: memref.store %[[R1]]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+
+// -----
+
+// A conversion that moves elements between threads goes through a row-major
+// workgroup buffer: store, barrier, load, barrier. On Vulkan the buffer is a
+// workgroup attribution.
+
+#L = #tgpu.layout<rank = 1, reg = [[1]], lane = [[2], [4], [8]], warp = [[16]]>
+#T = #tgpu.layout<rank = 1, reg = [[16]], lane = [[1], [2], [4]], warp = [[8]]>
+tile.func @transpose_threads(%p: !tile.ptr<f32>)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %r = tile.make_range 0 to 32 : tensor<32xi32, #L>
+  %f = arith.sitofp %r : tensor<32xi32, #L> to tensor<32xf32, #L>
+  %c = tgpu.convert_layout %f : tensor<32xf32, #L> -> tensor<32xf32, #T>
+  %i = tile.make_range 0 to 32 : tensor<32xi32, #T>
+  %pb = tile.splat %p : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #T>
+  %pp = tile.addptr %pb, %i : tensor<32x!tile.ptr<f32>, #T>, tensor<32xi32, #T>
+  tile.store %pp, %c : tensor<32x!tile.ptr<f32>, #T>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @transpose_threads
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<32xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: tessera.shared_memory_bytes = 0
+// CHECK: memref.store %{{.*}}, %[[BUF]][%{{.*}}] : memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.load %[[BUF]]
+// CHECK: memref.load %[[BUF]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.store
+
+// -----
+
+// The same on NVIDIA: a view of dynamic shared memory, whose size the kernel
+// records for the launch.
+
+#L = #tgpu.layout<rank = 1, reg = [[1]], lane = [[2], [4], [8], [16], [32]], warp = [[64]]>
+#T = #tgpu.layout<rank = 1, reg = [[64]], lane = [[1], [2], [4], [8], [16]], warp = [[32]]>
+tile.func @transpose_threads_nvidia(%p: !tile.ptr<f16>)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "cuda:sm_90a"} {
+  %r = tile.make_range 0 to 128 : tensor<128xi32, #L>
+  %f = arith.sitofp %r : tensor<128xi32, #L> to tensor<128xf16, #L>
+  %c = tgpu.convert_layout %f : tensor<128xf16, #L> -> tensor<128xf16, #T>
+  %i = tile.make_range 0 to 128 : tensor<128xi32, #T>
+  %pb = tile.splat %p : !tile.ptr<f16> -> tensor<128x!tile.ptr<f16>, #T>
+  %pp = tile.addptr %pb, %i : tensor<128x!tile.ptr<f16>, #T>, tensor<128xi32, #T>
+  tile.store %pp, %c : tensor<128x!tile.ptr<f16>, #T>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @transpose_threads_nvidia
+// CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK-SAME: tessera.shared_memory_bytes = 256 : i32
+// CHECK: %[[DSM:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[BUF:.*]] = memref.view %[[DSM]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[BUF]]
+// CHECK: gpu.barrier
+
+// -----
+
+// A row reduction over [4, 32] whose rows span 8 lanes (3 lane bits) and both
+// warps: registers first, then a butterfly of three shuffles, then the two
+// warps' partials through workgroup memory.
+
+#X = #tgpu.layout<rank = 2, reg = [[0, 1], [1, 0], [2, 0]], lane = [[0, 2], [0, 4], [0, 8]], warp = [[0, 16]]>
+#R = #tgpu.layout<rank = 1, reg = [[1], [2]], lane = [[0], [0], [0]], warp = [[0]]>
+tile.func @row_sum(%out: !tile.ptr<f32>)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %one = arith.constant dense<1.0> : tensor<4x32xf32, #X>
+  %sum = tile.reduce %one axis = 1 : tensor<4x32xf32, #X> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.yield %s : f32
+  }
+  %i = tile.make_range 0 to 4 : tensor<4xi32, #R>
+  %pb = tile.splat %out : !tile.ptr<f32> -> tensor<4x!tile.ptr<f32>, #R>
+  %pp = tile.addptr %pb, %i : tensor<4x!tile.ptr<f32>, #R>, tensor<4xi32, #R>
+  tile.store %pp, %sum : tensor<4x!tile.ptr<f32>, #R>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @row_sum
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[LANE:.*]] = arith.remui
+// CHECK: %[[WARP:.*]] = arith.divui
+// The result is held by copies in every lane and both warps: only lane 0 of
+// warp 0 stores it.
+// CHECK: %[[LANES:.*]] = arith.andi %[[LANE]], %c7_i32
+// CHECK: %[[FIRSTLANE:.*]] = arith.cmpi eq, %[[LANES]], %c0_i32
+// CHECK: %[[WARPS:.*]] = arith.andi %[[WARP]], %c1_i32
+// CHECK: %[[FIRSTWARP:.*]] = arith.cmpi eq, %[[WARPS]]
+// CHECK: %[[OWNER:.*]] = arith.andi %[[FIRSTLANE]], %[[FIRSTWARP]]
+// Two registers per row, four rows.
+// CHECK-COUNT-4: arith.addf %cst, %cst : f32
+// CHECK-COUNT-4: gpu.shuffle xor %{{.*}}, %c1_i32{{.*}}, %c8_i32{{.*}} : f32
+// CHECK-COUNT-4: gpu.shuffle xor %{{.*}}, %c2_i32{{.*}}, %c8_i32{{.*}} : f32
+// CHECK-COUNT-4: gpu.shuffle xor %{{.*}}, %c4_i32{{.*}}, %c8_i32{{.*}} : f32
+// CHECK: memref.store %{{.*}}, %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[BUF]]
+// CHECK: memref.load %[[BUF]]
+// CHECK: arith.addf
+// CHECK: gpu.barrier
+// CHECK: scf.if %[[OWNER]] {
+// CHECK-NEXT: memref.store
+
+// -----
+
+// A dot on the FMA path (Vulkan has no matrix instructions here): operands to
+// row-major workgroup buffers, then one k-loop carrying every accumulator
+// register of the thread.
+
+#A = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0]], warp = [[8, 0]]>
+#B = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0]], warp = [[0, 8]]>
+#C = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 2], [0, 4], [0, 8]], lane = [[1, 0], [2, 0], [4, 0]], warp = [[8, 0]]>
+tile.func @fma_dot(%x: f16)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %a = tile.splat %x : f16 -> tensor<16x8xf16, #A>
+  %b = tile.splat %x : f16 -> tensor<8x16xf16, #B>
+  %zero = arith.constant dense<0.0> : tensor<16x16xf32, #C>
+  %c = tile.dot %a, %b, %zero : tensor<16x8xf16, #A> * tensor<8x16xf16, #B> -> tensor<16x16xf32, #C>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @fma_dot
+// CHECK-SAME: workgroup(%[[ABUF:.*]] : memref<128xf32, #gpu.address_space<workgroup>>, %[[BBUF:.*]] : memref<128xf32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[ABUF]]
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[BBUF]]
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %c0 to %c8{{.*}} step %c1 iter_args(%{{.*}} = %cst
+// CHECK-SAME: -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// One row of A, 16 columns of B per step.
+// CHECK: memref.load %[[ABUF]]
+// CHECK-COUNT-16: memref.load %[[BBUF]]
+// CHECK-COUNT-16: math.fma
+// CHECK: scf.yield
+// CHECK: gpu.barrier
+
+// -----
+
+// Loop-carried tiles are flattened into one iter arg per register; a
+// loop-carried pointer keeps its base argument and carries its offsets.
+
+#L = #tgpu.layout<rank = 1, reg = [[1]], lane = [[2], [4], [8]], warp = [[16]]>
+tile.func @accumulate(%p: !tile.ptr<f32>, %out: !tile.ptr<f32>, %steps: i32)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %r = tile.make_range 0 to 32 : tensor<32xi32, #L>
+  %pb = tile.splat %p : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #L>
+  %p0 = tile.addptr %pb, %r : tensor<32x!tile.ptr<f32>, #L>, tensor<32xi32, #L>
+  %zero = arith.constant dense<0.0> : tensor<32xf32, #L>
+  %c32 = arith.constant dense<32> : tensor<32xi32, #L>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc, %pend = scf.for %i = %c0 to %steps step %c1
+      iter_args(%a = %zero, %q = %p0) -> (tensor<32xf32, #L>, tensor<32x!tile.ptr<f32>, #L>) : i32 {
+    %v = tile.load %q : tensor<32x!tile.ptr<f32>, #L>
+    %s = arith.addf %a, %v : tensor<32xf32, #L>
+    %next = tile.addptr %q, %c32 : tensor<32x!tile.ptr<f32>, #L>, tensor<32xi32, #L>
+    scf.yield %s, %next : tensor<32xf32, #L>, tensor<32x!tile.ptr<f32>, #L>
+  }
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #L>
+  %op = tile.addptr %ob, %r : tensor<32x!tile.ptr<f32>, #L>, tensor<32xi32, #L>
+  tile.store %op, %acc : tensor<32x!tile.ptr<f32>, #L>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @accumulate
+// CHECK-SAME: (%[[P:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<?xf32>, %[[STEPS:.*]]: i32)
+// CHECK: %[[RES:.*]]:4 = scf.for %{{.*}} = %{{.*}} to %[[STEPS]] step %{{.*}} iter_args(%[[A0:.*]] = %cst, %[[A1:.*]] = %cst, %[[Q0:.*]] = %{{.*}}, %[[Q1:.*]] = %{{.*}}) -> (f32, f32, index, index)  : i32 {
+// CHECK: %[[V0:.*]] = memref.load %[[P]][%[[Q0]]]
+// CHECK: %[[V1:.*]] = memref.load %[[P]][%[[Q1]]]
+// CHECK: %[[S0:.*]] = arith.addf %[[A0]], %[[V0]]
+// CHECK: %[[S1:.*]] = arith.addf %[[A1]], %[[V1]]
+// CHECK: %[[N0:.*]] = arith.addi %[[Q0]]
+// CHECK: %[[N1:.*]] = arith.addi %[[Q1]]
+// CHECK: scf.yield %[[S0]], %[[S1]], %[[N0]], %[[N1]] : f32, f32, index, index
+// CHECK: memref.store %[[RES]]#0, %[[OUT]]
+// CHECK: memref.store %[[RES]]#1, %[[OUT]]
+
+// -----
+
+// Atomics update each element once: the tile of 8 elements is held by both
+// warps, so only warp 0 performs the adds; the old values go to the copies in
+// warp 1 through workgroup memory.
+
+#D = #tgpu.layout<rank = 1, reg = [], lane = [[1], [2], [4]], warp = [[0]]>
+tile.func @histogram(%bins: !tile.ptr<f32>, %out: !tile.ptr<f32>)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %r = tile.make_range 0 to 8 : tensor<8xi32, #D>
+  %pb = tile.splat %bins : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>, #D>
+  %pp = tile.addptr %pb, %r : tensor<8x!tile.ptr<f32>, #D>, tensor<8xi32, #D>
+  %one = arith.constant dense<1.0> : tensor<8xf32, #D>
+  %old = tile.atomic_rmw fadd, relaxed, gpu, %pp, %one : tensor<8x!tile.ptr<f32>, #D>
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>, #D>
+  %op = tile.addptr %ob, %r : tensor<8x!tile.ptr<f32>, #D>, tensor<8xi32, #D>
+  tile.store %op, %old : tensor<8x!tile.ptr<f32>, #D>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @histogram
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[WARP:.*]] = arith.divui
+// CHECK: %[[WARPBIT:.*]] = arith.andi %[[WARP]], %{{.*}}
+// CHECK: %[[OWNER:.*]] = arith.cmpi eq, %[[WARPBIT]], %{{.*}}
+// CHECK: %[[OLD:.*]] = scf.if %[[OWNER]] -> (f32) {
+// CHECK-NEXT: %[[RMW:.*]] = memref.atomic_rmw addf %cst, %{{.*}}[%{{.*}}] : (f32, memref<?xf32>) -> f32
+// CHECK-NEXT: scf.yield %[[RMW]]
+// CHECK: scf.if %[[OWNER]] {
+// CHECK-NEXT: arith.index_cast
+// CHECK-NEXT: memref.store %[[OLD]], %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: %[[SHARED:.*]] = memref.load %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: scf.if %[[OWNER]] {
+// CHECK-NEXT: memref.store %[[SHARED]]
+
+// -----
+
+// On NVIDIA (and AMD) a run of registers holding a contiguous piece of a row
+// moves as one vector when it is aligned and wholly unmasked at run time;
+// otherwise element by element (the ragged edge). 4 floats per thread: one
+// 16-byte vector.load per run, checked against the address's low 4 bits.
+
+#V = #tgpu.layout<rank = 1, reg = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[128]]>
+tile.func @copy_vectorized(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "cuda:sm_80"} {
+  %r = tile.make_range 0 to 256 : tensor<256xi32, #V>
+  %nb = tile.splat %n : i32 -> tensor<256xi32, #V>
+  %mask = arith.cmpi slt, %r, %nb : tensor<256xi32, #V>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>, #V>
+  %xp = tile.addptr %xb, %r : tensor<256x!tile.ptr<f32>, #V>, tensor<256xi32, #V>
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>, #V>
+  %op = tile.addptr %ob, %r : tensor<256x!tile.ptr<f32>, #V>, tensor<256xi32, #V>
+  %a = tile.load %xp, %mask : tensor<256x!tile.ptr<f32>, #V>
+  tile.store %op, %a, %mask : tensor<256x!tile.ptr<f32>, #V>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @copy_vectorized
+// CHECK: %[[XADDR:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<?xf32> -> index
+// CHECK: %[[LOW:.*]] = arith.andi %{{.*}}, %c15
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]]
+// CHECK: %[[M01:.*]] = arith.andi %[[ALIGNED]], %{{.*}}
+// CHECK: %[[M012:.*]] = arith.andi %[[M01]], %{{.*}}
+// CHECK: %[[WHOLE:.*]] = arith.andi %[[M012]], %{{.*}}
+// CHECK: %[[VALS:.*]]:4 = scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// CHECK-NEXT: %[[VEC:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK-NEXT: vector.extract %[[VEC]][0]
+// CHECK: } else {
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK-NEXT: memref.load
+// The store: the same run, one vector.store, element stores on the edge.
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: scf.if
+// CHECK-NEXT: %[[OUTVEC:.*]] = vector.from_elements %[[VALS]]#0, %[[VALS]]#1, %[[VALS]]#2, %[[VALS]]#3 : vector<4xf32>
+// CHECK-NEXT: vector.store %[[OUTVEC]], %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK: } else {
+// CHECK: memref.store
+// CHECK: gpu.return

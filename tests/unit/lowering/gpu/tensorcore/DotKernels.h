@@ -1,0 +1,42 @@
+// Hand-written kernels around one TensorCoreDot, in the forms its users see:
+// the distributed GPU form that the NVIDIA pipeline compiles, and a bare warp
+// function for the warp simulator.
+#ifndef TESSERA_TESTS_UNIT_LOWERING_GPU_TENSORCORE_DOTKERNELS_H
+#define TESSERA_TESTS_UNIT_LOWERING_GPU_TENSORCORE_DOTKERNELS_H
+
+#include "lowering/gpu/tensorcore/TensorCore.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace tessera::gpu::testing {
+
+/// Loads every dialect the kernels below and the NVIDIA pipeline use.
+void loadDotKernelDialects(mlir::MLIRContext &context);
+
+/// One program computing C = A * B + C for row-major global A [M, K],
+/// B [K, N] and C [M, N], as the distribution pass would emit it:
+///   gpu.func @mma_dot(%a: memref<?xT>, %b: memref<?xT>, %c: memref<?xAcc>)
+///       workgroup(%aShared, %bShared: 16-byte aligned) kernel
+/// copies A and B into the shared buffers at `sharedIndex`, synchronizes,
+/// loads C at the coordinates of `accumulatorLayout()`, calls `emit` and
+/// stores the result back at the same coordinates.
+mlir::OwningOpRef<mlir::ModuleOp> buildDotKernel(mlir::MLIRContext &context,
+                                                 const TensorCoreDot &dot,
+                                                 const DotProblem &problem, unsigned numWarps);
+
+/// func.func @warp(%lane: i32, %warp: i32, %aShared, %bShared, %acc...) ->
+/// (acc...) whose body is `emit` alone, for simulateWarp.
+mlir::func::FuncOp buildWarpFunction(mlir::ModuleOp into, const TensorCoreDot &dot,
+                                     const DotProblem &problem);
+
+/// sharedIndex(operand, row, col) evaluated by folding constants; -1 when the
+/// index does not fold to a constant. The ops are built in, and then erased
+/// from, the empty module `scratch`.
+int64_t foldedSharedIndex(mlir::ModuleOp scratch, const TensorCoreDot &dot, DotOperand operand,
+                          int64_t row, int64_t col);
+
+} // namespace tessera::gpu::testing
+
+#endif // TESSERA_TESTS_UNIT_LOWERING_GPU_TENSORCORE_DOTKERNELS_H

@@ -1,0 +1,325 @@
+// mma.sync for tile.dot: the instruction and warp grid chosen, the accumulator
+// layout against the PTX ISA's fragment formulas, the shared-memory
+// swizzle, and emit() run on a simulated warp against a float64 product.
+#include "DotKernels.h"
+#include "WarpSimulator.h"
+
+#include "lowering/gpu/tensorcore/NvidiaMma.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+using namespace mlir;
+using namespace tessera::gpu;
+using namespace tessera::gpu::testing;
+
+namespace {
+
+enum class Types { F16, F16AccF16, BF16, TF32, S8 };
+
+struct DotCase {
+  Types types;
+  int64_t m, n, k;
+  unsigned numWarps;
+  /// The warp grid and instruction tiles per warp planMmaSync must choose.
+  int64_t warpsM, warpsN, tilesM, tilesN;
+};
+
+std::string describe(const DotCase &c) {
+  static const char *names[] = {"f16", "f16acc16", "bf16", "tf32", "s8"};
+  return std::string(names[static_cast<int>(c.types)]) + "_" + std::to_string(c.m) + "x" +
+         std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps);
+}
+
+void PrintTo(const DotCase &c, std::ostream *os) { *os << describe(c); }
+
+DotProblem problemFor(MLIRContext &context, Types types, int64_t m, int64_t n, int64_t k) {
+  Builder b(&context);
+  DotProblem problem{m, n, k};
+  switch (types) {
+  case Types::F16:
+    problem.aElement = problem.bElement = b.getF16Type();
+    problem.accElement = b.getF32Type();
+    break;
+  case Types::F16AccF16:
+    problem.aElement = problem.bElement = problem.accElement = b.getF16Type();
+    break;
+  case Types::BF16:
+    problem.aElement = problem.bElement = b.getBF16Type();
+    problem.accElement = b.getF32Type();
+    break;
+  case Types::TF32:
+    problem.aElement = problem.bElement = problem.accElement = b.getF32Type();
+    break;
+  case Types::S8:
+    problem.aElement = problem.bElement = b.getI8Type();
+    problem.accElement = b.getI32Type();
+    break;
+  }
+  return problem;
+}
+
+GpuTarget target(llvm::StringRef spec) {
+  llvm::Expected<GpuTarget> parsed = GpuTarget::parse(spec);
+  EXPECT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  return *parsed;
+}
+
+const DotCase kCases[] = {
+    // Warps along M while they get a 16-row tile each.
+    {Types::F16, 64, 64, 32, 4, 4, 1, 1, 8},
+    {Types::F16, 128, 128, 32, 8, 8, 1, 1, 16},
+    {Types::F16AccF16, 32, 16, 16, 2, 2, 1, 1, 2},
+    {Types::BF16, 128, 64, 64, 4, 4, 1, 2, 8},
+    // One n8 tile per warp: B is read with ldmatrix .x2.
+    {Types::BF16, 128, 8, 32, 4, 4, 1, 2, 1},
+    // M too short for all warps: the rest go along N.
+    {Types::BF16, 16, 64, 32, 4, 1, 4, 1, 2},
+    {Types::BF16, 32, 32, 16, 8, 2, 4, 1, 1},
+    {Types::TF32, 64, 32, 32, 4, 4, 1, 1, 4},
+    {Types::TF32, 32, 8, 16, 2, 2, 1, 1, 1},
+    {Types::S8, 64, 64, 64, 4, 4, 1, 1, 8},
+    {Types::S8, 16, 16, 32, 1, 1, 1, 1, 2},
+    {Types::S8, 32, 64, 128, 2, 2, 1, 1, 8},
+};
+
+class MmaSyncCaseTest : public ::testing::TestWithParam<DotCase> {
+protected:
+  void SetUp() override {
+    loadDotKernelDialects(context);
+    problem = problemFor(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
+    dot = selectTensorCoreDot(sm80, problem, GetParam().numWarps);
+    ASSERT_NE(dot, nullptr);
+  }
+
+  MLIRContext context;
+  GpuTarget sm80 = target("cuda:sm_80");
+  DotProblem problem;
+  std::unique_ptr<TensorCoreDot> dot;
+};
+
+TEST_P(MmaSyncCaseTest, PlansTheExpectedWarpGrid) {
+  const DotCase &c = GetParam();
+  std::optional<MmaSyncPlan> plan = planMmaSync(sm80, problem, c.numWarps);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->warpsM, c.warpsM);
+  EXPECT_EQ(plan->warpsN, c.warpsN);
+  EXPECT_EQ(plan->tilesM, c.tilesM);
+  EXPECT_EQ(plan->tilesN, c.tilesN);
+  EXPECT_EQ(dot->name(), plan->name);
+}
+
+// The PTX ISA's m16n8 C fragment: lane l (group g = l / 4, thread q = l % 4)
+// holds c0, c1 at (g, 2q), (g, 2q + 1) and c2, c3 at (g + 8, 2q), (g + 8,
+// 2q + 1); registers 4t..4t+3 are instruction tile t = tn + tilesN * tm of
+// the warp's block, and warp w's block is at row w / warpsN, column w % warpsN.
+TEST_P(MmaSyncCaseTest, AccumulatorLayoutIsThePtxFragmentOfEveryTile) {
+  const DotCase &c = GetParam();
+  LinearLayout layout = dot->accumulatorLayout();
+  ASSERT_TRUE(layout.isValid()) << layout.str();
+  ASSERT_EQ(layout.shape, (llvm::SmallVector<int64_t, 4>{c.m, c.n}));
+  ASSERT_EQ(layout.numWarps(), c.numWarps);
+  ASSERT_EQ(layout.numLanes(), 32u);
+  ASSERT_EQ(static_cast<int64_t>(layout.numRegisters()), c.m * c.n / (32 * c.numWarps));
+  int64_t blockM = c.m / c.warpsM, blockN = c.n / c.warpsN;
+  for (unsigned w = 0; w < c.numWarps; ++w)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        int64_t group = lane / 4, thread = lane % 4, element = r % 4, tile = r / 4;
+        int64_t tm = tile / c.tilesN, tn = tile % c.tilesN;
+        int64_t row = (w / c.warpsN) * blockM + tm * 16 + group + (element >= 2 ? 8 : 0);
+        int64_t col = (w % c.warpsN) * blockN + tn * 8 + thread * 2 + (element & 1);
+        ASSERT_EQ(layout.coordinates(r, lane, w), (Basis{row, col}))
+            << "warp " << w << " lane " << lane << " register " << r;
+      }
+}
+
+TEST_P(MmaSyncCaseTest, SharedIndexIsABijectionOntoTheBuffer) {
+  const DotCase &c = GetParam();
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+  for (auto [operand, rows, cols] : {std::tuple{DotOperand::A, c.m, c.k},
+                                     std::tuple{DotOperand::B, c.k, c.n}}) {
+    int64_t size = dot->sharedElements(operand);
+    ASSERT_EQ(size, rows * cols);
+    std::vector<bool> used(size, false);
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t col = 0; col < cols; ++col) {
+        int64_t index = foldedSharedIndex(*scratch, *dot, operand, row, col);
+        ASSERT_GE(index, 0) << "(" << row << ", " << col << ") did not fold into the buffer";
+        ASSERT_LT(index, size);
+        ASSERT_FALSE(used[index]) << "(" << row << ", " << col << ") collides at " << index;
+        used[index] = true;
+      }
+  }
+}
+
+// ldmatrix reads eight rows of one 16-byte chunk column (rows along M for A,
+// along the stored leading dimension for B); the swizzle must put them on
+// eight different 16-byte positions of the 128-byte bank line.
+TEST_P(MmaSyncCaseTest, EightRowsOfAChunkColumnHitDistinctBanks) {
+  const DotCase &c = GetParam();
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+  std::optional<MmaSyncPlan> plan = planMmaSync(sm80, problem, c.numWarps);
+  int64_t bytes = problem.aElement.getIntOrFloatBitWidth() / 8, chunk = 16 / bytes;
+  struct Stored {
+    DotOperand operand;
+    int64_t rows, cols;
+    bool transposed; // stored rows are the operand's columns
+  };
+  for (Stored s : {Stored{DotOperand::A, c.m, c.k, false},
+                   plan->bKContiguous ? Stored{DotOperand::B, c.n, c.k, true}
+                                      : Stored{DotOperand::B, c.k, c.n, false}})
+    for (int64_t firstRow = 0; firstRow < s.rows; firstRow += 8)
+      for (int64_t col = 0; col < s.cols; col += chunk) {
+        std::set<int64_t> positions;
+        for (int64_t row = firstRow; row < firstRow + 8; ++row) {
+          int64_t index = s.transposed ? foldedSharedIndex(*scratch, *dot, s.operand, col, row)
+                                       : foldedSharedIndex(*scratch, *dot, s.operand, row, col);
+          ASSERT_EQ(index * bytes % 16, 0);
+          positions.insert(index * bytes / 16 % 8);
+        }
+        EXPECT_EQ(positions.size(), 8u) << "rows " << firstRow << "+8, column " << col;
+      }
+}
+
+// emit() on a CPU model of the warp (ldmatrix and mma.sync as the PTX ISA
+// defines them), every warp of the program, against a float64 A * B + C on
+// small integers (exact in every type involved).
+TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
+  const DotCase &c = GetParam();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  func::FuncOp warpFunction = buildWarpFunction(*module, *dot, problem);
+  ASSERT_TRUE(succeeded(verify(*module)));
+
+  std::mt19937 random(static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
+  int range = c.types == Types::S8 ? 127 : 3;
+  std::uniform_int_distribution<int> value(-range, range);
+  std::vector<double> a(c.m * c.k), b(c.k * c.n), acc(c.m * c.n);
+  for (double &x : a)
+    x = value(random);
+  for (double &x : b)
+    x = value(random);
+  for (double &x : acc)
+    x = value(random);
+
+  WarpInputs inputs;
+  inputs.elementBytes = problem.aElement.getIntOrFloatBitWidth() / 8;
+  inputs.aShared.assign(dot->sharedElements(DotOperand::A), 0);
+  inputs.bShared.assign(dot->sharedElements(DotOperand::B), 0);
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t k = 0; k < c.k; ++k)
+      inputs.aShared[foldedSharedIndex(*scratch, *dot, DotOperand::A, i, k)] = a[i * c.k + k];
+  for (int64_t k = 0; k < c.k; ++k)
+    for (int64_t j = 0; j < c.n; ++j)
+      inputs.bShared[foldedSharedIndex(*scratch, *dot, DotOperand::B, k, j)] = b[k * c.n + j];
+
+  LinearLayout layout = dot->accumulatorLayout();
+  for (unsigned w = 0; w < c.numWarps; ++w) {
+    inputs.warp = w;
+    inputs.acc.assign(32, std::vector<double>(layout.numRegisters()));
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, lane, w);
+        inputs.acc[lane][r] = acc[at[0] * c.n + at[1]];
+      }
+    llvm::Expected<WarpOutputs> outputs = simulateWarp(warpFunction, inputs);
+    ASSERT_TRUE(static_cast<bool>(outputs)) << llvm::toString(outputs.takeError());
+    int64_t steps = c.k / (problem.aElement.getIntOrFloatBitWidth() == 16 ? 16
+                           : problem.aElement.isF32()                      ? 8
+                                                                          : 32);
+    EXPECT_EQ(outputs->mmaCount, steps * c.tilesM * c.tilesN);
+    EXPECT_EQ(outputs->ldmatrixCount, steps * (c.tilesM + (c.tilesN + 1) / 2));
+    EXPECT_EQ(outputs->bankConflictedMatrices, 0u);
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, lane, w);
+        double expected = acc[at[0] * c.n + at[1]];
+        for (int64_t k = 0; k < c.k; ++k)
+          expected += a[at[0] * c.k + k] * b[k * c.n + at[1]];
+        ASSERT_EQ(outputs->acc[lane][r], expected)
+            << "warp " << w << " lane " << lane << " register " << r << " at (" << at[0] << ", "
+            << at[1] << ")";
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, MmaSyncCaseTest, ::testing::ValuesIn(kCases),
+                         [](const auto &info) { return describe(info.param); });
+
+TEST(MmaSyncSelection, NamesTheInstruction) {
+  MLIRContext context;
+  GpuTarget sm90 = target("cuda:sm_90a");
+  auto name = [&](Types types) {
+    std::unique_ptr<TensorCoreDot> dot =
+        selectMmaSyncDot(sm90, problemFor(context, types, 64, 64, 64), 4);
+    return dot ? dot->name().str() : std::string("none");
+  };
+  EXPECT_EQ(name(Types::F16), "mma.sync.m16n8k16.f16");
+  EXPECT_EQ(name(Types::F16AccF16), "mma.sync.m16n8k16.f16");
+  EXPECT_EQ(name(Types::BF16), "mma.sync.m16n8k16.bf16");
+  EXPECT_EQ(name(Types::TF32), "mma.sync.m16n8k8.tf32");
+  EXPECT_EQ(name(Types::S8), "mma.sync.m16n8k32.s8");
+}
+
+TEST(MmaSyncSelection, ExactFp32KeepsTheFmaPath) {
+  MLIRContext context;
+  DotProblem problem = problemFor(context, Types::TF32, 64, 64, 32);
+  for (tessera::tile::InputPrecision precision :
+       {tessera::tile::InputPrecision::IEEE, tessera::tile::InputPrecision::TF32x3}) {
+    problem.precision = precision;
+    EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_80"), problem, 4), nullptr);
+  }
+}
+
+TEST(MmaSyncSelection, TypesWithoutAnInstructionKeepTheFmaPath) {
+  MLIRContext context;
+  Builder b(&context);
+  DotProblem f64{64, 64, 32, b.getF64Type(), b.getF64Type(), b.getF64Type()};
+  DotProblem fp8{64, 64, 32, b.getType<Float8E4M3FNType>(), b.getType<Float8E4M3FNType>(),
+                 b.getF32Type()};
+  EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_90a"), f64, 4), nullptr);
+  EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_90a"), fp8, 4), nullptr);
+}
+
+TEST(MmaSyncSelection, TargetsWithoutMmaSyncGetNone) {
+  MLIRContext context;
+  DotProblem problem = problemFor(context, Types::F16, 64, 64, 32);
+  EXPECT_EQ(selectTensorCoreDot(target("vulkan:1.3:subgroup=32"), problem, 4), nullptr);
+  // An AMD target has its own matrix cores, but never mma.sync.
+  EXPECT_EQ(selectMmaSyncDot(target("hip:gfx942"), problem, 4), nullptr);
+  EXPECT_EQ(selectMmaSyncDot(target("hip:gfx1100"), problem, 4), nullptr);
+}
+
+TEST(MmaSyncSelection, ShapesBelowOneInstructionTilePerWarpGetNone) {
+  MLIRContext context;
+  GpuTarget sm80 = target("cuda:sm_80");
+  auto select = [&](Types types, int64_t m, int64_t n, int64_t k, unsigned warps) {
+    return selectTensorCoreDot(sm80, problemFor(context, types, m, n, k), warps) != nullptr;
+  };
+  EXPECT_TRUE(select(Types::F16, 16, 8, 16, 1));
+  EXPECT_FALSE(select(Types::F16, 8, 8, 16, 1));   // M below 16
+  EXPECT_FALSE(select(Types::F16, 16, 4, 16, 1));  // N below 8
+  EXPECT_FALSE(select(Types::F16, 16, 8, 8, 1));   // K below the instruction's 16
+  EXPECT_FALSE(select(Types::S8, 16, 8, 16, 1));   // K below the instruction's 32
+  EXPECT_FALSE(select(Types::F16, 16, 16, 16, 4)); // four warps, two n8 tiles
+  EXPECT_FALSE(select(Types::F16, 48, 16, 16, 1)); // not a power of two
+  EXPECT_FALSE(select(Types::F16, 64, 64, 32, 3)); // three warps
+}
+
+TEST(MmaSyncSelection, OperandsBeyondSharedMemoryGetNone) {
+  MLIRContext context;
+  GpuTarget sm80 = target("cuda:sm_80"); // 163 KiB per block
+  auto select = [&](int64_t m, int64_t n, int64_t k) {
+    return selectTensorCoreDot(sm80, problemFor(context, Types::BF16, m, n, k), 8) != nullptr;
+  };
+  EXPECT_TRUE(select(256, 256, 128));  // 128 KiB of A and B
+  EXPECT_FALSE(select(256, 256, 256)); // 256 KiB
+}
+
+} // namespace

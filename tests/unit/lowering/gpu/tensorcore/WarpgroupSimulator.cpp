@@ -1,0 +1,404 @@
+#include "WarpgroupSimulator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace tessera::gpu::testing {
+namespace {
+
+constexpr unsigned kThreadsPerWarp = 32;
+
+/// One thread's copy of a value: integers and indices as their bits (zero
+/// above the type's width), floats and structs as their elements.
+struct ThreadValue {
+  uint64_t bits = 0;
+  llvm::SmallVector<double, 4> elements;
+};
+using ThreadValues = std::vector<ThreadValue>;
+
+unsigned widthOf(Type type) { return type.isIndex() ? 64 : type.getIntOrFloatBitWidth(); }
+bool isInteger(Type type) { return type.isIndex() || isa<IntegerType>(type); }
+
+uint64_t truncate(uint64_t bits, unsigned width) {
+  return width >= 64 ? bits : bits & ((uint64_t(1) << width) - 1);
+}
+int64_t signExtend(uint64_t bits, unsigned width) {
+  if (width >= 64)
+    return static_cast<int64_t>(bits);
+  uint64_t sign = uint64_t(1) << (width - 1);
+  return static_cast<int64_t>((bits ^ sign) - sign);
+}
+
+llvm::Error failure(Operation *op, const llvm::Twine &message) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << op->getName() << ": " << message;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
+}
+
+/// PTX ISA, "Matrix Descriptor Format".
+struct Descriptor {
+  uint64_t startAddress, leadingByteOffset, strideByteOffset, baseOffset, swizzleMode;
+
+  static Descriptor decode(uint64_t bits) {
+    auto field = [&](unsigned low, unsigned width) {
+      return (bits >> low) & ((uint64_t(1) << width) - 1);
+    };
+    return {field(0, 14) << 4, field(16, 14) << 4, field(32, 14) << 4, field(49, 3),
+            field(62, 2)};
+  }
+  /// Bytes of one swizzled row: modes 1, 2, 3 are the 128, 64 and 32-byte swizzles.
+  uint64_t swizzleBytes() const { return swizzleMode == 0 ? 0 : 256 >> swizzleMode; }
+};
+
+/// The swizzled shared-memory address: the 16-byte chunk bits of the address
+/// XORed with the bits just above a 128-byte line (1, 2 or 3 of them).
+uint64_t swizzle(uint64_t address, uint64_t swizzleBytes) {
+  uint64_t chunkBits = (swizzleBytes / 16 - 1) << 4;
+  return address ^ ((address >> 3) & chunkBits);
+}
+
+class Simulator {
+public:
+  Simulator(func::FuncOp function, const WarpgroupInputs &inputs)
+      : function(function), inputs(inputs) {}
+
+  llvm::Expected<WarpgroupOutputs> run() {
+    Block &body = function.getBody().front();
+    if (inputs.acc.size() != kWarpgroupThreads ||
+        body.getNumArguments() != 4 + inputs.acc.front().size())
+      return failure(function, "expected (lane, warp, aShared, bShared, acc...) arguments and "
+                               "an accumulator per thread");
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+      set(body.getArgument(0), t, t % kThreadsPerWarp);
+      set(body.getArgument(1), t, 4 * inputs.warpgroup + t / kThreadsPerWarp);
+      for (unsigned r = 0; r < inputs.acc[t].size(); ++r)
+        setNumber(body.getArgument(4 + r), t, inputs.acc[t][r]);
+    }
+    for (Operation &op : body) {
+      if (llvm::Error error = checkOperandsComplete(op))
+        return std::move(error);
+      if (llvm::Error error = step(op))
+        return std::move(error);
+      for (Value result : op.getResults())
+        definedAt[result] = time;
+      ++time;
+    }
+    return outputs;
+  }
+
+private:
+  ThreadValues &resultOf(Value value) {
+    ThreadValues &threads = values[value];
+    threads.resize(kWarpgroupThreads);
+    return threads;
+  }
+  void set(Value value, unsigned thread, uint64_t bits) {
+    resultOf(value)[thread].bits = truncate(bits, widthOf(value.getType()));
+  }
+  const ThreadValue &get(Value value, unsigned thread) { return resultOf(value)[thread]; }
+  double number(Value value, unsigned thread) {
+    const ThreadValue &v = get(value, thread);
+    if (isInteger(value.getType()))
+      return static_cast<double>(signExtend(v.bits, widthOf(value.getType())));
+    return v.elements.front();
+  }
+  void setNumber(Value value, unsigned thread, double number) {
+    if (isInteger(value.getType()))
+      set(value, thread, static_cast<uint64_t>(static_cast<int64_t>(number)));
+    else
+      resultOf(value)[thread].elements = {number};
+  }
+
+  /// Only another wgmma may use a wgmma result that no wait_group covers.
+  llvm::Error checkOperandsComplete(Operation &op) {
+    for (OpOperand &operand : op.getOpOperands()) {
+      auto group = wgmmaGroup.find(operand.get());
+      if (group == wgmmaGroup.end() || (group->second >= 0 && group->second < completedGroups))
+        continue;
+      auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op);
+      if (wgmma && operand.get() == wgmma.getInouts())
+        continue;
+      return failure(&op, "reads a wgmma accumulator before a commit_group and a wait_group "
+                          "cover its wgmma");
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Error step(Operation &op) {
+    return llvm::TypeSwitch<Operation *, llvm::Error>(&op)
+        .Case<arith::ConstantOp>([&](arith::ConstantOp c) { return constant(c); })
+        .Case<arith::IndexCastOp, arith::IndexCastUIOp>([&](Operation *cast) {
+          Value from = cast->getOperand(0);
+          for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+            uint64_t bits = get(from, t).bits;
+            if (isa<arith::IndexCastOp>(cast))
+              bits = static_cast<uint64_t>(signExtend(bits, widthOf(from.getType())));
+            set(cast->getResult(0), t, bits);
+          }
+          return llvm::Error::success();
+        })
+        .Case<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::AndIOp, arith::OrIOp,
+              arith::XOrIOp, arith::ShLIOp, arith::ShRUIOp, arith::DivUIOp, arith::RemUIOp>(
+            [&](Operation *binary) { return integerBinary(binary); })
+        .Case<memref::ExtractAlignedPointerAsIndexOp>(
+            [&](memref::ExtractAlignedPointerAsIndexOp extract) -> llvm::Error {
+              Block &body = function.getBody().front();
+              Value source = extract.getSource();
+              if (source != body.getArgument(2) && source != body.getArgument(3))
+                return failure(extract, "only the two shared buffers have addresses");
+              uint64_t address =
+                  source == body.getArgument(2) ? inputs.aAddress : inputs.bAddress;
+              for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+                set(extract.getResult(), t, address);
+              return llvm::Error::success();
+            })
+        .Case<LLVM::PoisonOp, LLVM::UndefOp>([&](Operation *undefined) -> llvm::Error {
+          auto type = dyn_cast<LLVM::LLVMStructType>(undefined->getResult(0).getType());
+          if (!type)
+            return failure(undefined, "only undefined structs are modelled");
+          // NaN shows any field that is read without having been written.
+          for (ThreadValue &v : resultOf(undefined->getResult(0)))
+            v.elements.assign(type.getBody().size(), std::numeric_limits<double>::quiet_NaN());
+          return llvm::Error::success();
+        })
+        .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp insert) {
+          int64_t position = insert.getPosition()[0];
+          for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+            ThreadValue v = get(insert.getContainer(), t);
+            v.elements[position] = number(insert.getValue(), t);
+            resultOf(insert.getResult())[t] = v;
+          }
+          return llvm::Error::success();
+        })
+        .Case<LLVM::ExtractValueOp>([&](LLVM::ExtractValueOp extract) {
+          int64_t position = extract.getPosition()[0];
+          for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+            setNumber(extract.getResult(), t, get(extract.getContainer(), t).elements[position]);
+          return llvm::Error::success();
+        })
+        .Case<NVVM::FenceProxyOp>([&](NVVM::FenceProxyOp fence) {
+          if (fence.getKind() == NVVM::ProxyKind::async_shared ||
+              fence.getKind() == NVVM::ProxyKind::async)
+            sharedFenced = true;
+          return llvm::Error::success();
+        })
+        // The threads run in lock step, and shared memory is filled before.
+        .Case<mlir::gpu::BarrierOp>([&](auto) { return llvm::Error::success(); })
+        .Case<NVVM::WgmmaFenceAlignedOp>([&](auto) {
+          lastRegisterFence = time;
+          return llvm::Error::success();
+        })
+        .Case<NVVM::WgmmaMmaAsyncOp>([&](NVVM::WgmmaMmaAsyncOp wgmma) { return mmaAsync(wgmma); })
+        .Case<NVVM::WgmmaGroupSyncAlignedOp>([&](auto) {
+          for (auto &[value, group] : wgmmaGroup)
+            if (group < 0)
+              group = committedGroups;
+          ++committedGroups;
+          return llvm::Error::success();
+        })
+        .Case<NVVM::WgmmaWaitGroupSyncOp>([&](NVVM::WgmmaWaitGroupSyncOp wait) {
+          int64_t stillPending = static_cast<int64_t>(wait.getGroup());
+          completedGroups = std::max(completedGroups, committedGroups - stillPending);
+          return llvm::Error::success();
+        })
+        .Case<func::ReturnOp>([&](func::ReturnOp ret) { return finish(ret); })
+        .Default([&](Operation *other) { return failure(other, "not modelled by the simulator"); });
+  }
+
+  llvm::Error constant(arith::ConstantOp c) {
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+      if (auto integer = dyn_cast<IntegerAttr>(c.getValue()))
+        set(c.getResult(), t, integer.getValue().getZExtValue());
+      else if (auto real = dyn_cast<FloatAttr>(c.getValue()))
+        setNumber(c.getResult(), t, real.getValueAsDouble());
+      else
+        return failure(c, "only scalar constants are modelled");
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Error integerBinary(Operation *op) {
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+      uint64_t x = get(lhs, t).bits, y = get(rhs, t).bits;
+      if (isa<arith::DivUIOp, arith::RemUIOp>(op) && y == 0)
+        return failure(op, "division by zero");
+      uint64_t r = llvm::TypeSwitch<Operation *, uint64_t>(op)
+                       .Case<arith::AddIOp>([&](auto) { return x + y; })
+                       .Case<arith::SubIOp>([&](auto) { return x - y; })
+                       .Case<arith::MulIOp>([&](auto) { return x * y; })
+                       .Case<arith::AndIOp>([&](auto) { return x & y; })
+                       .Case<arith::OrIOp>([&](auto) { return x | y; })
+                       .Case<arith::XOrIOp>([&](auto) { return x ^ y; })
+                       .Case<arith::ShLIOp>([&](auto) { return y >= 64 ? 0 : x << y; })
+                       .Case<arith::ShRUIOp>([&](auto) { return y >= 64 ? 0 : x >> y; })
+                       .Case<arith::DivUIOp>([&](auto) { return x / y; })
+                       .Case<arith::RemUIOp>([&](auto) { return x % y; });
+      set(op->getResult(0), t, r);
+    }
+    return llvm::Error::success();
+  }
+
+  /// The element at shared-memory byte address `address`.
+  llvm::Expected<double> sharedElement(Operation *op, uint64_t address) {
+    uint64_t bytes = inputs.elementBytes;
+    for (auto [start, buffer] : {std::pair{inputs.aAddress, &inputs.aShared},
+                                 std::pair{inputs.bAddress, &inputs.bShared}}) {
+      if (address < start || address >= start + buffer->size() * bytes)
+        continue;
+      if ((address - start) % bytes != 0)
+        return failure(op, llvm::formatv("reads address {0}, inside an element", address));
+      return (*buffer)[(address - start) / bytes];
+    }
+    return failure(op, llvm::formatv("reads address {0}, outside both shared buffers", address));
+  }
+
+  /// The `rows` x `k` K-major operand the descriptor describes (PTX ISA,
+  /// canonical K-major layouts with 32/64/128-byte swizzle, in bytes: row r
+  /// at start + (r / 8) * SBO + (r % 8) * swizzle width, K contiguous within
+  /// the row; then the address is swizzled).
+  llvm::Expected<std::vector<double>> readOperand(Operation *op, uint64_t bits, int64_t rows,
+                                                  int64_t k) {
+    Descriptor descriptor = Descriptor::decode(bits);
+    if (descriptor.swizzleMode == 0)
+      return failure(op, "only the swizzled K-major layouts are modelled");
+    if (descriptor.baseOffset != 0)
+      return failure(op, "a non-zero matrix base offset is not modelled");
+    uint64_t rowBytes = descriptor.swizzleBytes();
+    if (static_cast<uint64_t>(k) * inputs.elementBytes > rowBytes)
+      return failure(op, "the instruction's K is wider than a swizzled row");
+    std::vector<double> matrix(rows * k);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t kk = 0; kk < k; ++kk) {
+        uint64_t address = descriptor.startAddress + (r / 8) * descriptor.strideByteOffset +
+                           (r % 8) * rowBytes + kk * inputs.elementBytes;
+        llvm::Expected<double> element = sharedElement(op, swizzle(address, rowBytes));
+        if (!element)
+          return element.takeError();
+        matrix[r * k + kk] = *element;
+      }
+    return matrix;
+  }
+
+  llvm::Expected<uint64_t> uniformDescriptor(NVVM::WgmmaMmaAsyncOp wgmma, Value descriptor) {
+    uint64_t bits = get(descriptor, 0).bits;
+    for (unsigned t = 1; t < kWarpgroupThreads; ++t)
+      if (get(descriptor, t).bits != bits)
+        return failure(wgmma, llvm::formatv("thread {0} gives another descriptor than thread 0", t));
+    return bits;
+  }
+
+  // PTX ISA, "Register Fragments" for wgmma .m64nN D (f32 and s32): thread t
+  // of the warpgroup (warp w = t / 32, lane l) holds d_i at row
+  // 16w + l / 4 + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2 * (l % 4) + i % 2.
+  static std::pair<int64_t, int64_t> fragmentD(unsigned thread, unsigned i) {
+    unsigned warp = thread / kThreadsPerWarp, lane = thread % kThreadsPerWarp;
+    return {16 * warp + lane / 4 + 8 * ((i / 2) % 2), 8 * (i / 4) + 2 * (lane % 4) + i % 2};
+  }
+
+  llvm::Error mmaAsync(NVVM::WgmmaMmaAsyncOp wgmma) {
+    ++outputs.wgmmaCount;
+    if (!sharedFenced)
+      return failure(wgmma, "reads shared memory written by ordinary stores without a "
+                            "fence.proxy.async before it");
+    Value inouts = wgmma.getInouts();
+    if (!wgmmaGroup.count(inouts) && (lastRegisterFence < 0 || definedAt[inouts] > lastRegisterFence))
+      return failure(wgmma, "uses accumulator registers written after the last wgmma.fence");
+    if (wgmma.getLayoutA() != NVVM::MMALayout::row || wgmma.getLayoutB() != NVVM::MMALayout::col)
+      return failure(wgmma, "transposed operands are not modelled");
+    NVVM::WGMMATypes type = wgmma.getTypeA();
+    unsigned bytes = type == NVVM::WGMMATypes::f16 || type == NVVM::WGMMATypes::bf16 ? 2
+                     : type == NVVM::WGMMATypes::tf32                                ? 4
+                     : type == NVVM::WGMMATypes::s8                                  ? 1
+                                                                                     : 0;
+    if (bytes != inputs.elementBytes || wgmma.getTypeB() != type)
+      return failure(wgmma, "operand types are not modelled or do not match the buffers");
+    int64_t m = wgmma.getShape().getM(), n = wgmma.getShape().getN(), k = wgmma.getShape().getK();
+    if (m != 64 || k * bytes != 32)
+      return failure(wgmma, "shape is not m64 with 32 bytes of K");
+    auto fields = cast<LLVM::LLVMStructType>(inouts.getType()).getBody().size();
+    if (static_cast<int64_t>(fields) != n / 2)
+      return failure(wgmma, "the accumulator struct is not N / 2 registers");
+
+    llvm::Expected<uint64_t> aBits = uniformDescriptor(wgmma, wgmma.getDescriptorA());
+    if (!aBits)
+      return aBits.takeError();
+    llvm::Expected<uint64_t> bBits = uniformDescriptor(wgmma, wgmma.getDescriptorB());
+    if (!bBits)
+      return bBits.takeError();
+    llvm::Expected<std::vector<double>> a = readOperand(wgmma, *aBits, m, k);
+    if (!a)
+      return a.takeError();
+    // B [K, N] column-major: the descriptor's rows are B's columns.
+    llvm::Expected<std::vector<double>> bColumns = readOperand(wgmma, *bBits, n, k);
+    if (!bColumns)
+      return bColumns.takeError();
+
+    bool accumulate = wgmma.getScaleD() == NVVM::WGMMAScaleOut::one;
+    double scaleA = wgmma.getScaleA() == NVVM::WGMMAScaleIn::neg ? -1 : 1;
+    double scaleB = wgmma.getScaleB() == NVVM::WGMMAScaleIn::neg ? -1 : 1;
+    std::vector<double> d(m * n, 0);
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+      for (unsigned i = 0; i < fields; ++i) {
+        auto [row, col] = fragmentD(t, i);
+        d[row * n + col] = accumulate ? get(inouts, t).elements[i] : 0;
+      }
+    for (int64_t row = 0; row < m; ++row)
+      for (int64_t col = 0; col < n; ++col)
+        for (int64_t kk = 0; kk < k; ++kk)
+          d[row * n + col] += scaleA * (*a)[row * k + kk] * scaleB * (*bColumns)[col * k + kk];
+    ThreadValues &result = resultOf(wgmma.getResult());
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+      result[t].elements.resize(fields);
+      for (unsigned i = 0; i < fields; ++i) {
+        auto [row, col] = fragmentD(t, i);
+        result[t].elements[i] = d[row * n + col];
+      }
+    }
+    wgmmaGroup[wgmma.getResult()] = -1;
+    return llvm::Error::success();
+  }
+
+  llvm::Error finish(func::ReturnOp ret) {
+    for (auto &[value, group] : wgmmaGroup)
+      if (group < 0 || group >= completedGroups)
+        return failure(ret, "returns while a wgmma is still in flight");
+    outputs.acc.assign(kWarpgroupThreads, {});
+    for (Value operand : ret.getOperands())
+      for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+        outputs.acc[t].push_back(number(operand, t));
+    return llvm::Error::success();
+  }
+
+  func::FuncOp function;
+  const WarpgroupInputs &inputs;
+  llvm::DenseMap<Value, ThreadValues> values;
+  llvm::DenseMap<Value, int64_t> definedAt;
+  /// The commit group of every wgmma result: -1 before its commit_group.
+  llvm::DenseMap<Value, int64_t> wgmmaGroup;
+  int64_t committedGroups = 0, completedGroups = 0;
+  int64_t time = 0, lastRegisterFence = -1;
+  bool sharedFenced = false;
+  WarpgroupOutputs outputs;
+};
+
+} // namespace
+
+llvm::Expected<WarpgroupOutputs> simulateWarpgroup(func::FuncOp function,
+                                                   const WarpgroupInputs &inputs) {
+  return Simulator(function, inputs).run();
+}
+
+} // namespace tessera::gpu::testing

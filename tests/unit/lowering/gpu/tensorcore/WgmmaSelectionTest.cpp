@@ -1,0 +1,91 @@
+// selectTensorCoreDot on NVIDIA: wgmma where the chip is sm_90a, the warps
+// form whole warpgroups and the dot fits the instruction; mma.sync otherwise.
+#include "lowering/gpu/tensorcore/TensorCore.h"
+#include "lowering/gpu/tensorcore/Wgmma.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace tessera::gpu;
+
+namespace {
+
+GpuTarget target(llvm::StringRef spec) {
+  llvm::Expected<GpuTarget> parsed = GpuTarget::parse(spec);
+  EXPECT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  return *parsed;
+}
+
+class WgmmaSelection : public ::testing::Test {
+protected:
+  DotProblem problem(Type operand, Type acc, int64_t m, int64_t n, int64_t k) {
+    return DotProblem{m, n, k, operand, operand, acc};
+  }
+  DotProblem bf16(int64_t m, int64_t n, int64_t k) {
+    return problem(b.getBF16Type(), b.getF32Type(), m, n, k);
+  }
+  /// The selected instruction's name, or "none".
+  std::string selected(const GpuTarget &on, const DotProblem &dot, unsigned numWarps) {
+    std::unique_ptr<TensorCoreDot> instruction = selectTensorCoreDot(on, dot, numWarps);
+    return instruction ? instruction->name().str() : std::string("none");
+  }
+
+  MLIRContext context;
+  Builder b{&context};
+  GpuTarget sm90a = target("cuda:sm_90a");
+};
+
+TEST_F(WgmmaSelection, NamesTheInstructionOnSm90a) {
+  EXPECT_EQ(selected(sm90a, problem(b.getF16Type(), b.getF32Type(), 64, 64, 64), 4),
+            "wgmma.m64n64k16.f16");
+  EXPECT_EQ(selected(sm90a, bf16(128, 256, 64), 8), "wgmma.m64n256k16.bf16");
+  EXPECT_EQ(selected(sm90a, problem(b.getF32Type(), b.getF32Type(), 64, 32, 32), 4),
+            "wgmma.m64n32k8.tf32");
+  EXPECT_EQ(selected(sm90a, problem(b.getI8Type(), b.getI32Type(), 64, 64, 64), 4),
+            "wgmma.m64n64k32.s8");
+}
+
+TEST_F(WgmmaSelection, OtherChipsKeepMmaSync) {
+  for (const char *chip : {"cuda:sm_80", "cuda:sm_89", "cuda:sm_90"}) {
+    EXPECT_EQ(selectWgmmaDot(target(chip), bf16(64, 64, 64), 4), nullptr) << chip;
+    EXPECT_EQ(selected(target(chip), bf16(64, 64, 64), 4), "mma.sync.m16n8k16.bf16") << chip;
+  }
+}
+
+TEST_F(WgmmaSelection, WarpCountsWithoutWholeWarpgroupsKeepMmaSync) {
+  EXPECT_EQ(selected(sm90a, bf16(64, 64, 64), 1), "mma.sync.m16n8k16.bf16");
+  EXPECT_EQ(selected(sm90a, bf16(64, 64, 64), 2), "mma.sync.m16n8k16.bf16");
+  EXPECT_EQ(selectWgmmaDot(sm90a, bf16(64, 64, 64), 6), nullptr);
+  EXPECT_EQ(selected(sm90a, bf16(64, 64, 64), 4), "wgmma.m64n64k16.bf16");
+  EXPECT_EQ(selected(sm90a, bf16(128, 64, 64), 16), "wgmma.m64n32k16.bf16");
+}
+
+TEST_F(WgmmaSelection, ShapesThatDoNotFitKeepMmaSync) {
+  // M below one 64-row tile.
+  EXPECT_EQ(selected(sm90a, bf16(32, 64, 64), 4), "mma.sync.m16n8k16.bf16");
+  // K below the instruction's 16.
+  EXPECT_EQ(selected(sm90a, bf16(64, 64, 8), 4), "none");
+  EXPECT_EQ(selectWgmmaDot(sm90a, bf16(64, 64, 8), 4), nullptr);
+  // Eight warpgroups along N leave 4 columns each.
+  EXPECT_EQ(selectWgmmaDot(sm90a, bf16(64, 32, 64), 32), nullptr);
+  // Not powers of two.
+  EXPECT_EQ(selectWgmmaDot(sm90a, bf16(192, 64, 64), 4), nullptr);
+  // A and B beyond the 227 KiB of an sm_90a block.
+  EXPECT_NE(selectWgmmaDot(sm90a, bf16(256, 256, 128), 8), nullptr);
+  EXPECT_EQ(selectWgmmaDot(sm90a, bf16(256, 256, 256), 8), nullptr);
+}
+
+TEST_F(WgmmaSelection, TypesWithoutWgmmaHereKeepMmaSyncOrFma) {
+  // An f16 accumulator: mma.sync has it, wgmma's packed fragment is not used.
+  EXPECT_EQ(selected(sm90a, problem(b.getF16Type(), b.getF16Type(), 64, 64, 64), 4),
+            "mma.sync.m16n8k16.f16");
+  DotProblem ieee = problem(b.getF32Type(), b.getF32Type(), 64, 64, 64);
+  ieee.precision = tessera::tile::InputPrecision::IEEE;
+  EXPECT_EQ(selected(sm90a, ieee, 4), "none");
+  EXPECT_EQ(selected(sm90a, problem(b.getF64Type(), b.getF64Type(), 64, 64, 64), 4), "none");
+}
+
+} // namespace

@@ -1,0 +1,315 @@
+// wgmma for tile.dot: the instruction and warpgroup grid chosen, the
+// accumulator layout against the PTX ISA's m64nN D fragment, the swizzled
+// shared-memory placement, and emit() run on a simulated warpgroup that reads
+// the operands through the emitted descriptors, against a float64 product.
+#include "DotKernels.h"
+#include "WarpgroupSimulator.h"
+
+#include "lowering/gpu/tensorcore/Wgmma.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+using namespace mlir;
+using namespace tessera::gpu;
+using namespace tessera::gpu::testing;
+
+namespace {
+
+enum class Types { F16, BF16, TF32, S8 };
+
+struct WgmmaCase {
+  Types types;
+  int64_t m, n, k;
+  unsigned numWarps;
+  /// What planWgmma must choose.
+  int64_t warpgroupsM, warpgroupsN, tilesM, tilesN, instructionN, swizzleBytes;
+};
+
+std::string describe(const WgmmaCase &c) {
+  static const char *names[] = {"f16", "bf16", "tf32", "s8"};
+  return std::string(names[static_cast<int>(c.types)]) + "_" + std::to_string(c.m) + "x" +
+         std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps);
+}
+
+void PrintTo(const WgmmaCase &c, std::ostream *os) { *os << describe(c); }
+
+DotProblem problemFor(MLIRContext &context, Types types, int64_t m, int64_t n, int64_t k) {
+  Builder b(&context);
+  DotProblem problem{m, n, k};
+  switch (types) {
+  case Types::F16:
+    problem.aElement = problem.bElement = b.getF16Type();
+    problem.accElement = b.getF32Type();
+    break;
+  case Types::BF16:
+    problem.aElement = problem.bElement = b.getBF16Type();
+    problem.accElement = b.getF32Type();
+    break;
+  case Types::TF32:
+    problem.aElement = problem.bElement = problem.accElement = b.getF32Type();
+    break;
+  case Types::S8:
+    problem.aElement = problem.bElement = b.getI8Type();
+    problem.accElement = b.getI32Type();
+    break;
+  }
+  return problem;
+}
+
+GpuTarget sm90a() {
+  llvm::Expected<GpuTarget> parsed = GpuTarget::parse("cuda:sm_90a");
+  EXPECT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  return *parsed;
+}
+
+const WgmmaCase kCases[] = {
+    {Types::BF16, 64, 64, 64, 4, 1, 1, 1, 1, 64, 128},
+    // Two warpgroups along M.
+    {Types::F16, 128, 128, 64, 8, 2, 1, 1, 1, 128, 128},
+    // Two 64-row tiles per warpgroup; K = 32 bf16 is a 64-byte swizzle.
+    {Types::BF16, 128, 256, 32, 4, 1, 1, 2, 1, 256, 64},
+    // M too short for two warpgroups: the second goes along N; 32-byte swizzle.
+    {Types::BF16, 64, 128, 16, 8, 1, 2, 1, 1, 64, 32},
+    // N beyond one instruction: two n256 tiles.
+    {Types::BF16, 64, 512, 16, 4, 1, 1, 1, 2, 256, 32},
+    {Types::BF16, 64, 8, 16, 4, 1, 1, 1, 1, 8, 32},
+    // Several 128-byte column blocks of K, two tiles per warpgroup.
+    {Types::F16, 256, 64, 256, 8, 2, 1, 2, 1, 64, 128},
+    {Types::TF32, 64, 32, 64, 4, 1, 1, 1, 1, 32, 128},
+    {Types::TF32, 128, 64, 16, 8, 2, 1, 1, 1, 64, 64},
+    {Types::S8, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128},
+    {Types::S8, 64, 16, 64, 4, 1, 1, 1, 1, 16, 64},
+};
+
+class WgmmaCaseTest : public ::testing::TestWithParam<WgmmaCase> {
+protected:
+  void SetUp() override {
+    loadDotKernelDialects(context);
+    problem = problemFor(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
+    dot = selectTensorCoreDot(target, problem, GetParam().numWarps);
+    ASSERT_NE(dot, nullptr);
+  }
+
+  int64_t elementBytes() const { return problem.aElement.getIntOrFloatBitWidth() / 8; }
+
+  /// The outputs of every warpgroup, with the buffers at these addresses.
+  std::vector<WarpgroupOutputs> simulate(uint64_t aAddress, uint64_t bAddress,
+                                         const std::vector<double> &a,
+                                         const std::vector<double> &b,
+                                         const std::vector<double> &acc);
+
+  MLIRContext context;
+  GpuTarget target = sm90a();
+  DotProblem problem;
+  std::unique_ptr<TensorCoreDot> dot;
+};
+
+TEST_P(WgmmaCaseTest, PlansTheExpectedWarpgroupGrid) {
+  const WgmmaCase &c = GetParam();
+  std::optional<WgmmaPlan> plan = planWgmma(target, problem, c.numWarps);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->warpgroupsM, c.warpgroupsM);
+  EXPECT_EQ(plan->warpgroupsN, c.warpgroupsN);
+  EXPECT_EQ(plan->tilesM, c.tilesM);
+  EXPECT_EQ(plan->tilesN, c.tilesN);
+  EXPECT_EQ(plan->instructionN, c.instructionN);
+  EXPECT_EQ(plan->instructionK * elementBytes(), 32);
+  EXPECT_EQ(plan->swizzleBytes, c.swizzleBytes);
+  EXPECT_EQ(dot->name(), plan->name);
+}
+
+// PTX ISA, wgmma .m64nN D fragment: warp w % 4 of the warpgroup holds rows
+// 16 * (w % 4) .. +15; lane l (g = l / 4, q = l % 4) holds d_i at row
+// g + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2q + i % 2. Registers
+// (N / 2) * t .. are tile t = tn + tilesN * tm of the warpgroup's block, and
+// warpgroup w / 4 sits at row (w / 4) / warpgroupsN, column (w / 4) % warpgroupsN.
+TEST_P(WgmmaCaseTest, AccumulatorLayoutIsThePtxFragmentOfEveryTile) {
+  const WgmmaCase &c = GetParam();
+  LinearLayout layout = dot->accumulatorLayout();
+  ASSERT_TRUE(layout.isValid()) << layout.str();
+  ASSERT_EQ(layout.shape, (llvm::SmallVector<int64_t, 4>{c.m, c.n}));
+  ASSERT_EQ(layout.numWarps(), c.numWarps);
+  ASSERT_EQ(layout.numLanes(), 32u);
+  ASSERT_EQ(static_cast<int64_t>(layout.numRegisters()), c.m * c.n / (32 * c.numWarps));
+  int64_t perTile = c.instructionN / 2;
+  int64_t blockM = c.m / c.warpgroupsM, blockN = c.n / c.warpgroupsN;
+  for (unsigned w = 0; w < c.numWarps; ++w)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        int64_t group = lane / 4, thread = lane % 4, i = r % perTile, tile = r / perTile;
+        int64_t tm = tile / c.tilesN, tn = tile % c.tilesN, warpgroup = w / 4;
+        int64_t row = (warpgroup / c.warpgroupsN) * blockM + tm * 64 + 16 * (w % 4) + group +
+                      8 * ((i / 2) % 2);
+        int64_t col = (warpgroup % c.warpgroupsN) * blockN + tn * c.instructionN + 8 * (i / 4) +
+                      2 * thread + i % 2;
+        ASSERT_EQ(layout.coordinates(r, lane, w), (Basis{row, col}))
+            << "warp " << w << " lane " << lane << " register " << r;
+      }
+}
+
+TEST_P(WgmmaCaseTest, SharedIndexIsABijectionOntoTheBuffer) {
+  const WgmmaCase &c = GetParam();
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+  for (auto [operand, rows, cols] :
+       {std::tuple{DotOperand::A, c.m, c.k}, std::tuple{DotOperand::B, c.k, c.n}}) {
+    int64_t size = dot->sharedElements(operand);
+    ASSERT_EQ(size, rows * cols);
+    std::vector<bool> used(size, false);
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t col = 0; col < cols; ++col) {
+        int64_t index = foldedSharedIndex(*scratch, *dot, operand, row, col);
+        ASSERT_GE(index, 0) << "(" << row << ", " << col << ") did not fold into the buffer";
+        ASSERT_LT(index, size);
+        ASSERT_FALSE(used[index]) << "(" << row << ", " << col << ") collides at " << index;
+        used[index] = true;
+      }
+  }
+}
+
+// The tensor core reads eight K-major rows of one 16-byte chunk column at a
+// time (a core matrix); the swizzle puts them on the eight 16-byte positions
+// of a 128-byte bank line, so the read is one conflict-free wavefront.
+TEST_P(WgmmaCaseTest, EightRowsOfAChunkColumnHitDistinctBankPositions) {
+  const WgmmaCase &c = GetParam();
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+  int64_t chunk = 16 / elementBytes();
+  for (auto [operand, rows] : {std::pair{DotOperand::A, c.m}, std::pair{DotOperand::B, c.n}})
+    for (int64_t firstRow = 0; firstRow < rows; firstRow += 8)
+      for (int64_t k = 0; k < c.k; k += chunk) {
+        std::set<int64_t> positions;
+        for (int64_t row = firstRow; row < firstRow + 8; ++row) {
+          int64_t index = operand == DotOperand::A
+                              ? foldedSharedIndex(*scratch, *dot, operand, row, k)
+                              : foldedSharedIndex(*scratch, *dot, operand, k, row);
+          ASSERT_EQ(index * elementBytes() % 16, 0);
+          positions.insert(index * elementBytes() / 16 % 8);
+        }
+        EXPECT_EQ(positions.size(), 8u) << "rows " << firstRow << "+8, k " << k;
+      }
+}
+
+std::vector<WarpgroupOutputs> WgmmaCaseTest::simulate(uint64_t aAddress, uint64_t bAddress,
+                                                      const std::vector<double> &a,
+                                                      const std::vector<double> &b,
+                                                      const std::vector<double> &acc) {
+  const WgmmaCase &c = GetParam();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  func::FuncOp function = buildWarpFunction(*module, *dot, problem);
+  EXPECT_TRUE(succeeded(verify(*module)));
+
+  WarpgroupInputs inputs;
+  inputs.elementBytes = elementBytes();
+  inputs.aAddress = aAddress;
+  inputs.bAddress = bAddress;
+  inputs.aShared.assign(dot->sharedElements(DotOperand::A), 0);
+  inputs.bShared.assign(dot->sharedElements(DotOperand::B), 0);
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+  for (int64_t i = 0; i < c.m; ++i)
+    for (int64_t k = 0; k < c.k; ++k)
+      inputs.aShared[foldedSharedIndex(*scratch, *dot, DotOperand::A, i, k)] = a[i * c.k + k];
+  for (int64_t k = 0; k < c.k; ++k)
+    for (int64_t j = 0; j < c.n; ++j)
+      inputs.bShared[foldedSharedIndex(*scratch, *dot, DotOperand::B, k, j)] = b[k * c.n + j];
+
+  LinearLayout layout = dot->accumulatorLayout();
+  std::vector<WarpgroupOutputs> results;
+  for (unsigned g = 0; g < c.numWarps / 4; ++g) {
+    inputs.warpgroup = g;
+    inputs.acc.assign(kWarpgroupThreads, std::vector<double>(layout.numRegisters()));
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, t % 32, 4 * g + t / 32);
+        inputs.acc[t][r] = acc[at[0] * c.n + at[1]];
+      }
+    llvm::Expected<WarpgroupOutputs> outputs = simulateWarpgroup(function, inputs);
+    if (!outputs) {
+      ADD_FAILURE() << "warpgroup " << g << ": " << llvm::toString(outputs.takeError());
+      return {};
+    }
+    results.push_back(std::move(*outputs));
+  }
+  return results;
+}
+
+/// Small integers, exact in every operand type and in the float64 reference.
+struct Operands {
+  std::vector<double> a, b, acc;
+};
+Operands randomOperands(const WgmmaCase &c) {
+  std::mt19937 random(static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
+  std::uniform_int_distribution<int> value(c.types == Types::S8 ? -127 : -3,
+                                           c.types == Types::S8 ? 127 : 3);
+  Operands operands{std::vector<double>(c.m * c.k), std::vector<double>(c.k * c.n),
+                    std::vector<double>(c.m * c.n)};
+  for (std::vector<double> *values : {&operands.a, &operands.b, &operands.acc})
+    for (double &x : *values)
+      x = value(random);
+  return operands;
+}
+
+// Buffers at 1024-byte aligned addresses, as the distribution pass must place
+// them, with a gap between them so a descriptor that strays is caught.
+constexpr uint64_t kAAddress = 3 * 1024;
+uint64_t bAddressAfter(uint64_t aAddress, int64_t aBytes) {
+  return llvm::alignTo(aAddress + aBytes, 1024) + 1024;
+}
+
+TEST_P(WgmmaCaseTest, EmitComputesTheProductOnASimulatedWarpgroup) {
+  const WgmmaCase &c = GetParam();
+  Operands x = randomOperands(c);
+  std::vector<WarpgroupOutputs> outputs =
+      simulate(kAAddress, bAddressAfter(kAAddress, c.m * c.k * elementBytes()), x.a, x.b, x.acc);
+  ASSERT_EQ(outputs.size(), c.numWarps / 4);
+  LinearLayout layout = dot->accumulatorLayout();
+  int64_t instructionK = 32 / elementBytes();
+  for (unsigned g = 0; g < outputs.size(); ++g) {
+    EXPECT_EQ(outputs[g].wgmmaCount, c.k / instructionK * c.tilesM * c.tilesN);
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, t % 32, 4 * g + t / 32);
+        double expected = x.acc[at[0] * c.n + at[1]];
+        for (int64_t k = 0; k < c.k; ++k)
+          expected += x.a[at[0] * c.k + k] * x.b[k * c.n + at[1]];
+        ASSERT_EQ(outputs[g].acc[t][r], expected)
+            << "warpgroup " << g << " thread " << t << " register " << r << " at (" << at[0]
+            << ", " << at[1] << ")";
+      }
+  }
+}
+
+// The swizzle is applied to absolute addresses: a buffer that starts off the
+// 1024-byte boundary is read in another order, so the alignment the
+// distribution pass must give is a real requirement, not a nicety.
+TEST_P(WgmmaCaseTest, BuffersOffTheSwizzleRepeatGiveWrongProducts) {
+  const WgmmaCase &c = GetParam();
+  Operands x = randomOperands(c);
+  uint64_t misaligned = kAAddress + 128;
+  std::vector<WarpgroupOutputs> outputs = simulate(
+      misaligned, bAddressAfter(misaligned, c.m * c.k * elementBytes()), x.a, x.b, x.acc);
+  ASSERT_EQ(outputs.size(), c.numWarps / 4);
+  LinearLayout layout = dot->accumulatorLayout();
+  int64_t wrong = 0;
+  for (unsigned g = 0; g < outputs.size(); ++g)
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, t % 32, 4 * g + t / 32);
+        double expected = x.acc[at[0] * c.n + at[1]];
+        for (int64_t k = 0; k < c.k; ++k)
+          expected += x.a[at[0] * c.k + k] * x.b[k * c.n + at[1]];
+        wrong += outputs[g].acc[t][r] != expected;
+      }
+  EXPECT_GT(wrong, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, WgmmaCaseTest, ::testing::ValuesIn(kCases),
+                         [](const auto &info) { return describe(info.param); });
+
+} // namespace

@@ -1,0 +1,64 @@
+#ifndef TESSERA_LOWERING_GPU_AMD_PASSES_TD
+#define TESSERA_LOWERING_GPU_AMD_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AmdCheckTarget : Pass<"tessera-amd-check-target", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Reject what the chosen AMD chip cannot run, naming the op and the chip";
+  let description = [{
+    Checks a kernel in the distributed GPU form against one AMD chip before
+    any lowering, so that the failure names the construct and the chip instead
+    of surfacing as an unlegalized op or an LLVM backend crash:
+
+    - operations of another vendor (`nvvm`, `nvgpu`, `spirv`);
+    - matrix instructions the chip lacks: `amdgpu.mfma` (and `rocdl.mfma.*`)
+      need CDNA (gfx90a, gfx942), `amdgpu.wmma` (and `rocdl.wmma.*`) need
+      RDNA3 (gfx1100);
+    - 8-bit floats: only gfx942 has the FNUZ variants, no chip here has the OCP
+      ones (`f8E4M3FN`, `f8E5M2`);
+    - `gpu.shuffle` over more lanes than a wave of the chip has;
+    - the kernel interface: `known_block_size` must be `num_warps` times the
+      wave size of the chip (the distribution was done for that wave size), at
+      most 1024 threads, and the workgroup memory (attributions plus
+      `tessera.shared_memory_bytes`) must fit the chip's 64 KiB of LDS.
+
+    ```mlir
+    // tessera-opt --tessera-amd-check-target=chip=gfx1100
+    %d = amdgpu.mfma %a * %b + %c {...}
+    // error: 'amdgpu.mfma' needs MFMA matrix cores (CDNA: gfx90a, gfx942);
+    //        hip:gfx1100 has none
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
+           "AMD chip: gfx90a, gfx942 or gfx1100">,
+  ];
+}
+
+def AmdBarePointerArgs : Pass<"tessera-amd-bare-pointer-args", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass each memref<?xT> kernel argument as one bare pointer";
+  let description = [{
+    The distributed GPU form gives every pointer argument the type
+    `memref<?xT>`. MLIR's bare-pointer calling convention only accepts
+    statically shaped memrefs, and the full descriptor convention would pass
+    five values per pointer. This pass makes each such argument of a kernel an
+    `!llvm.ptr` (flat address space: LLVM's AMDGPU backend infers that kernel
+    argument pointers are global) and rebuilds the memref descriptor from it
+    at the kernel's entry: both pointers, offset 0, stride 1. The extent is not
+    passed, so any use of the argument other than a load, store or atomic
+    (which never read the extent) is an error naming the op.
+
+    ```mlir
+    gpu.func @k(%x: memref<?xf32>) kernel { %v = memref.load %x[%i] ... }
+    // becomes
+    gpu.func @k(%x: !llvm.ptr) kernel {
+      %d = ... llvm.insertvalue %x ... : !llvm.struct<(ptr, ptr, i64, ...)>
+      %m = builtin.unrealized_conversion_cast %d : ... to memref<?xf32>
+      %v = memref.load %m[%i] ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // TESSERA_LOWERING_GPU_AMD_PASSES_TD

@@ -2,6 +2,11 @@
 // code is written and lowered with.
 #include "ir/TileDialect.h"
 #include "lowering/cpu/Pipeline.h"
+#include "lowering/gpu/amd/AmdPipeline.h"
+#include "lowering/gpu/distribute/Passes.h"
+#include "lowering/gpu/distribute/Pipeline.h"
+#include "lowering/gpu/nvidia/NvidiaPipeline.h"
+#include "lowering/gpu/spirv/SpirvPipeline.h"
 #include "lowering/gpu/ir/TileGpuDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,10 +24,17 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tessera::cpu::registerCpuLoweringPasses();
+  tessera::gpu::registerGpuLayoutPasses();
+  tessera::gpu::registerGpuDistributionPasses();
+  tessera::gpu::amd::registerAmdLoweringPasses();
+  tessera::gpu::vulkan::registerSpirvLoweringPasses();
   mlir::DialectRegistry registry;
+  tessera::gpu::amd::registerAmdLoweringDependencies(registry);
+  tessera::gpu::registerNvidiaLowering(registry);
   registry.insert<tessera::tile::TileDialect, tessera::gpu::TileGpuDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
                   mlir::vector::VectorDialect, mlir::cf::ControlFlowDialect, mlir::ub::UBDialect>();
+  tessera::gpu::vulkan::registerSpirvLoweringDialects(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Tessera tile IR optimizer driver\n", registry));
 }

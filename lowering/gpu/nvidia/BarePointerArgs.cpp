@@ -38,7 +38,8 @@ bool hasBarePointerForm(MemRefType type) {
 bool addressesThroughThePointer(Operation *user) {
   return isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp, memref::GenericAtomicRMWOp,
              vector::LoadOp, vector::StoreOp, vector::MaskedLoadOp, vector::MaskedStoreOp,
-             vector::GatherOp, vector::ScatterOp, nvgpu::DeviceAsyncCopyOp>(user);
+             vector::GatherOp, vector::ScatterOp, nvgpu::DeviceAsyncCopyOp,
+             memref::ExtractAlignedPointerAsIndexOp>(user);
 }
 
 LogicalResult rewriteKernel(mlir::gpu::GPUFuncOp kernel, const LLVMTypeConverter &converter) {

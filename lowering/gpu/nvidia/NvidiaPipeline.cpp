@@ -1,4 +1,5 @@
 #include "lowering/gpu/nvidia/NvidiaPipeline.h"
+#include "lowering/gpu/Diagnostics.h"
 
 #include "lowering/gpu/nvidia/CudaToolkit.h"
 #include "lowering/gpu/nvidia/Passes.h"
@@ -70,44 +71,6 @@ void addNvidiaDialects(DialectRegistry &registry) {
   registerGPUDialectTranslation(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
-
-/// "file:line:col" for file locations, MLIR's syntax otherwise.
-std::string describeLocation(Location loc) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (auto file = loc->findInstanceOf<FileLineColLoc>())
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":" << file.getColumn();
-  else
-    os << loc;
-  return text;
-}
-
-/// Collects the diagnostics emitted while it lives, one per line.
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext *context)
-      : handler(context, [this](Diagnostic &diagnostic) {
-          append(diagnostic);
-          return success();
-        }) {}
-
-  std::string take() { return std::move(text); }
-
-private:
-  void append(Diagnostic &diagnostic) {
-    if (!text.empty())
-      text += "\n";
-    text += describeLocation(diagnostic.getLocation()) + ": " + diagnostic.str();
-    for (Diagnostic &note : diagnostic.getNotes()) {
-      // The op dumps that dialect conversion attaches would bury the message.
-      llvm::StringRef noteText = note.str();
-      text += "\n  note: " + noteText.take_until([](char c) { return c == '\n'; }).str();
-    }
-  }
-
-  std::string text;
-  ScopedDiagnosticHandler handler;
-};
 
 /// The kernel of the distributed form and what a launch of it needs.
 struct KernelFacts {
@@ -249,7 +212,7 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
   OwningOpRef<ModuleOp> work(distributed.clone());
   DiagnosticCollector diagnostics(context);
   auto failedWith = [&](llvm::StringRef step) {
-    return llvm::createStringError(where + ": " + step + " failed:\n" + diagnostics.take());
+    return llvm::createStringError(where + ": " + step + " failed:" + diagnostics.take());
   };
 
   PassManager pm(context, ModuleOp::getOperationName());

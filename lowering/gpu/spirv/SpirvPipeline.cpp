@@ -1,4 +1,5 @@
 #include "lowering/gpu/spirv/SpirvPipeline.h"
+#include "lowering/gpu/Diagnostics.h"
 #include "lowering/gpu/spirv/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -74,35 +75,6 @@ llvm::Expected<VulkanKernelAbi> abiOf(mlir::gpu::GPUFuncOp kernel) {
   return VulkanKernelAbi::layout(shapes);
 }
 
-/// Collects the error diagnostics (and their notes) emitted while it lives.
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &diag) {
-          if (diag.getSeverity() != DiagnosticSeverity::Error)
-            return success();
-          append(diag, "error");
-          // The IR dump MLIR attaches to errors would bury the message.
-          for (Diagnostic &note : diag.getNotes())
-            if (!StringRef(note.str()).starts_with("see current operation"))
-              append(note, "note");
-          return success();
-        }) {}
-
-  std::string text() const { return messages.empty() ? "no diagnostic was emitted" : messages; }
-
-private:
-  void append(Diagnostic &diag, StringRef severity) {
-    llvm::raw_string_ostream os(messages);
-    if (!messages.empty())
-      os << "\n";
-    os << diag.getLocation() << ": " << severity << ": " << diag.str();
-  }
-
-  std::string messages;
-  ScopedDiagnosticHandler handler;
-};
-
 } // namespace
 
 void buildGpuToSpirvPipeline(OpPassManager &pm, const GpuTarget &target,
@@ -125,7 +97,7 @@ llvm::Expected<VulkanKernel> compileForVulkan(ModuleOp distributed, const GpuTar
   std::string kernelName = kernel ? kernel.getName().str() : std::string("<none>");
   auto fail = [&](const llvm::Twine &why) {
     return llvm::createStringError("cannot compile kernel '" + kernelName + "' for " +
-                                   target.str() + ":\n" + why);
+                                   target.str() + ":" + why);
   };
 
   VulkanKernel result;
@@ -133,7 +105,7 @@ llvm::Expected<VulkanKernel> compileForVulkan(ModuleOp distributed, const GpuTar
   if (kernel) {
     llvm::Expected<VulkanKernelAbi> abi = abiOf(kernel);
     if (!abi)
-      return fail(llvm::toString(abi.takeError()));
+      return fail("\n  " + llvm::toString(abi.takeError()));
     result.abi = std::move(*abi);
     if (std::optional<ArrayRef<int32_t>> blockSize = kernel.getKnownBlockSize())
       for (unsigned i = 0; i < 3; ++i)
@@ -144,15 +116,15 @@ llvm::Expected<VulkanKernel> compileForVulkan(ModuleOp distributed, const GpuTar
   PassManager pm(ctx, ModuleOp::getOperationName());
   buildGpuToSpirvPipeline(pm, target, features);
   if (failed(pm.run(*module)))
-    return fail(diagnostics.text());
+    return fail(diagnostics.take());
 
   auto spirvModules = llvm::to_vector(module->getOps<spirv::ModuleOp>());
   if (spirvModules.size() != 1)
-    return fail("the lowering produced " + llvm::Twine(spirvModules.size()) + " spirv.modules");
+    return fail("\n  the lowering produced " + llvm::Twine(spirvModules.size()) + " spirv.modules");
   spirv::ModuleOp spirvModule = spirvModules.front();
   SmallVector<uint32_t> words;
   if (failed(spirv::serialize(spirvModule, words)))
-    return fail(diagnostics.text());
+    return fail(diagnostics.take());
 
   KernelBinary &binary = result.binary;
   binary.target = target;

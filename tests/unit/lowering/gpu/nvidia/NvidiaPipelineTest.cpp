@@ -267,7 +267,7 @@ TEST(NvidiaPipeline, NamesAnOpWithoutNvvmLoweringAndItsLocation) {
   EXPECT_NE(error.find("kernel 'vector_add' for cuda:sm_90a: lowering to NVVM failed"),
             std::string::npos)
       << error;
-  EXPECT_NE(error.find("kernel.mlir:8:15: 'rocdl.workitem.id.x' has no lowering to NVVM for "
+  EXPECT_NE(error.find("kernel.mlir:8:15: error: 'rocdl.workitem.id.x' has no lowering to NVVM for "
                        "cuda:sm_90a"),
             std::string::npos)
       << error;
@@ -280,8 +280,8 @@ TEST(NvidiaPipeline, PointerArgumentsHaveNoExtent) {
                 "      %c0 = arith.constant 0 : index\n"
                 "      %extent = memref.dim %y, %c0 : memref<?xf32>\n");
   std::string error = compileError(kernel, "cuda:sm_90a");
-  EXPECT_NE(error.find("kernel.mlir:9:17: 'memref.dim' needs more of pointer argument #1 than its "
-                       "address, but the kernel does not know its extent"),
+  EXPECT_NE(error.find("kernel.mlir:9:17: error: 'memref.dim' needs more of pointer argument #1 "
+                       "than its address, but the kernel does not know its extent"),
             std::string::npos)
       << error;
 }

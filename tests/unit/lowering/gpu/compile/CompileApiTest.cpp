@@ -1,0 +1,215 @@
+// compileTileForGpu and emitTileForGpu themselves: the stages each target
+// emits, kernel selection in modules of several kernels, the input left
+// unchanged, launch facts following the options, and errors for bad input.
+#include "tests/unit/lowering/gpu/compile/GpuCompileTestUtils.h"
+#include "tests/unit/lowering/gpu/compile/GpuTestKernels.h"
+
+#include "ir/TileDialect.h"
+#include "tests/unit/kernels/TileKernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+namespace tessera::gpu::testing {
+namespace {
+
+using namespace tessera::test_kernels;
+
+class CompileApi : public ::testing::Test {
+protected:
+  CompileApi() {
+    context.loadDialect<tile::TileDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+                        mlir::scf::SCFDialect>();
+  }
+
+  mlir::OwningOpRef<mlir::ModuleOp> parse(llvm::StringRef text) {
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, &context, "api.mlir");
+    EXPECT_TRUE(module);
+    return module;
+  }
+
+  static std::string errorOf(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+  mlir::MLIRContext context;
+};
+
+TEST_F(CompileApi, StageNamesFollowTheVendor) {
+  using Names = std::vector<llvm::StringRef>;
+  EXPECT_EQ(gpuStageNames(parseTarget("cuda:sm_80")), (Names{"tgpu", "gpu", "ptx", "cubin"}));
+  EXPECT_EQ(gpuStageNames(parseTarget("hip:gfx942")), (Names{"tgpu", "gpu", "amdgcn", "hsaco"}));
+  EXPECT_EQ(gpuStageNames(parseTarget("vulkan:1.3")), (Names{"tgpu", "gpu", "spirv", "spv"}));
+
+  GpuTarget cuda = parseTarget("cuda:sm_90a");
+  EXPECT_EQ(*parseGpuStage("tgpu", cuda), GpuStage::Layouts);
+  EXPECT_EQ(*parseGpuStage("gpu", cuda), GpuStage::Distributed);
+  EXPECT_EQ(*parseGpuStage("ptx", cuda), GpuStage::Assembly);
+  EXPECT_EQ(*parseGpuStage("cubin", cuda), GpuStage::Binary);
+  EXPECT_EQ(*parseGpuStage("amdgcn", parseTarget("hip:gfx90a")), GpuStage::Assembly);
+  EXPECT_EQ(*parseGpuStage("spv", parseTarget("vulkan")), GpuStage::Binary);
+
+  llvm::Expected<GpuStage> wrongVendor = parseGpuStage("hsaco", cuda);
+  ASSERT_FALSE(wrongVendor);
+  EXPECT_EQ(errorOf(wrongVendor.takeError()),
+            "'hsaco' is not an output of cuda:sm_90a (it emits tgpu, gpu, ptx, cubin)");
+  llvm::Expected<GpuStage> unknown = parseGpuStage("obj", parseTarget("vulkan:1.3:subgroup=8"));
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(errorOf(unknown.takeError()),
+            "unknown GPU output 'obj' (vulkan:1.3:subgroup=8:shared=32768 emits tgpu, gpu, spirv, "
+            "spv)");
+}
+
+struct StageCheck {
+  const char *target;
+  const char *stage;
+  /// Text the output must hold; empty for binaries, checked by magic.
+  const char *contains;
+};
+
+TEST_F(CompileApi, EmitsEveryStageOfEveryVendor) {
+  const StageCheck checks[] = {
+      {"cuda:sm_80", "tgpu", "#tgpu.layout<"},  {"cuda:sm_80", "gpu", "gpu.func @add("},
+      {"cuda:sm_80", "ptx", ".entry add("},     {"cuda:sm_80", "cubin", ""},
+      {"hip:gfx942", "tgpu", "tgpu.num_warps"}, {"hip:gfx942", "gpu", "known_block_size = array<i32: 256, 1, 1>"},
+      {"hip:gfx942", "amdgcn", ".amdhsa_kernel add"}, {"hip:gfx942", "hsaco", ""},
+      {"vulkan:1.3:subgroup=8", "tgpu", "tgpu.target = \"vulkan:1.3:subgroup=8:shared=32768\""},
+      {"vulkan:1.3:subgroup=8", "gpu", "gpu.container_module"},
+      {"vulkan:1.3:subgroup=8", "spirv", "spirv.module"},
+      {"vulkan:1.3:subgroup=8", "spv", ""},
+  };
+  auto module = parse(kVectorAdd);
+  for (const StageCheck &check : checks) {
+    SCOPED_TRACE(std::string(check.target) + " --emit " + check.stage);
+    GpuTarget target = parseTarget(check.target);
+    llvm::Expected<GpuStage> stage = parseGpuStage(check.stage, target);
+    ASSERT_TRUE(bool(stage)) << errorOf(stage.takeError());
+    llvm::Expected<std::string> out = emitTileForGpu(*module, "add", target, *stage);
+    ASSERT_TRUE(bool(out)) << errorOf(out.takeError());
+    if (*stage != GpuStage::Binary) {
+      EXPECT_NE(out->find(check.contains), std::string::npos) << *out;
+      continue;
+    }
+    std::vector<uint8_t> bytes(out->begin(), out->end());
+    if (target.vendor == GpuVendor::Vulkan)
+      EXPECT_EQ(validateSpirv(bytes, "vulkan1.3"), "");
+    else
+      EXPECT_TRUE(isElf(bytes));
+  }
+}
+
+TEST_F(CompileApi, LeavesTheTileModuleUnchanged) {
+  auto module = parse(kSoftmax);
+  std::string before;
+  llvm::raw_string_ostream(before) << *module;
+  for (const char *spec : kSweepTargets) {
+    llvm::Expected<CompiledGpuKernel> compiled =
+        compileTileForGpu(*module, "softmax", parseTarget(spec));
+    ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+  }
+  std::string after;
+  llvm::raw_string_ostream(after) << *module;
+  EXPECT_EQ(before, after);
+}
+
+TEST_F(CompileApi, CompilesOneKernelOfSeveral) {
+  auto module = parse((kVectorAdd + kSoftmax + kHistogram).str());
+  for (const char *kernel : {"add", "softmax", "histogram"}) {
+    llvm::Expected<CompiledGpuKernel> compiled =
+        compileTileForGpu(*module, kernel, parseTarget("cuda:sm_80"));
+    ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+    EXPECT_EQ(compiled->binary.kernelName, kernel);
+    EXPECT_NE(compiled->binary.assembly.find(".entry " + std::string(kernel) + "("),
+              std::string::npos);
+    EXPECT_EQ(compiled->binary.assembly.find(".entry"),
+              compiled->binary.assembly.rfind(".entry"))
+        << "one entry point only";
+  }
+}
+
+TEST_F(CompileApi, BlockFollowsTheWarpsAndTheWarpSize) {
+  auto module = parse(kVectorAdd);
+  for (auto [spec, numWarps, threads] :
+       {std::tuple{"cuda:sm_90a", 8u, 256u}, std::tuple{"hip:gfx942", 2u, 128u},
+        std::tuple{"hip:gfx1100", 2u, 64u}, std::tuple{"vulkan:1.3:subgroup=8", 1u, 8u}}) {
+    SCOPED_TRACE(spec);
+    GpuCompileOptions options;
+    options.lowering.numWarps = numWarps;
+    llvm::Expected<CompiledGpuKernel> compiled =
+        compileTileForGpu(*module, "add", parseTarget(spec), options);
+    ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+    EXPECT_EQ(compiled->binary.blockThreads, threads);
+  }
+}
+
+TEST_F(CompileApi, VulkanKernelsCarryTheirAbi) {
+  auto module = parse(kVectorAdd);
+  llvm::Expected<CompiledGpuKernel> compiled =
+      compileTileForGpu(*module, "add", parseTarget("vulkan:1.3:subgroup=8"));
+  ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+  ASSERT_TRUE(compiled->vulkan.has_value());
+  EXPECT_EQ(compiled->vulkan->abi.str(),
+            "binding 0: f32[], binding 1: f32[], binding 2: f32[], push +0: i32");
+  EXPECT_EQ(compiled->vulkan->workgroupSize, (std::array<unsigned, 3>{32, 1, 1}));
+}
+
+TEST_F(CompileApi, AnUnknownKernelIsAnError) {
+  auto module = parse((kVectorAdd + kSoftmax).str());
+  llvm::Expected<CompiledGpuKernel> compiled =
+      compileTileForGpu(*module, "matmul", parseTarget("hip:gfx90a"));
+  ASSERT_FALSE(compiled);
+  EXPECT_EQ(errorOf(compiled.takeError()),
+            "cannot compile kernel 'matmul' for hip:gfx90a: no such kernel in the module (its "
+            "kernels: add, softmax)");
+
+  auto empty = parse("");
+  llvm::Expected<std::string> emitted =
+      emitTileForGpu(*empty, "add", parseTarget("cuda:sm_80"), GpuStage::Layouts);
+  ASSERT_FALSE(emitted);
+  EXPECT_EQ(errorOf(emitted.takeError()),
+            "cannot compile kernel 'add' for cuda:sm_80: no such kernel in the module (the "
+            "module has no kernel)");
+}
+
+TEST_F(CompileApi, BadWarpCountsAreErrors) {
+  auto module = parse(kVectorAdd);
+  for (const char *spec : kSweepTargets) {
+    SCOPED_TRACE(spec);
+    GpuCompileOptions options;
+    options.lowering.numWarps = 3;
+    llvm::Expected<CompiledGpuKernel> compiled =
+        compileTileForGpu(*module, "add", parseTarget(spec), options);
+    ASSERT_FALSE(compiled);
+    std::string error = errorOf(compiled.takeError());
+    EXPECT_NE(error.find("num-warps=3 is not a power of two"), std::string::npos) << error;
+    EXPECT_NE(error.find(spec), std::string::npos) << error;
+
+    options.lowering.numWarps = 0;
+    compiled = compileTileForGpu(*module, "add", parseTarget(spec), options);
+    ASSERT_FALSE(compiled);
+    error = errorOf(compiled.takeError());
+    EXPECT_NE(error.find("num-warps=0 is not a power of two"), std::string::npos) << error;
+  }
+}
+
+TEST_F(CompileApi, BlocksBeyondTheTargetsLimitAreErrors) {
+  auto module = parse(kVectorAdd);
+  for (const char *spec : kSweepTargets) {
+    SCOPED_TRACE(spec);
+    GpuTarget target = parseTarget(spec);
+    GpuCompileOptions options;
+    // 2048 threads: twice what NVIDIA, AMD and Vulkan devices allow.
+    options.lowering.numWarps = 2048 / target.warpSize;
+    llvm::Expected<CompiledGpuKernel> compiled =
+        compileTileForGpu(*module, "add", target, options);
+    ASSERT_FALSE(compiled) << compiled->binary.blockThreads << " threads compiled";
+    std::string error = errorOf(compiled.takeError());
+    EXPECT_NE(error.find(spec), std::string::npos) << error;
+  }
+}
+
+} // namespace
+} // namespace tessera::gpu::testing

@@ -13,11 +13,14 @@
 #include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace tessera::gpu::vulkan {
 #define GEN_PASS_DEF_TESSERASPIRVCONVERTGPUKERNEL
@@ -72,6 +75,36 @@ LogicalResult structurizeControlFlow(gpu::GPUFuncOp kernel) {
   return success();
 }
 
+/// MLIR's scf.for -> SPIR-V lowering hands out a loop's results from a
+/// variable that only the loop body writes: a loop that runs zero times
+/// yields garbage instead of its initial values (seen as wrong scans on
+/// lavapipe). Loops that may not run are therefore wrapped in an scf.if that
+/// yields the initial values when they do not.
+void guardLoopsThatMayNotRun(gpu::GPUModuleOp gpuModule) {
+  SmallVector<scf::ForOp> loops;
+  gpuModule.walk([&](scf::ForOp loop) {
+    std::optional<APInt> trips = loop.getStaticTripCount();
+    if (loop.getNumResults() > 0 && (!trips || trips->isZero()))
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops) {
+    OpBuilder builder(loop);
+    Location loc = loop.getLoc();
+    Value runs = arith::CmpIOp::create(
+        builder, loc, loop.getUnsignedCmp() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+        loop.getLowerBound(), loop.getUpperBound());
+    auto guard = scf::IfOp::create(builder, loc, loop.getResultTypes(), runs,
+                                   /*withElseRegion=*/true);
+    loop.getResults().replaceAllUsesWith(guard.getResults());
+    Block *then = &guard.getThenRegion().front();
+    loop->moveBefore(then, then->end());
+    OpBuilder thenEnd = OpBuilder::atBlockEnd(then);
+    scf::YieldOp::create(thenEnd, loc, loop.getResults());
+    OpBuilder elseEnd = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
+    scf::YieldOp::create(elseEnd, loc, loop.getInitArgs());
+  }
+}
+
 /// Default memory space -> StorageBuffer, #gpu.address_space<workgroup> ->
 /// Workgroup, <private> -> Function; numeric spaces by MLIR's Vulkan rule.
 std::optional<spirv::StorageClass> vulkanStorageClass(Attribute memorySpace) {
@@ -102,6 +135,13 @@ struct ConvertGpuKernelPass
   }
 
   LogicalResult convert(MLIRContext *ctx, gpu::GPUModuleOp gpuModule) {
+    // SPIR-V has no floor or ceiling division: rewrite them with truncating
+    // division and fix-ups first.
+    RewritePatternSet divisions(ctx);
+    arith::populateCeilFloorDivExpandOpsPatterns(divisions);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(divisions))))
+      return gpuModule.emitError() << "cannot expand floor and ceiling divisions";
+    guardLoopsThatMayNotRun(gpuModule);
     for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
       materializeWorkgroupAttributions(kernel);
       if (failed(structurizeControlFlow(kernel)))

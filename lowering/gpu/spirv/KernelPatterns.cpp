@@ -1,6 +1,8 @@
 #include "lowering/gpu/spirv/KernelPatterns.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -49,6 +51,59 @@ struct AtomicRMWToSpirv final : OpConversionPattern<memref::AtomicRMWOp> {
   }
 };
 
+/// memref.generic_atomic_rmw in the compare-and-swap form ->
+/// spirv.AtomicCompareExchange. Sequentially consistent when the swap
+/// happens, as tile.atomic_cas's default acq_rel asks at least; relaxed when
+/// it does not (SPIR-V forbids release semantics there).
+struct CompareAndSwapToSpirv final : OpConversionPattern<memref::GenericAtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(memref::GenericAtomicRMWOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    std::optional<tessera::gpu::vulkan::CompareAndSwap> cas =
+        tessera::gpu::vulkan::matchCompareAndSwap(op);
+    if (!cas)
+      return rewriter.notifyMatchFailure(op, "not a compare-and-swap");
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    if (!resultType || !isa<IntegerType>(resultType))
+      return rewriter.notifyMatchFailure(op, "compare-and-swap acts on integers only");
+    const auto &typeConverter = *getTypeConverter<SPIRVTypeConverter>();
+    auto memrefType = cast<MemRefType>(op.getMemref().getType());
+    Value pointer = spirv::getElementPtr(typeConverter, memrefType,
+                                         adaptor.getMemref(), adaptor.getIndices(), op.getLoc(),
+                                         rewriter);
+    if (!pointer)
+      return rewriter.notifyMatchFailure(op, "cannot address the element");
+    Value value = rewriter.getRemappedValue(cas->value);
+    Value comparator = rewriter.getRemappedValue(cas->comparator);
+    if (!value || !comparator)
+      return rewriter.notifyMatchFailure(op, "operands not converted");
+    auto scope = rewriter.getAttr<spirv::ScopeAttr>(atomicScope(memrefType));
+    auto ordered = rewriter.getAttr<spirv::MemorySemanticsAttr>(
+        spirv::MemorySemantics::SequentiallyConsistent);
+    auto relaxed = rewriter.getAttr<spirv::MemorySemanticsAttr>(spirv::MemorySemantics::None);
+    rewriter.replaceOp(op, spirv::AtomicCompareExchangeOp::create(rewriter, op.getLoc(), resultType,
+                                                                  pointer, scope, ordered, relaxed,
+                                                                  value, comparator));
+    return success();
+  }
+};
+
+/// math.exp2 -> GLSL.std.450 Exp2, which MLIR's Math-to-SPIR-V patterns
+/// leave out (f16 and f32; wider types fail to legalize, naming the op).
+struct Exp2ToSpirv final : OpConversionPattern<math::Exp2Op> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type || !(type.isF32() || type.isF16()))
+      return rewriter.notifyMatchFailure(op, "GLSL's Exp2 takes f16 and f32");
+    rewriter.replaceOpWithNewOp<spirv::GLExp2Op>(op, type, adaptor.getOperand());
+    return success();
+  }
+};
+
 /// gpu.shuffle up|down -> GroupNonUniformShuffleUp|Down. The width is the
 /// subgroup size (tessera-spirv-prepare-kernel checks it), so a lane's
 /// result is valid when the source lane exists: lane >= offset (up),
@@ -88,8 +143,27 @@ struct RelativeShuffleToSpirv final : OpConversionPattern<gpu::ShuffleOp> {
 
 } // namespace
 
+std::optional<tessera::gpu::vulkan::CompareAndSwap>
+tessera::gpu::vulkan::matchCompareAndSwap(memref::GenericAtomicRMWOp rmw) {
+  Block *body = rmw.getBody();
+  Value current = rmw.getCurrentValue();
+  auto yield = dyn_cast<memref::AtomicYieldOp>(body->getTerminator());
+  auto select = yield ? yield.getResult().getDefiningOp<arith::SelectOp>() : nullptr;
+  if (!select || select.getFalseValue() != current || body->getOperations().size() != 3)
+    return std::nullopt;
+  auto equal = select.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!equal || equal.getPredicate() != arith::CmpIPredicate::eq)
+    return std::nullopt;
+  Value comparator = equal.getLhs() == current ? equal.getRhs() : equal.getLhs();
+  if ((equal.getLhs() != current && equal.getRhs() != current) ||
+      comparator.getParentRegion() == &rmw.getAtomicBody() ||
+      select.getTrueValue().getParentRegion() == &rmw.getAtomicBody())
+    return std::nullopt;
+  return CompareAndSwap{comparator, select.getTrueValue()};
+}
+
 void tessera::gpu::vulkan::populateKernelToSpirvPatterns(const SPIRVTypeConverter &typeConverter,
                                                          RewritePatternSet &patterns) {
-  patterns.add<AtomicRMWToSpirv, RelativeShuffleToSpirv>(typeConverter, patterns.getContext(),
+  patterns.add<AtomicRMWToSpirv, CompareAndSwapToSpirv, Exp2ToSpirv, RelativeShuffleToSpirv>(typeConverter, patterns.getContext(),
                                                          /*benefit=*/2);
 }

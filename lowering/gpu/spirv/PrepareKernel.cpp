@@ -2,6 +2,7 @@
 // is reported here, on the op, with the target's name; then the target
 // environment and the entry-point ABI are attached.
 #include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/spirv/KernelPatterns.h"
 #include "lowering/gpu/spirv/Passes.h"
 #include "lowering/gpu/spirv/VulkanFeatures.h"
 
@@ -12,6 +13,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace tessera::gpu::vulkan {
 #define GEN_PASS_DEF_TESSERASPIRVPREPAREKERNEL
@@ -50,6 +52,7 @@ private:
   LogicalResult checkOp(Operation *op);
   LogicalResult checkShuffle(gpu::ShuffleOp shuffle);
   LogicalResult checkAtomic(memref::AtomicRMWOp atomic);
+  LogicalResult checkGenericAtomic(memref::GenericAtomicRMWOp atomic);
   InFlightDiagnostic fail(Operation *op) {
     return op->emitOpError() << "(target " << targetName << "): ";
   }
@@ -57,6 +60,7 @@ private:
   const GpuTarget &target;
   const VulkanFeatures &features;
   std::string targetName;
+  llvm::StringSet<> reported;
 };
 
 Storage storageOf(MemRefType type) {
@@ -124,7 +128,9 @@ LogicalResult KernelChecker::checkType(Operation *op, Type type, Storage storage
   std::string why = whyUnsupported(type, storage);
   if (why.empty())
     return success();
-  fail(op) << why;
+  // Once per reason: a type the target lacks is usually used by many ops.
+  if (reported.insert(why).second)
+    fail(op) << why;
   return failure();
 }
 
@@ -224,6 +230,29 @@ LogicalResult KernelChecker::checkAtomic(memref::AtomicRMWOp atomic) {
   return success();
 }
 
+LogicalResult KernelChecker::checkGenericAtomic(memref::GenericAtomicRMWOp atomic) {
+  if (!tessera::gpu::vulkan::matchCompareAndSwap(atomic)) {
+    fail(atomic) << "SPIR-V has no general atomic read-modify-write; only compare-and-swap is "
+                    "supported";
+    return failure();
+  }
+  Type element = cast<MemRefType>(atomic.getMemref().getType()).getElementType();
+  if (!element.isInteger(32) && !element.isInteger(64)) {
+    fail(atomic) << "compare-and-swap acts on 32 or 64-bit integers (OpAtomicCompareExchange), "
+                    "not "
+                 << element;
+    return failure();
+  }
+  bool shared = storageOf(cast<MemRefType>(atomic.getMemref().getType())) == Storage::Workgroup;
+  if (element.isInteger(64) &&
+      (shared ? !features.sharedInt64Atomics : !features.bufferInt64Atomics)) {
+    fail(atomic) << needsFeature("a 64-bit atomic", shared ? "shaderSharedInt64Atomics"
+                                                           : "shaderBufferInt64Atomics");
+    return failure();
+  }
+  return success();
+}
+
 LogicalResult KernelChecker::checkOp(Operation *op) {
   if (!isConvertibleDialect(op->getName().getDialectNamespace())) {
     fail(op) << "this op has no SPIR-V lowering";
@@ -245,6 +274,8 @@ LogicalResult KernelChecker::checkOp(Operation *op) {
     result = checkShuffle(shuffle);
   else if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op))
     result = checkAtomic(atomic);
+  else if (auto generic = dyn_cast<memref::GenericAtomicRMWOp>(op))
+    result = checkGenericAtomic(generic);
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -26,6 +27,10 @@ namespace tessera::gpu::vulkan {
 namespace {
 
 void addPipeline(OpPassManager &pm, StringRef targetSpec, ArrayRef<std::string> without) {
+  // f16 math (exp, log, tanh, ...) is computed in f32 and rounded once, as
+  // on the other backends: Vulkan allows GLSL's f16 functions errors of
+  // many ulps, which lavapipe shows.
+  pm.addNestedPass<mlir::gpu::GPUModuleOp>(math::createMathExtendToSupportedTypes());
   TesseraSpirvPrepareKernelOptions prepare;
   prepare.target = targetSpec.str();
   prepare.without = llvm::to_vector(without);

@@ -20,6 +20,8 @@ struct PyModule {
 
 void bindBuilder(pybind11::module_ &m);
 void bindRuntime(pybind11::module_ &m);
+void bindGpuCompiler(pybind11::module_ &m);
+void bindDevices(pybind11::module_ &m);
 
 } // namespace tessera::python
 

@@ -7,21 +7,27 @@
 
 An array lives on one device. "cpu" arrays hold 64-byte aligned host memory
 (so pointer arguments get the divisibility-by-16 specialization) and run on
-the CPU backend or the interpreter. "cuda", "hip" and "vulkan" are the
-devices of backends not built yet: asking for them raises
-``tessera.DeviceError``. A launch whose array arguments live on different
-devices is refused (``tessera.ArgumentError``).
+the CPU backend or the interpreter. "vulkan", "cuda" and "hip" arrays hold
+device memory of that GPU ("cuda:1": the second CUDA device); kernels whose
+arrays live there run there. A device that cannot be opened raises
+``tessera.DeviceError`` saying why ("no CUDA device: ..."). A launch whose
+array arguments live on different devices is refused
+(``tessera.ArgumentError``).
 """
 
 import numpy as np
 
+from . import _C
 from . import language as tl
 
-__all__ = ["array", "asarray", "empty", "zeros", "DeviceError", "KNOWN_DEVICES", "BUILT_DEVICES"]
+__all__ = ["array", "asarray", "empty", "zeros", "DeviceError", "device_info", "is_available",
+           "KNOWN_DEVICES", "BUILT_DEVICES", "GPU_DEVICES"]
 
-# Devices Tessera knows about, and those this build can put memory on.
+# Devices Tessera knows about, and those this build can put memory on
+# (whether a GPU device is present is known only when it is opened).
 KNOWN_DEVICES = ("cpu", "cuda", "hip", "vulkan")
-BUILT_DEVICES = ("cpu",)
+BUILT_DEVICES = ("cpu", "vulkan", "cuda", "hip")
+GPU_DEVICES = ("vulkan", "cuda", "hip")
 
 _ALIGNMENT = 64
 
@@ -47,12 +53,36 @@ def _parse_device(device):
         index = int(index) if index else 0
     except ValueError:
         raise DeviceError(f"bad device '{text}': the index after ':' must be an integer") from None
-    if kind not in BUILT_DEVICES:
-        raise DeviceError(f"device '{kind}': the {kind} backend is not built yet in this version of "
-                          f"Tessera (available: {', '.join(BUILT_DEVICES)})")
-    if index != 0:
+    if kind == "cpu" and index != 0:
         raise DeviceError(f"device '{text}': there is one {kind} device, 'cpu:0'")
+    if index < 0:
+        raise DeviceError(f"bad device '{text}': the index after ':' must not be negative")
     return kind, index
+
+
+def device_info(device):
+    """A description of a GPU device ("vulkan", "cuda:1", ...) such as
+    "llvmpipe (LLVM 15.0.6, 256 bits) (vulkan:1.3:subgroup=8:shared=32768)";
+    raises DeviceError saying why when it cannot be opened."""
+    kind, index = _parse_device(device)
+    if kind == "cpu":
+        return "cpu"
+    available, text = _C.device_status(kind, index)
+    if not available:
+        raise DeviceError(f"no {_DEVICE_NAMES[kind]} device: {text}")
+    return text
+
+
+def is_available(device):
+    """Whether the device can be opened (always true for "cpu")."""
+    try:
+        device_info(device)
+    except DeviceError:
+        return False
+    return True
+
+
+_DEVICE_NAMES = {"vulkan": "Vulkan", "cuda": "CUDA", "hip": "HIP"}
 
 
 def _numpy_dtype(dtype):
@@ -82,12 +112,18 @@ def _aligned_empty(shape, dtype):
 
 class array:
     """A dense, row-major array on one Tessera device. Pass it to a kernel
-    like a NumPy array; ``.numpy()`` copies it back to a NumPy array."""
+    like a NumPy array; ``.numpy()`` copies it back to a NumPy array.
 
-    __slots__ = ("_data", "device_type", "device_index")
+    A CPU array holds an aligned NumPy array (``_data``); a GPU array holds a
+    ``_C.DeviceBuffer`` (``_buffer``) with its shape and dtype."""
 
-    def __init__(self, data, device_type, device_index=0):
+    __slots__ = ("_data", "_buffer", "_shape", "_dtype", "device_type", "device_index")
+
+    def __init__(self, data, device_type, device_index=0, buffer=None, shape=None, dtype=None):
         self._data = data
+        self._buffer = buffer
+        self._shape = data.shape if data is not None else tuple(shape)
+        self._dtype = data.dtype if data is not None else np.dtype(dtype)
         self.device_type = device_type
         self.device_index = device_index
 
@@ -95,66 +131,120 @@ class array:
     def device(self):
         return self.device_type if self.device_index == 0 else f"{self.device_type}:{self.device_index}"
 
-    shape = property(lambda self: self._data.shape)
-    dtype = property(lambda self: self._data.dtype)
-    ndim = property(lambda self: self._data.ndim)
-    size = property(lambda self: self._data.size)
-    itemsize = property(lambda self: self._data.itemsize)
-    nbytes = property(lambda self: self._data.nbytes)
-    strides = property(lambda self: self._data.strides)
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    ndim = property(lambda self: len(self._shape))
+    size = property(lambda self: int(np.prod(self._shape, dtype=np.int64)))
+    itemsize = property(lambda self: self._dtype.itemsize)
+    nbytes = property(lambda self: self.size * self.itemsize)
+
+    @property
+    def strides(self):
+        if self._data is not None:
+            return self._data.strides
+        strides, step = [], self.itemsize
+        for d in reversed(self._shape):
+            strides.insert(0, step)
+            step *= d
+        return tuple(strides)
 
     def numel(self):
-        return self._data.size
+        return self.size
 
     def stride(self, dim=None):
         """Strides in elements, like torch's ``Tensor.stride``."""
-        strides = tuple(s // self.itemsize for s in self._data.strides)
+        strides = tuple(s // self.itemsize for s in self.strides)
         return strides if dim is None else strides[dim]
 
     def data_ptr(self):
-        return self._data.ctypes.data
+        """The address of the first element: host memory on the CPU, a
+        device address on CUDA and HIP. Vulkan buffers have no address."""
+        if self._data is not None:
+            return self._data.ctypes.data
+        if self.device_type == "vulkan":
+            raise TypeError("a Vulkan array has no address: its buffer is bound to the kernel")
+        return self._buffer.address
 
     def numpy(self):
         """A NumPy copy of the array's contents."""
-        return self._data.copy()
+        if self._data is not None:
+            return self._data.copy()
+        result = np.empty(self._shape, self._dtype)
+        self._buffer.copy_to_host(result.ctypes.data, result.nbytes)
+        return result
 
     def __len__(self):
-        return len(self._data)
+        if not self._shape:
+            raise TypeError("len() of a 0-d array")
+        return self._shape[0]
 
     def __repr__(self):
-        return f"tessera.array({np.array2string(self._data, separator=', ')}, device='{self.device}')"
+        values = self._data if self._data is not None else self.numpy()
+        return f"tessera.array({np.array2string(values, separator=', ')}, device='{self.device}')"
 
-    # A CPU array is host memory: NumPy and DLPack consumers can read it in place.
+    # A CPU array is host memory: NumPy and DLPack consumers can read it in
+    # place. A GPU array is not: copy it with .numpy().
     @property
     def __array_interface__(self):
+        if self._data is None:
+            raise AttributeError(f"a {self.device} array is not host memory; use .numpy()")
         return self._data.__array_interface__
 
     def __dlpack__(self, **kwargs):
+        if self._data is None:
+            raise BufferError(f"a {self.device} array cannot be exported through DLPack; use .numpy()")
         return self._data.__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
+        if self._data is None:
+            raise BufferError(f"a {self.device} array cannot be exported through DLPack; use .numpy()")
         return self._data.__dlpack_device__()
+
+
+def _host_values(obj):
+    if isinstance(obj, array):
+        return obj._data if obj._data is not None else obj.numpy()
+    return np.asarray(obj)
+
+
+def _gpu_array(kind, index, shape, dtype):
+    """Zero-filled device memory of ``shape`` x ``dtype`` on a GPU device."""
+    device_info(f"{kind}:{index}")
+    shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    if any(d < 0 for d in shape):
+        raise ValueError(f"negative dimension in shape {shape}")
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    return array(None, kind, index, _C.device_allocate(kind, index, nbytes), shape, dtype)
 
 
 def asarray(obj, dtype=None, device="cpu"):
     """A tessera array on ``device`` holding a copy of ``obj`` (a NumPy array,
-    anything NumPy can convert, or another tessera array)."""
+    anything NumPy can convert, or another tessera array on any device)."""
     kind, index = _parse_device(device)
-    source = obj._data if isinstance(obj, array) else np.asarray(obj)
+    source = _host_values(obj)
     dt = _numpy_dtype(dtype) or _numpy_dtype(source.dtype)
-    data = _aligned_empty(source.shape, dt)
-    data[...] = source
-    return array(data, kind, index)
+    if kind == "cpu":
+        data = _aligned_empty(source.shape, dt)
+        data[...] = source
+        return array(data, kind, index)
+    host = np.ascontiguousarray(source, dtype=dt)
+    result = _gpu_array(kind, index, host.shape, dt)
+    result._buffer.copy_from_host(host.ctypes.data, host.nbytes)
+    return result
 
 
 def empty(shape, dtype=tl.float32, device="cpu"):
-    """An uninitialized tessera array (``dtype``: a ``tl`` dtype, a NumPy dtype or its name)."""
+    """An uninitialized tessera array (``dtype``: a ``tl`` dtype, a NumPy dtype
+    or its name). GPU memory starts zero-filled."""
     kind, index = _parse_device(device)
+    if kind != "cpu":
+        return _gpu_array(kind, index, shape, _numpy_dtype(dtype))
     return array(_aligned_empty(shape, _numpy_dtype(dtype)), kind, index)
 
 
 def zeros(shape, dtype=tl.float32, device="cpu"):
     """A tessera array of zeros."""
     result = empty(shape, dtype, device)
-    result._data[...] = 0
+    if result._data is not None:
+        result._data[...] = 0
     return result

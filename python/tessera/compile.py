@@ -13,14 +13,27 @@ promise (``i32:1`` promises the value 1), and a bare literal (``1024``,
 ``0.5``, ``True``, ``'leaky_relu'``) a compile-time constant: required for
 ``tl.constexpr`` parameters, allowed for any other (it is then folded in).
 
-``--emit``: ``tile`` (tile IR), ``mlir`` (the LLVM-dialect module after the
-CPU lowering), ``llvm`` (optimized LLVM IR), ``asm`` (host assembly), ``obj``
-(an ELF relocatable object exporting ``KERNEL__grid_entry``, see
-docs/runtime.md). Text goes to stdout unless ``-o`` is given; ``obj`` goes to
-``KERNEL.o`` unless ``-o`` is given.
+``--target``: ``cpu`` (the default) or a GPU: ``cuda:sm_80`` ... ``cuda:sm_90a``,
+``hip:gfx90a|gfx942|gfx1100``, ``vulkan[:1.2|1.3][:subgroup=N]``.
+
+``--emit`` for ``cpu``: ``tile`` (tile IR), ``mlir`` (the LLVM-dialect module
+after the CPU lowering), ``llvm`` (optimized LLVM IR), ``asm`` (host
+assembly), ``obj`` (an ELF relocatable object exporting
+``KERNEL__grid_entry``, see docs/runtime.md). For GPUs (docs/gpu-backends.md):
+``tile``, ``tgpu`` (tile IR with a layout on every tile), ``gpu`` (the
+per-thread ``gpu.module``), then ``ptx``/``cubin`` (NVIDIA), ``amdgcn``/``hsaco``
+(AMD) or ``spirv``/``spv`` (Vulkan: the ``spirv.module`` / SPIR-V words).
+``--num-warps N`` (default 4) and ``--num-stages S`` (default 2) set the
+program's warps and the pipelining depth; ``--verbose`` prints the kernel's
+resource usage to stderr (registers, spills and shared memory from ``ptxas
+-v`` on NVIDIA, VGPRs, SGPRs, LDS and spills on AMD, workgroup memory and the
+argument bindings on Vulkan).
+
+Text goes to stdout unless ``-o`` is given; ``obj``, ``cubin``, ``hsaco`` and
+``spv`` go to ``KERNEL.o``/``.cubin``/``.hsaco``/``.spv`` unless ``-o`` is given.
 
 Exit codes: 0 success, 1 the kernel does not compile (or the file or kernel
-is missing), 2 a bad command line (signature, target, emit kind).
+is missing), 2 a bad command line (signature, target, emit kind, options).
 """
 
 import argparse
@@ -31,10 +44,10 @@ import sys
 
 __all__ = ["main", "parse_signature", "compile_kernel", "UsageError", "FailedError"]
 
-TARGETS_BUILT = ("cpu",)
-TARGETS_PLANNED = {"cuda": "cuda:sm_90", "hip": "hip:gfx942", "vulkan": "vulkan"}
 EMITS = ("tile", "mlir", "llvm", "asm", "obj")
-EMITS_PLANNED = ("ptx", "cubin", "hsaco", "spirv")
+GPU_TARGETS = "cuda:sm_80|sm_86|sm_89|sm_90|sm_90a, hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N]"
+# Binary outputs and the file they go to without -o.
+BINARY_SUFFIXES = {"obj": ".o", "cubin": ".cubin", "hsaco": ".hsaco", "spv": ".spv"}
 
 _SCALARS = {"i1": "i1", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
             "fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64"}
@@ -172,31 +185,92 @@ def _unwrap_kernel(obj):
     return obj
 
 
-def check_target(target, emit):
-    kind = target.split(":")[0]
-    if kind not in TARGETS_BUILT:
-        if kind in TARGETS_PLANNED:
-            raise UsageError(f"target '{target}': the {kind} backend is not built yet in this version of "
-                             f"Tessera (built: {', '.join(TARGETS_BUILT)})")
-        raise UsageError(f"unknown target '{target}' (targets: cpu, cuda:sm_90, hip:gfx942, vulkan)")
-    if emit in EMITS_PLANNED:
-        raise UsageError(f"--emit {emit}: needs a GPU/Vulkan backend, which is not built yet (for cpu: "
-                         f"{', '.join(EMITS)})")
-    if emit not in EMITS:
-        raise UsageError(f"unknown --emit '{emit}' (for cpu: {', '.join(EMITS)})")
+def gpu_target(target):
+    """The canonical GPU target spec, or None for the CPU."""
+    from . import _C
+    if target == "cpu":
+        return None
+    try:
+        return _C.gpu_target(target)
+    except ValueError as e:
+        raise UsageError(f"{e}; for the host CPU: --target cpu") from None
 
 
-def compile_kernel(spec, signature, target="cpu", emit="tile"):
-    """bytes or str: the requested output for the kernel named by `spec`."""
+def check_target(target, emit, num_warps=None, num_stages=None):
+    """The canonical GPU target (None for cpu) after checking the options fit it."""
+    from . import _C
+    gpu = gpu_target(target)
+    if gpu is None:
+        if num_warps is not None or num_stages is not None:
+            raise UsageError("--num-warps and --num-stages apply to GPU targets, not cpu")
+        if emit in _all_gpu_stages():
+            raise UsageError(f"--emit {emit}: a GPU output, for --target {GPU_TARGETS} (for cpu: "
+                             f"{', '.join(EMITS)})")
+        if emit not in EMITS:
+            raise UsageError(f"unknown --emit '{emit}' (for cpu: {', '.join(EMITS)})")
+        return None
+    emits = ["tile"] + _C.gpu_stages(gpu)
+    if emit not in emits:
+        raise UsageError(f"--emit {emit}: not an output of {gpu} (it emits {', '.join(emits)})")
+    if num_warps is not None and (num_warps <= 0 or num_warps & (num_warps - 1)):
+        raise UsageError(f"--num-warps {num_warps}: a power of two is needed (1, 2, 4, 8, ...)")
+    if num_stages is not None and num_stages < 1:
+        raise UsageError(f"--num-stages {num_stages}: at least 1 is needed")
+    return gpu
+
+
+def _all_gpu_stages():
+    from . import _C
+    return {stage for spec in ("cuda:sm_90a", "hip:gfx942", "vulkan") for stage in _C.gpu_stages(spec)}
+
+
+def usage_report(kernel):
+    """Human-readable resource usage of a compiled tessera._C.GpuKernel."""
+    usage = kernel.usage
+    target = kernel.target
+
+    def known(value, unit=""):
+        return "unknown" if value < 0 else f"{value}{unit}"
+
+    lines = [f"{kernel.kernel_name} for {target}: {kernel.block_threads} threads per program, "
+             f"{kernel.shared_bytes} bytes of dynamic shared memory per launch"]
+    if target.startswith("cuda:"):
+        lines.append(f"ptxas: {known(usage['registers'])} registers, {known(usage['smem'], ' bytes')} "
+                     f"static shared memory, {known(usage['spill_stores'], ' bytes')} spill stores, "
+                     f"{known(usage['spill_loads'], ' bytes')} spill loads, "
+                     f"{known(usage['stack'], ' bytes')} stack frame")
+        lines += [line for line in usage["report"].splitlines() if line.strip()]
+    elif target.startswith("hip:"):
+        lines.append(f"{known(usage['registers'])} VGPRs, {known(usage['scalar_registers'])} SGPRs, "
+                     f"LDS {known(usage['smem'], ' bytes')}, spills {known(usage['spills'], ' bytes')}, "
+                     f"private segment {known(usage['stack'], ' bytes')}")
+    else:
+        abi = kernel.abi
+        lines.append(f"workgroup memory {known(usage['smem'], ' bytes')}, workgroup size "
+                     f"{'x'.join(str(d) for d in abi['workgroup_size'])}, SPIR-V "
+                     f"{'.'.join(str(v) for v in abi['spirv_version'])}")
+        lines.append(f"arguments: {abi['summary'] or 'none'} "
+                     f"({abi['push_constant_bytes']} bytes of push constants)")
+        lines.append(f"capabilities: {', '.join(abi['capabilities'])}")
+    return "\n".join(lines) + "\n"
+
+
+def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, num_stages=None,
+                   verbose=False):
+    """bytes or str: the requested output for the kernel named by `spec`.
+
+    With `verbose`, a GPU kernel's resource usage is printed to stderr."""
     from . import _C
     from .errors import CompilationError
-    check_target(target, emit)
+    gpu = check_target(target, emit, num_warps, num_stages)
     jit_fn = load_kernel(spec)
     try:
         values, plan = parse_signature(signature, jit_fn.arg_names, jit_fn.constexprs)
     except CompilationError as e:  # reading the kernel's source failed
         raise FailedError(str(e)) from None
     compiled = jit_fn.compile_for(values, plan, "interpreter")
+    if gpu is not None:
+        return _compile_gpu(compiled, gpu, emit, num_warps or 4, num_stages or 2, verbose)
     if emit == "tile":
         return compiled.asm["tile"]
     if not _C.cpu_available():
@@ -206,22 +280,49 @@ def compile_kernel(spec, signature, target="cpu", emit="tile"):
     return out if emit == "obj" else out.decode()
 
 
+def _compile_gpu(compiled, target, emit, num_warps, num_stages, verbose):
+    from . import _C
+    name = compiled.module.kernel_name
+    out = None
+    if emit == "tile":
+        out = compiled.asm["tile"]
+    elif emit in ("tgpu", "gpu"):
+        out = _C.emit_gpu(compiled.module, name, target, emit, num_warps, num_stages)
+    if out is not None and not verbose:
+        return out
+    # One compilation gives the assembly, the binary and the usage.
+    kernel = _C.compile_gpu(compiled.module, name, target, num_warps, num_stages)
+    if verbose:
+        sys.stderr.write(usage_report(kernel))
+    if out is not None:
+        return out
+    return kernel.binary if emit in BINARY_SUFFIXES else kernel.assembly
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="tessera compile", description="Compile a @jit kernel of a Python file ahead of time.")
     parser.add_argument("kernel", metavar="FILE.py:KERNEL")
     parser.add_argument("--signature", "-s", required=True,
                         help='Triton AOT signature, e.g. "*fp32:16, *fp32:16, i32, 1024"')
-    parser.add_argument("--target", default="cpu", help="cpu (cuda:sm_90, hip:gfx942, vulkan: not built yet)")
-    parser.add_argument("--emit", default="tile", help=f"{'|'.join(EMITS)}")
-    parser.add_argument("-o", "--output", help="output file (default: stdout; KERNEL.o for obj)")
+    parser.add_argument("--target", default="cpu", help=f"cpu, {GPU_TARGETS}")
+    parser.add_argument("--emit", default="tile",
+                        help=f"cpu: {'|'.join(EMITS)}; GPUs: tile|tgpu|gpu, then ptx|cubin (cuda), "
+                             "amdgcn|hsaco (hip), spirv|spv (vulkan)")
+    parser.add_argument("--num-warps", type=int, help="GPU: warps per program (default 4)")
+    parser.add_argument("--num-stages", type=int, help="GPU: software-pipelining depth (default 2)")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="GPU: print registers, spills and shared memory to stderr")
+    parser.add_argument("-o", "--output",
+                        help="output file (default: stdout; KERNEL.o, .cubin, .hsaco or .spv for binaries)")
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return int(e.code or 0)
     from .errors import CompilationError, LaunchError
     try:
-        out = compile_kernel(args.kernel, args.signature, args.target, args.emit)
+        out = compile_kernel(args.kernel, args.signature, args.target, args.emit, args.num_warps,
+                             args.num_stages, args.verbose)
     except UsageError as e:
         print(f"tessera compile: error: {e}", file=sys.stderr)
         return 2
@@ -232,8 +333,8 @@ def main(argv=None):
         print(str(e), file=sys.stderr)
         return 1
     output = args.output
-    if output is None and args.emit == "obj":
-        output = args.kernel.rpartition(":")[2] + ".o"
+    if output is None and args.emit in BINARY_SUFFIXES:
+        output = args.kernel.rpartition(":")[2] + BINARY_SUFFIXES[args.emit]
     if output is None or output == "-":
         if isinstance(out, bytes):
             sys.stdout.buffer.write(out)

@@ -7,9 +7,12 @@ the source location, so that errors name the kernel's file:line:col.
 
 ``kernel[grid](*args, **constexprs)`` binds the arguments, computes the
 specialization key (dtypes, constexpr values, ints equal to 1, divisibility by
-16 of ints and data pointers), compiles on a cache miss, and runs the kernel on
-the CPU backend when this build has one, else (or with TESSERA_INTERPRET=1) on
-the tile IR interpreter.
+16 of ints and data pointers), compiles on a cache miss, and runs the kernel
+where its arrays live: on a GPU device (tessera arrays on "vulkan", "cuda" or
+"hip", PyTorch CUDA tensors) compiled for that device's own target with the
+launch's num_warps and num_stages; for host memory on the CPU backend when
+this build has one, else (or with TESSERA_INTERPRET=1) on the tile IR
+interpreter.
 """
 
 import ast
@@ -18,10 +21,11 @@ import functools
 import inspect
 import operator
 import os
+import sys
 import textwrap
 
 from . import _C
-from .arrays import array as _DeviceArray
+from .arrays import GPU_DEVICES, array as _DeviceArray, device_info
 from . import language as tl
 from .errors import ArgumentError, CompilationError, LaunchError
 from .language import _state, _unwrap, block_ptr, constexpr, tensor, tensor_descriptor
@@ -60,9 +64,12 @@ def default_backend():
 
 _MISSING = object()
 
-# Launch options accepted (and, on the CPU, ignored) like Triton's.
+# Launch options accepted like Triton's. GPU launches honour num_warps and
+# num_stages (part of their cache key); the CPU ignores all of them.
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                    "launch_cooperative_grid")
+_DEFAULT_NUM_WARPS = 4
+_DEFAULT_NUM_STAGES = 2
 
 
 # ---------------------------------------------------------------------------
@@ -792,14 +799,16 @@ _DLPACK_KINDS = {(0, 8): tl.int8, (0, 16): tl.int16, (0, 32): tl.int32, (0, 64):
 
 
 class _ArrayArg:
-    __slots__ = ("address", "nbytes", "dtype", "keepalive", "device")
+    __slots__ = ("address", "nbytes", "dtype", "keepalive", "device", "buffer", "stream")
 
-    def __init__(self, address, nbytes, dtype, keepalive, device="cpu"):
+    def __init__(self, address, nbytes, dtype, keepalive, device="cpu", buffer=None, stream=0):
         self.address = address
         self.nbytes = nbytes
         self.dtype = dtype
         self.keepalive = keepalive
-        self.device = device  # "cpu" (host memory), "cuda:0", ...
+        self.device = device  # "cpu" (host memory), "cuda:0", "vulkan:0", ...
+        self.buffer = buffer  # the _C.DeviceBuffer of a tessera array on a GPU
+        self.stream = stream  # PyTorch's current CUDA stream for its tensors; 0: none
 
 
 # DLPack device types -> Tessera device names.
@@ -817,9 +826,12 @@ def _extent(shape, strides, itemsize):
 
 def _array_arg(value, describe):
     if isinstance(value, _DeviceArray):
+        dtype = _NUMPY_KINDS[(value.dtype.kind, value.itemsize)]
+        if value._data is None:
+            return _ArrayArg(value._buffer.address, value.nbytes, dtype, value,
+                             f"{value.device_type}:{value.device_index}", buffer=value._buffer)
         data = value._data
-        return _ArrayArg(data.ctypes.data, data.nbytes, _NUMPY_KINDS[(data.dtype.kind, data.itemsize)],
-                         value, value.device)
+        return _ArrayArg(data.ctypes.data, data.nbytes, dtype, value, value.device)
     ai = getattr(value, "__array_interface__", None)
     if isinstance(ai, dict):
         typestr = ai["typestr"]
@@ -856,8 +868,18 @@ def _array_arg(value, describe):
         nbytes = _extent(shape, [s * itemsize for s in strides], itemsize)
         if nbytes is None:
             raise TypeError(f"{describe}: tensors with negative strides are not supported")
-        return _ArrayArg(address, nbytes, dtype, (value, capsule), device_name)
+        stream = _torch_stream(value) if device == 2 else 0
+        return _ArrayArg(address, nbytes, dtype, (value, capsule), device_name, stream=stream)
     return None
+
+
+def _torch_stream(value):
+    """PyTorch's current CUDA stream on a CUDA tensor's device (0 for other
+    objects): launches on PyTorch tensors are ordered with PyTorch's work."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(value, torch.Tensor):
+        return 0
+    return torch.cuda.current_stream(value.device).cuda_stream
 
 
 def _freeze(value):
@@ -879,7 +901,10 @@ def _freeze(value):
 
 
 class CompiledKernel:
-    """One specialization of a kernel: its tile module and, on the CPU, its code."""
+    """One specialization of a kernel: its tile module and, on the CPU or a
+    GPU device, its code. ``backend``: "interpreter", "cpu", "vulkan", "cuda"
+    or "hip"; ``asm``: "tile" and, on a GPU, the device code ("spirv"/"spv",
+    "ptx"/"cubin", "amdgcn"/"hsaco")."""
 
     def __init__(self, name, module, backend, arg_plan, used_globals):
         self.name = name
@@ -888,6 +913,7 @@ class CompiledKernel:
         self.arg_plan = arg_plan  # per parameter: None (not passed) or its kind
         self.used_globals = used_globals
         self.cpu_kernel = None
+        self.device_kernel = None
         self.asm = {"tile": str(module)}
 
     def globals_unchanged(self):
@@ -899,8 +925,10 @@ class CompiledKernel:
                 return False
         return True
 
-    def launch(self, grid, args):
-        if self.backend == "cpu":
+    def launch(self, grid, args, stream=0):
+        if self.device_kernel is not None:
+            _C.device_launch(self.device_kernel, list(grid) + [1] * (3 - len(grid)), args, stream)
+        elif self.backend == "cpu":
             _C.launch_cpu(self.cpu_kernel, grid, args)
         else:
             self.module.run_interpreter(self.name, args, grid)
@@ -980,10 +1008,13 @@ class JITFunction:
         return values
 
     def specialize(self, values):
-        """(key, per-parameter plan, launch arguments, keepalive)."""
+        """(key, per-parameter plan, launch arguments, keepalive, device, stream):
+        the device ("cpu", "vulkan:0", "cuda:1", ...) the array arguments live
+        on and, for PyTorch CUDA tensors, PyTorch's current stream."""
         src = self.source()
         key, plan, launch_args, keep = [], [], [], []
         devices = {}  # device -> the first argument on it
+        stream = 0
         for name in self.arg_names:
             value = values[name]
             if name in src.constexprs:
@@ -1029,30 +1060,42 @@ class JITFunction:
                         "pass a NumPy array, a tensor with __dlpack__ (e.g. a CPU torch tensor), an "
                         "int, a float or a bool")
                 devices.setdefault(array.device, name)
+                # A Vulkan buffer is bound at offset 0 (address 0 here): aligned.
                 div = 16 if specialize and array.address % 16 == 0 else 0
                 key.append(("*", array.dtype.name, div))
                 plan.append(("ptr", div, array.dtype))
-                launch_args.append(("ptr", array.address, array.nbytes))
+                if array.buffer is not None:
+                    launch_args.append(("buf", array.buffer))
+                else:
+                    launch_args.append(("ptr", array.address, array.nbytes))
                 keep.append(array.keepalive)
-        self._check_devices(devices)
-        return tuple(key), plan, launch_args, keep
+                stream = stream or array.stream
+        device = self._check_devices(devices)
+        return tuple(key), plan, launch_args, keep, device, stream
 
     def _check_devices(self, devices):
-        """A kernel runs on the device of its array arguments: all on one, and
-        one this build has a backend for."""
+        """The device a kernel runs on: the one all its array arguments live
+        on ("cpu" when it takes none), a device Tessera can open."""
         if len(devices) > 1:
             where = ", ".join(f"'{name}' is on {device}" for device, name in devices.items())
             self._argument_error(f"kernel '{self.__name__}': array arguments live on different devices "
                                  f"({where}); copy them to one device")
-        for device, name in devices.items():
-            kind = device.split(":")[0]
-            if kind != "cpu":
-                self._argument_error(f"kernel '{self.__name__}': argument '{name}' is on {device}, but "
-                                     f"the {kind} backend is not built yet; the CPU backend and the "
-                                     "interpreter need CPU memory")
+        if not devices:
+            return "cpu"
+        (device, name), = devices.items()
+        kind = device.split(":")[0]
+        if kind not in ("cpu",) + GPU_DEVICES:
+            self._argument_error(f"kernel '{self.__name__}': argument '{name}' is on {device}, "
+                                 "which Tessera cannot run kernels on")
+        if kind != "cpu":
+            device_info(device)  # DeviceError "no CUDA device: ..." when it cannot be opened
+        return device
 
     # -- compiling -------------------------------------------------------------
-    def compile_for(self, values, plan, backend):
+    def compile_for(self, values, plan, backend, device=None, num_warps=_DEFAULT_NUM_WARPS,
+                    num_stages=_DEFAULT_NUM_STAGES):
+        """The CompiledKernel of one specialization for ``backend``; for a GPU
+        backend, compiled for ``device`` ("cuda:1") with ``num_warps`` warps."""
         src = self.source()
         builder = _C.Builder()
         previous = (_state.builder, _state.loc)
@@ -1097,24 +1140,45 @@ class JITFunction:
         compiled = CompiledKernel(self.__name__, module, backend, plan, used_globals)
         if backend == "cpu":
             compiled.cpu_kernel = _C.compile_cpu(module, self.__name__)
+        elif backend in GPU_DEVICES:
+            kind, _, index = device.partition(":")
+            compiled.device_kernel = _C.device_compile(module, self.__name__, kind, int(index or 0),
+                                                       num_warps, num_stages)
+            compiled.asm.update(compiled.device_kernel.asm)
         return compiled
 
-    def _lookup(self, args, kwargs):
+    def _lookup(self, args, kwargs, options):
+        """(compiled kernel, argument values, launch arguments, keepalive,
+        stream) for a launch with these arguments and launch options."""
         values = self.bind(args, kwargs)
-        key, plan, launch_args, keep = self.specialize(values)
-        backend = default_backend()
-        full_key = (backend, key)
+        key, plan, launch_args, keep, device, stream = self.specialize(values)
+        kind = device.split(":")[0]
+        if kind in GPU_DEVICES:
+            backend = kind
+            num_warps = int(options.get("num_warps") or _DEFAULT_NUM_WARPS)
+            num_stages = int(options.get("num_stages") or _DEFAULT_NUM_STAGES)
+            full_key = (device, num_warps, num_stages, key)
+        else:
+            backend = default_backend()
+            num_warps, num_stages = _DEFAULT_NUM_WARPS, _DEFAULT_NUM_STAGES
+            full_key = (backend, key)
         compiled = self.cache.get(full_key)
         if compiled is None or not compiled.globals_unchanged():
-            compiled = self.compile_for(values, plan, backend)
+            compiled = self.compile_for(values, plan, backend, device, num_warps, num_stages)
             self.cache[full_key] = compiled
-        return compiled, values, launch_args, keep
+        return compiled, values, launch_args, keep, stream
+
+    def _launch_options(self, kwargs):
+        """Takes the launch options out of ``kwargs`` (those that are not
+        parameters of the kernel) and returns them."""
+        return {option: kwargs.pop(option) for option in _LAUNCH_OPTIONS
+                if option in kwargs and option not in self.arg_names}
 
     def warmup(self, *args, grid=None, **kwargs):
-        """Compiles the specialization for these arguments without running it."""
-        for option in _LAUNCH_OPTIONS:
-            kwargs.pop(option, None)
-        compiled, _, _, _ = self._lookup(args, kwargs)
+        """Compiles the specialization for these arguments (and launch
+        options such as num_warps) without running it."""
+        options = self._launch_options(kwargs)
+        compiled, _, _, _, _ = self._lookup(args, kwargs, options)
         return compiled
 
     def ir(self, *args, **kwargs):
@@ -1122,14 +1186,12 @@ class JITFunction:
         return self.warmup(*args, **kwargs).asm["tile"]
 
     def run(self, *args, grid, **kwargs):
-        for option in _LAUNCH_OPTIONS:
-            if option not in self.arg_names:
-                kwargs.pop(option, None)
-        compiled, values, launch_args, keep = self._lookup(args, kwargs)
+        options = self._launch_options(kwargs)
+        compiled, values, launch_args, keep, stream = self._lookup(args, kwargs, options)
         if callable(grid):
             grid = grid(dict(values))
         grid = _normalize_grid(grid, self.__name__)
-        compiled.launch(grid, launch_args)
+        compiled.launch(grid, launch_args, stream)
         del keep
         return compiled
 

@@ -10,6 +10,11 @@ import tessera
 BACKENDS = ["interpreter", "cpu"]
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "gpu: runs on a CUDA or HIP device (skips without one); `pytest -m gpu` selects them")
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request, monkeypatch):
     """Runs the test once on the interpreter and once on the CPU backend

@@ -1,0 +1,296 @@
+"""`tessera compile ... --target cuda:*|hip:*|vulkan*` (python/tessera/compile.py over
+tessera._C.compile_gpu/emit_gpu, lowering/gpu/Compile.h), run as a user would, and the
+Python API underneath. Needs ptxas (CUDA toolkit), the ROCm device libraries and
+spirv-val, as the C++ GpuCompileTests do; no GPU."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tessera
+from tessera import _C
+from tessera.errors import CompilationError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLI = os.environ.get("TESSERA_CLI") or os.path.join(ROOT, "build", "bin", "tessera")
+
+KERNELS = textwrap.dedent('''
+    import tessera.compat.triton as triton
+    import tessera.compat.triton.language as tl
+
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+        pid = tl.program_id(axis=0)
+        offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_elements
+        x = tl.load(x_ptr + offsets, mask=mask)
+        y = tl.load(y_ptr + offsets, mask=mask)
+        tl.store(output_ptr + offsets, x + y, mask=mask)
+
+
+    @triton.jit
+    def matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                        mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+            b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
+                        mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+    @triton.jit
+    def printing(x_ptr, BLOCK: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, BLOCK))
+        tl.device_print("x = ", x)
+''')
+
+ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
+MATMUL_SIG = "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, 64, 64, 32"
+PRINT_SIG = "*fp32:16, 128"
+
+
+def print_line():
+    return KERNELS.splitlines().index('    tl.device_print("x = ", x)') + 1
+
+
+@pytest.fixture
+def kernels(tmp_path):
+    path = tmp_path / "kernels.py"
+    path.write_text(KERNELS)
+    return path
+
+
+def run(*args, cwd=None):
+    env = dict(os.environ)
+    env.setdefault("TESSERA_PYTHON", sys.executable)
+    return subprocess.run([CLI, "compile", *map(str, args)], capture_output=True, cwd=cwd, env=env,
+                          timeout=300)
+
+
+cli = pytest.mark.skipif(not os.path.exists(CLI), reason=f"no tessera CLI at {CLI}")
+
+
+def spirv_val(path):
+    tool = shutil.which("spirv-val")
+    if tool is None:
+        pytest.fail("spirv-val is not on PATH (Debian: spirv-tools)")
+    return subprocess.run([tool, "--target-env", "vulkan1.3", str(path)], capture_output=True, text=True)
+
+
+# --- the command line ----------------------------------------------------------
+
+@cli
+def test_ptx_has_the_entry_point(kernels):
+    r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, "--target", "cuda:sm_90a", "--emit", "ptx")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx = r.stdout.decode()
+    assert ".entry add_kernel(" in ptx
+    assert ".target sm_90a" in ptx
+    assert ".maxntid 128, 1, 1" in ptx
+
+
+@cli
+def test_cubin_is_an_elf_file(kernels, tmp_path):
+    out = tmp_path / "add.cubin"
+    r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, "--target", "cuda:sm_80", "--emit", "cubin", "-o", out)
+    assert r.returncode == 0, r.stderr.decode()
+    assert out.read_bytes()[:4] == b"\x7fELF"
+    # Without -o: KERNEL.cubin in the working directory.
+    r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, "--target", "cuda:sm_80", "--emit", "cubin", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    assert (tmp_path / "add_kernel.cubin").read_bytes()[:4] == b"\x7fELF"
+
+
+@cli
+def test_gemm_ptx_uses_tensor_cores(kernels):
+    r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", "cuda:sm_80", "--emit", "ptx")
+    assert r.returncode == 0, r.stderr.decode()
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in r.stdout.decode()
+    assert "ldmatrix" in r.stdout.decode()
+    r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", "cuda:sm_90a", "--emit", "ptx")
+    assert r.returncode == 0, r.stderr.decode()
+    assert "wgmma.mma_async" in r.stdout.decode()
+
+
+@cli
+@pytest.mark.parametrize("target,instruction", [("hip:gfx942", "v_mfma"), ("hip:gfx1100", "v_wmma")])
+def test_amdgcn_and_hsaco(kernels, tmp_path, target, instruction):
+    r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", target, "--emit", "amdgcn")
+    assert r.returncode == 0, r.stderr.decode()
+    assembly = r.stdout.decode()
+    assert ".amdhsa_kernel matmul" in assembly
+    assert instruction in assembly
+    out = tmp_path / "matmul.hsaco"
+    r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", target, "--emit", "hsaco", "-o", out)
+    assert r.returncode == 0, r.stderr.decode()
+    assert out.read_bytes()[:4] == b"\x7fELF"
+
+
+@cli
+def test_spirv_validates(kernels, tmp_path):
+    r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, "--target", "vulkan:1.3:subgroup=8", "--emit", "spirv")
+    assert r.returncode == 0, r.stderr.decode()
+    assert "spirv.module" in r.stdout.decode()
+    r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, "--target", "vulkan:1.3:subgroup=8", "--emit", "spv",
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stderr.decode()
+    binary = tmp_path / "add_kernel.spv"
+    assert binary.read_bytes()[:4] == (0x07230203).to_bytes(4, "little")
+    check = spirv_val(binary)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+@cli
+def test_layouts_and_distributed_form_follow_num_warps(kernels):
+    r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, "--target", "hip:gfx942", "--emit", "tgpu",
+            "--num-warps", "8")
+    assert r.returncode == 0, r.stderr.decode()
+    assert "#tgpu.layout<" in r.stdout.decode()
+    assert "tgpu.num_warps = 8 : i32" in r.stdout.decode()
+    r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, "--target", "hip:gfx942", "--emit", "gpu",
+            "--num-warps", "2", "--num-stages", "3")
+    assert r.returncode == 0, r.stderr.decode()
+    gpu = r.stdout.decode()
+    assert "gpu.func @add_kernel(" in gpu
+    assert "known_block_size = array<i32: 128, 1, 1>" in gpu  # 2 waves of 64
+
+
+@cli
+@pytest.mark.parametrize("target,expected", [
+    ("cuda:sm_80", ["registers", "spill stores", "static shared memory", "ptxas info"]),
+    ("hip:gfx90a", ["VGPRs", "SGPRs", "LDS", "spills"]),
+    ("vulkan:1.3:subgroup=8", ["workgroup memory", "binding 0: f16[]", "push +0: i32"]),
+])
+def test_verbose_prints_resource_usage(kernels, target, expected):
+    emit = {"cuda": "ptx", "hip": "amdgcn", "vulkan": "spirv"}[target.split(":")[0]]
+    r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", target, "--emit", emit, "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
+    report = r.stderr.decode()
+    assert report.startswith(f"matmul for {target}")
+    for text in expected:
+        assert text in report, report
+    assert r.stdout  # the output itself still goes to stdout
+
+
+@cli
+def test_errors_name_the_source_line_and_the_target(kernels):
+    r = run(f"{kernels}:printing", "-s", PRINT_SIG, "--target", "vulkan:1.3:subgroup=8", "--emit", "spv")
+    assert r.returncode == 1
+    first = r.stderr.decode().splitlines()[0]
+    assert first.startswith(f"{kernels}:{print_line()}:")
+    assert "cannot compile kernel 'printing' for vulkan:1.3:subgroup=8" in first
+    assert "tile.print" in r.stderr.decode()
+    assert r.stdout == b""
+
+
+@cli
+@pytest.mark.parametrize("args,message", [
+    (["--target", "hip:gfx942", "--emit", "ptx"],
+     "tessera compile: error: --emit ptx: not an output of hip:gfx942 (it emits tile, tgpu, gpu, amdgcn, hsaco)"),
+    (["--emit", "cubin"],
+     "tessera compile: error: --emit cubin: a GPU output, for --target cuda:sm_80|sm_86|sm_89|sm_90|sm_90a, "
+     "hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N] (for cpu: tile, mlir, llvm, asm, obj)"),
+    (["--target", "cuda:sm_90a", "--emit", "obj"],
+     "tessera compile: error: --emit obj: not an output of cuda:sm_90a (it emits tile, tgpu, gpu, ptx, cubin)"),
+    (["--target", "cuda:sm_90a", "--num-warps", "3"],
+     "tessera compile: error: --num-warps 3: a power of two is needed (1, 2, 4, 8, ...)"),
+    (["--target", "vulkan", "--num-stages", "0"],
+     "tessera compile: error: --num-stages 0: at least 1 is needed"),
+    (["--num-warps", "8"], "tessera compile: error: --num-warps and --num-stages apply to GPU targets, not cpu"),
+])
+def test_usage_errors(kernels, args, message):
+    r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, *args)
+    assert r.returncode == 2, r.stderr.decode()
+    assert r.stderr.decode().strip() == message
+    assert r.stdout == b""
+
+
+@cli
+def test_an_unknown_target_lists_the_accepted_ones(kernels):
+    r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, "--target", "cuda:sm_70")
+    assert r.returncode == 2
+    message = r.stderr.decode().strip()
+    assert message.startswith("tessera compile: error: bad GPU target 'cuda:sm_70'")
+    assert "cuda:sm_80|sm_86|sm_89|sm_90|sm_90a" in message
+    assert message.endswith("for the host CPU: --target cpu")
+
+
+# --- the Python API ------------------------------------------------------------
+
+def traced(kernels, name, signature):
+    from tessera.compile import load_kernel, parse_signature
+    fn = load_kernel(f"{kernels}:{name}")
+    values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
+    return fn.compile_for(values, plan, "interpreter").module
+
+
+def test_compile_gpu_returns_binary_assembly_and_usage(kernels):
+    module = traced(kernels, "matmul", MATMUL_SIG)
+    kernel = _C.compile_gpu(module, "matmul", "cuda:sm_80", num_warps=4, num_stages=2)
+    assert kernel.kernel_name == "matmul"
+    assert kernel.target == "cuda:sm_80"
+    assert kernel.binary[:4] == b"\x7fELF"
+    assert "mma.sync.aligned" in kernel.assembly
+    assert kernel.block_threads == 128
+    assert kernel.shared_bytes > 0  # the dot's operand buffers
+    usage = kernel.usage
+    assert set(usage) == {"registers", "scalar_registers", "smem", "spills", "spill_stores",
+                          "spill_loads", "stack", "report"}
+    assert usage["registers"] > 0
+    assert usage["spills"] == 0
+    assert "ptxas" in usage["report"]
+    assert kernel.abi is None
+
+
+def test_vulkan_kernels_carry_their_abi(kernels):
+    module = traced(kernels, "add_kernel", ADD_SIG)
+    kernel = _C.compile_gpu(module, "add_kernel", "vulkan:1.3:subgroup=8", num_warps=4, num_stages=2)
+    abi = kernel.abi
+    assert abi["params"] == [
+        {"kind": "storage_buffer", "type": "f32", "bytes": 4, "binding": 0},
+        {"kind": "storage_buffer", "type": "f32", "bytes": 4, "binding": 1},
+        {"kind": "storage_buffer", "type": "f32", "bytes": 4, "binding": 2},
+        {"kind": "push_constant", "type": "i32", "bytes": 4, "offset": 0},
+    ]
+    assert abi["push_constant_bytes"] == 4
+    assert abi["workgroup_size"] == (32, 1, 1)
+    assert "Shader" in abi["capabilities"]
+    assert kernel.binary[:4] == (0x07230203).to_bytes(4, "little")
+
+
+def test_emit_gpu_gives_text_or_bytes(kernels):
+    module = traced(kernels, "add_kernel", ADD_SIG)
+    assert isinstance(_C.emit_gpu(module, "add_kernel", "hip:gfx1100", "amdgcn"), str)
+    assert _C.emit_gpu(module, "add_kernel", "hip:gfx1100", "hsaco")[:4] == b"\x7fELF"
+    assert "gpu.module @add_kernel" in _C.emit_gpu(module, "add_kernel", "cuda:sm_80", "gpu")
+    with pytest.raises(ValueError, match="'spv' is not an output of cuda:sm_80"):
+        _C.emit_gpu(module, "add_kernel", "cuda:sm_80", "spv")
+    with pytest.raises(ValueError, match="bad GPU target 'rocm'"):
+        _C.emit_gpu(module, "add_kernel", "rocm", "gpu")
+    with pytest.raises(ValueError, match="num_warps must be a power of two, got 6"):
+        _C.compile_gpu(module, "add_kernel", "cuda:sm_80", num_warps=6)
+
+
+def test_compile_errors_are_compilation_errors_at_the_op(kernels):
+    module = traced(kernels, "printing", PRINT_SIG)
+    with pytest.raises(CompilationError) as info:
+        _C.compile_gpu(module, "printing", "vulkan:1.3:subgroup=8")
+    error = info.value
+    assert error.file == str(kernels)
+    assert error.line == print_line()
+    assert "vulkan:1.3:subgroup=8" in error.message
+    # A kernel that is not in the module: located at nothing better than the
+    # module's kernel.
+    with pytest.raises(CompilationError, match="no such kernel in the module"):
+        _C.compile_gpu(module, "missing", "cuda:sm_80")

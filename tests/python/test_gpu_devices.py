@@ -1,0 +1,381 @@
+"""Kernels launched on GPU devices: Triton's tutorial kernels (test_tutorials.py)
+and a broad sample of tessera.language (test_language.py's kernels), run on
+"vulkan" (Mesa's lavapipe in CI), "cuda" and "hip" tessera arrays and PyTorch
+CUDA tensors, checked against NumPy on fresh random inputs with ragged sizes.
+
+Placements other than Vulkan carry the ``gpu`` marker: ``pytest -m gpu
+tests/python`` on a machine with a GPU runs them; elsewhere they skip saying
+why ("no CUDA device: ...").
+"""
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+from tessera.arrays import device_info
+
+from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
+                           cast_kernel, dot_kernel, float_atomic_kernel, grid_kernel,
+                           histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
+                           shape_kernel, unary_kernel)
+from test_tutorials import (_layer_norm_fwd_fused, add_kernel, matmul_kernel, softmax_kernel,
+                            softmax_reference)
+
+
+class Placement:
+    """Where a test's arrays live: tessera arrays on one GPU device."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def put(self, x):
+        return tessera.asarray(x, device=self.device)
+
+    def empty(self, shape, dtype):
+        return tessera.empty(shape, np.dtype(dtype), device=self.device)
+
+    def get(self, a):
+        return a.numpy()
+
+
+class TorchCuda(Placement):
+    """PyTorch CUDA tensors (DLPack device type 2), launched through the CUDA runtime."""
+
+    def __init__(self, torch):
+        super().__init__("cuda")
+        self.torch = torch
+
+    def put(self, x):
+        return self.torch.from_numpy(np.ascontiguousarray(x)).cuda()
+
+    def empty(self, shape, dtype):
+        return self.put(np.zeros(shape, dtype))
+
+    def get(self, a):
+        self.torch.cuda.synchronize()
+        return a.cpu().numpy()
+
+
+PLACEMENTS = [
+    pytest.param("vulkan", id="vulkan"),
+    pytest.param("cuda", id="cuda", marks=pytest.mark.gpu),
+    pytest.param("torch-cuda", id="torch-cuda", marks=pytest.mark.gpu),
+    pytest.param("hip", id="hip", marks=pytest.mark.gpu),
+]
+
+
+@pytest.fixture(params=PLACEMENTS)
+def place(request):
+    if request.param == "torch-cuda":
+        torch = pytest.importorskip("torch")
+        if torch.version.cuda is None or not torch.cuda.is_available():
+            pytest.skip("PyTorch has no CUDA device")
+        return TorchCuda(torch)
+    try:
+        print(device_info(request.param))
+    except tessera.DeviceError as e:
+        pytest.skip(str(e))
+    return Placement(request.param)
+
+
+@pytest.fixture
+def vulkan():
+    try:
+        device_info("vulkan")
+    except tessera.DeviceError as e:
+        pytest.skip(str(e))
+    return Placement("vulkan")
+
+
+# ---------------------------------------------------------------------------
+# The tutorials
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 255, 256, 1000, 4097])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+def test_vector_add(place, rng, n, dtype):
+    x = (rng.standard_normal(n) * 100).astype(dtype)
+    y = (rng.standard_normal(n) * 100).astype(dtype)
+    out = place.empty((n,), dtype)
+    add_kernel[(tessera.cdiv(n, 256),)](place.put(x), place.put(y), out, n, BLOCK_SIZE=256)
+    np.testing.assert_array_equal(place.get(out), x + y)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 33), (16, 128), (37, 781)])
+def test_softmax(place, rng, shape):
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    n_rows, n_cols = shape
+    y = place.empty(shape, np.float32)
+    softmax_kernel[(min(4, n_rows), 1, 1)](y, place.put(x), n_cols, n_cols, n_rows, n_cols,
+                                           BLOCK_SIZE=tessera.next_power_of_2(n_cols),
+                                           num_warps=4, num_stages=2)
+    # GPU exp is within a few ulp (Vulkan allows 3 + 2|x|): a little looser than the CPU's 1e-5.
+    np.testing.assert_allclose(place.get(y), softmax_reference(x), rtol=5e-5, atol=1e-7)
+
+
+def run_matmul(place, a, b, activation="", out_dtype=None):
+    (M, K), (_, N) = a.shape, b.shape
+    c = place.empty((M, N), out_dtype or a.dtype)
+    grid = lambda META: (tessera.cdiv(M, META["BLOCK_SIZE_M"]) * tessera.cdiv(N, META["BLOCK_SIZE_N"]),)
+    matmul_kernel[grid](place.put(a), place.put(b), c, M, N, K, K, 1, N, 1, N, 1,
+                        BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=16, GROUP_SIZE_M=4,
+                        ACTIVATION=activation)
+    return place.get(c)
+
+
+@pytest.mark.parametrize("M,N,K", [(32, 32, 16), (77, 45, 61), (130, 97, 33)])
+def test_matmul_f32(place, rng, M, N, K):
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(run_matmul(place, a, b), ref, rtol=1e-4, atol=1e-4 * np.sqrt(K))
+
+
+def test_matmul_f16_leaky_relu(place, rng):
+    a = rng.standard_normal((70, 40)).astype(np.float16)
+    b = rng.standard_normal((40, 50)).astype(np.float16)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    out = run_matmul(place, a, b, activation="leaky_relu")
+    assert out.dtype == np.float16
+    np.testing.assert_allclose(out.astype(np.float64), np.where(ref >= 0, ref, 0.01 * ref),
+                               rtol=2e-3, atol=2e-2)
+
+
+@pytest.mark.parametrize("M,N,block", [(1, 8, None), (5, 300, None), (9, 300, 64), (4, 1151, 256)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_layer_norm(place, rng, M, N, block, dtype):
+    x = (rng.standard_normal((M, N)) * 3 + 1).astype(dtype)
+    w = rng.random(N).astype(dtype)
+    b = rng.random(N).astype(dtype)
+    y, mean, rstd = place.empty((M, N), dtype), place.empty((M,), np.float32), place.empty((M,), np.float32)
+    block = block or min(1024, tessera.next_power_of_2(N))
+    _layer_norm_fwd_fused[(M,)](place.put(x), y, place.put(w), place.put(b), mean, rstd, N, N, 1e-5,
+                                BLOCK_SIZE=block, num_warps=8)
+    x64 = x.astype(np.float64)
+    mu = x64.mean(axis=1, keepdims=True)
+    var = ((x64 - mu) ** 2).mean(axis=1, keepdims=True)
+    ref = (x64 - mu) / np.sqrt(var + 1e-5) * w.astype(np.float64) + b.astype(np.float64)
+    tol = 1e-4 if dtype == np.float32 else 1e-2
+    np.testing.assert_allclose(place.get(y).astype(np.float64), ref, rtol=tol, atol=tol)
+    np.testing.assert_allclose(place.get(mean), mu[:, 0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(place.get(rstd), 1 / np.sqrt(var[:, 0] + 1e-5), rtol=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# tessera.language on the device
+# ---------------------------------------------------------------------------
+
+# Vulkan's precision rules: sin and cos to 2^-11 absolute on [-pi, pi]; exp,
+# exp2 and log, log2 to a few ulp. Other ops are correctly rounded.
+UNARY_ATOL = {"sin": 5e-4, "cos": 5e-4}
+
+
+@pytest.mark.parametrize("op", sorted(UNARY))
+@pytest.mark.parametrize("n", [13, 100])
+def test_unary(place, rng, op, n):
+    ref, positive = UNARY[op]
+    x = rng.uniform(-3, 3, n)
+    if positive:
+        x = np.abs(x) + 0.01
+    x = x.astype(np.float32)
+    out = place.empty((n,), np.float32)
+    unary_kernel[(tessera.cdiv(n, 32),)](place.put(x), out, n, OP=op, BLOCK=32)
+    np.testing.assert_allclose(place.get(out), ref(x.astype(np.float64)), rtol=2e-6,
+                               atol=UNARY_ATOL.get(op, 1e-6))
+
+
+@pytest.mark.parametrize("op", sorted(INT_BINARY))
+def test_binary_int(place, rng, op):
+    n = 100
+    x = rng.integers(-1000, 1000, n).astype(np.int32)
+    y = rng.integers(-50, 50, n).astype(np.int32)
+    y[:3] = x[:3]
+    y[y == 0] = 7
+    ref = INT_BINARY[op](x, y)
+    out = place.empty((n,), ref.dtype if ref.dtype != np.bool_ else np.int8)
+    binary_kernel[(tessera.cdiv(n, 32),)](place.put(x), place.put(y), out, n, OP=op, BLOCK=32)
+    np.testing.assert_array_equal(place.get(out), ref.astype(out.dtype))
+
+
+@pytest.mark.parametrize("op", sorted(FLOAT_BINARY))
+def test_binary_float(place, rng, op):
+    n = 77
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    y[:3] = x[:3]
+    ref = FLOAT_BINARY[op](x, y)
+    out = place.empty((n,), np.float32 if ref.dtype != np.bool_ else np.int8)
+    binary_kernel[(tessera.cdiv(n, 32),)](place.put(x), place.put(y), out, n, OP=op, BLOCK=32)
+    # Vulkan's division is within 2.5 ulp, not correctly rounded; the
+    # remainder x - y * floor(x / y) inherits that error in absolute terms.
+    rtol = 4e-7 if op in ("/", "//", "%") else 0
+    atol = 1e-6 if op == "%" else 0
+    np.testing.assert_allclose(place.get(out), ref.astype(out.dtype), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("src,dst", [(np.float32, np.float16), (np.float16, np.float32),
+                                     (np.float32, np.int32), (np.int32, np.float32),
+                                     (np.uint8, np.int32)])
+def test_to(place, rng, src, dst):
+    n = 37
+    if np.issubdtype(src, np.integer):
+        x = rng.integers(0 if src == np.uint8 else -10**6, 255 if src == np.uint8 else 10**6, n).astype(src)
+    else:
+        x = (rng.standard_normal(n) * 50).astype(src)
+    out = place.empty((n,), dst)
+    names = {np.float16: tl.float16, np.float32: tl.float32, np.int32: tl.int32}
+    cast_kernel[(1,)](place.put(x), out, n, DTYPE=names[dst], BITCAST=False, BLOCK=64)
+    ref = np.trunc(x).astype(dst) if np.issubdtype(dst, np.integer) else x.astype(dst)
+    np.testing.assert_array_equal(place.get(out), ref)
+
+
+@pytest.mark.parametrize("op,axis", [(op, axis) for op in sorted(REDUCE) + ["cumsum"]
+                                      for axis in (0, 1, None) if not (op == "cumsum" and axis is None)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_reduce(place, rng, op, axis, dtype):
+    M, N = 16, 32
+    x = (rng.standard_normal((M, N)) * 100).astype(dtype)
+    x[3, 5] = x[3, 7]
+    if op == "cumsum":
+        ref = np.cumsum(x, axis=axis)
+        out = place.empty(x.shape, dtype)
+    else:
+        ref = np.asarray(REDUCE[op](x, axis=axis) if axis is not None else REDUCE[op](x))
+        out = place.empty(ref.shape or (1,), np.int32 if op.startswith("arg") else dtype)
+    reduce_kernel[(1,)](place.put(x), out, M, N, OP=op, AXIS=axis, BM=16, BN=32)
+    np.testing.assert_allclose(place.get(out).reshape(ref.shape), ref.astype(out.dtype), rtol=1e-5,
+                               atol=1e-3)
+
+
+@pytest.mark.parametrize("n", [1, 13, 64, 100])
+def test_reduce_ragged(place, rng, n):
+    x = rng.standard_normal(n).astype(np.float32)
+    s, m = place.empty((1,), np.float32), place.empty((2,), np.float32)
+    reduce_ragged_kernel[(1,)](place.put(x), s, m, n, BLOCK=128)
+    np.testing.assert_allclose(place.get(s)[0], x.astype(np.float64).sum(), rtol=1e-5, atol=1e-5)
+    assert list(place.get(m)) == [x.max(), np.argmax(x)]
+
+
+@pytest.mark.parametrize("op", sorted(SHAPE_OPS))
+def test_shapes(place, rng, op):
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    ref = SHAPE_OPS[op](x).ravel()
+    out = place.put(np.full(64, np.nan, dtype=np.float32))
+    shape_kernel[(1,)](place.put(x), out, OP=op, SIZE=ref.size)
+    np.testing.assert_allclose(place.get(out)[: ref.size], ref, rtol=1e-6, atol=1e-6)
+
+
+def test_grid_and_program_ids(place):
+    nx, ny, nz, B = 3, 2, 4, 8
+    out = place.empty((nx * ny * nz * B,), np.int32)
+    grid_kernel[(nx, ny, nz)](out, BLOCK=B)
+    pid = np.repeat(np.arange(nx * ny * nz), B)
+    np.testing.assert_array_equal(place.get(out), 7 + pid * 1000 + 324)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8])
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_dot(place, rng, dtype, trans_b):
+    M, N, K = 16, 32, 16
+    if dtype == np.int8:
+        a, b = rng.integers(-20, 20, (M, K)).astype(dtype), rng.integers(-20, 20, (K, N)).astype(dtype)
+        out_dtype = np.int32
+    else:
+        a, b = rng.standard_normal((M, K)).astype(dtype), rng.standard_normal((K, N)).astype(dtype)
+        out_dtype = np.float32
+    acc = dtype != np.int8
+    c = place.empty((M, N), out_dtype)
+    dot_kernel[(1,)](place.put(a), place.put(np.ascontiguousarray(b.T) if trans_b else b), c,
+                     M=M, N=N, K=K, TRANS_B=trans_b, ACC=acc)
+    ref = a.astype(np.float64) @ b.astype(np.float64) + (1.0 if acc else 0.0)
+    np.testing.assert_allclose(place.get(c), ref.astype(out_dtype), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("n", [1, 13, 64, 1000])
+def test_atomics(place, rng, n):
+    x = rng.integers(0, 10, n).astype(np.int32)
+    hist, mx = place.put(np.zeros(10, np.int32)), place.put(np.full(1, -1, np.int32))
+    histogram_kernel[(tessera.cdiv(n, 16),)](place.put(x), hist, mx, n, BLOCK=16)
+    np.testing.assert_array_equal(place.get(hist), np.bincount(x, minlength=10))
+    assert place.get(mx)[0] == x.max()
+    values = rng.random(n).astype(np.float32)
+    total = place.put(np.zeros(1, np.float32))
+    float_atomic_kernel[(tessera.cdiv(n, 64),)](place.put(values), total, n, BLOCK=64)
+    np.testing.assert_allclose(place.get(total)[0], values.astype(np.float64).sum(), rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Launch options, the cache, device code
+# ---------------------------------------------------------------------------
+
+
+def test_num_warps_are_honoured_and_cached(place, rng):
+    n = 1000
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    dx, dy, out = place.put(x), place.put(y), place.empty((n,), np.float32)
+    seen = {}
+    for num_warps in (1, 2, 4, 8):
+        compiled = add_kernel[(tessera.cdiv(n, 256),)](dx, dy, out, n, BLOCK_SIZE=256,
+                                                      num_warps=num_warps)
+        np.testing.assert_array_equal(place.get(out), x + y)
+        assert compiled.backend == place.device
+        assert compiled.device_kernel.num_warps == num_warps
+        seen[num_warps] = compiled
+    warp = seen[1].device_kernel.block_threads
+    assert [seen[w].device_kernel.block_threads for w in (1, 2, 4, 8)] == [warp, 2 * warp, 4 * warp, 8 * warp]
+    again = add_kernel[(tessera.cdiv(n, 256),)](dx, dy, out, n, BLOCK_SIZE=256, num_warps=2)
+    assert again is seen[2]  # one compile per specialization and num_warps
+
+
+def test_device_code_is_reported(vulkan):
+    x = vulkan.put(np.ones(8, np.float32))
+    compiled = add_kernel[(1,)](x, x, x, 8, BLOCK_SIZE=8)
+    assert "spirv.module" in compiled.asm["spirv"] and compiled.asm["spv"][:4] == b"\x03\x02\x23\x07"
+    assert compiled.device_kernel.target.startswith("vulkan:")
+
+
+# ---------------------------------------------------------------------------
+# Arrays and errors
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.int32, np.int64, np.uint8])
+def test_arrays_round_trip(vulkan, rng, dtype):
+    x = (rng.standard_normal((3, 5)) * 50).astype(dtype)
+    a = tessera.asarray(x, device="vulkan")
+    assert a.device == "vulkan" and a.shape == (3, 5) and a.dtype == dtype and a.stride() == (5, 1)
+    np.testing.assert_array_equal(a.numpy(), x)
+    np.testing.assert_array_equal(tessera.asarray(a, device="cpu").numpy(), x)
+    assert not tessera.zeros((4, 2), dtype, device="vulkan").numpy().any()
+    assert "device='vulkan'" in repr(a)
+    with pytest.raises(TypeError, match="a Vulkan array has no address"):
+        a.data_ptr()
+
+
+def test_mixing_devices_is_an_error(vulkan):
+    x = tessera.asarray(np.zeros(16, np.float32), device="vulkan")
+    with pytest.raises(tessera.ArgumentError) as info:
+        add_kernel[(1,)](x, np.zeros(16, np.float32), x, 16, BLOCK_SIZE=16)
+    assert info.value.message == ("kernel 'add_kernel': array arguments live on different devices "
+                                  "('x_ptr' is on vulkan:0, 'y_ptr' is on cpu); copy them to one device")
+
+
+def test_unsupported_op_on_vulkan_is_a_compilation_error(vulkan):
+    x = tessera.asarray(np.ones(2, np.float32), device="vulkan")
+    with pytest.raises(tessera.CompilationError, match="printing and asserting on Vulkan"):
+        print_kernel[(1,)](x)
+
+
+@pytest.mark.parametrize("device,name", [("cuda", "CUDA"), ("hip", "HIP")])
+def test_absent_device_says_why(device, name):
+    try:
+        device_info(device)
+        pytest.skip(f"this machine has a {name} device")
+    except tessera.DeviceError:
+        pass
+    for make in (lambda: tessera.empty((4,), tessera.float32, device=device),
+                 lambda: tessera.asarray(np.zeros(4, np.float32), device=device)):
+        with pytest.raises(tessera.DeviceError, match=f"^no {name} device: .+"):
+            make()

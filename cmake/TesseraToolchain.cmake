@@ -20,10 +20,13 @@ add_definitions(${TESSERA_LLVM_DEFINITIONS})
 set(TESSERA_LLVM_TOOLS_DIR "${LLVM_TOOLS_BINARY_DIR}" CACHE PATH
   "Where FileCheck, lit and the other LLVM tools live")
 
+# ccache with the checkout as its base directory: paths under it are hashed
+# relative to it, so a fresh clone elsewhere (CI) reuses the cached objects.
 find_program(TESSERA_CCACHE ccache)
 if(TESSERA_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${TESSERA_CCACHE})
-  set(CMAKE_C_COMPILER_LAUNCHER ${TESSERA_CCACHE})
+  set(_tessera_ccache ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} ${TESSERA_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${_tessera_ccache})
+  set(CMAKE_C_COMPILER_LAUNCHER ${_tessera_ccache})
 endif()
 
 # Every Tessera library links the shared libMLIR/libLLVM only: mixing in static

@@ -59,6 +59,18 @@ private:
   Value address;
 };
 
+/// Access `i` of the run starting at `first`, its offset derived from the
+/// run's first where the run's addresses are known to be consecutive.
+ElementAccess inRun(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
+                    unsigned first, unsigned i, RunAddresses addresses) {
+  ElementAccess access = accesses[i];
+  if (addresses == RunAddresses::Consecutive && i != first)
+    access.offset = arith::AddIOp::create(
+        builder, loc, accesses[first].offset,
+        arith::ConstantIndexOp::create(builder, loc, int64_t(i - first)));
+  return access;
+}
+
 Value loadElement(OpBuilder &builder, Location loc, Value base, ElementAccess access,
                   Value otherwise) {
   if (!access.condition)
@@ -95,8 +107,9 @@ unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout, 
 }
 
 Registers loadElements(OpBuilder &builder, Location loc, Value base, Type element,
-                       ArrayRef<ElementAccess> accesses, unsigned width, Value vectorCondition,
+                       ArrayRef<ElementAccess> accesses, const RunAccess &runAccess,
                        llvm::function_ref<Value(OpBuilder &, unsigned)> otherwise) {
+  unsigned width = runAccess.width;
   // The fallback value is only built where some access is conditional.
   auto fallback = [&](OpBuilder &b, unsigned i) {
     return accesses[i].condition ? otherwise(b, i) : Value();
@@ -109,7 +122,7 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
   }
   VectorRuns runs(builder, loc, base, element, width);
   for (unsigned first = 0; first < accesses.size(); first += width) {
-    Value whole = runs.isWhole(builder, loc, accesses, first, vectorCondition);
+    Value whole = runs.isWhole(builder, loc, accesses, first, runAccess.vectorCondition);
     auto ifOp = scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {
@@ -124,7 +137,9 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
         [&](OpBuilder &orElse, Location loc) {
           SmallVector<Value> elements;
           for (unsigned i = first; i < first + width; ++i)
-            elements.push_back(loadElement(orElse, loc, base, accesses[i], fallback(orElse, i)));
+            elements.push_back(loadElement(
+                orElse, loc, base, inRun(orElse, loc, accesses, first, i, runAccess.addresses),
+                fallback(orElse, i)));
           scf::YieldOp::create(orElse, loc, elements);
         });
     llvm::append_range(regs, ifOp.getResults());
@@ -133,8 +148,9 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
 }
 
 void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<ElementAccess> accesses,
-                   ValueRange values, unsigned width, Value vectorCondition,
+                   ValueRange values, const RunAccess &runAccess,
                    llvm::function_ref<bool(unsigned)> skip) {
+  unsigned width = runAccess.width;
   if (width < 2) {
     for (unsigned i = 0; i < accesses.size(); ++i)
       if (!skip(i))
@@ -148,7 +164,7 @@ void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<Elemen
     // another run or not at all.
     if (skip(first))
       continue;
-    Value whole = runs.isWhole(builder, loc, accesses, first, vectorCondition);
+    Value whole = runs.isWhole(builder, loc, accesses, first, runAccess.vectorCondition);
     scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {
@@ -160,7 +176,8 @@ void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<Elemen
         },
         [&](OpBuilder &orElse, Location loc) {
           for (unsigned i = first; i < first + width; ++i)
-            storeElement(orElse, loc, base, accesses[i], values[i]);
+            storeElement(orElse, loc, base,
+                         inRun(orElse, loc, accesses, first, i, runAccess.addresses), values[i]);
           scf::YieldOp::create(orElse, loc);
         });
   }

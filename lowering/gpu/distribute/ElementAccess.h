@@ -32,23 +32,41 @@ struct ElementAccess {
 unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout,
                            mlir::Type element);
 
+/// How the accesses of a run are known to address consecutive elements.
+enum class RunAddresses {
+  /// Proved at compile time: the element accesses of a run that cannot be
+  /// one vector address from the run's first offset, so only one offset per
+  /// run stays live (a GEMM's operand pointers would otherwise fill the
+  /// register file).
+  Consecutive,
+  /// Only when `vectorCondition` holds at run time (a descriptor's innermost
+  /// stride is 1): element accesses use their own offsets.
+  WhenVectorConditionHolds,
+};
+
+/// A tile's registers in memory, `width` registers per run (1: no vectors).
+struct RunAccess {
+  unsigned width = 1;
+  RunAddresses addresses = RunAddresses::Consecutive;
+  /// i1 that must hold for a run to be one vector access; null: true.
+  mlir::Value vectorCondition;
+};
+
 /// One scalar per access, read from `base` where its condition holds and
-/// `otherwise(builder, i)` where it does not. With `width` > 1 each run of
-/// `width` accesses (which must address consecutive elements) is one vector
-/// load when the run is aligned, every condition holds and `vectorCondition`
-/// (null: true) does.
+/// `otherwise(builder, i)` where it does not. Each run is one vector load
+/// when it is aligned, every condition of the run holds and the run's
+/// vectorCondition does.
 Registers loadElements(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value base,
                        mlir::Type element, llvm::ArrayRef<ElementAccess> accesses,
-                       unsigned width, mlir::Value vectorCondition,
+                       const RunAccess &runs,
                        llvm::function_ref<mlir::Value(mlir::OpBuilder &, unsigned)> otherwise);
 
 /// Writes `values[i]` where access i's condition holds, skipping the
-/// accesses `skip(i)` names (copies of other registers); runs of `width` as
-/// for loadElements.
+/// accesses `skip(i)` names (copies of other registers); runs as for
+/// loadElements.
 void storeElements(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value base,
                    llvm::ArrayRef<ElementAccess> accesses, mlir::ValueRange values,
-                   unsigned width, mlir::Value vectorCondition,
-                   llvm::function_ref<bool(unsigned)> skip);
+                   const RunAccess &runs, llvm::function_ref<bool(unsigned)> skip);
 
 } // namespace tessera::gpu
 

@@ -82,10 +82,10 @@ LogicalResult lowerDescriptorOp(KernelLowering &k, Operation *op, OpBuilder &bui
 
   // Runs of a block row are consecutive in memory when the innermost
   // stride is 1, which only the launch tells.
-  unsigned width = vectorAccessWidth(k.target, *layout, element);
-  Value unitStride;
-  if (width > 1)
-    unitStride = arith::CmpIOp::create(
+  RunAccess runs{vectorAccessWidth(k.target, *layout, element),
+                 RunAddresses::WhenVectorConditionHolds, Value()};
+  if (runs.width > 1)
+    runs.vectorCondition = arith::CmpIOp::create(
         builder, loc, arith::CmpIPredicate::eq, desc->strides.back(),
         arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), 1));
 
@@ -95,7 +95,7 @@ LogicalResult lowerDescriptorOp(KernelLowering &k, Operation *op, OpBuilder &bui
       accesses.push_back(accessOf(k, builder, loc, *desc, offsets, *layout, reg));
     Value padding = paddingValue(builder, loc, element, desc->padding);
     k.map(op->getResult(0),
-          loadElements(builder, loc, desc->base, element, accesses, width, unitStride,
+          loadElements(builder, loc, desc->base, element, accesses, runs,
                        [&](OpBuilder &, unsigned) { return padding; }));
     return success();
   }
@@ -109,7 +109,7 @@ LogicalResult lowerDescriptorOp(KernelLowering &k, Operation *op, OpBuilder &bui
     accesses.push_back(access);
   }
   storeElements(builder, loc, desc->base, accesses,
-                k.registers(cast<tile::DescriptorStoreOp>(op).getValue()), width, unitStride,
+                k.registers(cast<tile::DescriptorStoreOp>(op).getValue()), runs,
                 [&](unsigned reg) { return layout->isDuplicateRegister(reg); });
   return success();
 }

@@ -69,8 +69,9 @@ LogicalResult lowerLoad(KernelLowering &k, tile::LoadOp op, OpBuilder &builder) 
   Registers others = op.getOther() ? k.registers(op.getOther()) : Registers();
   SmallVector<ElementAccess> accesses =
       accessesOf(k.registers(op.getPtr()), masks, Value(), builder, loc);
-  k.map(op, loadElements(builder, loc, k.pointerBase(op.getPtr()), element, accesses, *width,
-                         Value(), [&](OpBuilder &b, unsigned reg) {
+  RunAccess runs{*width, RunAddresses::Consecutive, Value()};
+  k.map(op, loadElements(builder, loc, k.pointerBase(op.getPtr()), element, accesses, runs,
+                         [&](OpBuilder &b, unsigned reg) {
                            // Masked-off elements without `other` are undefined;
                            // zero is as good.
                            return others.empty() ? zeroOf(b, loc, element) : others[reg];
@@ -99,9 +100,9 @@ LogicalResult lowerStore(KernelLowering &k, tile::StoreOp op, OpBuilder &builder
   Registers masks = op.getMask() ? k.registers(op.getMask()) : Registers();
   SmallVector<ElementAccess> accesses =
       accessesOf(k.registers(op.getPtr()), masks, owner, builder, loc);
+  RunAccess runs{*width, RunAddresses::Consecutive, Value()};
   storeElements(builder, loc, k.pointerBase(op.getPtr()), accesses, k.registers(op.getValue()),
-                *width, Value(),
-                [&](unsigned reg) { return layout && layout->isDuplicateRegister(reg); });
+                runs, [&](unsigned reg) { return layout && layout->isDuplicateRegister(reg); });
   return success();
 }
 

@@ -1,6 +1,7 @@
 // tile.dot. Where the target has a matrix instruction for the problem
 // (selectTensorCoreDot) and the result already has its accumulator layout,
-// the operands go to the emitter's shared buffers and the emitter computes the
+// the operands go to the emitter's shared buffers (a vector store per run of
+// registers the buffer keeps contiguous) and the emitter computes the
 // accumulator (lowering/gpu/tensorcore/TensorCore.h). Otherwise the FMA path:
 // both operands go to row-major shared buffers, and each thread runs one
 // k-loop for all its accumulator registers, loading each row of A and column
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <map>
 
@@ -99,6 +101,20 @@ bool batchInRegisters(const LinearLayout &layout) {
          (llvm::all_of(layout.lanes, noBatch) && llvm::all_of(layout.warps, noBatch));
 }
 
+/// Registers of an operand in `layout` that one vector store puts into a
+/// shared buffer taking `contiguousColumns` consecutive columns at
+/// consecutive indices: the layout's run along the row, where no thread's
+/// part of the coordinates breaks the run's alignment. At most 16 bytes.
+unsigned sharedRunWidth(const LinearLayout &layout, int64_t contiguousColumns,
+                        Type element) {
+  int64_t width = std::min<int64_t>(layout.contiguousRegisters(), contiguousColumns);
+  width = std::min<int64_t>(width, 128 / std::max(8u, element.getIntOrFloatBitWidth()));
+  for (const Basis &basis : llvm::concat<const Basis>(layout.lanes, layout.warps))
+    if (basis.back() % width != 0)
+      return 1;
+  return width < 2 ? 1 : unsigned(width);
+}
+
 FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder &builder,
                                    const TensorCoreDot &instruction, const LinearLayout &aLayout,
                                    const LinearLayout &bLayout,
@@ -121,15 +137,27 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
     for (auto [index, slot] : llvm::enumerate(slots)) {
       const LinearLayout &layout = index == 0 ? aLayout : bLayout;
       Registers regs = k.registers(index == 0 ? op.getA() : op.getB());
-      for (unsigned reg = 0; reg < layout.numRegisters(); ++reg) {
+      Type element = regs.front().getType();
+      unsigned width = sharedRunWidth(layout, instruction.contiguousColumns(slot), element);
+      for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
         if (layout.isDuplicateRegister(reg) ||
             (rowDim == 1 && layout.registerOffset(reg)[0] != static_cast<int64_t>(batch)))
           continue;
         Value row = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, reg, rowDim));
         Value col =
             toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, reg, rowDim + 1));
-        memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, regs[reg]),
-                                buffers[index], instruction.sharedIndex(builder, loc, slot, row, col));
+        Value at = instruction.sharedIndex(builder, loc, slot, row, col);
+        if (width == 1) {
+          memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, regs[reg]),
+                                  buffers[index], at);
+          continue;
+        }
+        Value run = vector::FromElementsOp::create(
+            builder, loc, VectorType::get({int64_t(width)}, element),
+            ValueRange(regs).slice(reg, width));
+        unsigned bytes = width * element.getIntOrFloatBitWidth() / 8;
+        vector::StoreOp::create(builder, loc, run, buffers[index], ValueRange{at},
+                                /*nontemporal=*/false, llvm::MaybeAlign(bytes));
       }
     }
     mlir::gpu::BarrierOp::create(builder, loc);

@@ -165,6 +165,11 @@ public:
     return (operand == DotOperand::A ? problem.m : problem.n) * problem.k;
   }
 
+  int64_t contiguousColumns(DotOperand operand) const override {
+    // The swizzle permutes units of k within a line; B's lines are columns.
+    return operand == DotOperand::A ? plan.swizzleUnit : 1;
+  }
+
   Value sharedIndex(OpBuilder &b, Location loc, DotOperand operand, Value row,
                     Value col) const override {
     // A is stored by rows (lines of k), B by columns.

@@ -112,6 +112,13 @@ public:
     return matrix.rows * matrix.cols;
   }
 
+  int64_t contiguousColumns(DotOperand operand) const override {
+    // Swizzling moves whole 16-byte chunks; B stored [N, K] is transposed.
+    if (operand == DotOperand::A)
+      return a.chunkElements;
+    return plan.bKContiguous ? 1 : b.chunkElements;
+  }
+
   Value sharedIndex(OpBuilder &builder, Location loc, DotOperand operand, Value row,
                     Value col) const override {
     if (operand == DotOperand::A)

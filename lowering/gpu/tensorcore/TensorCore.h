@@ -48,6 +48,11 @@ public:
   virtual LinearLayout accumulatorLayout() const = 0;
   /// Elements of the operand's shared buffer (at least rows * cols).
   virtual int64_t sharedElements(DotOperand operand) const = 0;
+  /// How many consecutive columns of an operand row, starting at any
+  /// multiple of the count, sit at consecutive indices of its shared buffer:
+  /// the pass stores such a run with one vector store. 1 where the placement
+  /// transposes the operand.
+  virtual int64_t contiguousColumns(DotOperand operand) const = 0;
   /// Index of element (row, col) of the operand in its shared buffer; row and
   /// col are `index` values.
   virtual mlir::Value sharedIndex(mlir::OpBuilder &builder, mlir::Location loc, DotOperand operand,

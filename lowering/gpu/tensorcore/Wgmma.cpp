@@ -154,6 +154,11 @@ public:
     return stored.rows * stored.k;
   }
 
+  int64_t contiguousColumns(DotOperand operand) const override {
+    // The swizzle permutes 16-byte chunks of K; B is stored transposed.
+    return operand == DotOperand::A ? 16 / a.elementBytes : 1;
+  }
+
   Value sharedIndex(OpBuilder &builder, Location loc, DotOperand operand, Value row,
                     Value col) const override {
     // B [K, N] is stored K-major: its row is the operand's column.

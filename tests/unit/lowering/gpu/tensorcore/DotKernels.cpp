@@ -9,6 +9,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -155,6 +156,35 @@ func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
   return function;
 }
 
+namespace {
+
+/// The constant `value` computes, folding its defining ops bottom-up (the
+/// emitters build with plain create, which folds nothing).
+std::optional<Attribute> evaluate(Value value) {
+  Attribute constant;
+  if (matchPattern(value, m_Constant(&constant)))
+    return constant;
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  SmallVector<Attribute> operands;
+  for (Value operand : op->getOperands()) {
+    std::optional<Attribute> folded = evaluate(operand);
+    if (!folded)
+      return std::nullopt;
+    operands.push_back(*folded);
+  }
+  SmallVector<OpFoldResult> results;
+  if (failed(op->fold(operands, results)) || results.size() != op->getNumResults())
+    return std::nullopt;
+  OpFoldResult result = results[cast<OpResult>(value).getResultNumber()];
+  if (auto attribute = dyn_cast<Attribute>(result))
+    return attribute;
+  return evaluate(cast<Value>(result));
+}
+
+} // namespace
+
 int64_t foldedSharedIndex(ModuleOp scratch, const TensorCoreDot &dot, DotOperand operand,
                           int64_t row, int64_t col) {
   OpBuilder b(scratch.getContext());
@@ -162,9 +192,10 @@ int64_t foldedSharedIndex(ModuleOp scratch, const TensorCoreDot &dot, DotOperand
   Location loc = scratch.getLoc();
   Value index = dot.sharedIndex(b, loc, operand, constantIndex(b, loc, row),
                                 constantIndex(b, loc, col));
-  int64_t folded = getConstantIntValue(index).value_or(-1);
+  std::optional<Attribute> folded = evaluate(index);
+  auto integer = folded ? dyn_cast<IntegerAttr>(*folded) : IntegerAttr();
   scratch.getBody()->clear();
-  return folded;
+  return integer ? integer.getInt() : -1;
 }
 
 } // namespace tessera::gpu::testing

@@ -2,13 +2,11 @@
 #include "lowering/gpu/Diagnostics.h"
 
 #include "ir/TileDialect.h"
-#include "lowering/gpu/distribute/Passes.h"
 #include "lowering/gpu/spirv/SpirvPipeline.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -74,16 +72,10 @@ llvm::Expected<OwningOpRef<ModuleOp>> isolateKernel(ModuleOp module, llvm::Strin
   return std::move(clone);
 }
 
-/// The first steps of buildTileToGpuPipeline, up to the layout assignment.
 LogicalResult assignLayouts(ModuleOp module, const GpuTarget &target,
                             const GpuLoweringOptions &options) {
   PassManager pm(module.getContext(), ModuleOp::getOperationName());
-  pm.addPass(createInlinerPass());
-  pm.addPass(createCanonicalizerPass());
-  TileGpuAssignLayoutsOptions assign;
-  assign.target = target.str();
-  assign.numWarps = options.numWarps;
-  pm.addPass(createTileGpuAssignLayouts(assign));
+  buildLayoutAssignmentPipeline(pm, target, options);
   return pm.run(module);
 }
 

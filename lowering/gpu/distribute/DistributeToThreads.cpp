@@ -55,6 +55,20 @@ FailureOr<LinearLayout> KernelLowering::layout(Operation *user, Type tileType) {
   return *found;
 }
 
+FailureOr<KernelLowering::Writers> KernelLowering::writersOf(Operation *user, Value pointer) {
+  Writers writers;
+  if (!isa<RankedTensorType>(pointer.getType())) {
+    writers.owner = thread.isFirstThread();
+    return writers;
+  }
+  FailureOr<LinearLayout> found = layout(user, pointer);
+  if (failed(found))
+    return failure();
+  writers.layout = *found;
+  writers.owner = thread.ownsElements(*found);
+  return writers;
+}
+
 FailureOr<unsigned> KernelLowering::numRegisters(Operation *user, Type type) {
   if (!isa<RankedTensorType>(type))
     return 1u;

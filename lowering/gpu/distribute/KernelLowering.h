@@ -63,6 +63,15 @@ public:
   mlir::FailureOr<LinearLayout> layout(mlir::Operation *user, mlir::Value tile) {
     return layout(user, tile.getType());
   }
+  /// Who writes the elements of a store or atomic through `pointer`.
+  struct Writers {
+    /// The pointer tile's layout; none for a scalar pointer.
+    std::optional<LinearLayout> layout;
+    /// i1, true in the one thread holding the first copy of each element
+    /// (thread 0 for a scalar); null when no two threads share elements.
+    mlir::Value owner;
+  };
+  mlir::FailureOr<Writers> writersOf(mlir::Operation *user, mlir::Value pointer);
   /// How many registers a value of `type` has (1 for a scalar).
   mlir::FailureOr<unsigned> numRegisters(mlir::Operation *user, mlir::Type type);
   /// The type of one register of a value of `type`: its element type, and

@@ -98,17 +98,11 @@ LogicalResult lowerAtomic(KernelLowering &k, Operation *op, OpBuilder &builder) 
   Value base = k.pointerBase(pointer);
   Registers offsets = k.registers(pointer);
 
-  std::optional<LinearLayout> layout;
-  Value owner;
-  if (isa<RankedTensorType>(pointer.getType())) {
-    FailureOr<LinearLayout> found = k.layout(op, pointer);
-    if (failed(found))
-      return failure();
-    layout = *found;
-    owner = k.thread.ownsElements(*layout);
-  } else {
-    owner = k.thread.isFirstThread();
-  }
+  FailureOr<KernelLowering::Writers> writers = k.writersOf(op, pointer);
+  if (failed(writers))
+    return failure();
+  const std::optional<LinearLayout> &layout = writers->layout;
+  Value owner = writers->owner;
 
   Value zero = arith::ConstantOp::create(builder, loc, cast<TypedAttr>(builder.getZeroAttr(element)));
   Registers old;

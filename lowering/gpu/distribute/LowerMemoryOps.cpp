@@ -82,17 +82,11 @@ LogicalResult lowerLoad(KernelLowering &k, tile::LoadOp op, OpBuilder &builder) 
 LogicalResult lowerStore(KernelLowering &k, tile::StoreOp op, OpBuilder &builder) {
   Location loc = op.getLoc();
   // Each element is written once: by the first copy's register and thread.
-  Value owner;
-  std::optional<LinearLayout> layout;
-  if (isa<RankedTensorType>(op.getPtr().getType())) {
-    FailureOr<LinearLayout> found = k.layout(op, op.getPtr());
-    if (failed(found))
-      return failure();
-    layout = *found;
-    owner = k.thread.ownsElements(*layout);
-  } else {
-    owner = k.thread.isFirstThread();
-  }
+  FailureOr<KernelLowering::Writers> writers = k.writersOf(op, op.getPtr());
+  if (failed(writers))
+    return failure();
+  const std::optional<LinearLayout> &layout = writers->layout;
+  Value owner = writers->owner;
   Type element = KernelLowering::registerType(op.getValue().getType());
   FailureOr<unsigned> width = vectorWidth(k, op, op.getPtr(), element);
   if (failed(width))

@@ -9,14 +9,19 @@ using namespace mlir;
 
 namespace tessera::gpu {
 
-void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
-                            const GpuLoweringOptions &options) {
+void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
+                                   const GpuLoweringOptions &options) {
   pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   TileGpuAssignLayoutsOptions assign;
   assign.target = target.str();
   assign.numWarps = options.numWarps;
   pm.addPass(createTileGpuAssignLayouts(assign));
+}
+
+void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
+                            const GpuLoweringOptions &options) {
+  buildLayoutAssignmentPipeline(pm, target, options);
   pm.addPass(createTileGpuDistribute());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

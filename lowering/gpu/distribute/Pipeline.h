@@ -30,6 +30,11 @@ mlir::LogicalResult lowerTileToGpu(mlir::ModuleOp module, const GpuTarget &targe
 void buildTileToGpuPipeline(mlir::OpPassManager &pm, const GpuTarget &target,
                             const GpuLoweringOptions &options);
 
+/// Adds the first half of buildTileToGpuPipeline: inlining, canonicalization
+/// and tile-gpu-assign-layouts (what `tessera compile --emit tgpu` shows).
+void buildLayoutAssignmentPipeline(mlir::OpPassManager &pm, const GpuTarget &target,
+                                   const GpuLoweringOptions &options);
+
 /// Registers tile-gpu-distribute and the pipeline
 /// `tile-lower-to-gpu{target=... num-warps=...}`.
 void registerGpuDistributionPasses();

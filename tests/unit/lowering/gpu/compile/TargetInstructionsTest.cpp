@@ -46,6 +46,9 @@ const InstructionCase kInstructionCases[] = {
     {"gemm_i8", "cuda:sm_80", {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "ldmatrix"},
      {"wgmma"}},
     {"gemm_f32_ieee", "cuda:sm_80", {"fma.rn.f32"}, {"mma.sync", "tf32"}},
+    // Plain sm_90 has no wgmma (it needs the sm_90a features): mma.sync.
+    {"gemm_bf16", "cuda:sm_90",
+     {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix"}, {"wgmma"}},
     // NVIDIA Hopper: warpgroup MMA straight from shared memory.
     {"gemm_f16", "cuda:sm_90a", {"wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"},
      {"mma.sync"}},

@@ -3,6 +3,7 @@
     python3 bench/gpu/run.py                  # everything, prints one table
     python3 bench/gpu/run.py --suite gemm --sizes 4096 --dtypes bf16
     python3 bench/gpu/run.py --quick --json results.json
+    python3 bench/gpu/run.py --compile-only cuda:sm_90a   # no GPU needed
 
 Every kernel is first checked against PyTorch on the same inputs (a wrong
 result is reported as WRONG and makes the exit status 1), then timed with
@@ -12,6 +13,12 @@ GEMM is reported in TFLOP/s against torch.matmul (cuBLAS) and Triton;
 softmax and layernorm in GB/s against Triton and PyTorch; vector add in GB/s
 against a device-to-device copy of the same number of bytes. Needs PyTorch
 with CUDA; Triton is optional (its columns are left empty without it).
+
+--compile-only TARGET needs no GPU: it compiles Tessera's version of every
+benchmark kernel (each GEMM tuning config, the row kernels at the widths the
+table uses) for TARGET and prints, per kernel, the instructions that carry
+the work (wgmma / mma.sync / 128-bit loads), registers, spills, shared memory
+and compile time, so a machine without a device shows what a device would run.
 """
 
 import argparse
@@ -21,6 +28,8 @@ import math
 import os
 import statistics
 import sys
+
+import time
 
 import torch
 
@@ -212,6 +221,62 @@ def print_table(rows):
             print(f"  {row.kernel} {row.shape} {row.dtype} {name}: {note}")
 
 
+# (kernel, signature, constexpr names, num_warps, num_stages) for --compile-only;
+# the signatures are those run.py's launches specialize to (unit strides,
+# 16-byte aligned pointers and 16-divisible sizes).
+def compile_cases(kernels):
+    cases = [("vector_add", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, 2)]
+    for cols in (1024, 4096, 8192):
+        warps = 4 if cols <= 2048 else 8
+        cases.append(("softmax", f"*fp16:16, *fp16:16, i32:16, i32:16, i32:16, {cols}", warps, 2))
+        cases.append(("layernorm", f"*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, fp32, "
+                                   f"{cols}", warps, 2))
+    for config in kernels.MATMUL_CONFIGS:
+        meta = config.kwargs
+        cases.append(("matmul", "*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:16, 1, "
+                                f"i32:16, 1, i32:16, 1, {meta['BLOCK_M']}, {meta['BLOCK_N']}, "
+                                f"{meta['BLOCK_K']}, {meta['GROUP_M']}", config.num_warps,
+                      config.num_stages))
+    return cases
+
+
+WORK_INSTRUCTIONS = ("wgmma.mma_async", "mma.sync", "ld.global.v4", "st.global.v4", "st.shared.v4",
+                     "v_mfma", "v_wmma", "global_load_dwordx4")
+
+
+def compile_only(target):
+    from tessera import _C
+    from tessera.compile import _unwrap_kernel, parse_signature
+    import tessera.compat.triton as tt
+    kernels = load_kernels("tessera", tt.jit, tt.language, tt.autotune, tt.Config)
+    print(f"Tessera's benchmark kernels compiled for {target} (no GPU needed)")
+    header = (f"{'kernel':<11} {'config':<34} {'warps':>5} {'stages':>6} {'regs':>5} {'spills':>7} "
+              f"{'shared':>7} {'ms':>6}  instructions")
+    print(header)
+    print("-" * len(header))
+    ok = True
+    for name, signature, warps, stages in compile_cases(kernels):
+        fn = _unwrap_kernel(getattr(kernels, name))
+        constexprs = signature.split(", ")[len(fn.arg_names) - len(fn.constexprs):]
+        config = "x".join(constexprs) if name == "matmul" else constexprs[-1]
+        try:
+            values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
+            start = time.perf_counter()
+            compiled = fn.compile_for(values, plan, "interpreter")
+            kernel = _C.compile_gpu(compiled.module, compiled.module.kernel_name, target, warps, stages)
+            ms = (time.perf_counter() - start) * 1e3
+        except Exception as error:  # reported in the table; the other kernels still compile
+            print(f"{name:<11} {config:<34} {warps:>5} {stages:>6}  FAILED: {str(error).splitlines()[0]}")
+            ok = False
+            continue
+        usage = kernel.usage
+        spills = usage.get("spill_stores", usage.get("spills", -1))
+        found = [f"{i}x{kernel.assembly.count(i)}" for i in WORK_INSTRUCTIONS if i in kernel.assembly]
+        print(f"{name:<11} {config:<34} {warps:>5} {stages:>6} {usage['registers']:>5} {spills:>7} "
+              f"{kernel.shared_bytes:>7} {ms:>6.0f}  {' '.join(found)}")
+    return 0 if ok else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--suite", default="all", choices=["all", "gemm", "softmax", "layernorm", "add"])
@@ -221,7 +286,12 @@ def main():
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--quick", action="store_true", help="fewer shapes and repetitions")
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--compile-only", metavar="TARGET",
+                        help="compile Tessera's kernels for TARGET (e.g. cuda:sm_90a) and report "
+                             "registers, spills and instructions; no GPU needed")
     args = parser.parse_args()
+    if args.compile_only:
+        return compile_only(args.compile_only)
     if not torch.cuda.is_available():
         print("bench/gpu/run.py: no CUDA device visible to PyTorch; nothing to measure.")
         return 2

@@ -93,7 +93,8 @@ TEST_P(EveryKernelEveryTarget, Compiles) {
     EXPECT_TRUE(isSpirv(binary.binary)) << "not SPIR-V";
     ASSERT_TRUE(compiled->vulkan.has_value());
     EXPECT_EQ(compiled->vulkan->binary.binary, binary.binary);
-    EXPECT_EQ(validateSpirv(binary.binary, "vulkan1.3"), "") << binary.assembly;
+    // target.chip is "vulkan1.2" or "vulkan1.3", spirv-val's environment names.
+    EXPECT_EQ(validateSpirv(binary.binary, target.chip), "") << binary.assembly;
     break;
   }
 }

@@ -17,7 +17,7 @@ namespace tessera::gpu::testing {
 /// The targets every kernel is compiled for.
 inline constexpr const char *kSweepTargets[] = {
     "cuda:sm_80", "cuda:sm_90", "cuda:sm_90a", "hip:gfx90a", "hip:gfx942", "hip:gfx1100",
-    "vulkan:1.3:subgroup=8"};
+    "vulkan:1.2:subgroup=8", "vulkan:1.3:subgroup=8"};
 
 GpuTarget parseTarget(llvm::StringRef spec);
 

@@ -53,6 +53,8 @@ private:
   LogicalResult checkShuffle(gpu::ShuffleOp shuffle);
   LogicalResult checkAtomic(memref::AtomicRMWOp atomic);
   LogicalResult checkGenericAtomic(memref::GenericAtomicRMWOp atomic);
+  /// 64-bit atomics need the device's int64 atomics in that storage class.
+  LogicalResult checkAtomicWidth(Operation *atomic, Type element, bool shared);
   InFlightDiagnostic fail(Operation *op) {
     return op->emitOpError() << "(target " << targetName << "): ";
   }
@@ -190,6 +192,16 @@ LogicalResult KernelChecker::checkShuffle(gpu::ShuffleOp shuffle) {
   return success();
 }
 
+LogicalResult KernelChecker::checkAtomicWidth(Operation *atomic, Type element, bool shared) {
+  if (element.isInteger(64) &&
+      (shared ? !features.sharedInt64Atomics : !features.bufferInt64Atomics)) {
+    fail(atomic) << needsFeature("a 64-bit atomic", shared ? "shaderSharedInt64Atomics"
+                                                           : "shaderBufferInt64Atomics");
+    return failure();
+  }
+  return success();
+}
+
 LogicalResult KernelChecker::checkAtomic(memref::AtomicRMWOp atomic) {
   Type element = atomic.getMemRefType().getElementType();
   bool shared = storageOf(atomic.getMemRefType()) == Storage::Workgroup;
@@ -221,13 +233,7 @@ LogicalResult KernelChecker::checkAtomic(memref::AtomicRMWOp atomic) {
     fail(atomic) << "atomics act on 32 or 64-bit integers, not " << element;
     return failure();
   }
-  if (element.isInteger(64) &&
-      (shared ? !features.sharedInt64Atomics : !features.bufferInt64Atomics)) {
-    fail(atomic) << needsFeature("a 64-bit atomic", shared ? "shaderSharedInt64Atomics"
-                                                                     : "shaderBufferInt64Atomics");
-    return failure();
-  }
-  return success();
+  return checkAtomicWidth(atomic, element, shared);
 }
 
 LogicalResult KernelChecker::checkGenericAtomic(memref::GenericAtomicRMWOp atomic) {
@@ -244,13 +250,7 @@ LogicalResult KernelChecker::checkGenericAtomic(memref::GenericAtomicRMWOp atomi
     return failure();
   }
   bool shared = storageOf(cast<MemRefType>(atomic.getMemref().getType())) == Storage::Workgroup;
-  if (element.isInteger(64) &&
-      (shared ? !features.sharedInt64Atomics : !features.bufferInt64Atomics)) {
-    fail(atomic) << needsFeature("a 64-bit atomic", shared ? "shaderSharedInt64Atomics"
-                                                           : "shaderBufferInt64Atomics");
-    return failure();
-  }
-  return success();
+  return checkAtomicWidth(atomic, element, shared);
 }
 
 LogicalResult KernelChecker::checkOp(Operation *op) {

@@ -2,6 +2,7 @@
 // code is written and lowered with.
 #include "ir/TileDialect.h"
 #include "lowering/cpu/Pipeline.h"
+#include "lowering/gpu/Passes.h"
 #include "lowering/gpu/amd/AmdPipeline.h"
 #include "lowering/gpu/distribute/Passes.h"
 #include "lowering/gpu/distribute/Pipeline.h"
@@ -24,6 +25,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   tessera::cpu::registerCpuLoweringPasses();
+  tessera::gpu::registerTesseraGpuPasses();
   tessera::gpu::registerGpuLayoutPasses();
   tessera::gpu::registerGpuDistributionPasses();
   tessera::gpu::amd::registerAmdLoweringPasses();

@@ -1,5 +1,6 @@
 #include "lowering/gpu/amd/AmdPipeline.h"
 #include "lowering/gpu/Diagnostics.h"
+#include "lowering/gpu/Passes.h"
 #include "lowering/gpu/amd/CodeObject.h"
 #include "lowering/gpu/amd/KernelInterface.h"
 #include "lowering/gpu/amd/Passes.h"
@@ -110,7 +111,7 @@ void buildGpuToRocdlPipeline(OpPassManager &pm, const GpuTarget &target,
                              const AmdCompileOptions &options) {
   OpPassManager &gpuModulePM = pm.nest<mlir::gpu::GPUModuleOp>();
   gpuModulePM.addPass(createAmdCheckTarget(AmdCheckTargetOptions{target.chip}));
-  gpuModulePM.addPass(createAmdBarePointerArgs());
+  gpuModulePM.addPass(createTesseraGpuBarePointerArgs());
   gpuModulePM.addPass(createSCFToControlFlowPass());
   gpuModulePM.addPass(createArithToAMDGPUConversionPass(
       ArithToAMDGPUConversionPassOptions{target.chip, /*saturateFP8Truncf=*/false,

@@ -35,30 +35,4 @@ def AmdCheckTarget : Pass<"tessera-amd-check-target", "::mlir::gpu::GPUModuleOp"
   ];
 }
 
-def AmdBarePointerArgs : Pass<"tessera-amd-bare-pointer-args", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Pass each memref<?xT> kernel argument as one bare pointer";
-  let description = [{
-    The distributed GPU form gives every pointer argument the type
-    `memref<?xT>`. MLIR's bare-pointer calling convention only accepts
-    statically shaped memrefs, and the full descriptor convention would pass
-    five values per pointer. This pass makes each such argument of a kernel an
-    `!llvm.ptr` (flat address space: LLVM's AMDGPU backend infers that kernel
-    argument pointers are global) and rebuilds the memref descriptor from it
-    at the kernel's entry: both pointers, offset 0, stride 1. The extent is not
-    passed, so any use of the argument other than a load, store or atomic
-    (which never read the extent) is an error naming the op.
-
-    ```mlir
-    gpu.func @k(%x: memref<?xf32>) kernel { %v = memref.load %x[%i] ... }
-    // becomes
-    gpu.func @k(%x: !llvm.ptr) kernel {
-      %d = ... llvm.insertvalue %x ... : !llvm.struct<(ptr, ptr, i64, ...)>
-      %m = builtin.unrealized_conversion_cast %d : ... to memref<?xf32>
-      %v = memref.load %m[%i] ...
-    }
-    ```
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
 #endif // TESSERA_LOWERING_GPU_AMD_PASSES_TD

@@ -1,5 +1,6 @@
 #include "lowering/gpu/nvidia/NvidiaPipeline.h"
 #include "lowering/gpu/Diagnostics.h"
+#include "lowering/gpu/Passes.h"
 
 #include "lowering/gpu/nvidia/CudaToolkit.h"
 #include "lowering/gpu/nvidia/Passes.h"

@@ -1,6 +1,7 @@
 // tessera-gpu-bare-pointer-args: kernel arguments `memref<?xT>` become
-// `!llvm.ptr`, with the memref rebuilt from a descriptor inside the kernel.
-#include "lowering/gpu/nvidia/Passes.h"
+// `!llvm.ptr`, with the memref rebuilt from a descriptor inside the kernel
+// (NVIDIA and AMD alike).
+#include "lowering/gpu/Passes.h"
 
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
@@ -13,7 +14,7 @@
 
 namespace tessera::gpu {
 #define GEN_PASS_DEF_TESSERAGPUBAREPOINTERARGS
-#include "lowering/gpu/nvidia/Passes.h.inc"
+#include "lowering/gpu/Passes.h.inc"
 } // namespace tessera::gpu
 
 using namespace mlir;

@@ -5,7 +5,20 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <string>
+
 namespace tessera::test_kernels {
+
+/// `source` with every `what` replaced by `by`: the kernels below name their
+/// variable parts (DT, REVERSE, PADDING, LOADMASK, ...) in capitals.
+inline std::string withReplaced(llvm::StringRef source, llvm::StringRef what,
+                                llvm::StringRef by) {
+  std::string text = source.str();
+  for (size_t at = text.find(what.str()); at != std::string::npos;
+       at = text.find(what.str(), at + by.size()))
+    text.replace(at, what.size(), by.str());
+  return text;
+}
 
 // For each x: steps of the Collatz sequence to reach 1 (scf.while, scf.if),
 // and x * x through a device function.

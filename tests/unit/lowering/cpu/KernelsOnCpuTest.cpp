@@ -19,12 +19,6 @@ using interp::testing::bufferOf;
 
 using KernelsOnCpuTest = CpuTest;
 
-std::string withReplaced(llvm::StringRef source, llvm::StringRef what, llvm::StringRef by) {
-  std::string s = source.str();
-  for (size_t at = s.find(what.str()); at != std::string::npos; at = s.find(what.str()))
-    s.replace(at, what.size(), by.str());
-  return s;
-}
 
 TEST_F(KernelsOnCpuTest, VectorAddRagged) {
   auto module = parse(kVectorAdd);

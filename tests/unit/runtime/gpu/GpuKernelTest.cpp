@@ -35,13 +35,6 @@ std::string caseName(const ::testing::TestParamInfo<GpuCase> &info) {
 
 unsigned ceilDiv(int64_t a, int64_t b) { return static_cast<unsigned>((a + b - 1) / b); }
 
-std::string withReplaced(llvm::StringRef source, llvm::StringRef what, llvm::StringRef by) {
-  std::string text = source.str();
-  for (size_t at = text.find(what.str()); at != std::string::npos;
-       at = text.find(what.str(), at + by.size()))
-    text.replace(at, what.size(), by.str());
-  return text;
-}
 
 void GpuKernelTest::SetUp() {
   const DeviceSlot &slot = sharedDevice(GetParam().device);

@@ -61,9 +61,6 @@ protected:
 
 unsigned ceilDiv(int64_t a, int64_t b);
 
-/// Replaces every occurrence of `what` in `source` (kernel templates).
-std::string withReplaced(llvm::StringRef source, llvm::StringRef what, llvm::StringRef by);
-
 } // namespace tessera::gpu_testing
 
 #endif // TESSERA_TESTS_UNIT_RUNTIME_GPU_GPUKERNELTEST_H

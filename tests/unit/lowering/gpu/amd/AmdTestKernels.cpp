@@ -1,5 +1,7 @@
 #include "AmdTestKernels.h"
 
+#include "tests/unit/kernels/TileKernels.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <utility>
@@ -19,11 +21,8 @@ std::string instantiate(llvm::StringRef text, unsigned waveSize) {
       {"@LAST@", std::to_string(block - 1)},
       {"@WAVE@", std::to_string(waveSize)}};
   std::string result = text.str();
-  for (const auto &[placeholder, value] : substitutions) {
-    for (size_t at = result.find(placeholder); at != std::string::npos;
-         at = result.find(placeholder, at + value.size()))
-      result.replace(at, placeholder.size(), value);
-  }
+  for (const auto &[placeholder, value] : substitutions)
+    result = tessera::test_kernels::withReplaced(result, placeholder, value);
   return result;
 }
 } // namespace

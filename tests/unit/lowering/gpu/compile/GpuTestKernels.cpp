@@ -60,8 +60,7 @@ tileKernel(llvm::StringRef constantName, llvm::StringRef source,
            std::vector<std::pair<std::string, std::string>> placeholders = {}) {
   std::string text = source.str();
   for (const auto &[what, by] : placeholders)
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + by.size()))
-      text.replace(at, what.size(), by);
+    text = tessera::test_kernels::withReplaced(text, what, by);
   std::string sourceName = "TileKernels.h:" + constantName.str();
   return [text, sourceName](MLIRContext &context) {
     loadTileDialects(context);

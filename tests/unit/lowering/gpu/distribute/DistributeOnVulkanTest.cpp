@@ -229,13 +229,6 @@ protected:
   std::mt19937 random;
 };
 
-std::string substitute(llvm::StringRef source, llvm::StringRef placeholder,
-                       llvm::StringRef replacement) {
-  std::string text = source.str();
-  for (size_t at; (at = text.find(placeholder.str())) != std::string::npos;)
-    text.replace(at, placeholder.size(), replacement.str());
-  return text;
-}
 
 TEST_F(DistributeOnVulkan, MaskedVectorAdd) {
   for (unsigned numWarps : {1u, 4u}) {
@@ -308,7 +301,7 @@ TEST_F(DistributeOnVulkan, CumsumForwardAndReverse) {
   const int rows = 4, n = 27;
   for (bool reverse : {false, true}) {
     SCOPED_TRACE(reverse ? "reverse" : "forward");
-    Results r = run(substitute(kCumsum, "REVERSE", reverse ? "reverse" : ""), "cumsum",
+    Results r = run(withReplaced(kCumsum, "REVERSE", reverse ? "reverse" : ""), "cumsum",
                     {HostArgument::buffer(randomFloats(rows * n)),
                      HostArgument::buffer(std::vector<float>(rows * n)), HostArgument::i32(n)},
                     {1});
@@ -327,7 +320,7 @@ TEST_F(DistributeOnVulkan, HistogramAtomicsCountEveryValueOnce) {
 
 TEST_F(DistributeOnVulkan, MatmulOnTheFmaPath) {
   const int m = 37, n = 21, k = 29;
-  Results r = run(substitute(kMatmul, "DT", "f32"), "matmul",
+  Results r = run(withReplaced(kMatmul, "DT", "f32"), "matmul",
                   {HostArgument::buffer(randomFloats(m * k)), HostArgument::buffer(randomFloats(k * n)),
                    HostArgument::buffer(std::vector<float>(m * n, -1.0f)), HostArgument::i32(m),
                    HostArgument::i32(n), HostArgument::i32(k)},
@@ -359,7 +352,7 @@ TEST_F(DistributeOnVulkan, DescriptorPaddingWithZeroOrNaN) {
   const int m = 10, n = 12;
   for (bool nan : {false, true}) {
     SCOPED_TRACE(nan ? "nan padding" : "zero padding");
-    Results r = run(substitute(kDescriptorPadding, "PADDING", nan ? "padding = nan" : ""), "pad",
+    Results r = run(withReplaced(kDescriptorPadding, "PADDING", nan ? "padding = nan" : ""), "pad",
                     {HostArgument::buffer(randomFloats(m * n)),
                      HostArgument::buffer(std::vector<float>(64, -1.0f)), HostArgument::i32(m),
                      HostArgument::i32(n), HostArgument::i32(5), HostArgument::i32(-3)},

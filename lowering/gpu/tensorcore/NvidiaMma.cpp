@@ -90,20 +90,11 @@ public:
   llvm::StringRef name() const override { return plan.name; }
 
   LinearLayout accumulatorLayout() const override {
-    LinearLayout layout;
-    layout.shape = {problem.m, problem.n};
-    // Within one m16n8 tile: c0/c1 are adjacent columns, c2/c3 eight rows down.
-    layout.registers = {{0, 1}, {8, 0}};
-    for (int64_t tn = 1; tn < plan.tilesN; tn *= 2)
-      layout.registers.push_back({0, kTileN * tn});
-    for (int64_t tm = 1; tm < plan.tilesM; tm *= 2)
-      layout.registers.push_back({kTileM * tm, 0});
-    // Lane l = 4 * group + threadInGroup: columns 2 * threadInGroup, row group.
-    layout.lanes = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
-    for (int64_t wn = 1; wn < plan.warpsN; wn *= 2)
-      layout.warps.push_back({0, warpTileN() * wn});
-    for (int64_t wm = 1; wm < plan.warpsM; wm *= 2)
-      layout.warps.push_back({warpTileM() * wm, 0});
+    LinearLayout layout = m16n8AccumulatorFragment(problem.m, problem.n);
+    appendRepeats(layout.registers, plan.tilesN, {0, kTileN});
+    appendRepeats(layout.registers, plan.tilesM, {kTileM, 0});
+    appendRepeats(layout.warps, plan.warpsN, {0, warpTileN()});
+    appendRepeats(layout.warps, plan.warpsM, {warpTileM(), 0});
     return layout;
   }
 
@@ -316,6 +307,19 @@ SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane
 }
 
 } // namespace
+
+LinearLayout m16n8AccumulatorFragment(int64_t m, int64_t n) {
+  LinearLayout layout;
+  layout.shape = {m, n};
+  layout.registers = {{0, 1}, {8, 0}};
+  layout.lanes = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  return layout;
+}
+
+void appendRepeats(llvm::SmallVector<Basis> &bases, int64_t count, const Basis &step) {
+  for (int64_t times = 1; times < count; times *= 2)
+    bases.push_back(llvm::map_to_vector<4>(step, [&](int64_t v) { return v * times; }));
+}
 
 SwizzledMatrix SwizzledMatrix::get(int64_t rows, int64_t cols, unsigned elementBytes) {
   SwizzledMatrix matrix;

@@ -35,6 +35,17 @@
 
 namespace tessera::gpu {
 
+/// The C/D fragment of one m16n8 tile in one warp, in a layout of shape
+/// [m, n] (PTX ISA, "Matrix Fragments for mma.m16n8k16"): registers c0/c1
+/// are adjacent columns and c2/c3 eight rows down; lane 4g + q holds row g,
+/// columns 2q and 2q + 1. mma.sync and wgmma append the bases that repeat it
+/// over their tiles and warps.
+LinearLayout m16n8AccumulatorFragment(int64_t m, int64_t n);
+
+/// Appends step, 2 * step, ... below count * step: the bases that repeat a
+/// pattern `count` (a power of two) times, `step` apart.
+void appendRepeats(llvm::SmallVector<Basis> &bases, int64_t count, const Basis &step);
+
 /// A matrix stored row by row in shared memory in 16-byte chunks, with the
 /// chunk index of row r XORed with (r / rowsPerPhase) % phases. A bank line
 /// (32 banks of 4 bytes) holds eight chunks: rows shorter than that share a

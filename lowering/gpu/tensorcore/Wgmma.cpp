@@ -1,4 +1,5 @@
 #include "lowering/gpu/tensorcore/Wgmma.h"
+#include "lowering/gpu/tensorcore/NvidiaMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -128,24 +129,15 @@ public:
   llvm::StringRef name() const override { return plan.name; }
 
   LinearLayout accumulatorLayout() const override {
-    LinearLayout layout;
-    layout.shape = {problem.m, problem.n};
-    // d_i of one instruction: i % 2 the column pair, (i / 2) % 2 eight rows
-    // down, i / 4 the n8 block.
-    layout.registers = {{0, 1}, {8, 0}};
-    for (int64_t n8 = 8; n8 < plan.instructionN; n8 *= 2)
-      layout.registers.push_back({0, n8});
-    for (int64_t tn = 1; tn < plan.tilesN; tn *= 2)
-      layout.registers.push_back({0, plan.instructionN * tn});
-    for (int64_t tm = 1; tm < plan.tilesM; tm *= 2)
-      layout.registers.push_back({kTileM * tm, 0});
-    layout.lanes = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+    // d_i of one instruction: the m16n8 fragment repeated over its n8 blocks.
+    LinearLayout layout = m16n8AccumulatorFragment(problem.m, problem.n);
+    appendRepeats(layout.registers, plan.instructionN / 8, {0, 8});
+    appendRepeats(layout.registers, plan.tilesN, {0, plan.instructionN});
+    appendRepeats(layout.registers, plan.tilesM, {kTileM, 0});
     // Warp w % 4 of a warpgroup owns rows 16 * (w % 4) of each instruction tile.
     layout.warps = {{16, 0}, {32, 0}};
-    for (int64_t gn = 1; gn < plan.warpgroupsN; gn *= 2)
-      layout.warps.push_back({0, warpgroupTileN() * gn});
-    for (int64_t gm = 1; gm < plan.warpgroupsM; gm *= 2)
-      layout.warps.push_back({warpgroupTileM() * gm, 0});
+    appendRepeats(layout.warps, plan.warpgroupsN, {0, warpgroupTileN()});
+    appendRepeats(layout.warps, plan.warpgroupsM, {warpgroupTileM(), 0});
     return layout;
   }
 

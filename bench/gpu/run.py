@@ -240,7 +240,8 @@ def compile_cases(kernels):
     return cases
 
 
-WORK_INSTRUCTIONS = ("wgmma.mma_async", "mma.sync", "ld.global.v4", "st.global.v4", "st.shared.v4",
+WORK_INSTRUCTIONS = ("wgmma.mma_async", "mma.sync", "cp.async.cg", "cp.async.ca", "ld.global.v4",
+                     "st.global.v4", "st.shared.v4",
                      "v_mfma", "v_wmma", "global_load_dwordx4")
 
 

@@ -85,6 +85,41 @@ Type KernelLowering::registerType(Type type) {
   return element;
 }
 
+SmallVector<Value> KernelLowering::flatRegisters(ValueRange values) const {
+  SmallVector<Value> flat;
+  for (Value value : values)
+    llvm::append_range(flat, registers(value));
+  return flat;
+}
+
+FailureOr<SmallVector<Type>> KernelLowering::flatTypes(Operation *op, TypeRange types) {
+  SmallVector<Type> flat;
+  for (Type type : types) {
+    if (isa<tile::TensorDescType>(type))
+      return unsupported(op, "a tensor descriptor carried through control flow");
+    FailureOr<unsigned> count = numRegisters(op, type);
+    if (failed(count))
+      return failure();
+    flat.append(*count, registerType(type));
+  }
+  return flat;
+}
+
+void KernelLowering::mapFlat(ValueRange originals, ValueRange flat, ArrayRef<Value> bases) {
+  unsigned next = 0;
+  for (auto [original, base] : llvm::zip(originals, bases)) {
+    unsigned count = isa<RankedTensorType>(original.getType())
+                         ? layoutOf(original.getType())->numRegisters()
+                         : 1;
+    map(original, Registers(flat.begin() + next, flat.begin() + next + count), base);
+    next += count;
+  }
+}
+
+SmallVector<Value> KernelLowering::pointerBases(ValueRange values) const {
+  return llvm::map_to_vector(values, [&](Value value) { return pointerBase(value); });
+}
+
 LogicalResult KernelLowering::lowerBlock(Block &block, OpBuilder &builder) {
   for (Operation &op : block.without_terminator())
     if (failed(lowerOp(&op, builder)))
@@ -292,6 +327,9 @@ LogicalResult KernelLowering::lowerOp(Operation *op, OpBuilder &builder) {
     return lowerShapeOp(*this, op, builder);
   if (auto convert = dyn_cast<ConvertLayoutOp>(op))
     return lowerConvertLayout(*this, convert, builder);
+  // A pipelined loop put these into shared memory ahead of their dot.
+  if (isa<tile::LoadOp, tile::DescriptorLoadOp>(op) && staged(op->getResult(0)))
+    return success();
   if (isa<tile::AddPtrOp, tile::LoadOp, tile::StoreOp, tile::BitcastOp, tile::IntToPtrOp,
           tile::PtrToIntOp>(op))
     return lowerPointerOp(*this, op, builder);
@@ -365,7 +403,7 @@ FailureOr<SmallVector<Type>> kernelArgumentTypes(tile::FuncOp kernel) {
   return types;
 }
 
-LogicalResult distributeKernel(tile::FuncOp kernel) {
+LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages) {
   FailureOr<GpuTarget> target = kernelTarget(kernel);
   FailureOr<unsigned> numWarps = kernelNumWarps(kernel);
   if (failed(target) || failed(numWarps))
@@ -391,7 +429,7 @@ LogicalResult distributeKernel(tile::FuncOp kernel) {
   Block &entry = func.getBody().front();
   ThreadContext thread(entry, loc, target->warpSize, *numWarps);
   SharedMemory shared(func, *target, thread);
-  KernelLowering lowering(*target, *numWarps, thread, shared);
+  KernelLowering lowering(*target, *numWarps, numStages, thread, shared);
   OpBuilder body = OpBuilder::atBlockEnd(&entry);
   for (auto [original, argument] : llvm::zip(kernel.getArguments(), func.getArguments())) {
     if (isa<tile::PointerType>(original.getType()))
@@ -415,14 +453,20 @@ LogicalResult distributeKernel(tile::FuncOp kernel) {
 }
 
 struct TileGpuDistribute : impl::TileGpuDistributeBase<TileGpuDistribute> {
+  using Base::Base;
+
   void runOnOperation() override {
+    if (numStages < 1) {
+      getOperation().emitError("tile-gpu-distribute: num-stages must be at least 1");
+      return signalPassFailure();
+    }
     ModuleOp module = getOperation();
     SmallVector<tile::FuncOp> kernels, deviceFunctions;
     for (auto func : module.getOps<tile::FuncOp>())
       (func.isKernel() ? kernels : deviceFunctions).push_back(func);
     bool failedAny = false;
     for (tile::FuncOp kernel : kernels)
-      failedAny |= failed(distributeKernel(kernel));
+      failedAny |= failed(distributeKernel(kernel, numStages));
     if (failedAny)
       return signalPassFailure();
     // Every call was inlined (a remaining one failed above): the device

@@ -12,9 +12,12 @@
 #include "ir/analysis/Contiguity.h"
 #include "lowering/gpu/GpuTarget.h"
 #include "lowering/gpu/distribute/DistributedValues.h"
+#include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/SharedMemory.h"
 #include "lowering/gpu/ir/TileGpuDialect.h"
+#include "lowering/gpu/tensorcore/TensorCore.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
@@ -32,12 +35,15 @@ struct TensorDescriptor {
 
 class KernelLowering {
 public:
-  KernelLowering(const GpuTarget &target, unsigned numWarps, ThreadContext &thread,
-                 SharedMemory &shared)
-      : target(target), numWarps(numWarps), thread(thread), shared(shared) {}
+  KernelLowering(const GpuTarget &target, unsigned numWarps, unsigned numStages,
+                 ThreadContext &thread, SharedMemory &shared)
+      : target(target), numWarps(numWarps), numStages(numStages), thread(thread),
+        shared(shared) {}
 
   const GpuTarget &target;
   unsigned numWarps;
+  /// Stages of the software-pipelined loops over K (1: not pipelined).
+  unsigned numStages;
   ThreadContext &thread;
   SharedMemory &shared;
   /// Which pointer tiles of the kernel have contiguous rows (vector accesses).
@@ -50,6 +56,16 @@ public:
   void map(mlir::Value value, Registers registers, mlir::Value pointerBase = {});
   /// The kernel argument a pointer value points into.
   mlir::Value pointerBase(mlir::Value pointer) const { return pointerBases_.lookup(pointer); }
+
+  /// Dot operands that a software-pipelined loop has put into shared memory
+  /// for the current iteration: their loads are not lowered, and the dot
+  /// reads them from there.
+  void stage(mlir::Value operand, SharedOperand where) { staged_[operand] = where; }
+  void unstage(mlir::Value operand) { staged_.erase(operand); }
+  std::optional<SharedOperand> staged(mlir::Value operand) const {
+    auto found = staged_.find(operand);
+    return found == staged_.end() ? std::nullopt : std::optional(found->second);
+  }
 
   void mapDescriptor(mlir::Value descriptor, TensorDescriptor lowered) {
     descriptors_[descriptor] = std::move(lowered);
@@ -78,6 +94,19 @@ public:
   /// `index` (an element offset) for pointers.
   static mlir::Type registerType(mlir::Type type);
 
+  /// The registers of `values`, one after the other (control flow carries
+  /// tiles this way).
+  llvm::SmallVector<mlir::Value> flatRegisters(mlir::ValueRange values) const;
+  /// The register types of values of `types`, in order; an error at `op`
+  /// for types that cannot be carried (tensor descriptors).
+  mlir::FailureOr<llvm::SmallVector<mlir::Type>> flatTypes(mlir::Operation *op,
+                                                           mlir::TypeRange types);
+  /// Maps each of `originals` to its slice of `flat`, with pointer bases.
+  void mapFlat(mlir::ValueRange originals, mlir::ValueRange flat,
+               llvm::ArrayRef<mlir::Value> bases);
+  /// The pointer base of each of `values` (null for non-pointers).
+  llvm::SmallVector<mlir::Value> pointerBases(mlir::ValueRange values) const;
+
   /// Lowers the ops of `block` except its terminator at `builder`'s point.
   mlir::LogicalResult lowerBlock(mlir::Block &block, mlir::OpBuilder &builder);
   /// Lowers one op (the dispatcher, DistributeToThreads.cpp).
@@ -96,9 +125,29 @@ private:
   llvm::DenseMap<mlir::Value, Registers> registers_;
   llvm::DenseMap<mlir::Value, mlir::Value> pointerBases_;
   llvm::DenseMap<mlir::Value, TensorDescriptor> descriptors_;
+  llvm::DenseMap<mlir::Value, SharedOperand> staged_;
 };
 
 bool isPointerLike(mlir::Type type);
+
+/// A tile.load or tile.descriptor_load as element accesses: which element of
+/// `base` each register reads under which condition, how runs of registers
+/// may be read as vectors, and what a register holds where its condition
+/// fails.
+struct LoadAccesses {
+  mlir::Value base;
+  mlir::Type element;
+  llvm::SmallVector<ElementAccess> accesses;
+  RunAccess runs;
+  /// One value per register, or one for every register.
+  Registers fill;
+
+  mlir::Value fillOf(unsigned reg) const { return fill.size() == 1 ? fill.front() : fill[reg]; }
+};
+mlir::FailureOr<LoadAccesses> loadAccessesOf(KernelLowering &k, mlir::Operation *load,
+                                             mlir::OpBuilder &builder);
+mlir::FailureOr<LoadAccesses> descriptorLoadAccesses(KernelLowering &k, tile::DescriptorLoadOp op,
+                                                     mlir::OpBuilder &builder);
 
 // The op lowerings. Each maps the op's results and reports errors on the op.
 mlir::LogicalResult lowerShapeOp(KernelLowering &k, mlir::Operation *op, mlir::OpBuilder &builder);
@@ -110,6 +159,11 @@ mlir::LogicalResult lowerDescriptorOp(KernelLowering &k, mlir::Operation *op,
                                       mlir::OpBuilder &builder);
 mlir::LogicalResult lowerControlFlow(KernelLowering &k, mlir::Operation *op,
                                      mlir::OpBuilder &builder);
+/// Lowers an scf.for as a software-pipelined loop (SoftwarePipeline.cpp)
+/// when k.numStages > 1 and some load in its body feeds a dot; true when it
+/// did, false (nothing emitted) when the loop is not pipelined.
+mlir::FailureOr<bool> lowerPipelinedFor(KernelLowering &k, mlir::scf::ForOp op,
+                                        mlir::OpBuilder &builder);
 mlir::LogicalResult lowerReduce(KernelLowering &k, tile::ReduceOp op, mlir::OpBuilder &builder);
 mlir::LogicalResult lowerScan(KernelLowering &k, tile::ScanOp op, mlir::OpBuilder &builder);
 mlir::LogicalResult lowerDot(KernelLowering &k, tile::DotOp op, mlir::OpBuilder &builder);

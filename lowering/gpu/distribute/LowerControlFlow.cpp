@@ -13,44 +13,6 @@ namespace tessera::gpu {
 
 namespace {
 
-/// The register types of values of `types`, in order.
-FailureOr<SmallVector<Type>> flatTypes(KernelLowering &k, Operation *op, TypeRange types) {
-  SmallVector<Type> flat;
-  for (Type type : types) {
-    if (isa<tile::TensorDescType>(type))
-      return k.unsupported(op, "a tensor descriptor carried through control flow");
-    FailureOr<unsigned> count = k.numRegisters(op, type);
-    if (failed(count))
-      return failure();
-    flat.append(*count, KernelLowering::registerType(type));
-  }
-  return flat;
-}
-
-SmallVector<Value> flatten(KernelLowering &k, ValueRange values) {
-  SmallVector<Value> flat;
-  for (Value value : values)
-    llvm::append_range(flat, k.registers(value));
-  return flat;
-}
-
-SmallVector<Value> basesOf(KernelLowering &k, ValueRange values) {
-  return llvm::map_to_vector(values, [&](Value value) { return k.pointerBase(value); });
-}
-
-/// Maps each of `originals` to its slice of `flat`, with pointer bases.
-void mapSlices(KernelLowering &k, ValueRange originals, ValueRange flat, ArrayRef<Value> bases) {
-  unsigned next = 0;
-  for (auto [original, base] : llvm::zip(originals, bases)) {
-    unsigned count = isa<RankedTensorType>(original.getType())
-                         ? layoutOf(original.getType())->numRegisters()
-                         : 1;
-    Registers regs(flat.begin() + next, flat.begin() + next + count);
-    next += count;
-    k.map(original, std::move(regs), base);
-  }
-}
-
 /// Values flowing back into `bases` (loop-carried pointers) must keep them.
 LogicalResult checkSameBases(KernelLowering &k, Operation *op, ValueRange values,
                              ArrayRef<Value> bases) {
@@ -61,33 +23,38 @@ LogicalResult checkSameBases(KernelLowering &k, Operation *op, ValueRange values
 }
 
 LogicalResult lowerFor(KernelLowering &k, scf::ForOp op, OpBuilder &builder) {
-  if (failed(flatTypes(k, op, op.getResultTypes())))
+  FailureOr<bool> pipelined = lowerPipelinedFor(k, op, builder);
+  if (failed(pipelined))
     return failure();
-  SmallVector<Value> bases = basesOf(k, op.getInitArgs());
+  if (*pipelined)
+    return success();
+  if (failed(k.flatTypes(op, op.getResultTypes())))
+    return failure();
+  SmallVector<Value> bases = k.pointerBases(op.getInitArgs());
   LogicalResult bodyResult = success();
   auto loop = scf::ForOp::create(
       builder, op.getLoc(), k.registers(op.getLowerBound()).front(),
       k.registers(op.getUpperBound()).front(), k.registers(op.getStep()).front(),
-      flatten(k, op.getInitArgs()),
+      k.flatRegisters(op.getInitArgs()),
       [&](OpBuilder &body, Location loc, Value iv, ValueRange args) {
         k.map(op.getInductionVar(), {iv});
-        mapSlices(k, op.getRegionIterArgs(), args, bases);
+        k.mapFlat(op.getRegionIterArgs(), args, bases);
         Block &original = *op.getBody();
         if (failed(k.lowerBlock(original, body)) ||
             failed(checkSameBases(k, op, original.getTerminator()->getOperands(), bases))) {
           bodyResult = failure();
           return;
         }
-        scf::YieldOp::create(body, loc, flatten(k, original.getTerminator()->getOperands()));
+        scf::YieldOp::create(body, loc, k.flatRegisters(original.getTerminator()->getOperands()));
       });
   if (failed(bodyResult))
     return failure();
-  mapSlices(k, op.getResults(), loop.getResults(), bases);
+  k.mapFlat(op.getResults(), loop.getResults(), bases);
   return success();
 }
 
 LogicalResult lowerIf(KernelLowering &k, scf::IfOp op, OpBuilder &builder) {
-  FailureOr<SmallVector<Type>> types = flatTypes(k, op, op.getResultTypes());
+  FailureOr<SmallVector<Type>> types = k.flatTypes(op, op.getResultTypes());
   if (failed(types))
     return failure();
   bool hasElse = !op.getElseRegion().empty();
@@ -107,52 +74,52 @@ LogicalResult lowerIf(KernelLowering &k, scf::IfOp op, OpBuilder &builder) {
       return failure();
     ValueRange yielded = original.getTerminator()->getOperands();
     if (bases.empty())
-      bases = basesOf(k, yielded);
+      bases = k.pointerBases(yielded);
     else if (failed(checkSameBases(k, op, yielded, bases)))
       return failure();
-    scf::YieldOp::create(body, op.getLoc(), flatten(k, yielded));
+    scf::YieldOp::create(body, op.getLoc(), k.flatRegisters(yielded));
   }
   if (bases.empty())
     bases.assign(op.getNumResults(), Value());
-  mapSlices(k, op.getResults(), ifOp.getResults(), bases);
+  k.mapFlat(op.getResults(), ifOp.getResults(), bases);
   return success();
 }
 
 LogicalResult lowerWhile(KernelLowering &k, scf::WhileOp op, OpBuilder &builder) {
-  FailureOr<SmallVector<Type>> resultTypes = flatTypes(k, op, op.getResultTypes());
+  FailureOr<SmallVector<Type>> resultTypes = k.flatTypes(op, op.getResultTypes());
   if (failed(resultTypes))
     return failure();
-  SmallVector<Value> initBases = basesOf(k, op.getInits());
+  SmallVector<Value> initBases = k.pointerBases(op.getInits());
   SmallVector<Value> resultBases;
   LogicalResult regionsResult = success();
   auto loop = scf::WhileOp::create(
-      builder, op.getLoc(), *resultTypes, flatten(k, op.getInits()),
+      builder, op.getLoc(), *resultTypes, k.flatRegisters(op.getInits()),
       [&](OpBuilder &before, Location loc, ValueRange args) {
-        mapSlices(k, op.getBeforeArguments(), args, initBases);
+        k.mapFlat(op.getBeforeArguments(), args, initBases);
         auto condition = cast<scf::ConditionOp>(op.getBeforeBody()->getTerminator());
         if (failed(k.lowerBlock(*op.getBeforeBody(), before))) {
           regionsResult = failure();
           return;
         }
-        resultBases = basesOf(k, condition.getArgs());
+        resultBases = k.pointerBases(condition.getArgs());
         scf::ConditionOp::create(before, loc, k.registers(condition.getCondition()).front(),
-                                 flatten(k, condition.getArgs()));
+                                 k.flatRegisters(condition.getArgs()));
       },
       [&](OpBuilder &after, Location loc, ValueRange args) {
         if (failed(regionsResult))
           return;
-        mapSlices(k, op.getAfterArguments(), args, resultBases);
+        k.mapFlat(op.getAfterArguments(), args, resultBases);
         Block &original = *op.getAfterBody();
         if (failed(k.lowerBlock(original, after)) ||
             failed(checkSameBases(k, op, original.getTerminator()->getOperands(), initBases))) {
           regionsResult = failure();
           return;
         }
-        scf::YieldOp::create(after, loc, flatten(k, original.getTerminator()->getOperands()));
+        scf::YieldOp::create(after, loc, k.flatRegisters(original.getTerminator()->getOperands()));
       });
   if (failed(regionsResult))
     return failure();
-  mapSlices(k, op.getResults(), loop.getResults(), resultBases);
+  k.mapFlat(op.getResults(), loop.getResults(), resultBases);
   return success();
 }
 

@@ -56,61 +56,92 @@ LogicalResult lowerMake(KernelLowering &k, tile::MakeTensorDescOp op) {
   return success();
 }
 
-} // namespace
+/// What a block access of either kind needs: the descriptor, the block's
+/// layout, its offsets and how its runs may be vectors.
+struct BlockAccess {
+  const TensorDescriptor *desc = nullptr;
+  LinearLayout layout;
+  SmallVector<Value> offsets;
+  RunAccess runs;
+};
 
-LogicalResult lowerDescriptorOp(KernelLowering &k, Operation *op, OpBuilder &builder) {
-  if (auto make = dyn_cast<tile::MakeTensorDescOp>(op))
-    return lowerMake(k, make);
-  Location loc = op->getLoc();
-  Value descValue = op->getOperand(0);
-  const TensorDescriptor *desc = k.descriptor(descValue);
-  if (!desc)
+FailureOr<BlockAccess> blockAccessOf(KernelLowering &k, Operation *op, Value descValue,
+                                     ValueRange offsets, Type blockType, OpBuilder &builder) {
+  BlockAccess block;
+  block.desc = k.descriptor(descValue);
+  if (!block.desc)
     return k.unsupported(op, "a tensor descriptor not made by tile.make_tensor_descriptor in the "
                              "same kernel outside control flow");
-  auto blockType = cast<tile::TensorDescType>(descValue.getType()).getBlockType();
-  FailureOr<LinearLayout> layout =
-      k.layout(op, isa<tile::DescriptorLoadOp>(op) ? op->getResult(0).getType()
-                                                   : op->getOperands().back().getType());
+  FailureOr<LinearLayout> layout = k.layout(op, blockType);
   if (failed(layout))
     return failure();
-  SmallVector<Value> offsets;
-  for (Value offset : isa<tile::DescriptorLoadOp>(op)
-                          ? cast<tile::DescriptorLoadOp>(op).getOffsets()
-                          : cast<tile::DescriptorStoreOp>(op).getOffsets())
-    offsets.push_back(k.registers(offset).front());
-  Type element = blockType.getElementType();
-
+  block.layout = *layout;
+  for (Value offset : offsets)
+    block.offsets.push_back(k.registers(offset).front());
   // Runs of a block row are consecutive in memory when the innermost
   // stride is 1, which only the launch tells.
-  RunAccess runs{vectorAccessWidth(k.target, *layout, element),
-                 RunAddresses::WhenVectorConditionHolds, Value()};
-  if (runs.width > 1)
-    runs.vectorCondition = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::eq, desc->strides.back(),
+  Location loc = op->getLoc();
+  Type element = getElementTypeOrSelf(blockType);
+  block.runs = RunAccess{vectorAccessWidth(k.target, block.layout, element),
+                         RunAddresses::WhenVectorConditionHolds, Value()};
+  if (block.runs.width > 1)
+    block.runs.vectorCondition = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::eq, block.desc->strides.back(),
         arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), 1));
+  return block;
+}
 
-  if (isa<tile::DescriptorLoadOp>(op)) {
-    SmallVector<ElementAccess> accesses;
-    for (unsigned reg = 0; reg < layout->numRegisters(); ++reg)
-      accesses.push_back(accessOf(k, builder, loc, *desc, offsets, *layout, reg));
-    Value padding = paddingValue(builder, loc, element, desc->padding);
-    k.map(op->getResult(0),
-          loadElements(builder, loc, desc->base, element, accesses, runs,
-                       [&](OpBuilder &, unsigned) { return padding; }));
-    return success();
-  }
-
-  Value owner = k.thread.ownsElements(*layout);
+LogicalResult lowerStore(KernelLowering &k, tile::DescriptorStoreOp op, OpBuilder &builder) {
+  Location loc = op.getLoc();
+  FailureOr<BlockAccess> block = blockAccessOf(k, op, op.getDesc(), op.getOffsets(),
+                                               op.getValue().getType(), builder);
+  if (failed(block))
+    return failure();
+  Value owner = k.thread.ownsElements(block->layout);
   SmallVector<ElementAccess> accesses;
-  for (unsigned reg = 0; reg < layout->numRegisters(); ++reg) {
-    ElementAccess access = accessOf(k, builder, loc, *desc, offsets, *layout, reg);
+  for (unsigned reg = 0; reg < block->layout.numRegisters(); ++reg) {
+    ElementAccess access =
+        accessOf(k, builder, loc, *block->desc, block->offsets, block->layout, reg);
     if (owner)
       access.condition = arith::AndIOp::create(builder, loc, owner, access.condition);
     accesses.push_back(access);
   }
-  storeElements(builder, loc, desc->base, accesses,
-                k.registers(cast<tile::DescriptorStoreOp>(op).getValue()), runs,
-                [&](unsigned reg) { return layout->isDuplicateRegister(reg); });
+  storeElements(builder, loc, block->desc->base, accesses, k.registers(op.getValue()),
+                block->runs, [&](unsigned reg) { return block->layout.isDuplicateRegister(reg); });
+  return success();
+}
+
+} // namespace
+
+FailureOr<LoadAccesses> descriptorLoadAccesses(KernelLowering &k, tile::DescriptorLoadOp op,
+                                               OpBuilder &builder) {
+  Location loc = op.getLoc();
+  FailureOr<BlockAccess> block =
+      blockAccessOf(k, op, op.getDesc(), op.getOffsets(), op.getType(), builder);
+  if (failed(block))
+    return failure();
+  LoadAccesses load;
+  load.base = block->desc->base;
+  load.element = op.getType().getElementType();
+  for (unsigned reg = 0; reg < block->layout.numRegisters(); ++reg)
+    load.accesses.push_back(
+        accessOf(k, builder, loc, *block->desc, block->offsets, block->layout, reg));
+  load.runs = block->runs;
+  load.fill = {paddingValue(builder, loc, load.element, block->desc->padding)};
+  return load;
+}
+
+LogicalResult lowerDescriptorOp(KernelLowering &k, Operation *op, OpBuilder &builder) {
+  if (auto make = dyn_cast<tile::MakeTensorDescOp>(op))
+    return lowerMake(k, make);
+  if (auto store = dyn_cast<tile::DescriptorStoreOp>(op))
+    return lowerStore(k, store, builder);
+  FailureOr<LoadAccesses> load = descriptorLoadAccesses(k, cast<tile::DescriptorLoadOp>(op), builder);
+  if (failed(load))
+    return failure();
+  k.map(op->getResult(0),
+        loadElements(builder, op->getLoc(), load->base, load->element, load->accesses, load->runs,
+                     [&](OpBuilder &, unsigned reg) { return load->fillOf(reg); }));
   return success();
 }
 

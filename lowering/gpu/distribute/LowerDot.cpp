@@ -5,14 +5,15 @@
 // accumulator (lowering/gpu/tensorcore/TensorCore.h). Otherwise the FMA path:
 // both operands go to row-major shared buffers, and each thread runs one
 // k-loop for all its accumulator registers, loading each row of A and column
-// of B it needs once per step (any accumulator layout works).
+// of B it needs once per step (any accumulator layout works). An operand a
+// software-pipelined loop has already put into shared memory
+// (KernelLowering::staged) is read from there.
 //
 // FMA arithmetic: f16, bf16 and f32 operands multiply in f32 (an f16
 // accumulator is widened for the loop and rounded once at the end); tf32 and
 // tf32x3 input precisions are computed in full f32, at least as accurate as
 // asked. f64 stays f64; i8 multiplies in i32 with wrapping sums.
-#include "lowering/gpu/distribute/KernelLowering.h"
-#include "lowering/gpu/tensorcore/TensorCore.h"
+#include "lowering/gpu/distribute/DotPlan.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -101,71 +102,66 @@ bool batchInRegisters(const LinearLayout &layout) {
          (llvm::all_of(layout.lanes, noBatch) && llvm::all_of(layout.warps, noBatch));
 }
 
-/// Registers of an operand in `layout` that one vector store puts into a
-/// shared buffer taking `contiguousColumns` consecutive columns at
-/// consecutive indices: the layout's run along the row, where no thread's
-/// part of the coordinates breaks the run's alignment. At most 16 bytes.
-unsigned sharedRunWidth(const LinearLayout &layout, int64_t contiguousColumns,
-                        Type element) {
-  int64_t width = std::min<int64_t>(layout.contiguousRegisters(), contiguousColumns);
-  width = std::min<int64_t>(width, 128 / std::max(8u, element.getIntOrFloatBitWidth()));
-  for (const Basis &basis : llvm::concat<const Basis>(layout.lanes, layout.warps))
-    if (basis.back() % width != 0)
-      return 1;
-  return width < 2 ? 1 : unsigned(width);
+Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(builder, loc, value);
+}
+
+/// The operand's shared memory: where a pipelined loop staged it, or a new
+/// buffer of the current user that the operand's registers are stored into
+/// by `fill` (with a barrier after every operand's fill).
+struct OperandBuffers {
+  SharedOperand where[2];
+  bool staged[2] = {false, false};
+  bool allStaged() const { return staged[0] && staged[1]; }
+};
+
+FailureOr<OperandBuffers> operandBuffers(KernelLowering &k, tile::DotOp op, const DotPlan &plan,
+                                         OpBuilder &builder) {
+  OperandBuffers buffers;
+  k.shared.beginUser();
+  for (DotOperand slot : {DotOperand::A, DotOperand::B}) {
+    unsigned index = slot == DotOperand::A ? 0 : 1;
+    Value operand = index == 0 ? op.getA() : op.getB();
+    if (std::optional<SharedOperand> staged = k.staged(operand)) {
+      buffers.where[index] = *staged;
+      buffers.staged[index] = true;
+      continue;
+    }
+    FailureOr<Value> buffer =
+        k.shared.allocate(op, sharedElementType(plan.element(slot)), plan.sharedElements(slot),
+                          plan.sharedAlignment());
+    if (failed(buffer))
+      return failure();
+    buffers.where[index] = {*buffer, indexConstant(builder, op.getLoc(), 0)};
+  }
+  return buffers;
 }
 
 FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder &builder,
-                                   const TensorCoreDot &instruction, const LinearLayout &aLayout,
-                                   const LinearLayout &bLayout,
-                                   ArrayRef<SmallVector<unsigned>> accRegisters) {
+                                   const DotPlan &plan) {
   Location loc = op.getLoc();
-  unsigned rowDim = aLayout.rank() - 2;
-  k.shared.beginUser();
-  const DotOperand slots[] = {DotOperand::A, DotOperand::B};
-  Value buffers[2];
-  for (auto [index, slot] : llvm::enumerate(slots)) {
-    Type element = getElementTypeOrSelf((index == 0 ? op.getA() : op.getB()).getType());
-    FailureOr<Value> buffer =
-        k.shared.allocate(op, sharedElementType(element), instruction.sharedElements(slot));
-    if (failed(buffer))
-      return failure();
-    buffers[index] = *buffer;
-  }
+  const TensorCoreDot &instruction = *plan.instruction;
+  FailureOr<OperandBuffers> buffers = operandBuffers(k, op, plan, builder);
+  if (failed(buffers))
+    return failure();
   Registers acc = k.registers(op.getAcc());
-  for (auto [batch, regsOfBatch] : llvm::enumerate(accRegisters)) {
-    for (auto [index, slot] : llvm::enumerate(slots)) {
-      const LinearLayout &layout = index == 0 ? aLayout : bLayout;
-      Registers regs = k.registers(index == 0 ? op.getA() : op.getB());
-      Type element = regs.front().getType();
-      unsigned width = sharedRunWidth(layout, instruction.contiguousColumns(slot), element);
-      for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
-        if (layout.isDuplicateRegister(reg) ||
-            (rowDim == 1 && layout.registerOffset(reg)[0] != static_cast<int64_t>(batch)))
-          continue;
-        Value row = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, reg, rowDim));
-        Value col =
-            toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, reg, rowDim + 1));
-        Value at = instruction.sharedIndex(builder, loc, slot, row, col);
-        if (width == 1) {
-          memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, regs[reg]),
-                                  buffers[index], at);
-          continue;
-        }
-        Value run = vector::FromElementsOp::create(
-            builder, loc, VectorType::get({int64_t(width)}, element),
-            ValueRange(regs).slice(reg, width));
-        unsigned bytes = width * element.getIntOrFloatBitWidth() / 8;
-        vector::StoreOp::create(builder, loc, run, buffers[index], ValueRange{at},
-                                /*nontemporal=*/false, llvm::MaybeAlign(bytes));
-      }
+  for (auto [batch, regsOfBatch] : llvm::enumerate(plan.accRegisters)) {
+    for (DotOperand slot : {DotOperand::A, DotOperand::B}) {
+      unsigned index = slot == DotOperand::A ? 0 : 1;
+      if (!buffers->staged[index])
+        storeOperandToShared(k, builder, loc, plan, slot,
+                             k.registers(index == 0 ? op.getA() : op.getB()),
+                             buffers->where[index], int64_t(batch));
     }
-    mlir::gpu::BarrierOp::create(builder, loc);
+    if (!buffers->allStaged())
+      mlir::gpu::BarrierOp::create(builder, loc);
     SmallVector<Value> batchAcc =
         llvm::map_to_vector(regsOfBatch, [&](unsigned reg) { return acc[reg]; });
     SmallVector<Value> result = instruction.emit(builder, loc, k.thread.lane(), k.thread.warp(),
-                                                 buffers[0], buffers[1], batchAcc);
-    mlir::gpu::BarrierOp::create(builder, loc);
+                                                 buffers->where[0], buffers->where[1], batchAcc);
+    // Staged operands stay put until the pipelined loop's next barrier.
+    if (!buffers->allStaged())
+      mlir::gpu::BarrierOp::create(builder, loc);
     if (result.size() != regsOfBatch.size())
       return op.emitOpError() << "internal error: the " << instruction.name() << " emitter returned "
                               << result.size() << " accumulator registers for "
@@ -177,40 +173,35 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
 }
 
 FailureOr<Registers> fmaDot(KernelLowering &k, tile::DotOp op, OpBuilder &builder,
-                            const LinearLayout &aLayout, const LinearLayout &bLayout,
-                            const LinearLayout &accLayout) {
+                            const DotPlan &plan) {
   Location loc = op.getLoc();
-  auto aType = cast<RankedTensorType>(op.getA().getType());
-  auto bType = cast<RankedTensorType>(op.getB().getType());
   Type accElement = op.getType().getElementType();
-  Type compute = computeType(aType.getElementType());
+  Type compute = computeType(plan.aElement);
   if (!compute) {
     std::string element;
-    llvm::raw_string_ostream(element) << aType.getElementType();
+    llvm::raw_string_ostream(element) << plan.aElement;
     return k.unsupported(op, "a dot of " + element + " operands without matrix instructions");
   }
-  unsigned rank = aType.getRank();
+  const LinearLayout &accLayout = plan.accLayout;
+  unsigned rank = plan.aShape.size();
   bool batched = rank == 3;
-  int64_t batch = batched ? aType.getShape()[0] : 1;
-  int64_t m = aType.getShape()[rank - 2], kExtent = aType.getShape()[rank - 1];
-  int64_t n = bType.getShape()[rank - 1];
+  int64_t m = plan.aShape[rank - 2], kExtent = plan.aShape[rank - 1];
+  int64_t n = plan.bShape[rank - 1];
 
-  k.shared.beginUser();
-  FailureOr<Value> aBuffer = k.shared.allocate(op, compute, batch * m * kExtent);
-  if (failed(aBuffer))
+  FailureOr<OperandBuffers> buffers = operandBuffers(k, op, plan, builder);
+  if (failed(buffers))
     return failure();
-  FailureOr<Value> bBuffer = k.shared.allocate(op, compute, batch * kExtent * n);
-  if (failed(bBuffer))
-    return failure();
-  storeTileToShared(k.thread, builder, loc, *aBuffer, aLayout,
-                    convertAll(builder, loc, k.registers(op.getA()), compute), false);
-  storeTileToShared(k.thread, builder, loc, *bBuffer, bLayout,
-                    convertAll(builder, loc, k.registers(op.getB()), compute), false);
-  mlir::gpu::BarrierOp::create(builder, loc);
+  Value operands[] = {op.getA(), op.getB()};
+  for (auto [index, operand] : llvm::enumerate(operands))
+    if (!buffers->staged[index])
+      storeTileToShared(k.thread, builder, loc, buffers->where[index].buffer,
+                        index == 0 ? plan.aLayout : plan.bLayout, k.registers(operand), false);
+  if (!buffers->allStaged())
+    mlir::gpu::BarrierOp::create(builder, loc);
 
   // Where each accumulator register's row of A and column of B start; the
   // registers of one row (column) share the loads of each k step.
-  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(builder, loc, v); };
+  auto index = [&](int64_t v) { return indexConstant(builder, loc, v); };
   auto coordinate = [&](unsigned reg, unsigned dim) {
     return toIndex(builder, loc, k.thread.coordinate(builder, loc, accLayout, reg, dim));
   };
@@ -222,28 +213,35 @@ FailureOr<Registers> fmaDot(KernelLowering &k, tile::DotOp op, OpBuilder &builde
     int64_t batchOffset = batched ? offset[0] : 0;
     auto [row, newRow] = rowSlots.try_emplace({batchOffset, offset[rank - 2]}, rowStarts.size());
     if (newRow) {
-      // ((b * M) + m) * K
+      // start + ((b * M) + m) * K
       Value start = coordinate(reg, rank - 2);
       if (batched)
         start = arith::AddIOp::create(
             builder, loc, arith::MulIOp::create(builder, loc, coordinate(reg, 0), index(m)), start);
-      rowStarts.push_back(arith::MulIOp::create(builder, loc, start, index(kExtent)));
+      rowStarts.push_back(arith::AddIOp::create(
+          builder, loc, buffers->where[0].start,
+          arith::MulIOp::create(builder, loc, start, index(kExtent))));
     }
     rowOf.push_back(row->second);
     auto [col, newCol] = colSlots.try_emplace({batchOffset, offset[rank - 1]}, colStarts.size());
     if (newCol) {
-      // b * K * N + n
+      // start + b * K * N + n
       Value start = coordinate(reg, rank - 1);
       if (batched)
         start = arith::AddIOp::create(
             builder, loc, arith::MulIOp::create(builder, loc, coordinate(reg, 0), index(kExtent * n)),
             start);
-      colStarts.push_back(start);
+      colStarts.push_back(arith::AddIOp::create(builder, loc, buffers->where[1].start, start));
     }
     colOf.push_back(col->second);
   }
 
   Registers init = convertAll(builder, loc, k.registers(op.getAcc()), compute);
+  Value aBuffer = buffers->where[0].buffer, bBuffer = buffers->where[1].buffer;
+  auto loadOperand = [&](OpBuilder &body, Location loc, Value buffer, Value at, Type element) {
+    Value stored = memref::LoadOp::create(body, loc, buffer, ValueRange{at});
+    return convert(body, loc, fromSharedElement(body, loc, stored, element), compute);
+  };
   auto loop = scf::ForOp::create(
       builder, loc, index(0), index(kExtent), index(1), init,
       [&](OpBuilder &body, Location loc, Value kk, ValueRange acc) {
@@ -251,11 +249,13 @@ FailureOr<Registers> fmaDot(KernelLowering &k, tile::DotOp op, OpBuilder &builde
                                                 arith::ConstantIndexOp::create(body, loc, n));
         SmallVector<Value> aValues, bValues;
         for (Value start : rowStarts)
-          aValues.push_back(memref::LoadOp::create(
-              body, loc, *aBuffer, ValueRange{arith::AddIOp::create(body, loc, start, kk)}));
+          aValues.push_back(loadOperand(body, loc, aBuffer,
+                                        arith::AddIOp::create(body, loc, start, kk),
+                                        plan.aElement));
         for (Value start : colStarts)
-          bValues.push_back(memref::LoadOp::create(
-              body, loc, *bBuffer, ValueRange{arith::AddIOp::create(body, loc, start, bRowStart)}));
+          bValues.push_back(loadOperand(body, loc, bBuffer,
+                                        arith::AddIOp::create(body, loc, start, bRowStart),
+                                        plan.bElement));
         SmallVector<Value> next;
         for (auto [reg, sum] : llvm::enumerate(acc)) {
           Value a = aValues[rowOf[reg]], b = bValues[colOf[reg]];
@@ -266,14 +266,84 @@ FailureOr<Registers> fmaDot(KernelLowering &k, tile::DotOp op, OpBuilder &builde
         }
         scf::YieldOp::create(body, loc, next);
       });
-  mlir::gpu::BarrierOp::create(builder, loc);
+  if (!buffers->allStaged())
+    mlir::gpu::BarrierOp::create(builder, loc);
   Registers result(loop.getResults().begin(), loop.getResults().end());
   return convertAll(builder, loc, result, accElement);
 }
 
 } // namespace
 
-LogicalResult lowerDot(KernelLowering &k, tile::DotOp op, OpBuilder &builder) {
+int64_t DotPlan::sharedElements(DotOperand operand) const {
+  if (instruction)
+    return instruction->sharedElements(operand);
+  ArrayRef<int64_t> shape = operand == DotOperand::A ? aShape : bShape;
+  int64_t elements = 1;
+  for (int64_t extent : shape)
+    elements *= extent;
+  return elements;
+}
+
+int64_t DotPlan::sharedAlignment() const {
+  return instruction ? instruction->sharedAlignment() : SharedMemory::kMinAlignment;
+}
+
+Value DotPlan::sharedIndex(OpBuilder &builder, Location loc, DotOperand operand, Value row,
+                           Value col) const {
+  if (instruction)
+    return instruction->sharedIndex(builder, loc, operand, row, col);
+  ArrayRef<int64_t> shape = operand == DotOperand::A ? aShape : bShape;
+  return arith::AddIOp::create(
+      builder, loc, arith::MulIOp::create(builder, loc, row, indexConstant(builder, loc, shape.back())),
+      col);
+}
+
+unsigned DotPlan::sharedRunWidth(DotOperand operand) const {
+  // The layout's run along the row, where no thread's part of the
+  // coordinates breaks the run's alignment; at most 16 bytes.
+  if (!vectorStores)
+    return 1;
+  const LinearLayout &operandLayout = layout(operand);
+  int64_t contiguousColumns = instruction ? instruction->contiguousColumns(operand)
+                                          : (operand == DotOperand::A ? aShape : bShape).back();
+  Type stored = sharedElementType(element(operand));
+  int64_t width = std::min<int64_t>(operandLayout.contiguousRegisters(), contiguousColumns);
+  width = std::min<int64_t>(width, 128 / std::max(8u, stored.getIntOrFloatBitWidth()));
+  for (const Basis &basis : llvm::concat<const Basis>(operandLayout.lanes, operandLayout.warps))
+    if (basis.back() % width != 0)
+      return 1;
+  return width < 2 ? 1 : unsigned(width);
+}
+
+void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, const DotPlan &plan,
+                          DotOperand operand, ValueRange registers, const SharedOperand &shared,
+                          int64_t batch) {
+  const LinearLayout &layout = plan.layout(operand);
+  unsigned rowDim = layout.rank() - 2;
+  unsigned width = plan.sharedRunWidth(operand);
+  for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
+    if (layout.isDuplicateRegister(reg) || (rowDim == 1 && layout.registerOffset(reg)[0] != batch))
+      continue;
+    Value row = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, reg, rowDim));
+    Value col = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, reg, rowDim + 1));
+    Value at = arith::AddIOp::create(builder, loc, shared.start,
+                                     plan.sharedIndex(builder, loc, operand, row, col));
+    if (width == 1) {
+      memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, registers[reg]),
+                              shared.buffer, ValueRange{at});
+      continue;
+    }
+    Type element = registers[reg].getType();
+    Value run = vector::FromElementsOp::create(builder, loc,
+                                               VectorType::get({int64_t(width)}, element),
+                                               registers.slice(reg, width));
+    unsigned bytes = width * element.getIntOrFloatBitWidth() / 8;
+    vector::StoreOp::create(builder, loc, run, shared.buffer, ValueRange{at},
+                            /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+  }
+}
+
+FailureOr<DotPlan> planDot(KernelLowering &k, tile::DotOp op) {
   FailureOr<LinearLayout> aLayout = k.layout(op, op.getA());
   FailureOr<LinearLayout> bLayout = k.layout(op, op.getB());
   FailureOr<LinearLayout> accLayout = k.layout(op, op.getType());
@@ -281,26 +351,44 @@ LogicalResult lowerDot(KernelLowering &k, tile::DotOp op, OpBuilder &builder) {
     return failure();
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto bType = cast<RankedTensorType>(op.getB().getType());
+  DotPlan plan;
+  plan.aLayout = *aLayout;
+  plan.bLayout = *bLayout;
+  plan.accLayout = *accLayout;
+  plan.aShape.assign(aType.getShape().begin(), aType.getShape().end());
+  plan.bShape.assign(bType.getShape().begin(), bType.getShape().end());
+  plan.aElement = aType.getElementType();
+  plan.bElement = bType.getElementType();
+  plan.vectorStores = k.target.vendor != GpuVendor::Vulkan;
 
   unsigned rank = aType.getRank();
   DotProblem problem;
   problem.m = aType.getShape()[rank - 2];
   problem.k = aType.getShape()[rank - 1];
   problem.n = bType.getShape()[rank - 1];
-  problem.aElement = aType.getElementType();
-  problem.bElement = bType.getElementType();
+  problem.aElement = plan.aElement;
+  problem.bElement = plan.bElement;
   problem.accElement = op.getType().getElementType();
   problem.precision = op.getInputPrecision();
   std::unique_ptr<TensorCoreDot> instruction =
       selectTensorCoreDot(k.target, problem, k.numWarps);
-  std::optional<SmallVector<SmallVector<unsigned>>> accRegisters;
-  if (instruction && batchInRegisters(*aLayout) && batchInRegisters(*bLayout))
-    accRegisters = batchRegisters(*accLayout, instruction->accumulatorLayout(),
-                                  rank == 3 ? aType.getShape()[0] : 1);
+  if (!instruction || !batchInRegisters(*aLayout) || !batchInRegisters(*bLayout))
+    return plan;
+  std::optional<SmallVector<SmallVector<unsigned>>> accRegisters = batchRegisters(
+      *accLayout, instruction->accumulatorLayout(), rank == 3 ? aType.getShape()[0] : 1);
+  if (!accRegisters)
+    return plan;
+  plan.instruction = std::move(instruction);
+  plan.accRegisters = std::move(*accRegisters);
+  return plan;
+}
+
+LogicalResult lowerDot(KernelLowering &k, tile::DotOp op, OpBuilder &builder) {
+  FailureOr<DotPlan> plan = planDot(k, op);
+  if (failed(plan))
+    return failure();
   FailureOr<Registers> result =
-      accRegisters
-          ? tensorCoreDot(k, op, builder, *instruction, *aLayout, *bLayout, *accRegisters)
-          : fmaDot(k, op, builder, *aLayout, *bLayout, *accLayout);
+      plan->instruction ? tensorCoreDot(k, op, builder, *plan) : fmaDot(k, op, builder, *plan);
   if (failed(result))
     return failure();
   k.map(op, std::move(*result));

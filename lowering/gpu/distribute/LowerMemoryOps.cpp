@@ -59,23 +59,31 @@ SmallVector<ElementAccess> accessesOf(const Registers &offsets, const Registers 
   return accesses;
 }
 
-LogicalResult lowerLoad(KernelLowering &k, tile::LoadOp op, OpBuilder &builder) {
+FailureOr<LoadAccesses> pointerLoadAccesses(KernelLowering &k, tile::LoadOp op,
+                                            OpBuilder &builder) {
   Location loc = op.getLoc();
-  Type element = KernelLowering::registerType(op.getType());
-  FailureOr<unsigned> width = vectorWidth(k, op, op.getPtr(), element);
+  LoadAccesses load;
+  load.element = KernelLowering::registerType(op.getType());
+  FailureOr<unsigned> width = vectorWidth(k, op, op.getPtr(), load.element);
   if (failed(width))
     return failure();
+  load.base = k.pointerBase(op.getPtr());
   Registers masks = op.getMask() ? k.registers(op.getMask()) : Registers();
-  Registers others = op.getOther() ? k.registers(op.getOther()) : Registers();
-  SmallVector<ElementAccess> accesses =
-      accessesOf(k.registers(op.getPtr()), masks, Value(), builder, loc);
-  RunAccess runs{*width, RunAddresses::Consecutive, Value()};
-  k.map(op, loadElements(builder, loc, k.pointerBase(op.getPtr()), element, accesses, runs,
-                         [&](OpBuilder &b, unsigned reg) {
-                           // Masked-off elements without `other` are undefined;
-                           // zero is as good.
-                           return others.empty() ? zeroOf(b, loc, element) : others[reg];
-                         }));
+  load.accesses = accessesOf(k.registers(op.getPtr()), masks, Value(), builder, loc);
+  load.runs = RunAccess{*width, RunAddresses::Consecutive, Value()};
+  // Masked-off elements without `other` are undefined; zero is as good.
+  load.fill = op.getOther() ? k.registers(op.getOther())
+                            : Registers{zeroOf(builder, loc, load.element)};
+  return load;
+}
+
+LogicalResult lowerLoad(KernelLowering &k, Operation *op, OpBuilder &builder) {
+  FailureOr<LoadAccesses> load = loadAccessesOf(k, op, builder);
+  if (failed(load))
+    return failure();
+  k.map(op->getResult(0),
+        loadElements(builder, op->getLoc(), load->base, load->element, load->accesses, load->runs,
+                     [&](OpBuilder &, unsigned reg) { return load->fillOf(reg); }));
   return success();
 }
 
@@ -102,11 +110,17 @@ LogicalResult lowerStore(KernelLowering &k, tile::StoreOp op, OpBuilder &builder
 
 } // namespace
 
+FailureOr<LoadAccesses> loadAccessesOf(KernelLowering &k, Operation *op, OpBuilder &builder) {
+  if (auto load = dyn_cast<tile::LoadOp>(op))
+    return pointerLoadAccesses(k, load, builder);
+  return descriptorLoadAccesses(k, cast<tile::DescriptorLoadOp>(op), builder);
+}
+
 LogicalResult lowerPointerOp(KernelLowering &k, Operation *op, OpBuilder &builder) {
   if (auto addptr = dyn_cast<tile::AddPtrOp>(op))
     return lowerAddPtr(k, addptr, builder);
-  if (auto load = dyn_cast<tile::LoadOp>(op))
-    return lowerLoad(k, load, builder);
+  if (isa<tile::LoadOp>(op))
+    return lowerLoad(k, op, builder);
   if (auto store = dyn_cast<tile::StoreOp>(op))
     return lowerStore(k, store, builder);
   if (auto bitcast = dyn_cast<tile::BitcastOp>(op)) {

@@ -21,6 +21,12 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
     workgroup memory (tensor-core emitters where the target has them, an FMA
     loop otherwise). Device functions must be inlined first.
 
+    With `num-stages` of 2 or more, loops whose loads feed a `tile.dot`
+    directly are software-pipelined (docs/gpu-backends.md, "Software
+    pipelining"): the loads of the next `num-stages - 1` iterations are in
+    flight into a ring of shared-memory stages (asynchronous `cp.async`
+    copies on sm_80 and later) while the dot of this iteration runs.
+
     ```mlir
     tile.func @k(%p: !tile.ptr<f32>) attributes {tgpu.num_warps = 1 : i32, tgpu.target = "vulkan:1.3:subgroup=32"} { ... }
     // becomes
@@ -38,6 +44,10 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
                            // (lowering/gpu/tensorcore) create.
                            "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::amdgpu::AMDGPUDialect"];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", /*default=*/"1",
+           "Software-pipelining depth of loops feeding tile.dot (1: no pipelining)">
+  ];
 }
 
 

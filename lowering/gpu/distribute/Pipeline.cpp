@@ -22,7 +22,9 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
 void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
                             const GpuLoweringOptions &options) {
   buildLayoutAssignmentPipeline(pm, target, options);
-  pm.addPass(createTileGpuDistribute());
+  TileGpuDistributeOptions distribute;
+  distribute.numStages = options.numStages;
+  pm.addPass(createTileGpuDistribute(distribute));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -42,7 +44,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<unsigned> numWarps{*this, "num-warps", llvm::cl::desc("Warps per program"),
                             llvm::cl::init(4)};
   Option<unsigned> numStages{*this, "num-stages",
-                             llvm::cl::desc("Software-pipelining depth (not used yet)"),
+                             llvm::cl::desc("Software-pipelining depth of loops feeding dots"),
                              llvm::cl::init(2)};
 };
 } // namespace

@@ -15,9 +15,8 @@ namespace tessera::gpu {
 struct GpuLoweringOptions {
   /// Warps per program: the block has numWarps * target.warpSize threads.
   unsigned numWarps = 4;
-  /// Software-pipelining depth of loops over K. Part of the tuning space and
-  /// of kernel cache keys; the distribution does not pipeline loops yet, so
-  /// every value lowers the same way.
+  /// Software-pipelining depth of loops whose loads feed a dot (1: none):
+  /// how many iterations' operands are in shared memory at once.
   unsigned numStages = 2;
 };
 

@@ -11,9 +11,7 @@ namespace tessera::gpu {
 
 namespace {
 
-// Buffers start at 16-byte boundaries, enough for any vector access later
-// passes may form.
-constexpr int64_t kBufferAlignment = 16;
+constexpr llvm::StringLiteral kAlignAttr = "llvm.align";
 
 Attribute workgroupSpace(MLIRContext *context) {
   return mlir::gpu::AddressSpaceAttr::get(context, mlir::gpu::AddressSpace::Workgroup);
@@ -27,12 +25,34 @@ SharedMemory::SharedMemory(mlir::gpu::GPUFuncOp func, const GpuTarget &target, T
     : func_(func), target_(target), thread_(thread) {}
 
 void SharedMemory::beginUser() {
-  userBytes_ = 0;
+  userBytes_ = reservedBytes_;
   for (Attribution &attribution : attributions_)
-    attribution.inUse = false;
+    attribution.inUse = attribution.reserved;
 }
 
-FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64_t elements) {
+FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64_t elements,
+                                        int64_t alignment) {
+  return place(user, elementType, elements, alignment, /*reserve=*/false);
+}
+
+FailureOr<Value> SharedMemory::reserve(Operation *user, Type elementType, int64_t elements,
+                                       int64_t alignment) {
+  beginUser();
+  FailureOr<Value> buffer = place(user, elementType, elements, alignment, /*reserve=*/true);
+  beginUser();
+  return buffer;
+}
+
+void SharedMemory::release(Mark mark) {
+  reservedBytes_ = mark.reservedBytes;
+  for (size_t index : llvm::drop_begin(reserved_, mark.reservedAttributions))
+    attributions_[index].reserved = false;
+  reserved_.resize(mark.reservedAttributions);
+  beginUser();
+}
+
+FailureOr<Value> SharedMemory::place(Operation *user, Type elementType, int64_t elements,
+                                     int64_t alignment, bool reserve) {
   MLIRContext *context = user->getContext();
   auto type = MemRefType::get({elements}, elementType, MemRefLayoutAttrInterface(),
                               workgroupSpace(context));
@@ -44,8 +64,10 @@ FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64
   };
 
   if (usesDynamicMemory()) {
-    int64_t offset = llvm::alignTo(userBytes_, kBufferAlignment);
+    int64_t offset = llvm::alignTo(userBytes_, alignment);
     userBytes_ = offset + bytes;
+    if (reserve)
+      reservedBytes_ = userBytes_;
     peakBytes_ = std::max(peakBytes_, userBytes_);
     if (peakBytes_ > target_.maxSharedMemoryBytes)
       return tooLarge(peakBytes_);
@@ -60,17 +82,28 @@ FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64
     return memref::ViewOp::create(builder, loc, type, dynamicBase_, shift, ValueRange()).getResult();
   }
 
-  for (Attribution &attribution : attributions_)
-    if (!attribution.inUse && attribution.type == type) {
-      attribution.inUse = true;
-      return attribution.buffer;
+  auto claim = [&](size_t index) {
+    attributions_[index].inUse = true;
+    if (reserve) {
+      attributions_[index].reserved = true;
+      reserved_.push_back(index);
     }
-  attributionBytes_ += llvm::alignTo(bytes, kBufferAlignment);
+    return attributions_[index].buffer;
+  };
+  for (auto [index, attribution] : llvm::enumerate(attributions_))
+    if (!attribution.inUse && attribution.type == type &&
+        func_.getWorkgroupAttributionAttr(index, kAlignAttr) ==
+            Builder(context).getI64IntegerAttr(alignment))
+      return claim(index);
+  attributionBytes_ += llvm::alignTo(bytes, alignment);
   if (attributionBytes_ > target_.maxSharedMemoryBytes)
     return tooLarge(attributionBytes_);
   Value buffer = func_.addWorkgroupAttribution(type, func_.getLoc());
-  attributions_.push_back({type, buffer, true});
-  return buffer;
+  // The GPU-to-LLVM lowering gives the attribution's global this alignment.
+  func_.setWorkgroupAttributionAttr(func_.getNumWorkgroupAttributions() - 1, kAlignAttr,
+                                    Builder(context).getI64IntegerAttr(alignment));
+  attributions_.push_back({type, buffer, false, false});
+  return claim(attributions_.size() - 1);
 }
 
 Type sharedElementType(Type type) {

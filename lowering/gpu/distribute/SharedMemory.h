@@ -5,7 +5,10 @@
 // reductions across warps, dots, scans, atomics whose results are shared)
 // allocates its buffers, uses them and ends with a barrier after its last
 // access, so the space of one user is free for the next: the allocator hands
-// out space per user, not per kernel.
+// out space per user, not per kernel. The exception are reservations: the
+// stage buffers of a software-pipelined loop are written in one iteration and
+// read in a later one, so they stay live, below every user's space, until the
+// loop releases them.
 #ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_SHAREDMEMORY_H
 #define TESSERA_LOWERING_GPU_DISTRIBUTE_SHAREDMEMORY_H
 
@@ -27,10 +30,31 @@ public:
   /// Starts a new user: the buffers of earlier users are dead.
   void beginUser();
   /// A 1-D workgroup buffer of `elements` values of `elementType` (a memory
-  /// type: see sharedElementType). Fails with an error at `user` when the
-  /// kernel would need more shared memory than the target has.
+  /// type: see sharedElementType) starting at a multiple of `alignment`
+  /// bytes. Fails with an error at `user` when the kernel would need more
+  /// shared memory than the target has.
   mlir::FailureOr<mlir::Value> allocate(mlir::Operation *user, mlir::Type elementType,
-                                        int64_t elements);
+                                        int64_t elements, int64_t alignment = kMinAlignment);
+
+  /// What is reserved at one point; `release` frees what was reserved since.
+  struct Mark {
+    int64_t reservedBytes = 0;
+    size_t reservedAttributions = 0;
+  };
+  Mark mark() const { return {reservedBytes_, reserved_.size()}; }
+  /// A buffer as `allocate` gives, which stays live across the users that
+  /// follow until `release`. Call between users: it starts a new user.
+  mlir::FailureOr<mlir::Value> reserve(mlir::Operation *user, mlir::Type elementType,
+                                       int64_t elements, int64_t alignment = kMinAlignment);
+  /// Frees the reservations made since `mark` (the caller's last access to
+  /// them is behind a barrier) and starts a new user.
+  void release(Mark mark);
+  /// Bytes of shared memory one program may use on the target.
+  int64_t maxBytes() const { return target_.maxSharedMemoryBytes; }
+
+  /// Every buffer starts at a multiple of this many bytes, enough for the
+  /// 128-bit vector accesses of the distribution and the tensor-core emitters.
+  static constexpr int64_t kMinAlignment = 16;
   /// Bytes of dynamic shared memory a launch must provide (0 when buffers are
   /// workgroup attributions).
   int64_t dynamicBytes() const { return usesDynamicMemory() ? peakBytes_ : 0; }
@@ -42,13 +66,19 @@ private:
     mlir::MemRefType type;
     mlir::Value buffer;
     bool inUse = false;
+    bool reserved = false;
   };
+  mlir::FailureOr<mlir::Value> place(mlir::Operation *user, mlir::Type elementType,
+                                     int64_t elements, int64_t alignment, bool reserve);
+
   mlir::gpu::GPUFuncOp func_;
   const GpuTarget &target_;
   ThreadContext &thread_;
   mlir::Value dynamicBase_;
-  int64_t userBytes_ = 0, peakBytes_ = 0, attributionBytes_ = 0;
+  int64_t reservedBytes_ = 0, userBytes_ = 0, peakBytes_ = 0, attributionBytes_ = 0;
   llvm::SmallVector<Attribution> attributions_;
+  /// Indices into attributions_ of the reserved ones, in reservation order.
+  llvm::SmallVector<size_t> reserved_;
 };
 
 /// The type a register of type `type` is kept as in memory: i1 as i8, index

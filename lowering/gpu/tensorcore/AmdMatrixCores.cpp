@@ -177,8 +177,9 @@ public:
                                     : elementOffset(b, loc, col, row);
   }
 
-  SmallVector<Value> emit(OpBuilder &b, Location loc, Value lane, Value warp, Value aShared,
-                          Value bShared, ValueRange acc) const override;
+  SmallVector<Value> emit(OpBuilder &b, Location loc, Value lane, Value warp,
+                          const SharedOperand &aShared, const SharedOperand &bShared,
+                          ValueRange acc) const override;
 
 private:
   int64_t instructionRegisters() const {
@@ -205,7 +206,8 @@ private:
 
   /// The operand fragment of one lane for one instruction: `kPerLane`
   /// elements of `line` from `firstK` on, one vector load per 16 bytes.
-  Value loadFragment(OpBuilder &b, Location loc, Value buffer, Value line, Value firstK) const;
+  Value loadFragment(OpBuilder &b, Location loc, const SharedOperand &shared, Value line,
+                     Value firstK) const;
   Value multiply(OpBuilder &b, Location loc, Value a, Value bFragment, Value acc) const;
 
   AmdDotPlan plan;
@@ -251,18 +253,21 @@ LinearLayout AmdMatrixDot::accumulatorLayout() const {
   return layout;
 }
 
-Value AmdMatrixDot::loadFragment(OpBuilder &b, Location loc, Value buffer, Value line,
-                                 Value firstK) const {
+Value AmdMatrixDot::loadFragment(OpBuilder &b, Location loc, const SharedOperand &shared,
+                                 Value line, Value firstK) const {
   const AmdMatrixInstruction &in = plan.instruction;
+  auto indexOf = [&](Value k) {
+    return arith::AddIOp::create(b, loc, shared.start, elementOffset(b, loc, line, k));
+  };
   if (in.kPerLane == 1)
-    return memref::LoadOp::create(b, loc, buffer, elementOffset(b, loc, line, firstK));
-  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+    return memref::LoadOp::create(b, loc, shared.buffer, ValueRange{indexOf(firstK)});
+  Type element = cast<MemRefType>(shared.buffer.getType()).getElementType();
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t accessElements = std::min(in.kPerLane, kMaxAccessBytes / elementBytes);
   auto accessType = VectorType::get({accessElements}, element);
   auto loadFrom = [&](int64_t offset) -> Value {
-    Value index = elementOffset(b, loc, line, addConstant(b, loc, firstK, offset));
-    return vector::LoadOp::create(b, loc, accessType, buffer, ValueRange{index},
+    Value index = indexOf(addConstant(b, loc, firstK, offset));
+    return vector::LoadOp::create(b, loc, accessType, shared.buffer, ValueRange{index},
                                   /*nontemporal=*/false,
                                   llvm::MaybeAlign(accessElements * elementBytes));
   };
@@ -289,7 +294,8 @@ Value AmdMatrixDot::multiply(OpBuilder &b, Location loc, Value a, Value bFragmen
 }
 
 SmallVector<Value> AmdMatrixDot::emit(OpBuilder &b, Location loc, Value lane, Value warp,
-                                      Value aShared, Value bShared, ValueRange acc) const {
+                                      const SharedOperand &aShared,
+                                      const SharedOperand &bShared, ValueRange acc) const {
   const AmdMatrixInstruction &in = plan.instruction;
   int64_t registers = instructionRegisters();
   assert(static_cast<int64_t>(acc.size()) == registers * tilesM() * tilesN() &&

@@ -118,7 +118,8 @@ public:
   }
 
   SmallVector<Value> emit(OpBuilder &builder, Location loc, Value lane, Value warp,
-                          Value aShared, Value bShared, ValueRange acc) const override;
+                          const SharedOperand &aShared, const SharedOperand &bShared,
+                          ValueRange acc) const override;
 
 private:
   using AFragment = std::array<Value, 4>;
@@ -135,13 +136,14 @@ private:
   };
   LaneCoordinates laneCoordinates(OpBuilder &builder, Location loc, Value lane,
                                   Value warp) const;
-  SmallVector<Value> loadMatrices(OpBuilder &builder, Location loc, Value shared,
+  SmallVector<Value> loadMatrices(OpBuilder &builder, Location loc, const SharedOperand &shared,
                                   const SwizzledMatrix &matrix, Value row, Value chunk,
                                   int64_t count, bool transpose) const;
-  AFragment loadA(OpBuilder &builder, Location loc, Value shared, const LaneCoordinates &lane,
+  AFragment loadA(OpBuilder &builder, Location loc, const SharedOperand &shared,
+                  const LaneCoordinates &lane,
                   int64_t step, int64_t tm) const;
   /// The fragments of instruction columns tn and, when `pair`, tn + 1.
-  SmallVector<BFragment, 2> loadB(OpBuilder &builder, Location loc, Value shared,
+  SmallVector<BFragment, 2> loadB(OpBuilder &builder, Location loc, const SharedOperand &shared,
                                   const LaneCoordinates &lane, int64_t step, int64_t tn,
                                   bool pair) const;
   void multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
@@ -180,14 +182,16 @@ MmaSyncDot::LaneCoordinates MmaSyncDot::laneCoordinates(OpBuilder &builder, Loca
 // exactly the lane's fragment register for all of f16, bf16, tf32 and s8: each
 // register holds row groupID and the k bytes 4 * threadInGroup .. +3 of one
 // 16-byte half of the instruction's K.
-SmallVector<Value> MmaSyncDot::loadMatrices(OpBuilder &builder, Location loc, Value shared,
+SmallVector<Value> MmaSyncDot::loadMatrices(OpBuilder &builder, Location loc,
+                                            const SharedOperand &shared,
                                             const SwizzledMatrix &matrix, Value row, Value chunk,
                                             int64_t count, bool transpose) const {
   Type element = problem.aElement;
   int64_t perRegister = 32 / element.getIntOrFloatBitWidth();
   auto type = VectorType::get({count, perRegister}, element);
-  Value start = matrix.chunkStart(builder, loc, row, chunk);
-  Value loaded = nvgpu::LdMatrixOp::create(builder, loc, type, shared, ValueRange{start},
+  Value start = arith::AddIOp::create(builder, loc, shared.start,
+                                      matrix.chunkStart(builder, loc, row, chunk));
+  Value loaded = nvgpu::LdMatrixOp::create(builder, loc, type, shared.buffer, ValueRange{start},
                                            transpose, static_cast<uint32_t>(count));
   // mma.sync takes f16 pairs as vector<2xf16> and every other type as i32.
   SmallVector<Value> registers;
@@ -203,7 +207,8 @@ SmallVector<Value> MmaSyncDot::loadMatrices(OpBuilder &builder, Location loc, Va
   return registers;
 }
 
-MmaSyncDot::AFragment MmaSyncDot::loadA(OpBuilder &builder, Location loc, Value shared,
+MmaSyncDot::AFragment MmaSyncDot::loadA(OpBuilder &builder, Location loc,
+                                        const SharedOperand &shared,
                                         const LaneCoordinates &lane, int64_t step,
                                         int64_t tm) const {
   // Matrix j covers rows 8 * (j % 2) and chunk j / 2 of the step: registers
@@ -215,7 +220,8 @@ MmaSyncDot::AFragment MmaSyncDot::loadA(OpBuilder &builder, Location loc, Value 
 }
 
 SmallVector<MmaSyncDot::BFragment, 2> MmaSyncDot::loadB(OpBuilder &builder, Location loc,
-                                                        Value shared, const LaneCoordinates &lane,
+                                                        const SharedOperand &shared,
+                                                        const LaneCoordinates &lane,
                                                         int64_t step, int64_t tn,
                                                         bool pair) const {
   int64_t count = pair ? 4 : 2;
@@ -285,7 +291,8 @@ void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFr
 // mma.sync of step s and fold every step's address into an immediate offset;
 // a loop would also have to carry all accumulator registers as iter_args.
 SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane, Value warp,
-                                    Value aShared, Value bShared, ValueRange acc) const {
+                                    const SharedOperand &aShared,
+                                    const SharedOperand &bShared, ValueRange acc) const {
   LaneCoordinates coords = laneCoordinates(builder, loc, lane, warp);
   SmallVector<Value> registers(acc.begin(), acc.end());
   for (int64_t step = 0; step < problem.k / instruction.k; ++step) {

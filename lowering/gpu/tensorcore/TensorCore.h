@@ -12,7 +12,10 @@
 //     swizzle against bank conflicts. Then it emits a workgroup barrier.
 //  4. `emit` reads the operands from the buffers and returns the new
 //     accumulator: one scalar per register of `accumulatorLayout()`, in
-//     register order, given the old one in the same form.
+//     register order, given the old one in the same form. An operand may
+//     start anywhere in its buffer (SharedOperand::start): a software-
+//     pipelined loop keeps one stage of every operand per loop iteration in
+//     flight in one ring of stages.
 // Batched dots ([B, M, K]) are split by the pass into one call per batch.
 #ifndef TESSERA_LOWERING_GPU_TENSORCORE_TENSORCORE_H
 #define TESSERA_LOWERING_GPU_TENSORCORE_TENSORCORE_H
@@ -37,6 +40,14 @@ struct DotProblem {
 
 enum class DotOperand { A, B };
 
+/// Where an operand sits in shared memory: a 1-D workgroup memref and the
+/// index (an `index` value, a multiple of 16 bytes) of its first element;
+/// element (row, col) is at `start + sharedIndex(row, col)`.
+struct SharedOperand {
+  mlir::Value buffer;
+  mlir::Value start;
+};
+
 class TensorCoreDot {
 public:
   virtual ~TensorCoreDot();
@@ -48,6 +59,8 @@ public:
   virtual LinearLayout accumulatorLayout() const = 0;
   /// Elements of the operand's shared buffer (at least rows * cols).
   virtual int64_t sharedElements(DotOperand operand) const = 0;
+  /// Bytes both buffers must be aligned to (where `start` points).
+  virtual int64_t sharedAlignment() const { return 16; }
   /// How many consecutive columns of an operand row, starting at any
   /// multiple of the count, sit at consecutive indices of its shared buffer:
   /// the pass stores such a run with one vector store. 1 where the placement
@@ -58,12 +71,12 @@ public:
   virtual mlir::Value sharedIndex(mlir::OpBuilder &builder, mlir::Location loc, DotOperand operand,
                                   mlir::Value row, mlir::Value col) const = 0;
   /// Emits the matrix instructions. `lane` and `warp` are i32 values (lane in
-  /// warp, warp in program); `aShared`/`bShared` are the 1-D workgroup
-  /// memrefs; `acc` holds accumulatorLayout().numRegisters() scalars of the
-  /// accumulator type. Returns as many scalars, the new accumulator.
+  /// warp, warp in program); `a`/`b` say where the operands are; `acc` holds
+  /// accumulatorLayout().numRegisters() scalars of the accumulator type.
+  /// Returns as many scalars, the new accumulator.
   virtual llvm::SmallVector<mlir::Value> emit(mlir::OpBuilder &builder, mlir::Location loc,
                                               mlir::Value lane, mlir::Value warp,
-                                              mlir::Value aShared, mlir::Value bShared,
+                                              const SharedOperand &a, const SharedOperand &b,
                                               mlir::ValueRange acc) const = 0;
 };
 

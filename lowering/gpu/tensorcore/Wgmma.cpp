@@ -146,6 +146,7 @@ public:
     return stored.rows * stored.k;
   }
 
+  int64_t sharedAlignment() const override { return kWgmmaSharedAlignment; }
   int64_t contiguousColumns(DotOperand operand) const override {
     // The swizzle permutes 16-byte chunks of K; B is stored transposed.
     return operand == DotOperand::A ? 16 / a.elementBytes : 1;
@@ -160,7 +161,8 @@ public:
   }
 
   SmallVector<Value> emit(OpBuilder &builder, Location loc, Value lane, Value warp,
-                          Value aShared, Value bShared, ValueRange acc) const override;
+                          const SharedOperand &aShared, const SharedOperand &bShared,
+                          ValueRange acc) const override;
 
 private:
   int64_t warpgroupTileM() const { return problem.m / plan.warpgroupsM; }
@@ -170,7 +172,8 @@ private:
   /// The descriptor of `shared` starting `rowBytes` bytes in (a runtime
   /// value): start address, the unused leading byte offset, the stride
   /// between 8-row core matrices and the swizzle mode.
-  Value descriptor(OpBuilder &builder, Location loc, Value shared, Value rowBytes) const;
+  Value descriptor(OpBuilder &builder, Location loc, const SharedOperand &shared,
+                   Value rowBytes) const;
   Value packTile(OpBuilder &builder, Location loc, ValueRange registers) const;
 
   WgmmaPlan plan;
@@ -179,9 +182,11 @@ private:
   SwizzledOperand a, b;
 };
 
-Value WgmmaDot::descriptor(OpBuilder &builder, Location loc, Value shared, Value rowBytes) const {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, shared);
-  Value start = add(builder, loc, base, rowBytes);
+Value WgmmaDot::descriptor(OpBuilder &builder, Location loc, const SharedOperand &shared,
+                          Value rowBytes) const {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, shared.buffer);
+  Value firstByte = mul(builder, loc, shared.start, problem.aElement.getIntOrFloatBitWidth() / 8);
+  Value start = add(builder, loc, add(builder, loc, base, firstByte), rowBytes);
   Value field = bitAnd(builder, loc, shiftRight(builder, loc, start, kDescriptorUnitBits),
                        kStartAddressMask);
   Type i64 = builder.getI64Type();
@@ -207,7 +212,8 @@ Value WgmmaDot::packTile(OpBuilder &builder, Location loc, ValueRange registers)
 // straight-line code issues every wgmma of the dot back to back under one
 // commit group, each step's descriptors a constant add away from the first.
 SmallVector<Value> WgmmaDot::emit(OpBuilder &builder, Location loc, Value /*lane*/, Value warp,
-                                  Value aShared, Value bShared, ValueRange acc) const {
+                                  const SharedOperand &aShared, const SharedOperand &bShared,
+                                  ValueRange acc) const {
   // The pass stored the operands with ordinary (generic-proxy) stores; wgmma
   // reads through the async proxy. Each thread orders its own stores before
   // the async proxy, then the barrier orders every thread's fence before the

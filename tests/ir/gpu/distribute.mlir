@@ -123,7 +123,7 @@ tile.func @transpose_threads(%p: !tile.ptr<f32>)
 }
 
 // CHECK-LABEL: gpu.func @transpose_threads
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<32xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: tessera.shared_memory_bytes = 0
 // CHECK: memref.store %{{.*}}, %[[BUF]][%{{.*}}] : memref<32xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.store %{{.*}}, %[[BUF]]
@@ -186,7 +186,7 @@ tile.func @row_sum(%out: !tile.ptr<f32>)
 }
 
 // CHECK-LABEL: gpu.func @row_sum
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: %[[LANE:.*]] = arith.remui
 // CHECK: %[[WARP:.*]] = arith.divui
 // The result is held by copies in every lane and both warps: only lane 0 of
@@ -213,8 +213,8 @@ tile.func @row_sum(%out: !tile.ptr<f32>)
 // -----
 
 // A dot on the FMA path (Vulkan has no matrix instructions here): operands to
-// row-major workgroup buffers, then one k-loop carrying every accumulator
-// register of the thread.
+// row-major workgroup buffers as they are, then one k-loop carrying every
+// accumulator register of the thread, widening what it reads to f32.
 
 #A = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0]], warp = [[8, 0]]>
 #B = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0]], warp = [[0, 8]]>
@@ -229,14 +229,15 @@ tile.func @fma_dot(%x: f16)
 }
 
 // CHECK-LABEL: gpu.func @fma_dot
-// CHECK-SAME: workgroup(%[[ABUF:.*]] : memref<128xf32, #gpu.address_space<workgroup>>, %[[BBUF:.*]] : memref<128xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[ABUF:.*]] : memref<128xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[BBUF:.*]] : memref<128xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[ABUF]]
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[BBUF]]
 // CHECK: gpu.barrier
-// CHECK: scf.for %{{.*}} = %c0 to %c8{{.*}} step %c1 iter_args(%{{.*}} = %cst
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c1 iter_args(%{{.*}} = %cst
 // CHECK-SAME: -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // One row of A, 16 columns of B per step.
 // CHECK: memref.load %[[ABUF]]
+// CHECK: arith.extf
 // CHECK-COUNT-16: memref.load %[[BBUF]]
 // CHECK-COUNT-16: math.fma
 // CHECK: scf.yield
@@ -304,7 +305,7 @@ tile.func @histogram(%bins: !tile.ptr<f32>, %out: !tile.ptr<f32>)
 }
 
 // CHECK-LABEL: gpu.func @histogram
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: %[[WARP:.*]] = arith.divui
 // CHECK: %[[WARPBIT:.*]] = arith.andi %[[WARP]], %{{.*}}
 // CHECK: %[[OWNER:.*]] = arith.cmpi eq, %[[WARPBIT]], %{{.*}}

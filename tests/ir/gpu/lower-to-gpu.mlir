@@ -39,7 +39,7 @@ tile.func @normalize(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32) {
 // CHECK-NOT: tile.func
 // CHECK: gpu.module @normalize
 // CHECK: gpu.func @normalize(%[[IN:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<?xf32>, %{{.*}}: i32)
-// CHECK-SAME: workgroup(%[[PARTIALS:.*]] : memref<2xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[PARTIALS:.*]] : memref<2xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: known_block_size = array<i32: 16, 1, 1>
 // CHECK-SAME: tessera.num_warps = 2 : i32
 // CHECK: memref.load %[[IN]]

@@ -188,6 +188,23 @@ TEST_P(MatmulExampleOnGpu, DescriptorsForUnitInnerStrides) {
   check({32, 32, 16, examples::MatmulInputs::F16, true}, {37, 29, 23});
 }
 
+// The K loop software-pipelined 1 to 4 stages deep, over K that gives fewer
+// iterations than stages, several, and a ragged last one. With 4 warps only:
+// the stages' code does not depend on the warps, and lavapipe compiles the
+// big kernels of fewer warps slowly.
+class PipelinedMatmulOnGpu : public MatmulExampleOnGpu {};
+
+TEST_P(PipelinedMatmulOnGpu, StageDepths) {
+  for (unsigned stages : {1u, 2u, 3u, 4u}) {
+    numStages = stages;
+    SCOPED_TRACE(llvm::formatv("{0} stages", stages).str());
+    for (int64_t k : {5, 40, 100})
+      check({32, 32, 16, examples::MatmulInputs::F16}, {37, 29, k});
+    check({32, 32, 16, examples::MatmulInputs::F32}, {64, 64, 100});
+    check({32, 32, 16, examples::MatmulInputs::F16, true}, {37, 29, 100});
+  }
+}
+
 TEST_P(MatmulExampleOnGpu, DefaultTiles) {
   check({}, {100, 70, 50});
 }
@@ -196,6 +213,8 @@ INSTANTIATE_TEST_SUITE_P(Devices, ExamplesOnGpu, ::testing::ValuesIn(everyDevice
                          caseName);
 INSTANTIATE_TEST_SUITE_P(Devices, MatmulExampleOnGpu,
                          ::testing::ValuesIn(everyDeviceAndWarpCount()), caseName);
+INSTANTIATE_TEST_SUITE_P(Devices, PipelinedMatmulOnGpu, ::testing::ValuesIn(everyDevice()),
+                         caseName);
 
 } // namespace
 } // namespace tessera::gpu_testing

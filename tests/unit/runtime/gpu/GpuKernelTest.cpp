@@ -49,8 +49,10 @@ void GpuKernelTest::SetUp() {
 
 std::string GpuKernelTest::compile(mlir::ModuleOp module, llvm::StringRef kernel,
                                    gpu::CompiledGpuKernel &compiled) {
+  gpu::GpuCompileOptions options = device->compileOptions(numWarps());
+  options.lowering.numStages = numStages;
   llvm::Expected<gpu::CompiledGpuKernel> result =
-      gpu::compileTileForGpu(module, kernel, target(), device->compileOptions(numWarps()));
+      gpu::compileTileForGpu(module, kernel, target(), options);
   if (!result)
     return llvm::toString(result.takeError());
   compiled = std::move(*result);

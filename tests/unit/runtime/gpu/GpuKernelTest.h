@@ -57,6 +57,8 @@ protected:
                                double atol);
 
   GpuTestDevice *device = nullptr;
+  /// The software-pipelining depth kernels are compiled with.
+  unsigned numStages = gpu::GpuLoweringOptions().numStages;
 };
 
 unsigned ceilDiv(int64_t a, int64_t b);

@@ -137,7 +137,9 @@ OwningOpRef<ModuleOp> buildDotKernel(MLIRContext &context, const GpuTarget &targ
   LinearLayout layout = dot.accumulatorLayout();
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(problem.accElement));
   SmallVector<Value> acc(layout.numRegisters(), zero);
-  SmallVector<Value> result = dot.emit(b, loc, lane, warp, aShared, bShared, acc);
+  Value start = index(b, loc, 0);
+  SmallVector<Value> result =
+      dot.emit(b, loc, lane, warp, {aShared, start}, {bShared, start}, acc);
 
   Value threadPart[2];
   for (unsigned dim = 0; dim < 2; ++dim)

@@ -88,9 +88,11 @@ TEST_P(AmdMatrixSimulationTest, EveryWaveComputesItsPartOfTheProduct) {
   auto func = func::FuncOp::create(b, loc, "dot", b.getFunctionType(arguments, {}));
   Block *body = func.addEntryBlock();
   OpBuilder inside = OpBuilder::atBlockEnd(body);
+  Value start = arith::ConstantIndexOp::create(inside, loc, 0);
   SmallVector<Value> result =
-      dot->emit(inside, loc, body->getArgument(0), body->getArgument(1), body->getArgument(2),
-                body->getArgument(3), body->getArguments().drop_front(4));
+      dot->emit(inside, loc, body->getArgument(0), body->getArgument(1),
+                {body->getArgument(2), start}, {body->getArgument(3), start},
+                body->getArguments().drop_front(4));
   func::ReturnOp::create(inside, loc);
   ASSERT_EQ(result.size(), layout.numRegisters());
 

@@ -126,7 +126,9 @@ OwningOpRef<ModuleOp> buildDotKernel(MLIRContext &context, const TensorCoreDot &
   }
   Value lane = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), laneIndex);
   Value warp = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), warpIndex);
-  SmallVector<Value> result = dot.emit(b, loc, lane, warp, aShared, bShared, acc);
+  Value start = constantIndex(b, loc, 0);
+  SmallVector<Value> result =
+      dot.emit(b, loc, lane, warp, {aShared, start}, {bShared, start}, acc);
   for (auto [value, offset] : llvm::zip_equal(result, offsets))
     memref::StoreOp::create(b, loc, value, c, ValueRange{offset});
   mlir::gpu::ReturnOp::create(b, loc);
@@ -149,9 +151,10 @@ func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
   auto function = func::FuncOp::create(b, loc, "warp", b.getFunctionType(inputs, accTypes));
   Block *body = function.addEntryBlock();
   b.setInsertionPointToStart(body);
+  Value start = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<Value> result =
-      dot.emit(b, loc, body->getArgument(0), body->getArgument(1), body->getArgument(2),
-               body->getArgument(3), body->getArguments().drop_front(4));
+      dot.emit(b, loc, body->getArgument(0), body->getArgument(1), {body->getArgument(2), start},
+               {body->getArgument(3), start}, body->getArguments().drop_front(4));
   func::ReturnOp::create(b, loc, result);
   return function;
 }

@@ -1,0 +1,60 @@
+// How one tile.dot is computed: by the target's matrix instruction
+// (lowering/gpu/tensorcore) or by the FMA loop, and where each operand sits
+// in shared memory for it. The dot lowering and the software pipeliner, which
+// fills the operands' shared memory ahead of the dot, both ask here, so they
+// agree on the placement.
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_DOTPLAN_H
+#define TESSERA_LOWERING_GPU_DISTRIBUTE_DOTPLAN_H
+
+#include "lowering/gpu/distribute/KernelLowering.h"
+#include "lowering/gpu/tensorcore/TensorCore.h"
+
+#include <memory>
+
+namespace tessera::gpu {
+
+struct DotPlan {
+  /// The matrix instruction; null for the FMA path, which keeps each operand
+  /// row-major ([B,] M, K and [B,] K, N).
+  std::unique_ptr<TensorCoreDot> instruction;
+  /// Tensor-core path: per batch, the accumulator registers in the
+  /// instruction's register order.
+  llvm::SmallVector<llvm::SmallVector<unsigned>> accRegisters;
+  LinearLayout aLayout, bLayout, accLayout;
+  llvm::SmallVector<int64_t, 3> aShape, bShape;
+  mlir::Type aElement, bElement;
+  /// Whether shared memory takes vector stores (not on Vulkan, whose
+  /// workgroup arrays are arrays of scalars).
+  bool vectorStores = true;
+
+  mlir::Type element(DotOperand operand) const {
+    return operand == DotOperand::A ? aElement : bElement;
+  }
+  const LinearLayout &layout(DotOperand operand) const {
+    return operand == DotOperand::A ? aLayout : bLayout;
+  }
+  /// Elements of the operand's shared buffer.
+  int64_t sharedElements(DotOperand operand) const;
+  /// Bytes the operand's buffer must be aligned to.
+  int64_t sharedAlignment() const;
+  /// Index of operand element (row, col) (`index` values) in its buffer.
+  mlir::Value sharedIndex(mlir::OpBuilder &builder, mlir::Location loc, DotOperand operand,
+                          mlir::Value row, mlir::Value col) const;
+  /// Registers of the operand that one vector store puts into its buffer.
+  unsigned sharedRunWidth(DotOperand operand) const;
+};
+
+/// The plan for `op`; errors (a tile without a layout) are reported on `op`.
+mlir::FailureOr<DotPlan> planDot(KernelLowering &k, tile::DotOp op);
+
+/// Stores this thread's registers of an operand (in the plan's operand
+/// layout) at their places in `shared`, one vector store per run of
+/// `sharedRunWidth` registers; copies of other registers are skipped, and so
+/// are the registers of other batches than `batch` of a batched operand.
+void storeOperandToShared(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
+                          const DotPlan &plan, DotOperand operand, mlir::ValueRange registers,
+                          const SharedOperand &shared, int64_t batch = 0);
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTE_DOTPLAN_H

@@ -1,0 +1,558 @@
+// Software pipelining of loops whose loads feed tile.dot.
+//
+// With S = num-stages >= 2, a load in an scf.for body whose only user is an
+// operand of a rank-2 tile.dot in the same body is "staged": it is not read
+// into registers, but copied straight into a ring of S stages of shared
+// memory, each laid out as the dot reads its operand (DotPlan). The copies
+// for iteration t + S - 1 are issued in iteration t, so S - 1 iterations of
+// loads are in flight while the dot of iteration t reads its stage:
+//
+//   prologue: copy iterations 0 .. S-2 into stages 0 .. S-2
+//   for t:    wait for the copies of t; barrier
+//             copy iteration t + S - 1 into stage (t + S - 1) % S
+//             the body, its dots reading stage t % S
+//   epilogue: wait for every copy; barrier
+//
+// One barrier per iteration orders both hazards: the copies of t are visible
+// to every thread before its dot, and the dot of t - 1 has read stage
+// (t - 1) % S = (t + S - 1) % S before anyone overwrites it.
+//
+// To copy ahead, the loads' operands are computed S - 1 iterations early:
+// the ops of the body that compute them (pure ops only) are lowered a second
+// time with the induction variable and the iteration arguments they read (the
+// "address recurrence", e.g. pointers advanced every iteration) of the later
+// iteration, which the loop carries. Iteration arguments only the staged
+// loads needed are not carried in their current form at all.
+//
+// On sm_80 and later a run of a row that is aligned and wholly in or out of
+// its mask is one cp.async of 4, 8 or 16 bytes (zero-filled when out);
+// every other element, and every copy on other targets, is an ordinary load
+// and shared-memory store. Loads beyond the last iteration are not issued.
+#include "lowering/gpu/distribute/DotPlan.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+namespace {
+
+/// A load whose result the pipeline puts into shared memory ahead of its dot.
+struct StagedLoad {
+  Operation *load = nullptr;
+  tile::DotOp dot;
+  DotOperand slot = DotOperand::A;
+};
+
+struct PipelineAnalysis {
+  SmallVector<StagedLoad> loads;
+  /// Ops of the body computing the staged loads' operands and the next values
+  /// of the iteration arguments those read, in body order.
+  llvm::SetVector<Operation *> addressOps;
+  /// Iteration arguments (indices) the address ops read: their values for
+  /// later iterations are carried.
+  SmallVector<unsigned> recurrence;
+  /// Iteration arguments whose current value the loop needs.
+  SmallVector<unsigned> carried;
+  /// Ops of the body lowered for the current iteration.
+  llvm::DenseSet<Operation *> liveOps;
+};
+
+/// True for a splat of +0 (what cp.async's zero fill writes).
+bool isPositiveZero(Value value) {
+  if (auto splat = value.getDefiningOp<tile::SplatOp>())
+    value = splat.getSrc();
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return false;
+  if (auto elements = dyn_cast<SplatElementsAttr>(attr))
+    attr = elements.getSplatValue<Attribute>();
+  if (auto floatAttr = dyn_cast<FloatAttr>(attr))
+    return floatAttr.getValue().isPosZero();
+  if (auto intAttr = dyn_cast<IntegerAttr>(attr))
+    return intAttr.getValue().isZero();
+  return false;
+}
+
+/// Whether elements the load does not read are zero: its `other` or its
+/// descriptor's padding.
+bool fillsWithZero(Operation *load) {
+  if (auto pointerLoad = dyn_cast<tile::LoadOp>(load))
+    return !pointerLoad.getOther() || isPositiveZero(pointerLoad.getOther());
+  auto make = cast<tile::DescriptorLoadOp>(load).getDesc().getDefiningOp<tile::MakeTensorDescOp>();
+  return make && make.getPadding() == tile::PaddingOption::Zero;
+}
+
+std::optional<StagedLoad> stagedLoadOf(Operation *op) {
+  if (!isa<tile::LoadOp, tile::DescriptorLoadOp>(op) || !fillsWithZero(op))
+    return std::nullopt;
+  Value result = op->getResult(0);
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  // Elements go to shared memory as they are (no i1 or pointer widening).
+  if (!type || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
+      sharedElementType(type.getElementType()) != type.getElementType() || !result.hasOneUse())
+    return std::nullopt;
+  auto dot = dyn_cast<tile::DotOp>(*result.getUsers().begin());
+  if (!dot || dot->getBlock() != op->getBlock() || dot.getA() == dot.getB())
+    return std::nullopt;
+  if (dot.getA() == result)
+    return StagedLoad{op, dot, DotOperand::A};
+  if (dot.getB() == result)
+    return StagedLoad{op, dot, DotOperand::B};
+  return std::nullopt;
+}
+
+/// Finds the staged loads and the ops that compute their operands; nullopt
+/// when nothing can be staged or the operands need more than pure ops of the
+/// body.
+std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
+  if (loop.getUnsignedCmp())
+    return std::nullopt;
+  Block *body = loop.getBody();
+  PipelineAnalysis analysis;
+  llvm::DenseSet<Operation *> stagedOps;
+  for (Operation &op : body->without_terminator())
+    if (std::optional<StagedLoad> staged = stagedLoadOf(&op)) {
+      analysis.loads.push_back(*staged);
+      stagedOps.insert(&op);
+    }
+  if (analysis.loads.empty())
+    return std::nullopt;
+
+  auto yielded = [&](unsigned arg) { return body->getTerminator()->getOperand(arg); };
+  auto iterArgIndex = [&](Value value) -> std::optional<unsigned> {
+    auto arg = dyn_cast<BlockArgument>(value);
+    if (!arg || arg.getOwner() != body || arg.getArgNumber() == 0)
+      return std::nullopt;
+    return arg.getArgNumber() - 1;
+  };
+
+  // The address slice: backwards from the staged loads' operands.
+  SmallVector<Value> worklist;
+  for (const StagedLoad &staged : analysis.loads)
+    for (Value operand : staged.load->getOperands())
+      if (!isa<tile::TensorDescType>(operand.getType()))
+        worklist.push_back(operand);
+  llvm::DenseSet<Value> seen;
+  llvm::SmallDenseSet<unsigned> recurrence;
+  llvm::DenseSet<Operation *> slice;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second || value == loop.getInductionVar())
+      continue;
+    if (std::optional<unsigned> arg = iterArgIndex(value)) {
+      recurrence.insert(*arg);
+      worklist.push_back(yielded(*arg));
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def || !loop->isProperAncestor(def))
+      continue;
+    if (def->getBlock() != body || stagedOps.contains(def) || !isPure(def) ||
+        def->getNumRegions() != 0)
+      return std::nullopt;
+    slice.insert(def);
+    llvm::append_range(worklist, def->getOperands());
+  }
+  for (Operation &op : body->without_terminator())
+    if (slice.contains(&op))
+      analysis.addressOps.insert(&op);
+  analysis.recurrence.assign(recurrence.begin(), recurrence.end());
+  llvm::sort(analysis.recurrence);
+
+  // What the current iteration needs: ops with effects (other than the
+  // staged loads) and the loop's used results, backwards.
+  llvm::SmallDenseSet<unsigned> carried;
+  seen.clear();
+  worklist.clear();
+  auto needOp = [&](Operation *op) {
+    if (!analysis.liveOps.insert(op).second)
+      return;
+    llvm::append_range(worklist, op->getOperands());
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    llvm::append_range(worklist, captured);
+  };
+  for (Operation &op : body->without_terminator())
+    if (!stagedOps.contains(&op) && !isMemoryEffectFree(&op))
+      needOp(&op);
+  for (OpResult result : loop->getResults())
+    if (!result.use_empty())
+      worklist.push_back(body->getArgument(result.getResultNumber() + 1));
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    if (std::optional<unsigned> arg = iterArgIndex(value)) {
+      carried.insert(*arg);
+      worklist.push_back(yielded(*arg));
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (def && def->getBlock() == body && !stagedOps.contains(def))
+      needOp(def);
+  }
+  analysis.carried.assign(carried.begin(), carried.end());
+  llvm::sort(analysis.carried);
+  return analysis;
+}
+
+Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(builder, loc, value);
+}
+
+/// i1: every (any) of the non-null `conditions` holds; null when none is.
+Value combine(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses, bool all) {
+  Value result;
+  for (const ElementAccess &access : accesses) {
+    if (!access.condition)
+      continue;
+    if (!result)
+      result = access.condition;
+    else if (all)
+      result = arith::AndIOp::create(builder, loc, result, access.condition);
+    else
+      result = arith::OrIOp::create(builder, loc, result, access.condition);
+  }
+  return result;
+}
+
+/// Copies one staged load's elements into its stage: one cp.async per run
+/// where `async` and the run allows, else loads and shared stores.
+void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const LoadAccesses &load,
+                 const DotPlan &plan, DotOperand slot, const SharedOperand &stage, bool async) {
+  const LinearLayout &layout = plan.layout(slot);
+  unsigned width = std::min(load.runs.width, plan.sharedRunWidth(slot));
+  int64_t elementBytes = load.element.getIntOrFloatBitWidth() / 8;
+  int64_t runBytes = width * elementBytes;
+  auto fill = [&](unsigned first) {
+    return [&load, first](OpBuilder &, unsigned i) { return load.fillOf(first + i); };
+  };
+  if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
+    Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
+                                  load.runs, fill(0));
+    storeOperandToShared(k, builder, loc, plan, slot, regs, stage);
+    return;
+  }
+  unsigned rowDim = layout.rank() - 2;
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
+  for (unsigned first = 0; first < layout.numRegisters(); first += width) {
+    if (layout.isDuplicateRegister(first))
+      continue;
+    Value row = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, first, rowDim));
+    Value col = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, first, rowDim + 1));
+    Value at =
+        arith::AddIOp::create(builder, loc, stage.start, plan.sharedIndex(builder, loc, slot, row, col));
+    ArrayRef<ElementAccess> run = ArrayRef(load.accesses).slice(first, width);
+
+    // Aligned, and (under the vector condition) wholly in or out of bounds.
+    Value startByte = arith::AddIOp::create(
+        builder, loc, address,
+        arith::MulIOp::create(builder, loc, run.front().offset, indexConstant(builder, loc, elementBytes)));
+    Value whole = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(builder, loc, startByte, indexConstant(builder, loc, runBytes - 1)),
+        indexConstant(builder, loc, 0));
+    if (load.runs.vectorCondition)
+      whole = arith::AndIOp::create(builder, loc, whole, load.runs.vectorCondition);
+    Value allIn = combine(builder, loc, run, /*all=*/true);
+    Value srcElements;
+    if (allIn) {
+      Value noneIn = arith::XOrIOp::create(
+          builder, loc, combine(builder, loc, run, /*all=*/false),
+          arith::ConstantIntOp::create(builder, loc, 1, 1));
+      whole = arith::AndIOp::create(builder, loc, whole,
+                                    arith::OrIOp::create(builder, loc, allIn, noneIn));
+      srcElements = arith::SelectOp::create(builder, loc, allIn, indexConstant(builder, loc, width),
+                                            indexConstant(builder, loc, 0));
+    }
+    scf::IfOp::create(
+        builder, loc, whole,
+        [&](OpBuilder &then, Location loc) {
+          // Its token is unused: groups are closed and waited for with
+          // cp.async.commit_group / wait_group, across loop iterations.
+          nvgpu::DeviceAsyncCopyOp::create(
+              then, loc, nvgpu::DeviceAsyncTokenType::get(then.getContext()), stage.buffer,
+              ValueRange{at}, load.base, ValueRange{run.front().offset},
+              then.getIndexAttr(width), srcElements,
+              runBytes == 16 ? then.getUnitAttr() : UnitAttr());
+          scf::YieldOp::create(then, loc);
+        },
+        [&](OpBuilder &orElse, Location loc) {
+          // Offsets from the run's first where the run is known to be
+          // consecutive: only one offset per run stays live across the loop.
+          SmallVector<ElementAccess> elements(run);
+          if (load.runs.addresses == RunAddresses::Consecutive)
+            for (auto [i, access] : llvm::enumerate(llvm::drop_begin(elements)))
+              access.offset = arith::AddIOp::create(orElse, loc, run.front().offset,
+                                                    indexConstant(orElse, loc, i + 1));
+          Registers values = loadElements(orElse, loc, load.base, load.element, elements,
+                                          RunAccess{1, RunAddresses::Consecutive, Value()},
+                                          fill(first));
+          for (auto [i, value] : llvm::enumerate(values))
+            memref::StoreOp::create(
+                orElse, loc, value, stage.buffer,
+                ValueRange{arith::AddIOp::create(orElse, loc, at, indexConstant(orElse, loc, i))});
+          scf::YieldOp::create(orElse, loc);
+        });
+  }
+}
+
+/// The lowering of one pipelined loop.
+class PipelinedLoop {
+public:
+  PipelinedLoop(KernelLowering &k, scf::ForOp loop, PipelineAnalysis analysis)
+      : k(k), loop(loop), analysis(std::move(analysis)), loc(loop.getLoc()),
+        async(k.target.hasCpAsync()) {}
+
+  /// False when the stages do not fit in shared memory.
+  FailureOr<bool> lower(OpBuilder &builder);
+
+private:
+  struct Ring {
+    DotPlan plan;
+    Value buffer;
+    int64_t stageElements = 0;
+  };
+
+  /// Lowers the address ops for the iteration at `iv` whose recurrence
+  /// arguments hold `state`; returns the recurrence's next state.
+  FailureOr<SmallVector<Registers>> addressesFor(OpBuilder &builder, Value iv,
+                                                 ArrayRef<Registers> state);
+  /// Copies the staged loads (their operands lowered) into `stage` where
+  /// `valid` holds, and closes the copies' group.
+  LogicalResult issueCopies(OpBuilder &builder, Value stage, Value valid);
+  /// i1: the iteration at `lowerBound + steps * step` is one of the loop's.
+  Value isIteration(OpBuilder &builder, Value iv, int64_t stepsAhead);
+  Value stageStart(OpBuilder &builder, const Ring &ring, Value stage) {
+    return arith::MulIOp::create(builder, loc, stage, indexConstant(builder, loc, ring.stageElements));
+  }
+
+  KernelLowering &k;
+  scf::ForOp loop;
+  PipelineAnalysis analysis;
+  Location loc;
+  bool async;
+  unsigned stages = 0;
+  SmallVector<Ring, 2> rings;
+  SmallVector<Value> bases;
+  Value lowerBound, upperBound, step;
+};
+
+FailureOr<SmallVector<Registers>> PipelinedLoop::addressesFor(OpBuilder &builder, Value iv,
+                                                              ArrayRef<Registers> state) {
+  k.map(loop.getInductionVar(), {iv});
+  for (auto [arg, regs] : llvm::zip(analysis.recurrence, state))
+    k.map(loop.getRegionIterArg(arg), regs, bases[arg]);
+  for (Operation *op : analysis.addressOps)
+    if (failed(k.lowerOp(op, builder)))
+      return failure();
+  SmallVector<Registers> next;
+  Operation *yield = loop.getBody()->getTerminator();
+  for (unsigned arg : analysis.recurrence) {
+    Value value = yield->getOperand(arg);
+    if (k.pointerBase(value) != bases[arg])
+      return k.unsupported(loop, "a pointer that points into another kernel argument on another path");
+    next.push_back(k.registers(value));
+  }
+  return next;
+}
+
+Value PipelinedLoop::isIteration(OpBuilder &builder, Value iv, int64_t stepsAhead) {
+  // In 64 bits, so that an i32 loop near its end does not wrap around.
+  Type wide = builder.getI64Type();
+  auto widen = [&](Value v) -> Value {
+    if (v.getType().isIndex())
+      return arith::IndexCastOp::create(builder, loc, wide, v);
+    if (v.getType().getIntOrFloatBitWidth() < 64)
+      return arith::ExtSIOp::create(builder, loc, wide, v);
+    return v;
+  };
+  Value ahead = arith::AddIOp::create(
+      builder, loc, widen(iv),
+      arith::MulIOp::create(builder, loc, widen(step),
+                            arith::ConstantIntOp::create(builder, loc, wide, stepsAhead)));
+  return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, ahead, widen(upperBound));
+}
+
+LogicalResult PipelinedLoop::issueCopies(OpBuilder &builder, Value stage, Value valid) {
+  LogicalResult result = success();
+  scf::IfOp::create(builder, loc, valid, [&](OpBuilder &then, Location loc) {
+    for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
+      FailureOr<LoadAccesses> load = loadAccessesOf(k, staged.load, then);
+      if (failed(load)) {
+        result = failure();
+        break;
+      }
+      copyToStage(k, then, staged.load->getLoc(), *load, ring.plan, staged.slot,
+                  {ring.buffer, stageStart(then, ring, stage)}, async);
+    }
+    scf::YieldOp::create(then, loc);
+  });
+  if (async)
+    NVVM::CpAsyncCommitGroupOp::create(builder, loc);
+  return result;
+}
+
+FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
+  // The rings, as deep as num-stages asks and shared memory allows.
+  int64_t stageBytes = 0;
+  for (const StagedLoad &staged : analysis.loads) {
+    FailureOr<DotPlan> plan = planDot(k, staged.dot);
+    if (failed(plan))
+      return failure();
+    Ring ring;
+    Type element = plan->element(staged.slot);
+    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+    int64_t alignment = plan->sharedAlignment();
+    ring.stageElements =
+        llvm::alignTo(plan->sharedElements(staged.slot) * elementBytes, alignment) / elementBytes;
+    stageBytes = llvm::alignTo(stageBytes, alignment) + ring.stageElements * elementBytes;
+    ring.plan = std::move(*plan);
+    rings.push_back(std::move(ring));
+  }
+  stages = k.numStages;
+  while (stages > 2 && stages * stageBytes > k.shared.maxBytes())
+    --stages;
+  if (stages * stageBytes > k.shared.maxBytes())
+    return false;
+  SharedMemory::Mark mark = k.shared.mark();
+  for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
+    Type element = ring.plan.element(staged.slot);
+    FailureOr<Value> buffer = k.shared.reserve(loop, element, stages * ring.stageElements,
+                                               ring.plan.sharedAlignment());
+    if (failed(buffer))
+      return failure();
+    ring.buffer = *buffer;
+  }
+
+  bases = k.pointerBases(loop.getInitArgs());
+  lowerBound = k.registers(loop.getLowerBound()).front();
+  upperBound = k.registers(loop.getUpperBound()).front();
+  step = k.registers(loop.getStep()).front();
+  Type ivType = lowerBound.getType();
+  auto ivConstant = [&](OpBuilder &b, int64_t value) -> Value {
+    if (ivType.isIndex())
+      return indexConstant(b, loc, value);
+    return arith::ConstantIntOp::create(b, loc, ivType, value);
+  };
+
+  // Prologue: iterations 0 .. S-2 into stages 0 .. S-2.
+  SmallVector<Registers> state;
+  for (unsigned arg : analysis.recurrence)
+    state.push_back(k.registers(loop.getInitArgs()[arg]));
+  for (unsigned ahead = 0; ahead + 1 < stages; ++ahead) {
+    Value iv = arith::AddIOp::create(
+        builder, loc, lowerBound,
+        arith::MulIOp::create(builder, loc, step, ivConstant(builder, ahead)));
+    FailureOr<SmallVector<Registers>> next = addressesFor(builder, iv, state);
+    if (failed(next) ||
+        failed(issueCopies(builder, indexConstant(builder, loc, ahead),
+                           isIteration(builder, lowerBound, ahead))))
+      return failure();
+    state = std::move(*next);
+  }
+
+  // The loop carries the needed iteration arguments, the recurrence's state
+  // S - 1 iterations ahead and the iteration count.
+  SmallVector<Value> carriedInits, carriedArgs, carriedYields;
+  SmallVector<Value> carriedBases;
+  for (unsigned arg : analysis.carried) {
+    carriedInits.push_back(loop.getInitArgs()[arg]);
+    carriedArgs.push_back(loop.getRegionIterArg(arg));
+    carriedYields.push_back(loop.getBody()->getTerminator()->getOperand(arg));
+    carriedBases.push_back(bases[arg]);
+  }
+  SmallVector<Value> inits = k.flatRegisters(carriedInits);
+  size_t carriedCount = inits.size();
+  for (const Registers &regs : state)
+    llvm::append_range(inits, regs);
+  inits.push_back(indexConstant(builder, loc, 0));
+
+  LogicalResult bodyResult = success();
+  auto pipelined = scf::ForOp::create(
+      builder, loc, lowerBound, upperBound, step, inits,
+      [&](OpBuilder &body, Location loc, Value iv, ValueRange args) {
+        auto fail = [&] {
+          bodyResult = failure();
+          scf::YieldOp::create(body, loc, args);
+        };
+        Value count = args.back();
+        SmallVector<Registers> aheadState;
+        size_t next = carriedCount;
+        for (const Registers &regs : state) {
+          aheadState.emplace_back(args.begin() + next, args.begin() + next + regs.size());
+          next += regs.size();
+        }
+        if (async)
+          NVVM::CpAsyncWaitGroupOp::create(body, loc, stages - 2);
+        mlir::gpu::BarrierOp::create(body, loc);
+
+        Value stageCount = indexConstant(body, loc, stages);
+        Value readStage = arith::RemUIOp::create(body, loc, count, stageCount);
+        Value writeStage = arith::RemUIOp::create(
+            body, loc, arith::AddIOp::create(body, loc, count, indexConstant(body, loc, stages - 1)),
+            stageCount);
+        Value aheadIv = arith::AddIOp::create(
+            body, loc, iv, arith::MulIOp::create(body, loc, step, ivConstant(body, stages - 1)));
+        FailureOr<SmallVector<Registers>> nextState = addressesFor(body, aheadIv, aheadState);
+        if (failed(nextState) ||
+            failed(issueCopies(body, writeStage, isIteration(body, iv, stages - 1))))
+          return fail();
+
+        k.map(loop.getInductionVar(), {iv});
+        k.mapFlat(carriedArgs, args.take_front(carriedCount), carriedBases);
+        for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
+          k.stage(staged.load->getResult(0), {ring.buffer, stageStart(body, ring, readStage)});
+        for (Operation &op : loop.getBody()->without_terminator())
+          if (analysis.liveOps.contains(&op) && failed(k.lowerOp(&op, body)))
+            return fail();
+        for (auto [value, base] : llvm::zip(carriedYields, carriedBases))
+          if (k.pointerBase(value) != base) {
+            k.unsupported(loop, "a pointer that points into another kernel argument on another path");
+            return fail();
+          }
+        SmallVector<Value> yields = k.flatRegisters(carriedYields);
+        for (const Registers &regs : *nextState)
+          llvm::append_range(yields, regs);
+        yields.push_back(arith::AddIOp::create(body, loc, count, indexConstant(body, loc, 1)));
+        scf::YieldOp::create(body, loc, yields);
+      });
+  for (const StagedLoad &staged : analysis.loads)
+    k.unstage(staged.load->getResult(0));
+  if (failed(bodyResult))
+    return failure();
+
+  // No copy is in flight (the S - 1 beyond the last iteration were not
+  // issued), but the last dot's reads must finish before the stages are
+  // reused.
+  mlir::gpu::BarrierOp::create(builder, loc);
+  k.shared.release(mark);
+  SmallVector<Value> results;
+  for (unsigned arg : analysis.carried)
+    results.push_back(loop.getResult(arg));
+  k.mapFlat(results, pipelined.getResults().take_front(carriedCount), carriedBases);
+  return true;
+}
+
+} // namespace
+
+FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &builder) {
+  if (k.numStages < 2)
+    return false;
+  std::optional<PipelineAnalysis> analysis = analyze(op);
+  if (!analysis)
+    return false;
+  if (failed(k.flatTypes(op, op.getResultTypes())))
+    return failure();
+  return PipelinedLoop(k, op, std::move(*analysis)).lower(builder);
+}
+
+} // namespace tessera::gpu

@@ -1,0 +1,131 @@
+// RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4 num-stages=3" | FileCheck %s --check-prefix=CUDA
+// RUN: tessera-opt %s -tile-lower-to-gpu="target=vulkan:1.3:subgroup=32 num-warps=4 num-stages=2" | FileCheck %s --check-prefix=VK
+// RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4 num-stages=1" | FileCheck %s --check-prefix=OFF
+
+// Software pipelining of a K loop whose masked loads feed a dot: the loads
+// are copied into rings of shared-memory stages num-stages - 1 iterations
+// ahead of the dot that reads them.
+
+tile.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %lda: i32 {tile.divisibility = 16 : i32}, %ldb: i32 {tile.divisibility = 16 : i32}, %ldc: i32, %K: i32) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %m = tile.make_range 0 to 64 : tensor<64xi32>
+  %n = tile.make_range 0 to 64 : tensor<64xi32>
+  %k = tile.make_range 0 to 32 : tensor<32xi32>
+  %am = tile.expand_dims %m, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %ldas = tile.splat %lda : i32 -> tensor<64x1xi32>
+  %arow = arith.muli %am, %ldas : tensor<64x1xi32>
+  %arowb = tile.broadcast %arow : tensor<64x1xi32> -> tensor<64x32xi32>
+  %ak = tile.expand_dims %k, axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %akb = tile.broadcast %ak : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arowb, %akb : tensor<64x32xi32>
+  %abase = tile.splat %a : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>>
+  %aptrs = tile.addptr %abase, %aoff : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %bk = tile.expand_dims %k, axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %ldbs = tile.splat %ldb : i32 -> tensor<32x1xi32>
+  %brow = arith.muli %bk, %ldbs : tensor<32x1xi32>
+  %browb = tile.broadcast %brow : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bn = tile.expand_dims %n, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %bnb = tile.broadcast %bn : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %browb, %bnb : tensor<32x64xi32>
+  %bbase = tile.splat %b : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+  %bptrs = tile.addptr %bbase, %boff : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x32xf16>
+  %bzero = arith.constant dense<0.0> : tensor<32x64xf16>
+  %bstep = arith.muli %ldb, %c32 : i32
+  %astepv = tile.splat %c32 : i32 -> tensor<64x32xi32>
+  %bstepv = tile.splat %bstep : i32 -> tensor<32x64xi32>
+  %acc, %ap, %bp = scf.for %i = %c0 to %K step %c32
+      iter_args(%acc_i = %acc0, %ap_i = %aptrs, %bp_i = %bptrs)
+      -> (tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>) : i32 {
+    %left = arith.subi %K, %i : i32
+    %lefta = tile.splat %left : i32 -> tensor<1x32xi32>
+    %amask1 = arith.cmpi slt, %ak, %lefta : tensor<1x32xi32>
+    %amask = tile.broadcast %amask1 : tensor<1x32xi1> -> tensor<64x32xi1>
+    %at = tile.load %ap_i, %amask, %zero : tensor<64x32x!tile.ptr<f16>>
+    %leftb = tile.splat %left : i32 -> tensor<32x1xi32>
+    %bmask1 = arith.cmpi slt, %bk, %leftb : tensor<32x1xi32>
+    %bmask = tile.broadcast %bmask1 : tensor<32x1xi1> -> tensor<32x64xi1>
+    %bt = tile.load %bp_i, %bmask, %bzero : tensor<32x64x!tile.ptr<f16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    %ap2 = tile.addptr %ap_i, %astepv : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+    %bp2 = tile.addptr %bp_i, %bstepv : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+    scf.yield %next, %ap2, %bp2 : tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>
+  }
+  %cm = tile.expand_dims %m, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %ldcs = tile.splat %ldc : i32 -> tensor<64x1xi32>
+  %crow = arith.muli %cm, %ldcs : tensor<64x1xi32>
+  %crowb = tile.broadcast %crow : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cn = tile.expand_dims %n, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %cnb = tile.broadcast %cn : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crowb, %cnb : tensor<64x64xi32>
+  %cbase = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %cptrs = tile.addptr %cbase, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %cptrs, %acc : tensor<64x64x!tile.ptr<f32>>
+  tile.return
+}
+
+// Two rings of three stages, [64, 32] and [32, 64] f16 (4 KiB each stage).
+// CUDA-LABEL: gpu.func @matmul
+// CUDA: %[[A:.*]] = memref.view %[[SHM:.*]][%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<6144xf16, #gpu.address_space<workgroup>>
+// CUDA: %[[B:.*]] = memref.view %[[SHM]][%c12288{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<6144xf16, #gpu.address_space<workgroup>>
+// Prologue: iterations 0 and 1, each issued only if it exists, one group each.
+// A run of 8 f16 is one 16-byte cp.async where it is aligned and wholly in or
+// out of the mask (the number of elements read, 8 or 0, zero-fills the rest);
+// element loads and stores otherwise.
+// CUDA: scf.if
+// CUDA: scf.if
+// CUDA-NEXT: nvgpu.device_async_copy %arg0[%{{.*}}], %[[A]][%{{.*}}], 8, %{{.*}} {bypassL1}
+// CUDA: } else {
+// CUDA: memref.store %{{.*}}, %[[A]]
+// CUDA: nvgpu.device_async_copy %arg1[%{{.*}}], %[[B]][%{{.*}}], 8, %{{.*}} {bypassL1}
+// CUDA: nvvm.cp.async.commit.group
+// CUDA: nvgpu.device_async_copy %arg0
+// CUDA: nvvm.cp.async.commit.group
+// The loop carries the accumulator (32 registers), the pointers two
+// iterations ahead (16 + 16 offsets) and the iteration count; not the
+// current pointers.
+// CUDA: scf.for %[[IV:.*]] = %c0_i32 to %arg6 step %c32_i32 iter_args({{.*}}) -> ([[F32S:(f32, ){31}]]f32, [[INDICES:(index, ){32}]]index) : i32 {
+// CUDA-NEXT: nvvm.cp.async.wait.group 1
+// CUDA-NEXT: gpu.barrier
+// Iteration t + 2 goes to stage (t + 2) % 3.
+// CUDA: arith.addi %{{.*}}, %c2 : index
+// CUDA: arith.remui %{{.*}}, %c3 : index
+// CUDA: nvgpu.device_async_copy %arg0
+// CUDA: nvgpu.device_async_copy %arg1
+// CUDA: nvvm.cp.async.commit.group
+// The dot reads stage t % 3 with no store of its own and no barrier after.
+// CUDA-NOT: gpu.barrier
+// CUDA: nvgpu.ldmatrix %[[A]]
+// CUDA: nvvm.mma.sync
+// CUDA-NOT: gpu.barrier
+// CUDA: scf.yield
+// CUDA-NEXT: }
+// CUDA-NEXT: gpu.barrier
+
+// Vulkan has no asynchronous copies: loads and workgroup stores in the same
+// order, two stages, one barrier per iteration.
+// VK-LABEL: gpu.func @matmul
+// VK-SAME: workgroup(%[[VA:.*]] : memref<4096xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[VB:.*]] : memref<4096xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// VK-NOT: nvgpu
+// VK: memref.store %{{.*}}, %[[VA]]
+// VK: memref.store %{{.*}}, %[[VB]]
+// VK: scf.for
+// VK-NEXT: gpu.barrier
+// VK: memref.store %{{.*}}, %[[VA]]
+// VK: memref.load %[[VA]]
+// VK: math.fma
+// VK: scf.yield
+// VK: gpu.barrier
+
+// One stage: no pipelining, the loop carries the current pointers and each
+// dot stores its operands between two barriers.
+// OFF-LABEL: gpu.func @matmul
+// OFF-NOT: cp.async
+// OFF: scf.for
+// OFF: memref.load %arg0
+// OFF: gpu.barrier
+// OFF: nvvm.mma.sync
+// OFF: gpu.barrier
+// OFF: scf.yield

@@ -9,9 +9,30 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace tessera::tile {
+
+namespace {
+
+/// The divisibility of 0 (and the cap of every other).
+constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
+
+int64_t divisibilityOf(int64_t value) {
+  if (value == 0)
+    return kMaxDivisibility;
+  return std::min(kMaxDivisibility, value & -value);
+}
+
+/// Divisibility of the first value of each group of `group` elements of a
+/// value with `pieces`: inside a run only multiples of the group stay.
+int64_t groupDivisibility(const ContiguityAnalysis::Pieces &pieces, int64_t group) {
+  return pieces.run > 1 ? std::gcd(pieces.divisibility, group) : pieces.divisibility;
+}
+
+} // namespace
 
 std::optional<int64_t> ContiguityAnalysis::constantValue(Value value) {
   APInt constant;
@@ -40,6 +61,204 @@ bool ContiguityAnalysis::isContiguous(Value ptrTile) {
     return false;
   std::optional<int64_t> stride = lastDimStride(ptrTile);
   return stride && *stride == 1;
+}
+
+int64_t ContiguityAnalysis::contiguousElements(Value ptrTile) {
+  auto type = dyn_cast<RankedTensorType>(ptrTile.getType());
+  if (!type || !isa<PointerType>(type.getElementType()) || type.getRank() == 0)
+    return 1;
+  if (isContiguous(ptrTile))
+    return type.getShape().back();
+  return piecesOf(ptrTile).run;
+}
+
+ContiguityAnalysis::Pieces ContiguityAnalysis::piecesOf(Value value) {
+  for (;;) {
+    assumptionFailed = false;
+    Pieces pieces = cachedPieces(value);
+    if (!assumptionFailed)
+      return pieces;
+    piecesCache.clear();
+  }
+}
+
+ContiguityAnalysis::Pieces ContiguityAnalysis::cachedPieces(Value value) {
+  auto it = piecesCache.find(value);
+  if (it != piecesCache.end())
+    return it->second;
+  piecesCache[value] = Pieces(); // cycles stay unknown
+  Pieces pieces = computePieces(value);
+  piecesCache[value] = pieces;
+  return pieces;
+}
+
+ContiguityAnalysis::Pieces ContiguityAnalysis::scalarPieces(Value value) {
+  Pieces pieces;
+  if (std::optional<int64_t> constant = constantValue(value)) {
+    pieces.divisibility = divisibilityOf(*constant);
+    pieces.nonNegative = *constant >= 0;
+    return pieces;
+  }
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto func = dyn_cast<FunctionOpInterface>(owner)) {
+      if (auto attr = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tile.divisibility"))
+        pieces.divisibility = divisibilityOf(attr.getInt());
+      return pieces;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(owner); loop && arg.getArgNumber() == 0) {
+      Pieces lower = scalarPieces(loop.getLowerBound()), step = scalarPieces(loop.getStep());
+      pieces.divisibility = std::gcd(lower.divisibility, step.divisibility);
+      pieces.nonNegative = lower.nonNegative && step.nonNegative;
+    }
+    return pieces;
+  }
+  Operation *def = value.getDefiningOp();
+  if (isa_and_nonnull<ProgramIdOp, NumProgramsOp>(def)) {
+    pieces.nonNegative = true;
+    return pieces;
+  }
+  if (isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(def))
+    return scalarPieces(def->getOperand(0));
+  if (!def || def->getNumOperands() != 2)
+    return pieces;
+  Pieces lhs = scalarPieces(def->getOperand(0)), rhs = scalarPieces(def->getOperand(1));
+  if (isa<arith::AddIOp, arith::MulIOp>(def)) {
+    pieces.divisibility = isa<arith::AddIOp>(def)
+                              ? std::gcd(lhs.divisibility, rhs.divisibility)
+                              : std::min(kMaxDivisibility, lhs.divisibility * rhs.divisibility);
+    pieces.nonNegative = lhs.nonNegative && rhs.nonNegative;
+  } else if (isa<arith::DivSIOp, arith::MinSIOp>(def)) {
+    pieces.nonNegative = lhs.nonNegative && rhs.nonNegative;
+  } else if (isa<arith::RemSIOp>(def)) {
+    pieces.nonNegative = lhs.nonNegative; // the remainder has the dividend's sign
+  } else if (isa<arith::MaxSIOp>(def)) {
+    pieces.nonNegative = lhs.nonNegative || rhs.nonNegative;
+  }
+  return pieces;
+}
+
+ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return scalarPieces(value);
+  Pieces unknown;
+  if (type.getRank() == 0)
+    return unknown;
+  int64_t last = type.getShape().back();
+  Operation *def = value.getDefiningOp();
+
+  if (!def) {
+    // A loop-carried tile keeps the groups of its initial value when the
+    // value it yields does, assuming it does (as loopCarriedStride).
+    auto arg = dyn_cast<BlockArgument>(value);
+    auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+    if (loops != LoopCarriedStrides::Inductive || !loop || arg.getArgNumber() == 0 ||
+        refutedPieces.contains(value))
+      return unknown;
+    unsigned index = arg.getArgNumber() - 1;
+    Pieces initial = cachedPieces(loop.getInitArgs()[index]);
+    Pieces hypothesis;
+    hypothesis.run = initial.run;
+    hypothesis.constancy = initial.constancy;
+    piecesCache[value] = hypothesis;
+    Pieces yielded = cachedPieces(loop.getBody()->getTerminator()->getOperand(index));
+    if (yielded.run % hypothesis.run == 0 && yielded.constancy % hypothesis.constancy == 0)
+      return hypothesis;
+    refutedPieces.insert(value);
+    assumptionFailed = true;
+    return unknown;
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(def))
+    return cachedPieces(loop.getRegionIterArgs()[cast<OpResult>(value).getResultNumber()]);
+
+  if (auto range = dyn_cast<MakeRangeOp>(def)) {
+    Pieces pieces;
+    pieces.run = last;
+    pieces.divisibility = divisibilityOf(static_cast<int32_t>(range.getStart()));
+    pieces.nonNegative = static_cast<int32_t>(range.getStart()) >= 0;
+    return pieces;
+  }
+  auto uniform = [&](const Pieces &scalar) {
+    Pieces pieces = scalar;
+    pieces.run = 1;
+    pieces.constancy = last;
+    return pieces;
+  };
+  if (auto splat = dyn_cast<SplatOp>(def))
+    return uniform(scalarPieces(splat.getSrc()));
+  if (std::optional<int64_t> constant = constantValue(value)) {
+    Pieces scalar;
+    scalar.divisibility = divisibilityOf(*constant);
+    scalar.nonNegative = *constant >= 0;
+    return uniform(scalar);
+  }
+  if (auto bcast = dyn_cast<BroadcastOp>(def)) {
+    Pieces src = cachedPieces(bcast.getSrc());
+    if (cast<RankedTensorType>(bcast.getSrc().getType()).getShape().back() == 1 && last > 1) {
+      Pieces pieces = uniform(src);
+      pieces.divisibility = groupDivisibility(src, 1);
+      return pieces;
+    }
+    return src;
+  }
+  if (auto expand = dyn_cast<ExpandDimsOp>(def)) {
+    Pieces src = cachedPieces(expand.getSrc());
+    if (last != 1 || static_cast<int64_t>(expand.getAxis()) != type.getRank() - 1)
+      return src;
+    // Each element becomes a row of its own.
+    Pieces pieces;
+    pieces.divisibility = groupDivisibility(src, 1);
+    pieces.nonNegative = src.nonNegative;
+    return pieces;
+  }
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
+    return cachedPieces(def->getOperand(0));
+  if (isa<AddPtrOp, arith::AddIOp, arith::SubIOp>(def)) {
+    Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
+    bool subtract = isa<arith::SubIOp>(def);
+    Pieces pieces;
+    if (lhs.run > 1 && rhs.run == 1)
+      pieces.run = std::gcd(lhs.run, rhs.constancy);
+    else if (!subtract && rhs.run > 1 && lhs.run == 1)
+      pieces.run = std::gcd(rhs.run, lhs.constancy);
+    pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
+    int64_t group = std::max(pieces.run, pieces.constancy);
+    pieces.divisibility =
+        std::gcd(groupDivisibility(lhs, group), groupDivisibility(rhs, group));
+    pieces.nonNegative = !subtract && lhs.nonNegative && rhs.nonNegative;
+    return pieces;
+  }
+  if (auto mul = dyn_cast<arith::MulIOp>(def)) {
+    if (constantValue(mul.getRhs()) == 1)
+      return cachedPieces(mul.getLhs());
+    if (constantValue(mul.getLhs()) == 1)
+      return cachedPieces(mul.getRhs());
+    Pieces lhs = cachedPieces(mul.getLhs()), rhs = cachedPieces(mul.getRhs());
+    Pieces pieces;
+    pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
+    pieces.divisibility =
+        std::min(kMaxDivisibility, groupDivisibility(lhs, pieces.constancy) *
+                                       groupDivisibility(rhs, pieces.constancy));
+    pieces.nonNegative = lhs.nonNegative && rhs.nonNegative;
+    return pieces;
+  }
+  if (isa<arith::RemSIOp, arith::RemUIOp>(def)) {
+    // Groups of g consecutive values starting at multiples of g stay
+    // consecutive modulo an n that is a multiple of g and the same across
+    // the group, for non-negative values (remsi) or as unsigned (remui).
+    Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
+    bool signedRem = isa<arith::RemSIOp>(def);
+    int64_t modulus = groupDivisibility(rhs, 1);
+    Pieces pieces;
+    if (lhs.run > 1 && (!signedRem || lhs.nonNegative))
+      pieces.run = std::gcd(std::gcd(lhs.run, lhs.divisibility), std::gcd(modulus, rhs.constancy));
+    pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
+    pieces.divisibility = std::gcd(lhs.divisibility, modulus);
+    pieces.nonNegative = !signedRem || lhs.nonNegative;
+    return pieces;
+  }
+  return unknown;
 }
 
 std::optional<int64_t> ContiguityAnalysis::lastDimStride(Value value) {

@@ -32,6 +32,14 @@ enum class LoopCarriedStrides {
 /// elements along its last dimension, counted in elements of the pointee for
 /// pointers. Scalars and splats have stride 0; a last dimension of size 1 has
 /// stride 0. Integer arguments marked `tile.equal_to_1` count as the constant 1.
+///
+/// Where no stride holds for a whole row, `contiguousElements` looks for
+/// pieces, as Triton's axis analysis does: a tile whose last dimension splits
+/// into aligned groups of G elements that each hold consecutive values, with
+/// the first of each group divisible by D and every value non-negative, keeps
+/// groups of min(G, D, d) consecutive values through `% n` for an n divisible
+/// by d (`tile.divisibility` on integer arguments, powers of two in constants).
+/// That is what keeps `(pid * BN + arange(0, BN)) % N` vectorizable.
 class ContiguityAnalysis {
 public:
   explicit ContiguityAnalysis(LoopCarriedStrides loops = LoopCarriedStrides::Unknown)
@@ -43,18 +51,40 @@ public:
   std::optional<int64_t> constantValue(mlir::Value value);
   /// True when `ptrTile` is a tile of pointers whose rows are contiguous.
   bool isContiguous(mlir::Value ptrTile);
+  /// How many consecutive elements of a row of `ptrTile`, starting at any
+  /// multiple of the count, have consecutive addresses: the whole row where
+  /// isContiguous, else the group size proved by the piecewise facts (a power
+  /// of two), 1 when nothing is known or `ptrTile` is not a pointer tile.
+  int64_t contiguousElements(mlir::Value ptrTile);
+
+  /// What is known of a value along its last dimension, in aligned groups.
+  struct Pieces {
+    /// Groups of `run` elements hold consecutive values.
+    int64_t run = 1;
+    /// Groups of `constancy` elements hold equal values.
+    int64_t constancy = 1;
+    /// The first value of every group (either kind) is a multiple of this.
+    int64_t divisibility = 1;
+    bool nonNegative = false;
+  };
+  Pieces piecesOf(mlir::Value value);
 
 private:
   std::optional<int64_t> strideOf(mlir::Value value);
+  Pieces cachedPieces(mlir::Value value);
+  Pieces computePieces(mlir::Value value);
+  /// Divisibility and sign of an integer scalar.
+  Pieces scalarPieces(mlir::Value value);
   std::optional<int64_t> compute(mlir::Value value);
   std::optional<int64_t> loopCarriedStride(mlir::Value value);
 
   LoopCarriedStrides loops;
   llvm::DenseMap<mlir::Value, std::optional<int64_t>> cache;
+  llvm::DenseMap<mlir::Value, Pieces> piecesCache;
   /// Iteration arguments whose inductive assumption failed: unknown from then on.
-  llvm::DenseSet<mlir::Value> refuted;
+  llvm::DenseSet<mlir::Value> refuted, refutedPieces;
   /// Set when an assumption failed during the current query: every stride
-  /// cached since may rest on it, so the query starts over.
+  /// (or pieces) cached since may rest on it, so the query starts over.
   bool assumptionFailed = false;
 };
 

@@ -2,6 +2,8 @@
 
 #include "lowering/gpu/tensorcore/TensorCore.h"
 
+#include "llvm/ADT/bit.h"
+
 using namespace mlir;
 
 namespace tessera::gpu {
@@ -18,9 +20,11 @@ unsigned elementBits(Type element) {
   return std::max(8u, element.getIntOrFloatBitWidth());
 }
 
-LinearLayout LayoutAnchors::defaultWithVectors(ArrayRef<int64_t> shape, Type element) const {
-  unsigned vector = std::max(1u, kVectorBits / elementBits(element));
-  return LinearLayout::defaultFor(shape, target.warpSize, numWarps, vector);
+LinearLayout LayoutAnchors::defaultWithVectors(ArrayRef<int64_t> shape, Type element,
+                                               int64_t maxVector) const {
+  int64_t vector = std::min<int64_t>(std::max(1u, kVectorBits / elementBits(element)), maxVector);
+  return LinearLayout::defaultFor(shape, target.warpSize, numWarps,
+                                  static_cast<unsigned>(llvm::bit_floor(uint64_t(vector))));
 }
 
 LinearLayout LayoutAnchors::fallback(RankedTensorType type) const {
@@ -34,9 +38,8 @@ LinearLayout LayoutAnchors::descriptorBlock(RankedTensorType block) const {
 LinearLayout LayoutAnchors::memoryAccess(Value ptrTile, bool vectorize) {
   auto type = cast<RankedTensorType>(ptrTile.getType());
   Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
-  if (vectorize && contiguity.isContiguous(ptrTile))
-    return defaultWithVectors(type.getShape(), pointee);
-  return LinearLayout::defaultFor(type.getShape(), target.warpSize, numWarps, 1);
+  int64_t contiguous = vectorize ? contiguity.contiguousElements(ptrTile) : 1;
+  return defaultWithVectors(type.getShape(), pointee, contiguous);
 }
 
 FailureOr<LinearLayout> LayoutAnchors::dotResult(tile::DotOp dot) const {

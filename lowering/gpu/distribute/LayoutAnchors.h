@@ -26,7 +26,8 @@ public:
   LinearLayout fallback(mlir::RankedTensorType type) const;
   /// Loads and stores through `ptrTile`: the default layout of its shape with
   /// as many contiguous elements per thread as the contiguity analysis proves
-  /// along the last dimension (up to 128 bits), one otherwise. Atomics
+  /// along the last dimension (whole rows or aligned pieces of them; up to
+  /// 128 bits), one otherwise. Atomics
   /// (`vectorize` false) take one element per thread.
   LinearLayout memoryAccess(mlir::Value ptrTile, bool vectorize);
   /// The block of a tensor descriptor: the default layout, vectors of 128
@@ -38,7 +39,9 @@ public:
   mlir::FailureOr<LinearLayout> dotResult(tile::DotOp dot) const;
 
 private:
-  LinearLayout defaultWithVectors(llvm::ArrayRef<int64_t> shape, mlir::Type element) const;
+  /// At most `maxVector` elements per thread along the last dimension.
+  LinearLayout defaultWithVectors(llvm::ArrayRef<int64_t> shape, mlir::Type element,
+                                  int64_t maxVector = INT64_MAX) const;
 
   GpuTarget target;
   unsigned numWarps;

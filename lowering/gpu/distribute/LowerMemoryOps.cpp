@@ -10,6 +10,8 @@
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 
+#include "llvm/ADT/bit.h"
+
 using namespace mlir;
 
 namespace tessera::gpu {
@@ -35,16 +37,17 @@ LogicalResult lowerAddPtr(KernelLowering &k, tile::AddPtrOp op, OpBuilder &build
 }
 
 /// Registers per vector access of a load or store through `ptrTile`: the
-/// run of its layout (vectorAccessWidth) where the contiguity analysis
-/// proves the rows' addresses consecutive, else 1.
+/// run of its layout (vectorAccessWidth) as far as the contiguity analysis
+/// proves the addresses consecutive (whole rows or aligned pieces), else 1.
 FailureOr<unsigned> vectorWidth(KernelLowering &k, Operation *op, Value ptrTile, Type element) {
   if (!isa<RankedTensorType>(ptrTile.getType()))
     return 1u;
   FailureOr<LinearLayout> layout = k.layout(op, ptrTile);
   if (failed(layout))
     return failure();
-  unsigned width = vectorAccessWidth(k.target, *layout, element);
-  return width > 1 && k.contiguity.isContiguous(ptrTile) ? width : 1u;
+  int64_t width = std::min<int64_t>(vectorAccessWidth(k.target, *layout, element),
+                                    k.contiguity.contiguousElements(ptrTile));
+  return static_cast<unsigned>(llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
 }
 
 SmallVector<ElementAccess> accessesOf(const Registers &offsets, const Registers &masks,

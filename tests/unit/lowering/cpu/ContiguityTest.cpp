@@ -106,5 +106,93 @@ TEST_F(ContiguityTest, InductiveModeFollowsPointersAdvancedEveryIteration) {
   EXPECT_TRUE(inductive.isContiguous(advanced));
 }
 
+// Offsets wrapped with `% N`, as Triton's tutorial GEMM wraps its columns:
+// aligned groups of consecutive values survive when N's divisibility and the
+// groups' starts allow.
+constexpr llvm::StringLiteral kWrapped = R"mlir(
+tile.func @k(%p: !tile.ptr<f32>, %n: i32 {tile.divisibility = 16 : i32}, %m: i32, %ld: i32, %trips: i32) {
+  %pid = tile.program_id x
+  %c64 = arith.constant 64 : i32
+  %first = arith.muli %pid, %c64 : i32
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %fs = tile.splat %first : i32 -> tensor<64xi32>
+  %cols = arith.addi %fs, %r : tensor<64xi32>
+  %ns = tile.splat %n : i32 -> tensor<64xi32>
+  %byN = arith.remsi %cols, %ns : tensor<64xi32>
+  %ms = tile.splat %m : i32 -> tensor<64xi32>
+  %byM = arith.remsi %cols, %ms : tensor<64xi32>
+  %c8 = arith.constant dense<8> : tensor<64xi32>
+  %by8 = arith.remsi %cols, %c8 : tensor<64xi32>
+  %one = arith.constant dense<1> : tensor<64xi32>
+  %shifted = arith.addi %cols, %one : tensor<64xi32>
+  %shiftedByN = arith.remui %shifted, %ns : tensor<64xi32>
+  %c1 = arith.constant 1 : i32
+  %fm = arith.subi %first, %c1 : i32
+  %fms = tile.splat %fm : i32 -> tensor<64xi32>
+  %maybeNegative = arith.addi %fms, %r : tensor<64xi32>
+  %negativeByN = arith.remsi %maybeNegative, %ns : tensor<64xi32>
+  %b = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %pByN = tile.addptr %b, %byN : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %pByM = tile.addptr %b, %byM : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %pBy8 = tile.addptr %b, %by8 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %pShifted = tile.addptr %b, %shiftedByN : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %pNegative = tile.addptr %b, %negativeByN : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %pWhole = tile.addptr %b, %cols : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  // B of the tutorial: [32, 64] pointers, k * ld + wrapped columns, advanced
+  // by 32 rows every iteration.
+  %k = tile.make_range 0 to 32 : tensor<32xi32>
+  %ke = tile.expand_dims %k, axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %lds = tile.splat %ld : i32 -> tensor<32x1xi32>
+  %rows = arith.muli %ke, %lds : tensor<32x1xi32>
+  %rowsb = tile.broadcast %rows : tensor<32x1xi32> -> tensor<32x64xi32>
+  %ce = tile.expand_dims %byN, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %cb = tile.broadcast %ce : tensor<1x64xi32> -> tensor<32x64xi32>
+  %offsets = arith.addi %rowsb, %cb : tensor<32x64xi32>
+  %b2 = tile.splat %p : !tile.ptr<f32> -> tensor<32x64x!tile.ptr<f32>>
+  %bPtrs = tile.addptr %b2, %offsets : tensor<32x64x!tile.ptr<f32>>, tensor<32x64xi32>
+  %c32 = arith.constant 32 : i32
+  %step1 = arith.muli %ld, %c32 : i32
+  %step = tile.splat %step1 : i32 -> tensor<32x64xi32>
+  %i0 = arith.constant 0 : i32
+  %i1 = arith.constant 1 : i32
+  %advanced, %scrambled = scf.for %i = %i0 to %trips step %i1
+      iter_args(%a = %bPtrs, %s = %bPtrs) -> (tensor<32x64x!tile.ptr<f32>>, tensor<32x64x!tile.ptr<f32>>) : i32 {
+    %a1 = tile.addptr %a, %step : tensor<32x64x!tile.ptr<f32>>, tensor<32x64xi32>
+    %s1 = tile.addptr %s, %offsets : tensor<32x64x!tile.ptr<f32>>, tensor<32x64xi32>
+    scf.yield %a1, %s1 : tensor<32x64x!tile.ptr<f32>>, tensor<32x64x!tile.ptr<f32>>
+  }
+  tile.return
+}
+)mlir";
+
+TEST_F(ContiguityTest, AlignedGroupsSurviveRemainders) {
+  auto module = parse(kWrapped);
+  ASSERT_TRUE(module);
+  std::vector<mlir::Value> ptrs;
+  module->walk([&](tile::AddPtrOp op) { ptrs.push_back(op.getResult()); });
+  ASSERT_EQ(ptrs.size(), 9u);
+  mlir::scf::ForOp loop;
+  module->walk([&](mlir::scf::ForOp op) { loop = op; });
+  ASSERT_TRUE(loop);
+
+  ContiguityAnalysis analysis(LoopCarriedStrides::Inductive);
+  EXPECT_FALSE(analysis.isContiguous(ptrs[0]));
+  EXPECT_EQ(analysis.contiguousElements(ptrs[0]), 16); // % n, n divisible by 16
+  EXPECT_EQ(analysis.contiguousElements(ptrs[1]), 1);  // % m, nothing known of m
+  EXPECT_EQ(analysis.contiguousElements(ptrs[2]), 8);  // % 8
+  EXPECT_EQ(analysis.contiguousElements(ptrs[3]), 1);  // groups start at 64k + 1
+  EXPECT_EQ(analysis.contiguousElements(ptrs[4]), 1);  // signed, maybe negative
+  EXPECT_EQ(analysis.contiguousElements(ptrs[5]), 64); // whole rows
+  EXPECT_EQ(analysis.contiguousElements(ptrs[6]), 16); // the tutorial's B
+  EXPECT_EQ(analysis.contiguousElements(loop.getRegionIterArgs()[0]), 16);
+  EXPECT_EQ(analysis.contiguousElements(loop.getResult(0)), 16);
+  // Adding the wrapped offsets every iteration doubles the stride.
+  EXPECT_EQ(analysis.contiguousElements(loop.getRegionIterArgs()[1]), 1);
+  EXPECT_EQ(analysis.contiguousElements(loop.getRegionIterArgs()[0]), 16);
+
+  ContiguityAnalysis noLoops;
+  EXPECT_EQ(noLoops.contiguousElements(loop.getRegionIterArgs()[0]), 1);
+}
+
 } // namespace
 } // namespace tessera::cpu::testing

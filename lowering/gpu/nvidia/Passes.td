@@ -14,12 +14,13 @@ def TesseraNvvmExternDynamicSharedMemory
     allocation by up to the alignment. Dynamic shared memory is the PTX
     declaration `.extern .shared .align A .b8 name[]`, which LLVM emits for
     an external global without initializer: this pass gives every zero-sized
-    global of address space 3 that linkage.
+    global of address space 3 that linkage, and an alignment of 1024 bytes,
+    which the swizzled operands of wgmma (and TMA) assume of their buffers.
 
     ```mlir
     llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
     // becomes
-    llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
     ```
   }];
 }

@@ -5,7 +5,7 @@
 // CHECK: gpu.binary @block_sum
 // CHECK-SAME: .version 8.0
 // CHECK-SAME: .target sm_90a
-// CHECK-SAME: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// CHECK-SAME: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // CHECK-SAME: .visible .entry block_sum(
 // CHECK-SAME: .param .u64 .ptr .align 1 block_sum_param_0
 // CHECK-SAME: .maxntid 64, 1, 1

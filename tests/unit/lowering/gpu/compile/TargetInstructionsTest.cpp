@@ -1,7 +1,8 @@
 // The instructions the catalogue's kernels must use on each target, found in
 // the assembly the compiler returns. Global memory: 128-bit vector loads and
 // stores for contiguous, aligned runs (with element accesses for the ragged
-// edge) on NVIDIA and AMD. The GEMMs run on each target's matrix instructions: mma.sync with ldmatrix on sm_80,
+// edge) on NVIDIA and AMD, cp.async into the stages of pipelined K loops on
+// sm_80 and later. The GEMMs run on each target's matrix instructions: mma.sync with ldmatrix on sm_80,
 // wgmma on sm_90a (one warpgroup's 64-row tile: 4 warps, blockM = 64), MFMA
 // on CDNA (gfx90a, gfx942), WMMA on RDNA3 (gfx1100); f32 with
 // input_precision = ieee stays on exact FMA on NVIDIA. The test log shows
@@ -39,6 +40,14 @@ const InstructionCase kInstructionCases[] = {
      {"wgmma"}},
     {"example_matmul_f16", "cuda:sm_80",
      {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix"}, {"wgmma"}},
+    // The K loop pipelined over the default 2 stages: descriptor blocks (unit
+    // inner stride at run time) are copied with 16-byte cp.async, one group
+    // per iteration, waited for one iteration later.
+    {"example_matmul_f16_descriptors", "cuda:sm_80",
+     {"cp.async.cg.shared.global", "cp.async.commit_group", "cp.async.wait_group \t0;", "mma.sync"},
+     {}},
+    {"example_matmul_f16_descriptors", "cuda:sm_90a",
+     {"cp.async.cg.shared.global", "cp.async.wait_group \t0;"}, {}},
     {"gemm_bf16", "cuda:sm_80",
      {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix"}, {"wgmma"}},
     {"gemm_f32_tf32", "cuda:sm_80",

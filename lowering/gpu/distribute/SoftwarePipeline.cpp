@@ -27,7 +27,8 @@
 // On sm_80 and later a run of a row that is aligned and wholly in or out of
 // its mask is one cp.async of 4, 8 or 16 bytes (zero-filled when out);
 // every other element, and every copy on other targets, is an ordinary load
-// and shared-memory store. Loads beyond the last iteration are not issued.
+// and shared-memory store; without cp.async the ring has 2 stages at most.
+// Loads beyond the last iteration are not issued.
 #include "lowering/gpu/distribute/DotPlan.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -418,7 +419,9 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     ring.plan = std::move(*plan);
     rings.push_back(std::move(ring));
   }
-  stages = k.numStages;
+  // Synchronous copies gain nothing from deeper rings, which on AMD and
+  // Vulkan (static workgroup buffers) also stay allocated for the kernel.
+  stages = async ? k.numStages : std::min(k.numStages, 2u);
   while (stages > 2 && stages * stageBytes > k.shared.maxBytes())
     --stages;
   if (stages * stageBytes > k.shared.maxBytes())

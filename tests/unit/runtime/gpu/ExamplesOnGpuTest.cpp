@@ -189,7 +189,9 @@ TEST_P(MatmulExampleOnGpu, DescriptorsForUnitInnerStrides) {
 }
 
 // The K loop software-pipelined 1 to 4 stages deep, over K that gives fewer
-// iterations than stages, several, and a ragged last one. With 4 warps only:
+// iterations than stages, several, and a ragged last one. On a CUDA device
+// the copies are cp.async; without it (lavapipe, HIP) rings have at most 2
+// stages, so 3 and 4 run as 2 there. With 4 warps only:
 // the stages' code does not depend on the warps, and lavapipe compiles the
 // big kernels of fewer warps slowly.
 class PipelinedMatmulOnGpu : public MatmulExampleOnGpu {};

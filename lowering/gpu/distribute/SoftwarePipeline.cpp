@@ -135,12 +135,11 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
     return arg.getArgNumber() - 1;
   };
 
-  // The address slice: backwards from the staged loads' operands.
+  // The address slice: backwards from the staged loads' operands (a
+  // descriptor made in the body is made again for the later iteration).
   SmallVector<Value> worklist;
   for (const StagedLoad &staged : analysis.loads)
-    for (Value operand : staged.load->getOperands())
-      if (!isa<tile::TensorDescType>(operand.getType()))
-        worklist.push_back(operand);
+    llvm::append_range(worklist, staged.load->getOperands());
   llvm::DenseSet<Value> seen;
   llvm::SmallDenseSet<unsigned> recurrence;
   llvm::DenseSet<Operation *> slice;

@@ -1,6 +1,6 @@
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4 num-stages=3" | FileCheck %s --check-prefix=CUDA
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=vulkan:1.3:subgroup=32 num-warps=4 num-stages=4" | FileCheck %s --check-prefix=VK
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4 num-stages=1" | FileCheck %s --check-prefix=OFF
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4 num-stages=3" | FileCheck %s --check-prefix=CUDA
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=vulkan:1.3:subgroup=32 num-warps=4 num-stages=4" | FileCheck %s --check-prefix=VK
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4 num-stages=1" | FileCheck %s --check-prefix=OFF
 
 // Software pipelining of a K loop whose masked loads feed a dot: the loads
 // are copied into rings of shared-memory stages num-stages - 1 iterations
@@ -130,3 +130,48 @@ tile.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %l
 // OFF: nvvm.mma.sync
 // OFF: gpu.barrier
 // OFF: scf.yield
+
+// -----
+
+// Descriptor blocks, the descriptors made in the loop body: the later
+// iteration's descriptors and offsets are made again ahead of its copies,
+// and the loop carries only the accumulator and the iteration count.
+tile.func @descriptors(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32) {
+  %c0 = arith.constant 0 : i32
+  %c16 = arith.constant 16 : i32
+  %one = arith.constant 1 : i64
+  %ldk = arith.extsi %K : i32 to i64
+  %ldn = arith.extsi %N : i32 to i64
+  %acc0 = arith.constant dense<0.0> : tensor<32x32xf32>
+  %acc = scf.for %k = %c0 to %K step %c16 iter_args(%acc_i = %acc0) -> (tensor<32x32xf32>) : i32 {
+    %da = tile.make_tensor_descriptor %a, [%M, %K], [%ldk, %one]
+            : !tile.ptr<f32> -> !tile.tensordesc<tensor<32x16xf32>>
+    %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldn, %one]
+            : !tile.ptr<f32> -> !tile.tensordesc<tensor<16x32xf32>>
+    %at = tile.descriptor_load %da[%c0, %k] : !tile.tensordesc<tensor<32x16xf32>>
+    %bt = tile.descriptor_load %db[%k, %c0] : !tile.tensordesc<tensor<16x32xf32>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<32x16xf32> * tensor<16x32xf32> -> tensor<32x32xf32>
+    scf.yield %next : tensor<32x32xf32>
+  }
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldn, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<32x32xf32>>
+  tile.descriptor_store %dc[%c0, %c0], %acc : !tile.tensordesc<tensor<32x32xf32>>
+  tile.return
+}
+
+// CUDA-LABEL: gpu.func @descriptors
+// CUDA: nvgpu.device_async_copy %arg0
+// CUDA: nvgpu.device_async_copy %arg1
+// CUDA: nvvm.cp.async.commit.group
+// CUDA: scf.for %{{.*}} iter_args({{.*}}) -> ([[ACC:(f32, ){7}]]f32, index) : i32 {
+// CUDA-NEXT: nvvm.cp.async.wait.group 1
+// CUDA: nvgpu.device_async_copy %arg0
+// CUDA: nvgpu.device_async_copy %arg1
+// CUDA: nvvm.cp.async.commit.group
+// CUDA: nvvm.mma.sync
+
+// VK-LABEL: gpu.func @descriptors
+// VK-NOT: nvgpu
+// VK: scf.for
+// VK-NEXT: gpu.barrier
+// VK: math.fma

@@ -63,13 +63,16 @@ bool ContiguityAnalysis::isContiguous(Value ptrTile) {
   return stride && *stride == 1;
 }
 
-int64_t ContiguityAnalysis::contiguousElements(Value ptrTile) {
+ContiguityAnalysis::ContiguousRuns ContiguityAnalysis::contiguousRuns(Value ptrTile) {
   auto type = dyn_cast<RankedTensorType>(ptrTile.getType());
   if (!type || !isa<PointerType>(type.getElementType()) || type.getRank() == 0)
-    return 1;
+    return {};
   if (isContiguous(ptrTile))
-    return type.getShape().back();
-  return piecesOf(ptrTile).run;
+    return {type.getShape().back(), false};
+  Pieces pieces = piecesOf(ptrTile);
+  if (pieces.run < 2)
+    return {};
+  return {pieces.run, pieces.checkEndpoints};
 }
 
 ContiguityAnalysis::Pieces ContiguityAnalysis::piecesOf(Value value) {
@@ -161,9 +164,11 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
     Pieces hypothesis;
     hypothesis.run = initial.run;
     hypothesis.constancy = initial.constancy;
+    hypothesis.checkEndpoints = initial.checkEndpoints;
     piecesCache[value] = hypothesis;
     Pieces yielded = cachedPieces(loop.getBody()->getTerminator()->getOperand(index));
-    if (yielded.run % hypothesis.run == 0 && yielded.constancy % hypothesis.constancy == 0)
+    if (yielded.run % hypothesis.run == 0 && yielded.constancy % hypothesis.constancy == 0 &&
+        (!yielded.checkEndpoints || hypothesis.checkEndpoints))
       return hypothesis;
     refutedPieces.insert(value);
     assumptionFailed = true;
@@ -218,10 +223,13 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
     Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
     bool subtract = isa<arith::SubIOp>(def);
     Pieces pieces;
-    if (lhs.run > 1 && rhs.run == 1)
+    if (lhs.run > 1 && rhs.run == 1) {
       pieces.run = std::gcd(lhs.run, rhs.constancy);
-    else if (!subtract && rhs.run > 1 && lhs.run == 1)
+      pieces.checkEndpoints = lhs.checkEndpoints;
+    } else if (!subtract && rhs.run > 1 && lhs.run == 1) {
       pieces.run = std::gcd(rhs.run, lhs.constancy);
+      pieces.checkEndpoints = rhs.checkEndpoints;
+    }
     pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
     int64_t group = std::max(pieces.run, pieces.constancy);
     pieces.divisibility =
@@ -246,13 +254,16 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
   if (isa<arith::RemSIOp, arith::RemUIOp>(def)) {
     // Groups of g consecutive values starting at multiples of g stay
     // consecutive modulo an n that is a multiple of g and the same across
-    // the group, for non-negative values (remsi) or as unsigned (remui).
+    // the group, for non-negative values (remsi) or as unsigned (remui). A
+    // negative group of a remsi wraps once at most: checked at run time.
     Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
     bool signedRem = isa<arith::RemSIOp>(def);
     int64_t modulus = groupDivisibility(rhs, 1);
     Pieces pieces;
-    if (lhs.run > 1 && (!signedRem || lhs.nonNegative))
+    if (lhs.run > 1 && !lhs.checkEndpoints) {
       pieces.run = std::gcd(std::gcd(lhs.run, lhs.divisibility), std::gcd(modulus, rhs.constancy));
+      pieces.checkEndpoints = signedRem && !lhs.nonNegative && pieces.run > 1;
+    }
     pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
     pieces.divisibility = std::gcd(lhs.divisibility, modulus);
     pieces.nonNegative = !signedRem || lhs.nonNegative;

@@ -39,7 +39,12 @@ enum class LoopCarriedStrides {
 /// the first of each group divisible by D and every value non-negative, keeps
 /// groups of min(G, D, d) consecutive values through `% n` for an n divisible
 /// by d (`tile.divisibility` on integer arguments, powers of two in constants).
-/// That is what keeps `(pid * BN + arange(0, BN)) % N` vectorizable.
+/// That is what keeps `(pid * BN + arange(0, BN)) % N` vectorizable. Where
+/// the dividend of a signed `%` may be negative, a group may wrap at 0 (the
+/// remainder takes the dividend's sign); since every group is then either
+/// wholly non-negative or wholly negative and wraps at most once, the group
+/// is consecutive exactly when its last value is its first plus its length
+/// minus 1, which the access checks at run time (`checkEndpoints`).
 class ContiguityAnalysis {
 public:
   explicit ContiguityAnalysis(LoopCarriedStrides loops = LoopCarriedStrides::Unknown)
@@ -51,11 +56,16 @@ public:
   std::optional<int64_t> constantValue(mlir::Value value);
   /// True when `ptrTile` is a tile of pointers whose rows are contiguous.
   bool isContiguous(mlir::Value ptrTile);
-  /// How many consecutive elements of a row of `ptrTile`, starting at any
-  /// multiple of the count, have consecutive addresses: the whole row where
-  /// isContiguous, else the group size proved by the piecewise facts (a power
-  /// of two), 1 when nothing is known or `ptrTile` is not a pointer tile.
-  int64_t contiguousElements(mlir::Value ptrTile);
+  /// Aligned groups of a row of a pointer tile with consecutive addresses.
+  struct ContiguousRuns {
+    /// The group size: the whole row where isContiguous, else what the
+    /// piecewise facts prove (a power of two); 1 when nothing is known.
+    int64_t elements = 1;
+    /// The groups are consecutive only where a group's last address is its
+    /// first + elements - 1, to be checked where the access is made.
+    bool checkEndpoints = false;
+  };
+  ContiguousRuns contiguousRuns(mlir::Value ptrTile);
 
   /// What is known of a value along its last dimension, in aligned groups.
   struct Pieces {
@@ -66,6 +76,9 @@ public:
     /// The first value of every group (either kind) is a multiple of this.
     int64_t divisibility = 1;
     bool nonNegative = false;
+    /// The runs hold only where their endpoints are consecutive (a signed
+    /// `%` of a dividend not proved non-negative).
+    bool checkEndpoints = false;
   };
   Pieces piecesOf(mlir::Value value);
 

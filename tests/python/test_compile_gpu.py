@@ -124,6 +124,21 @@ def test_gemm_ptx_uses_tensor_cores(kernels):
 
 
 @cli
+def test_num_stages_pipelines_the_k_loop_with_cp_async(kernels):
+    def ptx(stages):
+        r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", "cuda:sm_80", "--emit", "ptx",
+                "--num-stages", stages)
+        assert r.returncode == 0, r.stderr.decode()
+        return r.stdout.decode()
+
+    pipelined = ptx(3)
+    assert "cp.async.cg.shared.global" in pipelined
+    # Two iterations in flight: wait until at most one group is pending.
+    assert "cp.async.wait_group \t1;" in pipelined
+    assert "cp.async" not in ptx(1)
+
+
+@cli
 @pytest.mark.parametrize("target,instruction", [("hip:gfx942", "v_mfma"), ("hip:gfx1100", "v_wmma")])
 def test_amdgcn_and_hsaco(kernels, tmp_path, target, instruction):
     r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", target, "--emit", "amdgcn")

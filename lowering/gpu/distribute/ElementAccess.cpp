@@ -37,7 +37,7 @@ public:
 
   /// i1: the run starting at access `first` may be one vector access.
   Value isWhole(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
-                unsigned first, Value vectorCondition) const {
+                unsigned first, const RunAccess &runs) const {
     Value scale = arith::ConstantIndexOp::create(builder, loc, elementBytes);
     Value start = arith::AddIOp::create(
         builder, loc, address,
@@ -47,7 +47,9 @@ public:
         arith::ConstantIndexOp::create(builder, loc, elementBytes * width - 1));
     Value aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, lowBits,
                                           arith::ConstantIndexOp::create(builder, loc, 0));
-    SmallVector<Value> conditions = {vectorCondition, aligned};
+    SmallVector<Value> conditions = {runs.vectorCondition, aligned};
+    if (runs.addresses == RunAddresses::WhenEndpointsAreConsecutive)
+      conditions.push_back(endpointsAreConsecutive(builder, loc, accesses, first, width));
     for (unsigned i = first; i < first + width; ++i)
       conditions.push_back(accesses[i].condition);
     return allOf(builder, loc, conditions);
@@ -97,6 +99,14 @@ void storeElement(OpBuilder &builder, Location loc, Value base, ElementAccess ac
 
 } // namespace
 
+Value endpointsAreConsecutive(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
+                              unsigned first, unsigned width) {
+  Value expected = arith::AddIOp::create(builder, loc, accesses[first].offset,
+                                         arith::ConstantIndexOp::create(builder, loc, width - 1));
+  return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                               accesses[first + width - 1].offset, expected);
+}
+
 unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout, Type element) {
   if (target.vendor == GpuVendor::Vulkan || !element.isIntOrFloat())
     return 1;
@@ -122,7 +132,7 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
   }
   VectorRuns runs(builder, loc, base, element, width);
   for (unsigned first = 0; first < accesses.size(); first += width) {
-    Value whole = runs.isWhole(builder, loc, accesses, first, runAccess.vectorCondition);
+    Value whole = runs.isWhole(builder, loc, accesses, first, runAccess);
     auto ifOp = scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {
@@ -164,7 +174,7 @@ void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<Elemen
     // another run or not at all.
     if (skip(first))
       continue;
-    Value whole = runs.isWhole(builder, loc, accesses, first, runAccess.vectorCondition);
+    Value whole = runs.isWhole(builder, loc, accesses, first, runAccess);
     scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {

@@ -42,6 +42,10 @@ enum class RunAddresses {
   /// Only when `vectorCondition` holds at run time (a descriptor's innermost
   /// stride is 1): element accesses use their own offsets.
   WhenVectorConditionHolds,
+  /// Only where the run's last offset is its first + width - 1 at run time
+  /// (ContiguityAnalysis::ContiguousRuns::checkEndpoints), and
+  /// `vectorCondition` holds: element accesses use their own offsets.
+  WhenEndpointsAreConsecutive,
 };
 
 /// A tile's registers in memory, `width` registers per run (1: no vectors).
@@ -51,6 +55,12 @@ struct RunAccess {
   /// i1 that must hold for a run to be one vector access; null: true.
   mlir::Value vectorCondition;
 };
+
+/// i1: the last of the `width` accesses from `first` is at the first's
+/// offset + width - 1 (RunAddresses::WhenEndpointsAreConsecutive).
+mlir::Value endpointsAreConsecutive(mlir::OpBuilder &builder, mlir::Location loc,
+                                    llvm::ArrayRef<ElementAccess> accesses, unsigned first,
+                                    unsigned width);
 
 /// One scalar per access, read from `base` where its condition holds and
 /// `otherwise(builder, i)` where it does not. Each run is one vector load

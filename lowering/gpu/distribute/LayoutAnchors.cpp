@@ -38,7 +38,7 @@ LinearLayout LayoutAnchors::descriptorBlock(RankedTensorType block) const {
 LinearLayout LayoutAnchors::memoryAccess(Value ptrTile, bool vectorize) {
   auto type = cast<RankedTensorType>(ptrTile.getType());
   Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
-  int64_t contiguous = vectorize ? contiguity.contiguousElements(ptrTile) : 1;
+  int64_t contiguous = vectorize ? contiguity.contiguousRuns(ptrTile).elements : 1;
   return defaultWithVectors(type.getShape(), pointee, contiguous);
 }
 

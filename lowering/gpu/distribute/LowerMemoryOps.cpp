@@ -36,18 +36,24 @@ LogicalResult lowerAddPtr(KernelLowering &k, tile::AddPtrOp op, OpBuilder &build
   return success();
 }
 
-/// Registers per vector access of a load or store through `ptrTile`: the
-/// run of its layout (vectorAccessWidth) as far as the contiguity analysis
-/// proves the addresses consecutive (whole rows or aligned pieces), else 1.
-FailureOr<unsigned> vectorWidth(KernelLowering &k, Operation *op, Value ptrTile, Type element) {
+/// How a load or store through `ptrTile` moves runs of registers: the run
+/// of its layout (vectorAccessWidth) as far as the contiguity analysis proves
+/// the addresses consecutive (whole rows or aligned pieces, maybe to be
+/// checked at run time), else one register at a time.
+FailureOr<RunAccess> runAccessOf(KernelLowering &k, Operation *op, Value ptrTile, Type element) {
+  RunAccess runs{1, RunAddresses::Consecutive, Value()};
   if (!isa<RankedTensorType>(ptrTile.getType()))
-    return 1u;
+    return runs;
   FailureOr<LinearLayout> layout = k.layout(op, ptrTile);
   if (failed(layout))
     return failure();
+  tile::ContiguityAnalysis::ContiguousRuns contiguous = k.contiguity.contiguousRuns(ptrTile);
   int64_t width = std::min<int64_t>(vectorAccessWidth(k.target, *layout, element),
-                                    k.contiguity.contiguousElements(ptrTile));
-  return static_cast<unsigned>(llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
+                                    contiguous.elements);
+  runs.width = static_cast<unsigned>(llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
+  if (runs.width > 1 && contiguous.checkEndpoints)
+    runs.addresses = RunAddresses::WhenEndpointsAreConsecutive;
+  return runs;
 }
 
 SmallVector<ElementAccess> accessesOf(const Registers &offsets, const Registers &masks,
@@ -67,13 +73,13 @@ FailureOr<LoadAccesses> pointerLoadAccesses(KernelLowering &k, tile::LoadOp op,
   Location loc = op.getLoc();
   LoadAccesses load;
   load.element = KernelLowering::registerType(op.getType());
-  FailureOr<unsigned> width = vectorWidth(k, op, op.getPtr(), load.element);
-  if (failed(width))
+  FailureOr<RunAccess> runs = runAccessOf(k, op, op.getPtr(), load.element);
+  if (failed(runs))
     return failure();
   load.base = k.pointerBase(op.getPtr());
   Registers masks = op.getMask() ? k.registers(op.getMask()) : Registers();
   load.accesses = accessesOf(k.registers(op.getPtr()), masks, Value(), builder, loc);
-  load.runs = RunAccess{*width, RunAddresses::Consecutive, Value()};
+  load.runs = *runs;
   // Masked-off elements without `other` are undefined; zero is as good.
   load.fill = op.getOther() ? k.registers(op.getOther())
                             : Registers{zeroOf(builder, loc, load.element)};
@@ -99,15 +105,14 @@ LogicalResult lowerStore(KernelLowering &k, tile::StoreOp op, OpBuilder &builder
   const std::optional<LinearLayout> &layout = writers->layout;
   Value owner = writers->owner;
   Type element = KernelLowering::registerType(op.getValue().getType());
-  FailureOr<unsigned> width = vectorWidth(k, op, op.getPtr(), element);
-  if (failed(width))
+  FailureOr<RunAccess> runs = runAccessOf(k, op, op.getPtr(), element);
+  if (failed(runs))
     return failure();
   Registers masks = op.getMask() ? k.registers(op.getMask()) : Registers();
   SmallVector<ElementAccess> accesses =
       accessesOf(k.registers(op.getPtr()), masks, owner, builder, loc);
-  RunAccess runs{*width, RunAddresses::Consecutive, Value()};
   storeElements(builder, loc, k.pointerBase(op.getPtr()), accesses, k.registers(op.getValue()),
-                runs, [&](unsigned reg) { return layout && layout->isDuplicateRegister(reg); });
+                *runs, [&](unsigned reg) { return layout && layout->isDuplicateRegister(reg); });
   return success();
 }
 

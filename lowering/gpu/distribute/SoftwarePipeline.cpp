@@ -262,6 +262,9 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
         indexConstant(builder, loc, 0));
     if (load.runs.vectorCondition)
       whole = arith::AndIOp::create(builder, loc, whole, load.runs.vectorCondition);
+    if (load.runs.addresses == RunAddresses::WhenEndpointsAreConsecutive)
+      whole = arith::AndIOp::create(
+          builder, loc, whole, endpointsAreConsecutive(builder, loc, load.accesses, first, width));
     Value allIn = combine(builder, loc, run, /*all=*/true);
     Value srcElements;
     if (allIn) {

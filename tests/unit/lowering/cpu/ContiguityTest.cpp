@@ -126,8 +126,7 @@ tile.func @k(%p: !tile.ptr<f32>, %n: i32 {tile.divisibility = 16 : i32}, %m: i32
   %one = arith.constant dense<1> : tensor<64xi32>
   %shifted = arith.addi %cols, %one : tensor<64xi32>
   %shiftedByN = arith.remui %shifted, %ns : tensor<64xi32>
-  %c1 = arith.constant 1 : i32
-  %fm = arith.subi %first, %c1 : i32
+  %fm = arith.muli %m, %c64 : i32
   %fms = tile.splat %fm : i32 -> tensor<64xi32>
   %maybeNegative = arith.addi %fms, %r : tensor<64xi32>
   %negativeByN = arith.remsi %maybeNegative, %ns : tensor<64xi32>
@@ -176,22 +175,27 @@ TEST_F(ContiguityTest, AlignedGroupsSurviveRemainders) {
   ASSERT_TRUE(loop);
 
   ContiguityAnalysis analysis(LoopCarriedStrides::Inductive);
+  auto runsOf = [&](mlir::Value ptrs) {
+    ContiguityAnalysis::ContiguousRuns runs = analysis.contiguousRuns(ptrs);
+    return std::pair(runs.elements, runs.checkEndpoints);
+  };
+  using Runs = std::pair<int64_t, bool>;
   EXPECT_FALSE(analysis.isContiguous(ptrs[0]));
-  EXPECT_EQ(analysis.contiguousElements(ptrs[0]), 16); // % n, n divisible by 16
-  EXPECT_EQ(analysis.contiguousElements(ptrs[1]), 1);  // % m, nothing known of m
-  EXPECT_EQ(analysis.contiguousElements(ptrs[2]), 8);  // % 8
-  EXPECT_EQ(analysis.contiguousElements(ptrs[3]), 1);  // groups start at 64k + 1
-  EXPECT_EQ(analysis.contiguousElements(ptrs[4]), 1);  // signed, maybe negative
-  EXPECT_EQ(analysis.contiguousElements(ptrs[5]), 64); // whole rows
-  EXPECT_EQ(analysis.contiguousElements(ptrs[6]), 16); // the tutorial's B
-  EXPECT_EQ(analysis.contiguousElements(loop.getRegionIterArgs()[0]), 16);
-  EXPECT_EQ(analysis.contiguousElements(loop.getResult(0)), 16);
+  EXPECT_EQ(runsOf(ptrs[0]), Runs(16, false)); // % n, n divisible by 16
+  EXPECT_EQ(runsOf(ptrs[1]), Runs(1, false));  // % m, nothing known of m
+  EXPECT_EQ(runsOf(ptrs[2]), Runs(8, false));  // % 8
+  EXPECT_EQ(runsOf(ptrs[3]), Runs(1, false));  // groups start at 64k + 1
+  EXPECT_EQ(runsOf(ptrs[4]), Runs(16, true));  // signed, maybe negative: checked
+  EXPECT_EQ(runsOf(ptrs[5]), Runs(64, false)); // whole rows
+  EXPECT_EQ(runsOf(ptrs[6]), Runs(16, false)); // the tutorial's B
+  EXPECT_EQ(runsOf(loop.getRegionIterArgs()[0]), Runs(16, false));
+  EXPECT_EQ(runsOf(loop.getResult(0)), Runs(16, false));
   // Adding the wrapped offsets every iteration doubles the stride.
-  EXPECT_EQ(analysis.contiguousElements(loop.getRegionIterArgs()[1]), 1);
-  EXPECT_EQ(analysis.contiguousElements(loop.getRegionIterArgs()[0]), 16);
+  EXPECT_EQ(runsOf(loop.getRegionIterArgs()[1]), Runs(1, false));
+  EXPECT_EQ(runsOf(loop.getRegionIterArgs()[0]), Runs(16, false));
 
   ContiguityAnalysis noLoops;
-  EXPECT_EQ(noLoops.contiguousElements(loop.getRegionIterArgs()[0]), 1);
+  EXPECT_EQ(noLoops.contiguousRuns(loop.getRegionIterArgs()[0]).elements, 1);
 }
 
 } // namespace

@@ -127,40 +127,47 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
   if (analysis.loads.empty())
     return std::nullopt;
 
-  auto yielded = [&](unsigned arg) { return body->getTerminator()->getOperand(arg); };
-  auto iterArgIndex = [&](Value value) -> std::optional<unsigned> {
-    auto arg = dyn_cast<BlockArgument>(value);
-    if (!arg || arg.getOwner() != body || arg.getArgNumber() == 0)
-      return std::nullopt;
-    return arg.getArgNumber() - 1;
+  // Walks backwards from `worklist` through the body: every iteration
+  // argument reached goes into `iterArgs` (and its yielded value is walked),
+  // every op of the loop reached goes to `visit`, which may refuse it.
+  auto walkBack = [&](SmallVector<Value> worklist, llvm::SmallDenseSet<unsigned> &iterArgs,
+                      llvm::function_ref<LogicalResult(Operation *, SmallVector<Value> &)> visit) {
+    llvm::DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (!seen.insert(value).second || value == loop.getInductionVar())
+        continue;
+      auto arg = dyn_cast<BlockArgument>(value);
+      if (arg && arg.getOwner() == body) {
+        iterArgs.insert(arg.getArgNumber() - 1);
+        worklist.push_back(body->getTerminator()->getOperand(arg.getArgNumber() - 1));
+        continue;
+      }
+      Operation *def = value.getDefiningOp();
+      if (def && loop->isProperAncestor(def) && failed(visit(def, worklist)))
+        return failure();
+    }
+    return success();
   };
 
   // The address slice: backwards from the staged loads' operands (a
   // descriptor made in the body is made again for the later iteration).
-  SmallVector<Value> worklist;
+  SmallVector<Value> loadOperands;
   for (const StagedLoad &staged : analysis.loads)
-    llvm::append_range(worklist, staged.load->getOperands());
-  llvm::DenseSet<Value> seen;
+    llvm::append_range(loadOperands, staged.load->getOperands());
   llvm::SmallDenseSet<unsigned> recurrence;
   llvm::DenseSet<Operation *> slice;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!seen.insert(value).second || value == loop.getInductionVar())
-      continue;
-    if (std::optional<unsigned> arg = iterArgIndex(value)) {
-      recurrence.insert(*arg);
-      worklist.push_back(yielded(*arg));
-      continue;
-    }
-    Operation *def = value.getDefiningOp();
-    if (!def || !loop->isProperAncestor(def))
-      continue;
-    if (def->getBlock() != body || stagedOps.contains(def) || !isPure(def) ||
-        def->getNumRegions() != 0)
-      return std::nullopt;
-    slice.insert(def);
-    llvm::append_range(worklist, def->getOperands());
-  }
+  LogicalResult sliced =
+      walkBack(loadOperands, recurrence, [&](Operation *def, SmallVector<Value> &worklist) {
+        if (def->getBlock() != body || stagedOps.contains(def) || !isPure(def) ||
+            def->getNumRegions() != 0)
+          return failure();
+        slice.insert(def);
+        llvm::append_range(worklist, def->getOperands());
+        return success();
+      });
+  if (failed(sliced))
+    return std::nullopt;
   for (Operation &op : body->without_terminator())
     if (slice.contains(&op))
       analysis.addressOps.insert(&op);
@@ -169,36 +176,24 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
 
   // What the current iteration needs: ops with effects (other than the
   // staged loads) and the loop's used results, backwards.
-  llvm::SmallDenseSet<unsigned> carried;
-  seen.clear();
-  worklist.clear();
-  auto needOp = [&](Operation *op) {
-    if (!analysis.liveOps.insert(op).second)
-      return;
+  auto need = [&](Operation *op, SmallVector<Value> &worklist) {
+    if (op->getBlock() != body || stagedOps.contains(op) || !analysis.liveOps.insert(op).second)
+      return success();
     llvm::append_range(worklist, op->getOperands());
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(op->getRegions(), captured);
     llvm::append_range(worklist, captured);
+    return success();
   };
+  SmallVector<Value> roots;
   for (Operation &op : body->without_terminator())
     if (!stagedOps.contains(&op) && !isMemoryEffectFree(&op))
-      needOp(&op);
+      (void)need(&op, roots);
   for (OpResult result : loop->getResults())
     if (!result.use_empty())
-      worklist.push_back(body->getArgument(result.getResultNumber() + 1));
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!seen.insert(value).second)
-      continue;
-    if (std::optional<unsigned> arg = iterArgIndex(value)) {
-      carried.insert(*arg);
-      worklist.push_back(yielded(*arg));
-      continue;
-    }
-    Operation *def = value.getDefiningOp();
-    if (def && def->getBlock() == body && !stagedOps.contains(def))
-      needOp(def);
-  }
+      roots.push_back(body->getArgument(result.getResultNumber() + 1));
+  llvm::SmallDenseSet<unsigned> carried;
+  (void)walkBack(roots, carried, need);
   analysis.carried.assign(carried.begin(), carried.end());
   llvm::sort(analysis.carried);
   return analysis;

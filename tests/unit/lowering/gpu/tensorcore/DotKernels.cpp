@@ -14,6 +14,37 @@
 using namespace mlir;
 
 namespace tessera::gpu::testing {
+
+const char *dotTypesName(DotTypes types) {
+  static const char *names[] = {"f16", "f16acc16", "bf16", "f32", "s8"};
+  return names[static_cast<int>(types)];
+}
+
+DotProblem dotProblem(MLIRContext &context, DotTypes types, int64_t m, int64_t n, int64_t k) {
+  Builder b(&context);
+  DotProblem problem{m, n, k};
+  switch (types) {
+  case DotTypes::F16:
+    problem.aElement = problem.bElement = b.getF16Type();
+    problem.accElement = b.getF32Type();
+    break;
+  case DotTypes::F16AccF16:
+    problem.aElement = problem.bElement = problem.accElement = b.getF16Type();
+    break;
+  case DotTypes::BF16:
+    problem.aElement = problem.bElement = b.getBF16Type();
+    problem.accElement = b.getF32Type();
+    break;
+  case DotTypes::F32:
+    problem.aElement = problem.bElement = problem.accElement = b.getF32Type();
+    break;
+  case DotTypes::S8:
+    problem.aElement = problem.bElement = b.getI8Type();
+    problem.accElement = b.getI32Type();
+    break;
+  }
+  return problem;
+}
 namespace {
 
 constexpr unsigned kWarpSize = 32;

@@ -12,6 +12,16 @@
 
 namespace tessera::gpu::testing {
 
+/// Operand and accumulator types of the test dots. F32 keeps the default
+/// input precision (tf32 where the target has it).
+enum class DotTypes { F16, F16AccF16, BF16, F32, S8 };
+
+/// "f16", "f16acc16", "bf16", "f32", "s8": part of test names.
+const char *dotTypesName(DotTypes types);
+
+/// The [M, K] x [K, N] + [M, N] dot of `types`.
+DotProblem dotProblem(mlir::MLIRContext &context, DotTypes types, int64_t m, int64_t n, int64_t k);
+
 /// Loads every dialect the kernels below and the NVIDIA pipeline use.
 void loadDotKernelDialects(mlir::MLIRContext &context);
 

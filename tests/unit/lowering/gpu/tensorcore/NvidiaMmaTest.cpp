@@ -20,10 +20,8 @@ using namespace tessera::gpu::testing;
 
 namespace {
 
-enum class Types { F16, F16AccF16, BF16, TF32, S8 };
-
 struct DotCase {
-  Types types;
+  DotTypes types;
   int64_t m, n, k;
   unsigned numWarps;
   /// The warp grid and instruction tiles per warp planMmaSync must choose.
@@ -31,38 +29,12 @@ struct DotCase {
 };
 
 std::string describe(const DotCase &c) {
-  static const char *names[] = {"f16", "f16acc16", "bf16", "tf32", "s8"};
-  return std::string(names[static_cast<int>(c.types)]) + "_" + std::to_string(c.m) + "x" +
+  return std::string(dotTypesName(c.types)) + "_" + std::to_string(c.m) + "x" +
          std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps);
 }
 
 void PrintTo(const DotCase &c, std::ostream *os) { *os << describe(c); }
 
-DotProblem problemFor(MLIRContext &context, Types types, int64_t m, int64_t n, int64_t k) {
-  Builder b(&context);
-  DotProblem problem{m, n, k};
-  switch (types) {
-  case Types::F16:
-    problem.aElement = problem.bElement = b.getF16Type();
-    problem.accElement = b.getF32Type();
-    break;
-  case Types::F16AccF16:
-    problem.aElement = problem.bElement = problem.accElement = b.getF16Type();
-    break;
-  case Types::BF16:
-    problem.aElement = problem.bElement = b.getBF16Type();
-    problem.accElement = b.getF32Type();
-    break;
-  case Types::TF32:
-    problem.aElement = problem.bElement = problem.accElement = b.getF32Type();
-    break;
-  case Types::S8:
-    problem.aElement = problem.bElement = b.getI8Type();
-    problem.accElement = b.getI32Type();
-    break;
-  }
-  return problem;
-}
 
 GpuTarget target(llvm::StringRef spec) {
   llvm::Expected<GpuTarget> parsed = GpuTarget::parse(spec);
@@ -72,27 +44,27 @@ GpuTarget target(llvm::StringRef spec) {
 
 const DotCase kCases[] = {
     // Warps along M while they get a 16-row tile each.
-    {Types::F16, 64, 64, 32, 4, 4, 1, 1, 8},
-    {Types::F16, 128, 128, 32, 8, 8, 1, 1, 16},
-    {Types::F16AccF16, 32, 16, 16, 2, 2, 1, 1, 2},
-    {Types::BF16, 128, 64, 64, 4, 4, 1, 2, 8},
+    {DotTypes::F16, 64, 64, 32, 4, 4, 1, 1, 8},
+    {DotTypes::F16, 128, 128, 32, 8, 8, 1, 1, 16},
+    {DotTypes::F16AccF16, 32, 16, 16, 2, 2, 1, 1, 2},
+    {DotTypes::BF16, 128, 64, 64, 4, 4, 1, 2, 8},
     // One n8 tile per warp: B is read with ldmatrix .x2.
-    {Types::BF16, 128, 8, 32, 4, 4, 1, 2, 1},
+    {DotTypes::BF16, 128, 8, 32, 4, 4, 1, 2, 1},
     // M too short for all warps: the rest go along N.
-    {Types::BF16, 16, 64, 32, 4, 1, 4, 1, 2},
-    {Types::BF16, 32, 32, 16, 8, 2, 4, 1, 1},
-    {Types::TF32, 64, 32, 32, 4, 4, 1, 1, 4},
-    {Types::TF32, 32, 8, 16, 2, 2, 1, 1, 1},
-    {Types::S8, 64, 64, 64, 4, 4, 1, 1, 8},
-    {Types::S8, 16, 16, 32, 1, 1, 1, 1, 2},
-    {Types::S8, 32, 64, 128, 2, 2, 1, 1, 8},
+    {DotTypes::BF16, 16, 64, 32, 4, 1, 4, 1, 2},
+    {DotTypes::BF16, 32, 32, 16, 8, 2, 4, 1, 1},
+    {DotTypes::F32, 64, 32, 32, 4, 4, 1, 1, 4},
+    {DotTypes::F32, 32, 8, 16, 2, 2, 1, 1, 1},
+    {DotTypes::S8, 64, 64, 64, 4, 4, 1, 1, 8},
+    {DotTypes::S8, 16, 16, 32, 1, 1, 1, 1, 2},
+    {DotTypes::S8, 32, 64, 128, 2, 2, 1, 1, 8},
 };
 
 class MmaSyncCaseTest : public ::testing::TestWithParam<DotCase> {
 protected:
   void SetUp() override {
     loadDotKernelDialects(context);
-    problem = problemFor(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
+    problem = dotProblem(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
     dot = selectTensorCoreDot(sm80, problem, GetParam().numWarps);
     ASSERT_NE(dot, nullptr);
   }
@@ -197,7 +169,7 @@ TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
   ASSERT_TRUE(succeeded(verify(*module)));
 
   std::mt19937 random(static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
-  int range = c.types == Types::S8 ? 127 : 3;
+  int range = c.types == DotTypes::S8 ? 127 : 3;
   std::uniform_int_distribution<int> value(-range, range);
   std::vector<double> a(c.m * c.k), b(c.k * c.n), acc(c.m * c.n);
   for (double &x : a)
@@ -255,21 +227,21 @@ INSTANTIATE_TEST_SUITE_P(Shapes, MmaSyncCaseTest, ::testing::ValuesIn(kCases),
 TEST(MmaSyncSelection, NamesTheInstruction) {
   MLIRContext context;
   GpuTarget sm90 = target("cuda:sm_90a");
-  auto name = [&](Types types) {
+  auto name = [&](DotTypes types) {
     std::unique_ptr<TensorCoreDot> dot =
-        selectMmaSyncDot(sm90, problemFor(context, types, 64, 64, 64), 4);
+        selectMmaSyncDot(sm90, dotProblem(context, types, 64, 64, 64), 4);
     return dot ? dot->name().str() : std::string("none");
   };
-  EXPECT_EQ(name(Types::F16), "mma.sync.m16n8k16.f16");
-  EXPECT_EQ(name(Types::F16AccF16), "mma.sync.m16n8k16.f16");
-  EXPECT_EQ(name(Types::BF16), "mma.sync.m16n8k16.bf16");
-  EXPECT_EQ(name(Types::TF32), "mma.sync.m16n8k8.tf32");
-  EXPECT_EQ(name(Types::S8), "mma.sync.m16n8k32.s8");
+  EXPECT_EQ(name(DotTypes::F16), "mma.sync.m16n8k16.f16");
+  EXPECT_EQ(name(DotTypes::F16AccF16), "mma.sync.m16n8k16.f16");
+  EXPECT_EQ(name(DotTypes::BF16), "mma.sync.m16n8k16.bf16");
+  EXPECT_EQ(name(DotTypes::F32), "mma.sync.m16n8k8.tf32");
+  EXPECT_EQ(name(DotTypes::S8), "mma.sync.m16n8k32.s8");
 }
 
 TEST(MmaSyncSelection, ExactFp32KeepsTheFmaPath) {
   MLIRContext context;
-  DotProblem problem = problemFor(context, Types::TF32, 64, 64, 32);
+  DotProblem problem = dotProblem(context, DotTypes::F32, 64, 64, 32);
   for (tessera::tile::InputPrecision precision :
        {tessera::tile::InputPrecision::IEEE, tessera::tile::InputPrecision::TF32x3}) {
     problem.precision = precision;
@@ -289,7 +261,7 @@ TEST(MmaSyncSelection, TypesWithoutAnInstructionKeepTheFmaPath) {
 
 TEST(MmaSyncSelection, TargetsWithoutMmaSyncGetNone) {
   MLIRContext context;
-  DotProblem problem = problemFor(context, Types::F16, 64, 64, 32);
+  DotProblem problem = dotProblem(context, DotTypes::F16, 64, 64, 32);
   EXPECT_EQ(selectTensorCoreDot(target("vulkan:1.3:subgroup=32"), problem, 4), nullptr);
   // An AMD target has its own matrix cores, but never mma.sync.
   EXPECT_EQ(selectMmaSyncDot(target("hip:gfx942"), problem, 4), nullptr);
@@ -299,24 +271,24 @@ TEST(MmaSyncSelection, TargetsWithoutMmaSyncGetNone) {
 TEST(MmaSyncSelection, ShapesBelowOneInstructionTilePerWarpGetNone) {
   MLIRContext context;
   GpuTarget sm80 = target("cuda:sm_80");
-  auto select = [&](Types types, int64_t m, int64_t n, int64_t k, unsigned warps) {
-    return selectTensorCoreDot(sm80, problemFor(context, types, m, n, k), warps) != nullptr;
+  auto select = [&](DotTypes types, int64_t m, int64_t n, int64_t k, unsigned warps) {
+    return selectTensorCoreDot(sm80, dotProblem(context, types, m, n, k), warps) != nullptr;
   };
-  EXPECT_TRUE(select(Types::F16, 16, 8, 16, 1));
-  EXPECT_FALSE(select(Types::F16, 8, 8, 16, 1));   // M below 16
-  EXPECT_FALSE(select(Types::F16, 16, 4, 16, 1));  // N below 8
-  EXPECT_FALSE(select(Types::F16, 16, 8, 8, 1));   // K below the instruction's 16
-  EXPECT_FALSE(select(Types::S8, 16, 8, 16, 1));   // K below the instruction's 32
-  EXPECT_FALSE(select(Types::F16, 16, 16, 16, 4)); // four warps, two n8 tiles
-  EXPECT_FALSE(select(Types::F16, 48, 16, 16, 1)); // not a power of two
-  EXPECT_FALSE(select(Types::F16, 64, 64, 32, 3)); // three warps
+  EXPECT_TRUE(select(DotTypes::F16, 16, 8, 16, 1));
+  EXPECT_FALSE(select(DotTypes::F16, 8, 8, 16, 1));   // M below 16
+  EXPECT_FALSE(select(DotTypes::F16, 16, 4, 16, 1));  // N below 8
+  EXPECT_FALSE(select(DotTypes::F16, 16, 8, 8, 1));   // K below the instruction's 16
+  EXPECT_FALSE(select(DotTypes::S8, 16, 8, 16, 1));   // K below the instruction's 32
+  EXPECT_FALSE(select(DotTypes::F16, 16, 16, 16, 4)); // four warps, two n8 tiles
+  EXPECT_FALSE(select(DotTypes::F16, 48, 16, 16, 1)); // not a power of two
+  EXPECT_FALSE(select(DotTypes::F16, 64, 64, 32, 3)); // three warps
 }
 
 TEST(MmaSyncSelection, OperandsBeyondSharedMemoryGetNone) {
   MLIRContext context;
   GpuTarget sm80 = target("cuda:sm_80"); // 163 KiB per block
   auto select = [&](int64_t m, int64_t n, int64_t k) {
-    return selectTensorCoreDot(sm80, problemFor(context, Types::BF16, m, n, k), 8) != nullptr;
+    return selectTensorCoreDot(sm80, dotProblem(context, DotTypes::BF16, m, n, k), 8) != nullptr;
   };
   EXPECT_TRUE(select(256, 256, 128));  // 128 KiB of A and B
   EXPECT_FALSE(select(256, 256, 256)); // 256 KiB

@@ -18,11 +18,10 @@ using namespace tessera::gpu::testing;
 
 namespace {
 
-enum class Inputs { F16, BF16, TF32, I8, F32 };
 
 struct RunCase {
   const char *target;
-  Inputs inputs;
+  DotTypes inputs;
   int64_t m, n, k;
   unsigned numWarps;
   /// The instruction selectTensorCoreDot must pick (a prefix of its name).
@@ -30,40 +29,16 @@ struct RunCase {
 };
 
 std::string describe(const RunCase &c) {
-  static const char *names[] = {"f16", "bf16", "tf32", "i8", "f32"};
   std::string target = c.target;
   for (char &ch : target)
     if (!isalnum(static_cast<unsigned char>(ch)))
       ch = '_';
-  return target + "_" + names[static_cast<int>(c.inputs)] + "_" + std::to_string(c.m) + "x" +
+  return target + "_" + dotTypesName(c.inputs) + "_" + std::to_string(c.m) + "x" +
          std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps);
 }
 
 void PrintTo(const RunCase &c, std::ostream *os) { *os << describe(c); }
 
-DotProblem problemFor(MLIRContext &context, const RunCase &c) {
-  DotProblem problem{c.m, c.n, c.k};
-  Builder b(&context);
-  switch (c.inputs) {
-  case Inputs::F16:
-    problem.aElement = problem.bElement = b.getF16Type();
-    problem.accElement = b.getF32Type();
-    break;
-  case Inputs::BF16:
-    problem.aElement = problem.bElement = b.getBF16Type();
-    problem.accElement = b.getF32Type();
-    break;
-  case Inputs::TF32:
-  case Inputs::F32:
-    problem.aElement = problem.bElement = problem.accElement = b.getF32Type();
-    break;
-  case Inputs::I8:
-    problem.aElement = problem.bElement = b.getI8Type();
-    problem.accElement = b.getI32Type();
-    break;
-  }
-  return problem;
-}
 
 class SharedRunsTest : public ::testing::TestWithParam<RunCase> {
 protected:
@@ -76,7 +51,7 @@ TEST_P(SharedRunsTest, RunsOfContiguousColumnsAreConsecutiveAndAligned) {
   llvm::Expected<GpuTarget> target = GpuTarget::parse(c.target);
   ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
   std::unique_ptr<TensorCoreDot> dot =
-      selectTensorCoreDot(*target, problemFor(context, c), c.numWarps);
+      selectTensorCoreDot(*target, dotProblem(context, c.inputs, c.m, c.n, c.k), c.numWarps);
   ASSERT_TRUE(dot);
   ASSERT_TRUE(dot->name().starts_with(c.instruction)) << dot->name().str();
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
@@ -103,18 +78,18 @@ TEST_P(SharedRunsTest, RunsOfContiguousColumnsAreConsecutiveAndAligned) {
 }
 
 const RunCase kCases[] = {
-    {"cuda:sm_80", Inputs::F16, 64, 64, 32, 4, "mma.sync"},
-    {"cuda:sm_80", Inputs::BF16, 128, 64, 64, 4, "mma.sync"},
-    {"cuda:sm_80", Inputs::TF32, 64, 32, 16, 2, "mma.sync"},
-    {"cuda:sm_80", Inputs::I8, 32, 32, 64, 2, "mma.sync"},
-    {"cuda:sm_90a", Inputs::F16, 64, 64, 64, 4, "wgmma"},
-    {"cuda:sm_90a", Inputs::BF16, 128, 128, 32, 4, "wgmma"},
-    {"cuda:sm_90a", Inputs::TF32, 64, 64, 32, 4, "wgmma"},
-    {"cuda:sm_90a", Inputs::I8, 64, 64, 64, 4, "wgmma"},
-    {"hip:gfx942", Inputs::F16, 64, 64, 32, 4, "mfma"},
-    {"hip:gfx942", Inputs::I8, 64, 64, 64, 4, "mfma"},
-    {"hip:gfx942", Inputs::F32, 32, 32, 16, 2, "mfma"},
-    {"hip:gfx1100", Inputs::BF16, 32, 32, 32, 2, "wmma"},
+    {"cuda:sm_80", DotTypes::F16, 64, 64, 32, 4, "mma.sync"},
+    {"cuda:sm_80", DotTypes::BF16, 128, 64, 64, 4, "mma.sync"},
+    {"cuda:sm_80", DotTypes::F32, 64, 32, 16, 2, "mma.sync"},
+    {"cuda:sm_80", DotTypes::S8, 32, 32, 64, 2, "mma.sync"},
+    {"cuda:sm_90a", DotTypes::F16, 64, 64, 64, 4, "wgmma"},
+    {"cuda:sm_90a", DotTypes::BF16, 128, 128, 32, 4, "wgmma"},
+    {"cuda:sm_90a", DotTypes::F32, 64, 64, 32, 4, "wgmma"},
+    {"cuda:sm_90a", DotTypes::S8, 64, 64, 64, 4, "wgmma"},
+    {"hip:gfx942", DotTypes::F16, 64, 64, 32, 4, "mfma"},
+    {"hip:gfx942", DotTypes::S8, 64, 64, 64, 4, "mfma"},
+    {"hip:gfx942", DotTypes::F32, 32, 32, 16, 2, "mfma"},
+    {"hip:gfx1100", DotTypes::BF16, 32, 32, 32, 2, "wmma"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Emitters, SharedRunsTest, ::testing::ValuesIn(kCases),

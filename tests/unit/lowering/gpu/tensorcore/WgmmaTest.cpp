@@ -23,10 +23,8 @@ using namespace tessera::gpu::testing;
 
 namespace {
 
-enum class Types { F16, BF16, TF32, S8 };
-
 struct WgmmaCase {
-  Types types;
+  DotTypes types;
   int64_t m, n, k;
   unsigned numWarps;
   /// What planWgmma must choose.
@@ -34,35 +32,12 @@ struct WgmmaCase {
 };
 
 std::string describe(const WgmmaCase &c) {
-  static const char *names[] = {"f16", "bf16", "tf32", "s8"};
-  return std::string(names[static_cast<int>(c.types)]) + "_" + std::to_string(c.m) + "x" +
+  return std::string(dotTypesName(c.types)) + "_" + std::to_string(c.m) + "x" +
          std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps);
 }
 
 void PrintTo(const WgmmaCase &c, std::ostream *os) { *os << describe(c); }
 
-DotProblem problemFor(MLIRContext &context, Types types, int64_t m, int64_t n, int64_t k) {
-  Builder b(&context);
-  DotProblem problem{m, n, k};
-  switch (types) {
-  case Types::F16:
-    problem.aElement = problem.bElement = b.getF16Type();
-    problem.accElement = b.getF32Type();
-    break;
-  case Types::BF16:
-    problem.aElement = problem.bElement = b.getBF16Type();
-    problem.accElement = b.getF32Type();
-    break;
-  case Types::TF32:
-    problem.aElement = problem.bElement = problem.accElement = b.getF32Type();
-    break;
-  case Types::S8:
-    problem.aElement = problem.bElement = b.getI8Type();
-    problem.accElement = b.getI32Type();
-    break;
-  }
-  return problem;
-}
 
 GpuTarget sm90a() {
   llvm::Expected<GpuTarget> parsed = GpuTarget::parse("cuda:sm_90a");
@@ -71,29 +46,29 @@ GpuTarget sm90a() {
 }
 
 const WgmmaCase kCases[] = {
-    {Types::BF16, 64, 64, 64, 4, 1, 1, 1, 1, 64, 128},
+    {DotTypes::BF16, 64, 64, 64, 4, 1, 1, 1, 1, 64, 128},
     // Two warpgroups along M.
-    {Types::F16, 128, 128, 64, 8, 2, 1, 1, 1, 128, 128},
+    {DotTypes::F16, 128, 128, 64, 8, 2, 1, 1, 1, 128, 128},
     // Two 64-row tiles per warpgroup; K = 32 bf16 is a 64-byte swizzle.
-    {Types::BF16, 128, 256, 32, 4, 1, 1, 2, 1, 256, 64},
+    {DotTypes::BF16, 128, 256, 32, 4, 1, 1, 2, 1, 256, 64},
     // M too short for two warpgroups: the second goes along N; 32-byte swizzle.
-    {Types::BF16, 64, 128, 16, 8, 1, 2, 1, 1, 64, 32},
+    {DotTypes::BF16, 64, 128, 16, 8, 1, 2, 1, 1, 64, 32},
     // N beyond one instruction: two n256 tiles.
-    {Types::BF16, 64, 512, 16, 4, 1, 1, 1, 2, 256, 32},
-    {Types::BF16, 64, 8, 16, 4, 1, 1, 1, 1, 8, 32},
+    {DotTypes::BF16, 64, 512, 16, 4, 1, 1, 1, 2, 256, 32},
+    {DotTypes::BF16, 64, 8, 16, 4, 1, 1, 1, 1, 8, 32},
     // Several 128-byte column blocks of K, two tiles per warpgroup.
-    {Types::F16, 256, 64, 256, 8, 2, 1, 2, 1, 64, 128},
-    {Types::TF32, 64, 32, 64, 4, 1, 1, 1, 1, 32, 128},
-    {Types::TF32, 128, 64, 16, 8, 2, 1, 1, 1, 64, 64},
-    {Types::S8, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128},
-    {Types::S8, 64, 16, 64, 4, 1, 1, 1, 1, 16, 64},
+    {DotTypes::F16, 256, 64, 256, 8, 2, 1, 2, 1, 64, 128},
+    {DotTypes::F32, 64, 32, 64, 4, 1, 1, 1, 1, 32, 128},
+    {DotTypes::F32, 128, 64, 16, 8, 2, 1, 1, 1, 64, 64},
+    {DotTypes::S8, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128},
+    {DotTypes::S8, 64, 16, 64, 4, 1, 1, 1, 1, 16, 64},
 };
 
 class WgmmaCaseTest : public ::testing::TestWithParam<WgmmaCase> {
 protected:
   void SetUp() override {
     loadDotKernelDialects(context);
-    problem = problemFor(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
+    problem = dotProblem(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
     dot = selectTensorCoreDot(target, problem, GetParam().numWarps);
     ASSERT_NE(dot, nullptr);
   }
@@ -245,8 +220,8 @@ struct Operands {
 };
 Operands randomOperands(const WgmmaCase &c) {
   std::mt19937 random(static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
-  std::uniform_int_distribution<int> value(c.types == Types::S8 ? -127 : -3,
-                                           c.types == Types::S8 ? 127 : 3);
+  std::uniform_int_distribution<int> value(c.types == DotTypes::S8 ? -127 : -3,
+                                           c.types == DotTypes::S8 ? 127 : 3);
   Operands operands{std::vector<double>(c.m * c.k), std::vector<double>(c.k * c.n),
                     std::vector<double>(c.m * c.n)};
   for (std::vector<double> *values : {&operands.a, &operands.b, &operands.acc})

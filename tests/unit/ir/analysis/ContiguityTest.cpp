@@ -1,5 +1,5 @@
-// The contiguity analysis that selects masked row loads over gathers
-// (ir/analysis/Contiguity.h).
+// The contiguity analysis (ir/analysis/Contiguity.h): whole rows for the
+// CPU's masked row loads, aligned pieces of rows for the GPUs' vectors.
 #include "ir/analysis/Contiguity.h"
 #include "tests/unit/runtime/interpreter/InterpreterTestUtils.h"
 
@@ -7,12 +7,10 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-namespace tessera::cpu::testing {
+namespace tessera::tile::testing {
 namespace {
 
 using ContiguityTest = interp::testing::InterpreterTest;
-using tile::ContiguityAnalysis;
-using tile::LoopCarriedStrides;
 
 constexpr llvm::StringLiteral kPointers = R"mlir(
 tile.func @k(%p: !tile.ptr<f32>, %s: i32, %one: i32 {tile.equal_to_1}) {
@@ -199,4 +197,4 @@ TEST_F(ContiguityTest, AlignedGroupsSurviveRemainders) {
 }
 
 } // namespace
-} // namespace tessera::cpu::testing
+} // namespace tessera::tile::testing

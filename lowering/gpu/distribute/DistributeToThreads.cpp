@@ -327,9 +327,6 @@ LogicalResult KernelLowering::lowerOp(Operation *op, OpBuilder &builder) {
     return lowerShapeOp(*this, op, builder);
   if (auto convert = dyn_cast<ConvertLayoutOp>(op))
     return lowerConvertLayout(*this, convert, builder);
-  // A pipelined loop put these into shared memory ahead of their dot.
-  if (isa<tile::LoadOp, tile::DescriptorLoadOp>(op) && staged(op->getResult(0)))
-    return success();
   if (isa<tile::AddPtrOp, tile::LoadOp, tile::StoreOp, tile::BitcastOp, tile::IntToPtrOp,
           tile::PtrToIntOp>(op))
     return lowerPointerOp(*this, op, builder);

@@ -13,6 +13,14 @@
 
 namespace tessera::gpu {
 
+/// How a thread's registers cover a dot operand: in the operand's own
+/// layout, or in the layout of its transpose (a tile loaded as [N, K] that
+/// reaches B through tile.trans).
+struct OperandSource {
+  LinearLayout layout;
+  bool transposed = false;
+};
+
 struct DotPlan {
   /// The matrix instruction; null for the FMA path, which keeps each operand
   /// row-major ([B,] M, K and [B,] K, N).
@@ -40,20 +48,29 @@ struct DotPlan {
   /// Index of operand element (row, col) (`index` values) in its buffer.
   mlir::Value sharedIndex(mlir::OpBuilder &builder, mlir::Location loc, DotOperand operand,
                           mlir::Value row, mlir::Value col) const;
-  /// Registers of the operand that one vector store puts into its buffer.
-  unsigned sharedRunWidth(DotOperand operand) const;
+  /// The operand's registers as the dot receives them.
+  OperandSource source(DotOperand operand) const { return {layout(operand), false}; }
+  /// Registers of `source` that one vector store (or cp.async) puts into the
+  /// operand's buffer: a run of the source's row that the placement keeps
+  /// contiguous (columns, or rows of the operand for a transposed source).
+  unsigned sharedRunWidth(DotOperand operand, const OperandSource &source) const;
+  /// `start` + the index of register `reg` of `source` in the operand's buffer.
+  mlir::Value sharedIndexOf(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
+                            DotOperand operand, const OperandSource &source, unsigned reg,
+                            mlir::Value start) const;
 };
 
 /// The plan for `op`; errors (a tile without a layout) are reported on `op`.
 mlir::FailureOr<DotPlan> planDot(KernelLowering &k, tile::DotOp op);
 
-/// Stores this thread's registers of an operand (in the plan's operand
-/// layout) at their places in `shared`, one vector store per run of
-/// `sharedRunWidth` registers; copies of other registers are skipped, and so
-/// are the registers of other batches than `batch` of a batched operand.
+/// Stores this thread's registers of an operand (laid out as `source`) at
+/// their places in `shared`, one vector store per run of `sharedRunWidth`
+/// registers; copies of other registers are skipped, and so are the
+/// registers of other batches than `batch` of a batched operand.
 void storeOperandToShared(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
-                          const DotPlan &plan, DotOperand operand, mlir::ValueRange registers,
-                          const SharedOperand &shared, int64_t batch = 0);
+                          const DotPlan &plan, DotOperand operand, const OperandSource &source,
+                          mlir::ValueRange registers, const SharedOperand &shared,
+                          int64_t batch = 0);
 
 } // namespace tessera::gpu
 

@@ -149,7 +149,7 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
     for (DotOperand slot : {DotOperand::A, DotOperand::B}) {
       unsigned index = slot == DotOperand::A ? 0 : 1;
       if (!buffers->staged[index])
-        storeOperandToShared(k, builder, loc, plan, slot,
+        storeOperandToShared(k, builder, loc, plan, slot, plan.source(slot),
                              k.registers(index == 0 ? op.getA() : op.getB()),
                              buffers->where[index], int64_t(batch));
     }
@@ -298,36 +298,49 @@ Value DotPlan::sharedIndex(OpBuilder &builder, Location loc, DotOperand operand,
       col);
 }
 
-unsigned DotPlan::sharedRunWidth(DotOperand operand) const {
-  // The layout's run along the row, where no thread's part of the
-  // coordinates breaks the run's alignment; at most 16 bytes.
+unsigned DotPlan::sharedRunWidth(DotOperand operand, const OperandSource &source) const {
   if (!vectorStores)
     return 1;
-  const LinearLayout &operandLayout = layout(operand);
-  int64_t contiguousColumns = instruction ? instruction->contiguousColumns(operand)
-                                          : (operand == DotOperand::A ? aShape : bShape).back();
+  // The source's run along its rows, where no thread's part of the
+  // coordinates breaks the run's alignment; at most 16 bytes.
+  ArrayRef<int64_t> shape = operand == DotOperand::A ? aShape : bShape;
+  int64_t contiguous;
+  if (instruction)
+    contiguous = source.transposed ? instruction->contiguousRows(operand)
+                                   : instruction->contiguousColumns(operand);
+  else
+    contiguous = source.transposed ? 1 : shape.back(); // row-major
   Type stored = sharedElementType(element(operand));
-  int64_t width = std::min<int64_t>(operandLayout.contiguousRegisters(), contiguousColumns);
+  int64_t width = std::min<int64_t>(source.layout.contiguousRegisters(), contiguous);
   width = std::min<int64_t>(width, 128 / std::max(8u, stored.getIntOrFloatBitWidth()));
-  for (const Basis &basis : llvm::concat<const Basis>(operandLayout.lanes, operandLayout.warps))
+  for (const Basis &basis : llvm::concat<const Basis>(source.layout.lanes, source.layout.warps))
     if (basis.back() % width != 0)
       return 1;
   return width < 2 ? 1 : unsigned(width);
 }
 
+Value DotPlan::sharedIndexOf(KernelLowering &k, OpBuilder &builder, Location loc,
+                             DotOperand operand, const OperandSource &source, unsigned reg,
+                             Value start) const {
+  unsigned rowDim = source.layout.rank() - 2;
+  Value row = toIndex(builder, loc, k.thread.coordinate(builder, loc, source.layout, reg, rowDim));
+  Value col =
+      toIndex(builder, loc, k.thread.coordinate(builder, loc, source.layout, reg, rowDim + 1));
+  if (source.transposed)
+    std::swap(row, col);
+  return arith::AddIOp::create(builder, loc, start, sharedIndex(builder, loc, operand, row, col));
+}
+
 void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, const DotPlan &plan,
-                          DotOperand operand, ValueRange registers, const SharedOperand &shared,
-                          int64_t batch) {
-  const LinearLayout &layout = plan.layout(operand);
+                          DotOperand operand, const OperandSource &source, ValueRange registers,
+                          const SharedOperand &shared, int64_t batch) {
+  const LinearLayout &layout = source.layout;
   unsigned rowDim = layout.rank() - 2;
-  unsigned width = plan.sharedRunWidth(operand);
+  unsigned width = plan.sharedRunWidth(operand, source);
   for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
     if (layout.isDuplicateRegister(reg) || (rowDim == 1 && layout.registerOffset(reg)[0] != batch))
       continue;
-    Value row = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, reg, rowDim));
-    Value col = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, reg, rowDim + 1));
-    Value at = arith::AddIOp::create(builder, loc, shared.start,
-                                     plan.sharedIndex(builder, loc, operand, row, col));
+    Value at = plan.sharedIndexOf(k, builder, loc, operand, source, reg, shared.start);
     if (width == 1) {
       memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, registers[reg]),
                               shared.buffer, ValueRange{at});

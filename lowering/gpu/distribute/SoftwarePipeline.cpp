@@ -45,11 +45,17 @@ namespace tessera::gpu {
 
 namespace {
 
-/// A load whose result the pipeline puts into shared memory ahead of its dot.
+/// A load whose result the pipeline puts into shared memory ahead of its dot,
+/// directly or through a transpose.
 struct StagedLoad {
   Operation *load = nullptr;
+  /// The tile.trans between the load and the dot, if any.
+  tile::TransOp trans;
   tile::DotOp dot;
   DotOperand slot = DotOperand::A;
+  bool transposed() const { return static_cast<bool>(trans); }
+  /// What the dot receives.
+  Value operand() const { return trans ? Value(trans->getResult(0)) : load->getResult(0); }
 };
 
 struct PipelineAnalysis {
@@ -100,13 +106,22 @@ std::optional<StagedLoad> stagedLoadOf(Operation *op) {
   if (!type || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
       sharedElementType(type.getElementType()) != type.getElementType() || !result.hasOneUse())
     return std::nullopt;
-  auto dot = dyn_cast<tile::DotOp>(*result.getUsers().begin());
+  Operation *user = *result.getUsers().begin();
+  auto trans = dyn_cast<tile::TransOp>(user);
+  if (trans) {
+    if (trans.getOrder() != ArrayRef<int32_t>{1, 0} || !trans.getResult().hasOneUse() ||
+        trans->getBlock() != op->getBlock())
+      return std::nullopt;
+    result = trans.getResult();
+    user = *result.getUsers().begin();
+  }
+  auto dot = dyn_cast<tile::DotOp>(user);
   if (!dot || dot->getBlock() != op->getBlock() || dot.getA() == dot.getB())
     return std::nullopt;
   if (dot.getA() == result)
-    return StagedLoad{op, dot, DotOperand::A};
+    return StagedLoad{op, trans, dot, DotOperand::A};
   if (dot.getB() == result)
-    return StagedLoad{op, dot, DotOperand::B};
+    return StagedLoad{op, trans, dot, DotOperand::B};
   return std::nullopt;
 }
 
@@ -123,6 +138,8 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
     if (std::optional<StagedLoad> staged = stagedLoadOf(&op)) {
       analysis.loads.push_back(*staged);
       stagedOps.insert(&op);
+      if (staged->trans)
+        stagedOps.insert(staged->trans);
     }
   if (analysis.loads.empty())
     return std::nullopt;
@@ -222,9 +239,10 @@ Value combine(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses
 /// Copies one staged load's elements into its stage: one cp.async per run
 /// where `async` and the run allows, else loads and shared stores.
 void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const LoadAccesses &load,
-                 const DotPlan &plan, DotOperand slot, const SharedOperand &stage, bool async) {
-  const LinearLayout &layout = plan.layout(slot);
-  unsigned width = std::min(load.runs.width, plan.sharedRunWidth(slot));
+                 const DotPlan &plan, DotOperand slot, const OperandSource &source,
+                 const SharedOperand &stage, bool async) {
+  const LinearLayout &layout = source.layout;
+  unsigned width = std::min(load.runs.width, plan.sharedRunWidth(slot, source));
   int64_t elementBytes = load.element.getIntOrFloatBitWidth() / 8;
   int64_t runBytes = width * elementBytes;
   auto fill = [&](unsigned first) {
@@ -233,18 +251,14 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
   if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
     Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
                                   load.runs, fill(0));
-    storeOperandToShared(k, builder, loc, plan, slot, regs, stage);
+    storeOperandToShared(k, builder, loc, plan, slot, source, regs, stage);
     return;
   }
-  unsigned rowDim = layout.rank() - 2;
   Value address = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
   for (unsigned first = 0; first < layout.numRegisters(); first += width) {
     if (layout.isDuplicateRegister(first))
       continue;
-    Value row = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, first, rowDim));
-    Value col = toIndex(builder, loc, k.thread.coordinate(builder, loc, layout, first, rowDim + 1));
-    Value at =
-        arith::AddIOp::create(builder, loc, stage.start, plan.sharedIndex(builder, loc, slot, row, col));
+    Value at = plan.sharedIndexOf(k, builder, loc, slot, source, first, stage.start);
     ArrayRef<ElementAccess> run = ArrayRef(load.accesses).slice(first, width);
 
     // Aligned, and (under the vector condition) wholly in or out of bounds.
@@ -316,6 +330,8 @@ public:
 private:
   struct Ring {
     DotPlan plan;
+    /// The loaded tile over the operand (its transpose for a trans'd load).
+    OperandSource source;
     Value buffer;
     int64_t stageElements = 0;
   };
@@ -389,7 +405,7 @@ LogicalResult PipelinedLoop::issueCopies(OpBuilder &builder, Value stage, Value 
         result = failure();
         break;
       }
-      copyToStage(k, then, staged.load->getLoc(), *load, ring.plan, staged.slot,
+      copyToStage(k, then, staged.load->getLoc(), *load, ring.plan, staged.slot, ring.source,
                   {ring.buffer, stageStart(then, ring, stage)}, async);
     }
     scf::YieldOp::create(then, loc);
@@ -414,6 +430,13 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         llvm::alignTo(plan->sharedElements(staged.slot) * elementBytes, alignment) / elementBytes;
     stageBytes = llvm::alignTo(stageBytes, alignment) + ring.stageElements * elementBytes;
     ring.plan = std::move(*plan);
+    ring.source = ring.plan.source(staged.slot);
+    if (staged.transposed()) {
+      FailureOr<LinearLayout> loaded = k.layout(staged.load, staged.load->getResult(0));
+      if (failed(loaded))
+        return failure();
+      ring.source = {*loaded, true};
+    }
     rings.push_back(std::move(ring));
   }
   // Synchronous copies gain nothing from deeper rings, which on AMD and
@@ -510,7 +533,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         k.map(loop.getInductionVar(), {iv});
         k.mapFlat(carriedArgs, args.take_front(carriedCount), carriedBases);
         for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
-          k.stage(staged.load->getResult(0), {ring.buffer, stageStart(body, ring, readStage)});
+          k.stage(staged.operand(), {ring.buffer, stageStart(body, ring, readStage)});
         for (Operation &op : loop.getBody()->without_terminator())
           if (analysis.liveOps.contains(&op) && failed(k.lowerOp(&op, body)))
             return fail();
@@ -526,7 +549,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         scf::YieldOp::create(body, loc, yields);
       });
   for (const StagedLoad &staged : analysis.loads)
-    k.unstage(staged.load->getResult(0));
+    k.unstage(staged.operand());
   if (failed(bodyResult))
     return failure();
 

@@ -169,6 +169,9 @@ public:
     // The swizzle permutes units of k within a line; B's lines are columns.
     return operand == DotOperand::A ? plan.swizzleUnit : 1;
   }
+  int64_t contiguousRows(DotOperand operand) const override {
+    return operand == DotOperand::B ? plan.swizzleUnit : 1;
+  }
 
   Value sharedIndex(OpBuilder &b, Location loc, DotOperand operand, Value row,
                     Value col) const override {

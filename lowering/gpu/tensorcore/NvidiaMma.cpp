@@ -109,6 +109,9 @@ public:
       return a.chunkElements;
     return plan.bKContiguous ? 1 : b.chunkElements;
   }
+  int64_t contiguousRows(DotOperand operand) const override {
+    return operand == DotOperand::B && plan.bKContiguous ? b.chunkElements : 1;
+  }
 
   Value sharedIndex(OpBuilder &builder, Location loc, DotOperand operand, Value row,
                     Value col) const override {

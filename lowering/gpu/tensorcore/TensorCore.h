@@ -66,6 +66,10 @@ public:
   /// the pass stores such a run with one vector store. 1 where the placement
   /// transposes the operand.
   virtual int64_t contiguousColumns(DotOperand operand) const = 0;
+  /// The same along a column: how many consecutive rows, starting at any
+  /// multiple of the count, sit at consecutive indices (a transposed
+  /// placement). A load of the operand's transpose copies such runs whole.
+  virtual int64_t contiguousRows(DotOperand operand) const = 0;
   /// Index of element (row, col) of the operand in its shared buffer; row and
   /// col are `index` values.
   virtual mlir::Value sharedIndex(mlir::OpBuilder &builder, mlir::Location loc, DotOperand operand,

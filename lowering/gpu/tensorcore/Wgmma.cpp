@@ -151,6 +151,9 @@ public:
     // The swizzle permutes 16-byte chunks of K; B is stored transposed.
     return operand == DotOperand::A ? 16 / a.elementBytes : 1;
   }
+  int64_t contiguousRows(DotOperand operand) const override {
+    return operand == DotOperand::B ? 16 / b.elementBytes : 1;
+  }
 
   Value sharedIndex(OpBuilder &builder, Location loc, DotOperand operand, Value row,
                     Value col) const override {

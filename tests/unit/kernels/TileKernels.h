@@ -289,6 +289,79 @@ tile.func @matmul(%a: !tile.ptr<DT>, %b: !tile.ptr<DT>, %c: !tile.ptr<f32>,
 }
 )mlir";
 
+// C = A * B^T for row-major A [M, K] and B [N, K] (a PyTorch Linear's
+// weight): B's [16, 8] block is loaded along K and transposed for the dot.
+constexpr llvm::StringLiteral kMatmulTransposedB = R"mlir(
+tile.func @matmul_nt(%a: !tile.ptr<DT>, %b: !tile.ptr<DT>, %c: !tile.ptr<f32>,
+                     %M: i32, %N: i32, %K: i32) {
+  %pm = tile.program_id x
+  %pn = tile.program_id y
+  %c0 = arith.constant 0 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %m0 = arith.muli %pm, %c16 : i32
+  %n0 = arith.muli %pn, %c16 : i32
+  %r16 = tile.make_range 0 to 16 : tensor<16xi32>
+  %r8 = tile.make_range 0 to 8 : tensor<8xi32>
+  %m0s = tile.splat %m0 : i32 -> tensor<16xi32>
+  %rm = arith.addi %m0s, %r16 : tensor<16xi32>
+  %n0s = tile.splat %n0 : i32 -> tensor<16xi32>
+  %rn = arith.addi %n0s, %r16 : tensor<16xi32>
+  %rmc = tile.expand_dims %rm, axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %rnc = tile.expand_dims %rn, axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %rnr = tile.expand_dims %rn, axis = 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %Mc = tile.splat %M : i32 -> tensor<16x1xi32>
+  %Nc = tile.splat %N : i32 -> tensor<16x1xi32>
+  %Kc = tile.splat %K : i32 -> tensor<16x1xi32>
+  %mok = arith.cmpi slt, %rmc, %Mc : tensor<16x1xi32>
+  %nok = arith.cmpi slt, %rnc, %Nc : tensor<16x1xi32>
+  %arow = arith.muli %rmc, %Kc : tensor<16x1xi32>
+  %brow = arith.muli %rnc, %Kc : tensor<16x1xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x8xDT>
+  %init = arith.constant dense<0.0> : tensor<16x16xf32>
+  %abase = tile.splat %a : !tile.ptr<DT> -> tensor<16x8x!tile.ptr<DT>>
+  %bbase = tile.splat %b : !tile.ptr<DT> -> tensor<16x8x!tile.ptr<DT>>
+  %acc = scf.for %k = %c0 to %K step %c8 iter_args(%sum = %init) -> (tensor<16x16xf32>) : i32 {
+    %ks = tile.splat %k : i32 -> tensor<8xi32>
+    %rk = arith.addi %ks, %r8 : tensor<8xi32>
+    %rkr = tile.expand_dims %rk, axis = 0 : tensor<8xi32> -> tensor<1x8xi32>
+    %Kr = tile.splat %K : i32 -> tensor<1x8xi32>
+    %kok = arith.cmpi slt, %rkr, %Kr : tensor<1x8xi32>
+    %kokb = tile.broadcast %kok : tensor<1x8xi1> -> tensor<16x8xi1>
+    %rkb = tile.broadcast %rkr : tensor<1x8xi32> -> tensor<16x8xi32>
+    %arowb = tile.broadcast %arow : tensor<16x1xi32> -> tensor<16x8xi32>
+    %aoff = arith.addi %arowb, %rkb : tensor<16x8xi32>
+    %mokb = tile.broadcast %mok : tensor<16x1xi1> -> tensor<16x8xi1>
+    %amask = arith.andi %mokb, %kokb : tensor<16x8xi1>
+    %ap = tile.addptr %abase, %aoff : tensor<16x8x!tile.ptr<DT>>, tensor<16x8xi32>
+    %at = tile.load %ap, %amask, %zero : tensor<16x8x!tile.ptr<DT>>
+    %browb = tile.broadcast %brow : tensor<16x1xi32> -> tensor<16x8xi32>
+    %boff = arith.addi %browb, %rkb : tensor<16x8xi32>
+    %nokb = tile.broadcast %nok : tensor<16x1xi1> -> tensor<16x8xi1>
+    %bmask = arith.andi %nokb, %kokb : tensor<16x8xi1>
+    %bp = tile.addptr %bbase, %boff : tensor<16x8x!tile.ptr<DT>>, tensor<16x8xi32>
+    %bnk = tile.load %bp, %bmask, %zero : tensor<16x8x!tile.ptr<DT>>
+    %bt = tile.trans %bnk, order = [1, 0] : tensor<16x8xDT> -> tensor<8x16xDT>
+    %next = tile.dot %at, %bt, %sum : tensor<16x8xDT> * tensor<8x16xDT> -> tensor<16x16xf32>
+    scf.yield %next : tensor<16x16xf32>
+  }
+  %Nr = tile.splat %N : i32 -> tensor<16x1xi32>
+  %crow = arith.muli %rmc, %Nr : tensor<16x1xi32>
+  %crowb = tile.broadcast %crow : tensor<16x1xi32> -> tensor<16x16xi32>
+  %rnb = tile.broadcast %rnr : tensor<1x16xi32> -> tensor<16x16xi32>
+  %coff = arith.addi %crowb, %rnb : tensor<16x16xi32>
+  %Nrow = tile.splat %N : i32 -> tensor<1x16xi32>
+  %nokr = arith.cmpi slt, %rnr, %Nrow : tensor<1x16xi32>
+  %mokc = tile.broadcast %mok : tensor<16x1xi1> -> tensor<16x16xi1>
+  %nokc = tile.broadcast %nokr : tensor<1x16xi1> -> tensor<16x16xi1>
+  %cmask = arith.andi %mokc, %nokc : tensor<16x16xi1>
+  %cbase = tile.splat %c : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>>
+  %cp = tile.addptr %cbase, %coff : tensor<16x16x!tile.ptr<f32>>, tensor<16x16xi32>
+  tile.store %cp, %acc, %cmask : tensor<16x16x!tile.ptr<f32>>
+  tile.return
+}
+)mlir";
+
 constexpr llvm::StringLiteral kDotI8 = R"mlir(
 tile.func @dot_i8(%a: !tile.ptr<i8>, %b: !tile.ptr<i8>, %c: !tile.ptr<i32>) {
   %ra = tile.make_range 0 to 512 : tensor<512xi32>

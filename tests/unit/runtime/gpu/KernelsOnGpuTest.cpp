@@ -95,6 +95,29 @@ TEST_P(KernelsOnGpu, MatmulF32AndF16WithLoopCarriedAccumulator) {
   }
 }
 
+// B given as [N, K] and transposed in the loop: a software-pipelined loop
+// copies the loaded block transposed into the dot's B stages.
+TEST_P(KernelsOnGpu, MatmulWithTransposedBInThePipelinedLoop) {
+  for (llvm::StringRef dtype : {"f32", "f16"}) {
+    auto module = parse(withReplaced(kMatmulTransposedB, "DT", dtype));
+    for (auto [m, n, k] : {std::tuple{16, 16, 8}, std::tuple{37, 29, 43}}) {
+      SCOPED_TRACE(llvm::formatv("{0} M={1} N={2} K={3}", dtype, m, n, k).str());
+      std::vector<float> af = randomFloats(m * k), bf = randomFloats(n * k), c(m * n, 0.0f);
+      std::vector<uint16_t> ah, bh;
+      for (float v : af)
+        ah.push_back(toHalf(v));
+      for (float v : bf)
+        bh.push_back(toHalf(v));
+      KernelArgument aArg = dtype == "f32" ? bufferOf(af) : bufferOf(ah);
+      KernelArgument bArg = dtype == "f32" ? bufferOf(bf) : bufferOf(bh);
+      expectSameAsInterpreter(*module, "matmul_nt",
+                              {aArg, bArg, bufferOf(c), KernelArgument::integer(m),
+                               KernelArgument::integer(n), KernelArgument::integer(k)},
+                              {ceilDiv(m, 16), ceilDiv(n, 16), 1}, 1e-5, 1e-5);
+    }
+  }
+}
+
 TEST_P(KernelsOnGpu, DotI8AccumulatesInI32) {
   auto module = parse(kDotI8);
   std::vector<int32_t> aWide = randomInts(512, -128, 127), bWide = randomInts(512, -128, 127);

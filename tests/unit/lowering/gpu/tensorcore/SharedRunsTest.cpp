@@ -1,8 +1,9 @@
-// contiguousColumns() of every matrix-instruction emitter, checked against
-// its own sharedIndex (evaluated by constant folding): each run of that many
-// columns, starting at a multiple of the count, lands at consecutive indices
-// starting at a multiple of the count, so the distribution pass may store it
-// with one aligned vector store.
+// contiguousColumns() and contiguousRows() of every matrix-instruction
+// emitter, checked against its own sharedIndex (evaluated by constant
+// folding): each run of that many columns (rows), starting at a multiple of
+// the count, lands at consecutive indices starting at a multiple of the
+// count, so the distribution may store it with one aligned vector store or
+// cp.async (rows: when it loads the operand's transpose).
 #include "DotKernels.h"
 
 #include "lowering/gpu/tensorcore/TensorCore.h"
@@ -43,38 +44,65 @@ void PrintTo(const RunCase &c, std::ostream *os) { *os << describe(c); }
 class SharedRunsTest : public ::testing::TestWithParam<RunCase> {
 protected:
   SharedRunsTest() { context.loadDialect<arith::ArithDialect>(); }
+
+  std::unique_ptr<TensorCoreDot> select() {
+    const RunCase &c = GetParam();
+    llvm::Expected<GpuTarget> target = GpuTarget::parse(c.target);
+    EXPECT_TRUE(bool(target)) << llvm::toString(target.takeError());
+    if (!target)
+      return nullptr;
+    std::unique_ptr<TensorCoreDot> dot =
+        selectTensorCoreDot(*target, dotProblem(context, c.inputs, c.m, c.n, c.k), c.numWarps);
+    EXPECT_TRUE(dot && dot->name().starts_with(c.instruction));
+    return dot;
+  }
+
+  /// Every run of `width` elements along columns (or rows, `alongRows`) of
+  /// the operand, starting at a multiple of `width`, sits at consecutive
+  /// indices starting at a multiple of `width`.
+  void expectRuns(const TensorCoreDot &dot, DotOperand operand, int64_t rows, int64_t cols,
+                  int64_t width, bool alongRows) {
+    SCOPED_TRACE(std::string(operand == DotOperand::A ? "A" : "B") + ", runs of " +
+                 std::to_string(width) + (alongRows ? " rows" : " columns"));
+    ASSERT_GE(width, 1);
+    ASSERT_EQ((alongRows ? rows : cols) % width, 0);
+    OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
+    int64_t rowStep = alongRows ? width : 1, colStep = alongRows ? 1 : width;
+    for (int64_t row = 0; row < rows; row += rowStep)
+      for (int64_t col = 0; col < cols; col += colStep) {
+        int64_t first = foldedSharedIndex(*scratch, dot, operand, row, col);
+        ASSERT_GE(first, 0);
+        ASSERT_EQ(first % width, 0) << "(" << row << ", " << col << ")";
+        for (int64_t i = 1; i < width; ++i) {
+          int64_t r = alongRows ? row + i : row, c = alongRows ? col : col + i;
+          ASSERT_EQ(foldedSharedIndex(*scratch, dot, operand, r, c), first + i)
+              << "(" << r << ", " << c << ")";
+        }
+      }
+  }
+
   MLIRContext context;
 };
 
 TEST_P(SharedRunsTest, RunsOfContiguousColumnsAreConsecutiveAndAligned) {
   const RunCase &c = GetParam();
-  llvm::Expected<GpuTarget> target = GpuTarget::parse(c.target);
-  ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
-  std::unique_ptr<TensorCoreDot> dot =
-      selectTensorCoreDot(*target, dotProblem(context, c.inputs, c.m, c.n, c.k), c.numWarps);
+  std::unique_ptr<TensorCoreDot> dot = select();
   ASSERT_TRUE(dot);
-  ASSERT_TRUE(dot->name().starts_with(c.instruction)) << dot->name().str();
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
-  for (auto [operand, rows, cols] : {std::tuple{DotOperand::A, c.m, c.k},
-                                     std::tuple{DotOperand::B, c.k, c.n}}) {
-    int64_t width = dot->contiguousColumns(operand);
-    SCOPED_TRACE(std::string(operand == DotOperand::A ? "A" : "B") + ", runs of " +
-                 std::to_string(width));
-    ASSERT_GE(width, 1);
-    ASSERT_EQ(cols % width, 0);
-    // A is stored by rows on every target: its runs must be real vectors.
-    if (operand == DotOperand::A)
-      EXPECT_GT(width, 1);
-    for (int64_t row = 0; row < rows; ++row)
-      for (int64_t col = 0; col < cols; col += width) {
-        int64_t first = foldedSharedIndex(*scratch, *dot, operand, row, col);
-        ASSERT_GE(first, 0);
-        ASSERT_EQ(first % width, 0) << "(" << row << ", " << col << ")";
-        for (int64_t i = 1; i < width; ++i)
-          ASSERT_EQ(foldedSharedIndex(*scratch, *dot, operand, row, col + i), first + i)
-              << "(" << row << ", " << col + i << ")";
-      }
-  }
+  // A is stored by rows on every target: its runs must be real vectors.
+  EXPECT_GT(dot->contiguousColumns(DotOperand::A), 1);
+  expectRuns(*dot, DotOperand::A, c.m, c.k, dot->contiguousColumns(DotOperand::A), false);
+  expectRuns(*dot, DotOperand::B, c.k, c.n, dot->contiguousColumns(DotOperand::B), false);
+}
+
+TEST_P(SharedRunsTest, RunsOfContiguousRowsAreConsecutiveAndAligned) {
+  const RunCase &c = GetParam();
+  std::unique_ptr<TensorCoreDot> dot = select();
+  ASSERT_TRUE(dot);
+  // Every placement keeps one operand's columns or rows in runs.
+  EXPECT_GT(std::max(dot->contiguousColumns(DotOperand::B), dot->contiguousRows(DotOperand::B)),
+            1);
+  expectRuns(*dot, DotOperand::A, c.m, c.k, dot->contiguousRows(DotOperand::A), true);
+  expectRuns(*dot, DotOperand::B, c.k, c.n, dot->contiguousRows(DotOperand::B), true);
 }
 
 const RunCase kCases[] = {

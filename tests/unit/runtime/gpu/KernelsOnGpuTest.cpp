@@ -19,7 +19,32 @@ using namespace tessera::test_kernels;
 using interp::testing::bufferOf;
 using interp::testing::toHalf;
 
-using KernelsOnGpu = GpuKernelTest;
+class KernelsOnGpu : public GpuKernelTest {
+protected:
+  /// Runs `kernel` (C = A * B on [16, 16] blocks, B of n * k elements) with
+  /// f32 and f16 inputs on a whole block and on ragged shapes, against the
+  /// interpreter.
+  void expectMatmulAsInterpreter(llvm::StringRef text, llvm::StringRef kernel) {
+    for (llvm::StringRef dtype : {"f32", "f16"}) {
+      auto module = parse(withReplaced(text, "DT", dtype));
+      for (auto [m, n, k] : {std::tuple{16, 16, 8}, std::tuple{37, 29, 43}}) {
+        SCOPED_TRACE(llvm::formatv("{0} M={1} N={2} K={3}", dtype, m, n, k).str());
+        std::vector<float> af = randomFloats(m * k), bf = randomFloats(k * n), c(m * n, 0.0f);
+        std::vector<uint16_t> ah, bh;
+        for (float v : af)
+          ah.push_back(toHalf(v));
+        for (float v : bf)
+          bh.push_back(toHalf(v));
+        KernelArgument aArg = dtype == "f32" ? bufferOf(af) : bufferOf(ah);
+        KernelArgument bArg = dtype == "f32" ? bufferOf(bf) : bufferOf(bh);
+        expectSameAsInterpreter(*module, kernel,
+                                {aArg, bArg, bufferOf(c), KernelArgument::integer(m),
+                                 KernelArgument::integer(n), KernelArgument::integer(k)},
+                                {ceilDiv(m, 16), ceilDiv(n, 16), 1}, 1e-5, 1e-5);
+      }
+    }
+  }
+};
 
 TEST_P(KernelsOnGpu, VectorAddRagged) {
   auto module = parse(kVectorAdd);
@@ -75,47 +100,13 @@ TEST_P(KernelsOnGpu, WhileIfAndInlinedCalls) {
 }
 
 TEST_P(KernelsOnGpu, MatmulF32AndF16WithLoopCarriedAccumulator) {
-  for (llvm::StringRef dtype : {"f32", "f16"}) {
-    auto module = parse(withReplaced(kMatmul, "DT", dtype));
-    for (auto [m, n, k] : {std::tuple{16, 16, 8}, std::tuple{37, 29, 23}}) {
-      SCOPED_TRACE(llvm::formatv("{0} M={1} N={2} K={3}", dtype, m, n, k).str());
-      std::vector<float> af = randomFloats(m * k), bf = randomFloats(k * n), c(m * n, 0.0f);
-      std::vector<uint16_t> ah, bh;
-      for (float v : af)
-        ah.push_back(toHalf(v));
-      for (float v : bf)
-        bh.push_back(toHalf(v));
-      KernelArgument aArg = dtype == "f32" ? bufferOf(af) : bufferOf(ah);
-      KernelArgument bArg = dtype == "f32" ? bufferOf(bf) : bufferOf(bh);
-      expectSameAsInterpreter(*module, "matmul",
-                              {aArg, bArg, bufferOf(c), KernelArgument::integer(m),
-                               KernelArgument::integer(n), KernelArgument::integer(k)},
-                              {ceilDiv(m, 16), ceilDiv(n, 16), 1}, 1e-5, 1e-5);
-    }
-  }
+  expectMatmulAsInterpreter(kMatmul, "matmul");
 }
 
 // B given as [N, K] and transposed in the loop: a software-pipelined loop
 // copies the loaded block transposed into the dot's B stages.
 TEST_P(KernelsOnGpu, MatmulWithTransposedBInThePipelinedLoop) {
-  for (llvm::StringRef dtype : {"f32", "f16"}) {
-    auto module = parse(withReplaced(kMatmulTransposedB, "DT", dtype));
-    for (auto [m, n, k] : {std::tuple{16, 16, 8}, std::tuple{37, 29, 43}}) {
-      SCOPED_TRACE(llvm::formatv("{0} M={1} N={2} K={3}", dtype, m, n, k).str());
-      std::vector<float> af = randomFloats(m * k), bf = randomFloats(n * k), c(m * n, 0.0f);
-      std::vector<uint16_t> ah, bh;
-      for (float v : af)
-        ah.push_back(toHalf(v));
-      for (float v : bf)
-        bh.push_back(toHalf(v));
-      KernelArgument aArg = dtype == "f32" ? bufferOf(af) : bufferOf(ah);
-      KernelArgument bArg = dtype == "f32" ? bufferOf(bf) : bufferOf(bh);
-      expectSameAsInterpreter(*module, "matmul_nt",
-                              {aArg, bArg, bufferOf(c), KernelArgument::integer(m),
-                               KernelArgument::integer(n), KernelArgument::integer(k)},
-                              {ceilDiv(m, 16), ceilDiv(n, 16), 1}, 1e-5, 1e-5);
-    }
-  }
+  expectMatmulAsInterpreter(kMatmulTransposedB, "matmul_nt");
 }
 
 TEST_P(KernelsOnGpu, DotI8AccumulatesInI32) {

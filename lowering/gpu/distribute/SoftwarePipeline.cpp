@@ -343,7 +343,7 @@ private:
   /// Copies the staged loads (their operands lowered) into `stage` where
   /// `valid` holds, and closes the copies' group.
   LogicalResult issueCopies(OpBuilder &builder, Value stage, Value valid);
-  /// i1: the iteration at `lowerBound + steps * step` is one of the loop's.
+  /// i1: `iv + stepsAhead * step` is still an iteration of the loop.
   Value isIteration(OpBuilder &builder, Value iv, int64_t stepsAhead);
   Value stageStart(OpBuilder &builder, const Ring &ring, Value stage) {
     return arith::MulIOp::create(builder, loc, stage, indexConstant(builder, loc, ring.stageElements));

@@ -1,5 +1,7 @@
 #include "DotKernels.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -230,6 +232,27 @@ int64_t foldedSharedIndex(ModuleOp scratch, const TensorCoreDot &dot, DotOperand
   auto integer = folded ? dyn_cast<IntegerAttr>(*folded) : IntegerAttr();
   scratch.getBody()->clear();
   return integer ? integer.getInt() : -1;
+}
+
+std::string sharedIndexBijectionError(ModuleOp scratch, const TensorCoreDot &dot,
+                                      DotOperand operand, int64_t rows, int64_t cols) {
+  int64_t size = dot.sharedElements(operand);
+  if (size != rows * cols)
+    return llvm::formatv("the buffer has {0} elements for {1}", size, rows * cols).str();
+  std::vector<bool> used(size, false);
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t col = 0; col < cols; ++col) {
+      int64_t index = foldedSharedIndex(scratch, dot, operand, row, col);
+      auto at = llvm::formatv("({0}, {1})", row, col).str();
+      if (index < 0)
+        return at + " did not fold into the buffer";
+      if (index >= size)
+        return at + " lands at " + std::to_string(index) + ", past the buffer";
+      if (used[index])
+        return at + " collides at " + std::to_string(index);
+      used[index] = true;
+    }
+  return "";
 }
 
 } // namespace tessera::gpu::testing

@@ -47,6 +47,13 @@ mlir::func::FuncOp buildWarpFunction(mlir::ModuleOp into, const TensorCoreDot &d
 int64_t foldedSharedIndex(mlir::ModuleOp scratch, const TensorCoreDot &dot, DotOperand operand,
                           int64_t row, int64_t col);
 
+/// Why `sharedIndex` of the [rows, cols] operand is not a bijection onto a
+/// buffer of exactly rows * cols elements: the buffer size, or the first
+/// element whose index does not fold, falls outside or collides; "" when it
+/// is one.
+std::string sharedIndexBijectionError(mlir::ModuleOp scratch, const TensorCoreDot &dot,
+                                      DotOperand operand, int64_t rows, int64_t cols);
+
 } // namespace tessera::gpu::testing
 
 #endif // TESSERA_TESTS_UNIT_LOWERING_GPU_TENSORCORE_DOTKERNELS_H

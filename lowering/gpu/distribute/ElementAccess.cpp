@@ -13,15 +13,6 @@ namespace {
 
 constexpr unsigned kMaxVectorBits = 128;
 
-/// i1: every value of `conditions` holds (null when there are none).
-Value allOf(OpBuilder &builder, Location loc, ArrayRef<Value> conditions) {
-  Value all;
-  for (Value condition : conditions)
-    if (condition)
-      all = all ? Value(arith::AndIOp::create(builder, loc, all, condition)) : condition;
-  return all;
-}
-
 /// Vector accesses need the address of their first element to be a
 /// multiple of their size. Kernel arguments and offsets promise nothing at
 /// compile time, so it is checked where the access is made.
@@ -38,18 +29,8 @@ public:
   /// i1: the run starting at access `first` may be one vector access.
   Value isWhole(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
                 unsigned first, const RunAccess &runs) const {
-    Value scale = arith::ConstantIndexOp::create(builder, loc, elementBytes);
-    Value start = arith::AddIOp::create(
-        builder, loc, address,
-        arith::MulIOp::create(builder, loc, accesses[first].offset, scale));
-    Value lowBits = arith::AndIOp::create(
-        builder, loc, start,
-        arith::ConstantIndexOp::create(builder, loc, elementBytes * width - 1));
-    Value aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, lowBits,
-                                          arith::ConstantIndexOp::create(builder, loc, 0));
-    SmallVector<Value> conditions = {runs.vectorCondition, aligned};
-    if (runs.addresses == RunAddresses::WhenEndpointsAreConsecutive)
-      conditions.push_back(endpointsAreConsecutive(builder, loc, accesses, first, width));
+    SmallVector<Value> conditions = {
+        runAddressesAllowVector(builder, loc, address, elementBytes, accesses, first, width, runs)};
     for (unsigned i = first; i < first + width; ++i)
       conditions.push_back(accesses[i].condition);
     return allOf(builder, loc, conditions);
@@ -98,6 +79,30 @@ void storeElement(OpBuilder &builder, Location loc, Value base, ElementAccess ac
 }
 
 } // namespace
+
+Value allOf(OpBuilder &builder, Location loc, ArrayRef<Value> conditions) {
+  Value all;
+  for (Value condition : conditions)
+    if (condition)
+      all = all ? Value(arith::AndIOp::create(builder, loc, all, condition)) : condition;
+  return all;
+}
+
+Value runAddressesAllowVector(OpBuilder &builder, Location loc, Value baseAddress,
+                              int64_t elementBytes, ArrayRef<ElementAccess> accesses,
+                              unsigned first, unsigned width, const RunAccess &runs) {
+  Value scale = arith::ConstantIndexOp::create(builder, loc, elementBytes);
+  Value start = arith::AddIOp::create(
+      builder, loc, baseAddress, arith::MulIOp::create(builder, loc, accesses[first].offset, scale));
+  Value lowBits = arith::AndIOp::create(
+      builder, loc, start, arith::ConstantIndexOp::create(builder, loc, elementBytes * width - 1));
+  Value aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, lowBits,
+                                        arith::ConstantIndexOp::create(builder, loc, 0));
+  SmallVector<Value> conditions = {runs.vectorCondition, aligned};
+  if (runs.addresses == RunAddresses::WhenEndpointsAreConsecutive)
+    conditions.push_back(endpointsAreConsecutive(builder, loc, accesses, first, width));
+  return allOf(builder, loc, conditions);
+}
 
 Value endpointsAreConsecutive(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
                               unsigned first, unsigned width) {

@@ -56,6 +56,20 @@ struct RunAccess {
   mlir::Value vectorCondition;
 };
 
+/// i1: every non-null value of `conditions` holds (null when none is).
+mlir::Value allOf(mlir::OpBuilder &builder, mlir::Location loc,
+                  llvm::ArrayRef<mlir::Value> conditions);
+
+/// i1: as far as its addresses go, the run of `width` accesses from `first`
+/// may be one vector access: its first address (from `baseAddress`, the
+/// base memref's aligned pointer as an index) is a multiple of the run's
+/// bytes, `runs.vectorCondition` holds and, for WhenEndpointsAreConsecutive,
+/// the endpoints are consecutive. The accesses' own conditions are not in it.
+mlir::Value runAddressesAllowVector(mlir::OpBuilder &builder, mlir::Location loc,
+                                   mlir::Value baseAddress, int64_t elementBytes,
+                                   llvm::ArrayRef<ElementAccess> accesses, unsigned first,
+                                   unsigned width, const RunAccess &runs);
+
 /// i1: the last of the `width` accesses from `first` is at the first's
 /// offset + width - 1 (RunAddresses::WhenEndpointsAreConsecutive).
 mlir::Value endpointsAreConsecutive(mlir::OpBuilder &builder, mlir::Location loc,

@@ -102,10 +102,6 @@ bool batchInRegisters(const LinearLayout &layout) {
          (llvm::all_of(layout.lanes, noBatch) && llvm::all_of(layout.warps, noBatch));
 }
 
-Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(builder, loc, value);
-}
-
 /// The operand's shared memory: where a pipelined loop staged it, or a new
 /// buffer of the current user that the operand's registers are stored into
 /// by `fill` (with a barrier after every operand's fill).

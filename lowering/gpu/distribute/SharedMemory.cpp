@@ -135,6 +135,10 @@ Value toIndex(OpBuilder &builder, Location loc, Value i32) {
   return arith::IndexCastOp::create(builder, loc, builder.getIndexType(), i32);
 }
 
+Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(builder, loc, value);
+}
+
 void storeTileToShared(ThreadContext &thread, OpBuilder &builder, Location loc, Value buffer,
                        const LinearLayout &layout, ValueRange registers, bool ownersOnly,
                        ValueRange predicates) {

@@ -49,8 +49,6 @@ public:
   /// Frees the reservations made since `mark` (the caller's last access to
   /// them is behind a barrier) and starts a new user.
   void release(Mark mark);
-  /// Bytes of shared memory one program may use on the target.
-  int64_t maxBytes() const { return target_.maxSharedMemoryBytes; }
 
   /// Every buffer starts at a multiple of this many bytes, enough for the
   /// 128-bit vector accesses of the distribution and the tensor-core emitters.
@@ -102,6 +100,8 @@ mlir::Value fromSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir
                               mlir::Type registerType);
 /// A memref index from an i32.
 mlir::Value toIndex(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value i32);
+/// The `index` constant `value`.
+mlir::Value indexConstant(mlir::OpBuilder &builder, mlir::Location loc, int64_t value);
 
 } // namespace tessera::gpu
 

@@ -216,26 +216,6 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
   return analysis;
 }
 
-Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(builder, loc, value);
-}
-
-/// i1: every (any) of the non-null `conditions` holds; null when none is.
-Value combine(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses, bool all) {
-  Value result;
-  for (const ElementAccess &access : accesses) {
-    if (!access.condition)
-      continue;
-    if (!result)
-      result = access.condition;
-    else if (all)
-      result = arith::AndIOp::create(builder, loc, result, access.condition);
-    else
-      result = arith::OrIOp::create(builder, loc, result, access.condition);
-  }
-  return result;
-}
-
 /// Copies one staged load's elements into its stage: one cp.async per run
 /// where `async` and the run allows, else loads and shared stores.
 void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const LoadAccesses &load,
@@ -262,24 +242,18 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
     ArrayRef<ElementAccess> run = ArrayRef(load.accesses).slice(first, width);
 
     // Aligned, and (under the vector condition) wholly in or out of bounds.
-    Value startByte = arith::AddIOp::create(
-        builder, loc, address,
-        arith::MulIOp::create(builder, loc, run.front().offset, indexConstant(builder, loc, elementBytes)));
-    Value whole = arith::CmpIOp::create(
-        builder, loc, arith::CmpIPredicate::eq,
-        arith::AndIOp::create(builder, loc, startByte, indexConstant(builder, loc, runBytes - 1)),
-        indexConstant(builder, loc, 0));
-    if (load.runs.vectorCondition)
-      whole = arith::AndIOp::create(builder, loc, whole, load.runs.vectorCondition);
-    if (load.runs.addresses == RunAddresses::WhenEndpointsAreConsecutive)
-      whole = arith::AndIOp::create(
-          builder, loc, whole, endpointsAreConsecutive(builder, loc, load.accesses, first, width));
-    Value allIn = combine(builder, loc, run, /*all=*/true);
+    Value whole = runAddressesAllowVector(builder, loc, address, elementBytes, load.accesses,
+                                          first, width, load.runs);
+    SmallVector<Value> inBounds, outOfBounds;
+    Value one = arith::ConstantIntOp::create(builder, loc, 1, 1);
+    for (const ElementAccess &access : run)
+      if (access.condition) {
+        inBounds.push_back(access.condition);
+        outOfBounds.push_back(arith::XOrIOp::create(builder, loc, access.condition, one));
+      }
     Value srcElements;
-    if (allIn) {
-      Value noneIn = arith::XOrIOp::create(
-          builder, loc, combine(builder, loc, run, /*all=*/false),
-          arith::ConstantIntOp::create(builder, loc, 1, 1));
+    if (Value allIn = allOf(builder, loc, inBounds)) {
+      Value noneIn = allOf(builder, loc, outOfBounds);
       whole = arith::AndIOp::create(builder, loc, whole,
                                     arith::OrIOp::create(builder, loc, allIn, noneIn));
       srcElements = arith::SelectOp::create(builder, loc, allIn, indexConstant(builder, loc, width),
@@ -442,9 +416,9 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // Synchronous copies gain nothing from deeper rings, which on AMD and
   // Vulkan (static workgroup buffers) also stay allocated for the kernel.
   stages = async ? k.numStages : std::min(k.numStages, 2u);
-  while (stages > 2 && stages * stageBytes > k.shared.maxBytes())
+  while (stages > 2 && stages * stageBytes > int64_t(k.target.maxSharedMemoryBytes))
     --stages;
-  if (stages * stageBytes > k.shared.maxBytes())
+  if (stages * stageBytes > int64_t(k.target.maxSharedMemoryBytes))
     return false;
   SharedMemory::Mark mark = k.shared.mark();
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {

@@ -44,16 +44,8 @@ LinearLayout LayoutAnchors::memoryAccess(Value ptrTile, bool vectorize) {
 
 FailureOr<LinearLayout> LayoutAnchors::dotResult(tile::DotOp dot) const {
   auto accType = cast<RankedTensorType>(dot.getAcc().getType());
-  auto aType = cast<RankedTensorType>(dot.getA().getType());
   ArrayRef<int64_t> acc = accType.getShape();
-  DotProblem problem;
-  problem.m = acc[acc.size() - 2];
-  problem.n = acc.back();
-  problem.k = aType.getShape().back();
-  problem.aElement = aType.getElementType();
-  problem.bElement = cast<RankedTensorType>(dot.getB().getType()).getElementType();
-  problem.accElement = accType.getElementType();
-  problem.precision = dot.getInputPrecision();
+  DotProblem problem = dotProblemOf(dot);
   std::unique_ptr<TensorCoreDot> instruction = selectTensorCoreDot(target, problem, numWarps);
   if (!instruction)
     return fallback(accType);

@@ -371,16 +371,8 @@ FailureOr<DotPlan> planDot(KernelLowering &k, tile::DotOp op) {
   plan.vectorStores = k.target.vendor != GpuVendor::Vulkan;
 
   unsigned rank = aType.getRank();
-  DotProblem problem;
-  problem.m = aType.getShape()[rank - 2];
-  problem.k = aType.getShape()[rank - 1];
-  problem.n = bType.getShape()[rank - 1];
-  problem.aElement = plan.aElement;
-  problem.bElement = plan.bElement;
-  problem.accElement = op.getType().getElementType();
-  problem.precision = op.getInputPrecision();
   std::unique_ptr<TensorCoreDot> instruction =
-      selectTensorCoreDot(k.target, problem, k.numWarps);
+      selectTensorCoreDot(k.target, dotProblemOf(op), k.numWarps);
   if (!instruction || !batchInRegisters(*aLayout) || !batchInRegisters(*bLayout))
     return plan;
   std::optional<SmallVector<SmallVector<unsigned>>> accRegisters = batchRegisters(

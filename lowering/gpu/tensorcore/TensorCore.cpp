@@ -8,6 +8,21 @@ namespace tessera::gpu {
 
 TensorCoreDot::~TensorCoreDot() = default;
 
+DotProblem dotProblemOf(tile::DotOp op) {
+  auto aType = cast<mlir::RankedTensorType>(op.getA().getType());
+  auto bType = cast<mlir::RankedTensorType>(op.getB().getType());
+  DotProblem problem;
+  problem.m = aType.getShape()[aType.getRank() - 2];
+  problem.k = aType.getShape().back();
+  problem.n = bType.getShape().back();
+  problem.aElement = aType.getElementType();
+  problem.bElement = bType.getElementType();
+  problem.accElement = op.getType().getElementType();
+  problem.precision = op.getInputPrecision();
+  problem.bTransposed = static_cast<bool>(op.getB().getDefiningOp<tile::TransOp>());
+  return problem;
+}
+
 std::unique_ptr<TensorCoreDot> selectTensorCoreDot(const GpuTarget &target,
                                                    const DotProblem &problem, unsigned numWarps) {
   switch (target.vendor) {

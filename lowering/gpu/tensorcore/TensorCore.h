@@ -36,7 +36,14 @@ struct DotProblem {
   int64_t m = 0, n = 0, k = 0;
   mlir::Type aElement, bElement, accElement;
   tile::InputPrecision precision = tile::InputPrecision::TF32;
+  /// Whether B reaches the dot as tile.trans of a [N, K] tile: memory then
+  /// holds B's columns contiguous, and an instruction that can read B either
+  /// way keeps it K-major in shared memory (else N-major, as B [K, N] sits).
+  bool bTransposed = false;
 };
+
+/// The problem `op` poses (its last two dimensions: batches are split).
+DotProblem dotProblemOf(tile::DotOp op);
 
 enum class DotOperand { A, B };
 

@@ -85,35 +85,48 @@ std::optional<Instruction> instructionFor(const DotProblem &problem) {
   return std::nullopt;
 }
 
-/// One operand in shared memory: `rows` K-major rows (M for A, N for B) cut
-/// into column blocks of `swizzleBytes` bytes.
+/// One operand in shared memory: `lines` lines of its contiguous dimension
+/// (K for a K-major operand, M or N for an MN-major one), each `along`
+/// elements long, cut into panels of `swizzleBytes` bytes. Panel j holds all
+/// lines, swizzleBytes each, at byte j * lines * swizzleBytes.
 struct SwizzledOperand {
-  int64_t rows = 0, k = 0, elementBytes = 0, swizzleBytes = 0;
+  int64_t lines = 0, along = 0, elementBytes = 0, swizzleBytes = 0;
 
-  int64_t blockBytes() const { return rows * swizzleBytes; }
-  int64_t stepsPerBlock() const { return swizzleBytes / kStepBytes; }
+  int64_t panelBytes() const { return lines * swizzleBytes; }
 
-  /// Byte offset of the first element of instruction step `step` in row
-  /// `row` before swizzling: where the descriptor of that step starts.
-  int64_t stepOffset(int64_t row, int64_t step) const {
-    return (step / stepsPerBlock()) * blockBytes() + row * swizzleBytes +
-           (step % stepsPerBlock()) * kStepBytes;
+  /// Byte offset of element (line, alongIndex) before swizzling: where a
+  /// descriptor reading the sub-matrix that starts there points.
+  int64_t byteOffset(int64_t line, int64_t alongIndex) const {
+    int64_t alongBytes = alongIndex * elementBytes;
+    return (alongBytes / swizzleBytes) * panelBytes() + line * swizzleBytes +
+           alongBytes % swizzleBytes;
   }
 
-  /// Index of element (row, kIndex) in the buffer.
-  Value index(OpBuilder &b, Location loc, Value row, Value kIndex) const {
-    int64_t blockElements = swizzleBytes / elementBytes;
-    Value block = shiftRight(b, loc, kIndex, log2(blockElements));
-    Value inBlock = bitAnd(b, loc, kIndex, blockElements - 1);
-    Value linear = add(b, loc, add(b, loc, mul(b, loc, block, blockBytes()),
-                                   mul(b, loc, row, swizzleBytes)),
-                       mul(b, loc, inBlock, elementBytes));
+  /// Index of element (line, alongIndex) in the buffer.
+  Value index(OpBuilder &b, Location loc, Value line, Value alongIndex) const {
+    int64_t panelElements = swizzleBytes / elementBytes;
+    Value panel = shiftRight(b, loc, alongIndex, log2(panelElements));
+    Value inPanel = bitAnd(b, loc, alongIndex, panelElements - 1);
+    Value linear = add(b, loc, add(b, loc, mul(b, loc, panel, panelBytes()),
+                                   mul(b, loc, line, swizzleBytes)),
+                       mul(b, loc, inPanel, elementBytes));
     // The hardware's XOR: chunk bits [4, 4 + log2(S / 16)) with the bits from 7 up.
     Value phase = bitAnd(b, loc, shiftRight(b, loc, linear, kLineBits),
                          (swizzleBytes >> kChunkBits) - 1);
     Value swizzled =
         b.createOrFold<arith::XOrIOp>(loc, linear, shiftLeft(b, loc, phase, kChunkBits));
     return shiftRight(b, loc, swizzled, log2(elementBytes));
+  }
+
+  /// The descriptor's fixed fields (PTX ISA, "Matrix Descriptor Format"):
+  /// the stride byte offset steps between groups of 8 lines; the leading one
+  /// between panels, which only an MN-major instruction tile spans several of
+  /// (a K-major one reads 32 bytes of K, inside one panel, and ignores it).
+  uint64_t descriptorFields(bool mnMajor) const {
+    uint64_t leading = mnMajor ? panelBytes() >> kDescriptorUnitBits : 1;
+    uint64_t stride = (kCoreMatrixRows * swizzleBytes) >> kDescriptorUnitBits;
+    uint64_t mode = static_cast<uint64_t>(swizzleMode(swizzleBytes));
+    return leading << 16 | stride << 32 | mode << 62;
   }
 };
 
@@ -123,7 +136,10 @@ public:
       : plan(std::move(plan)), instruction(instruction), problem(problem) {
     int64_t bytes = problem.aElement.getIntOrFloatBitWidth() / 8;
     a = {problem.m, problem.k, bytes, this->plan.swizzleBytes};
-    b = {problem.n, problem.k, bytes, this->plan.swizzleBytes};
+    if (this->plan.bNMajor)
+      b = {problem.k, problem.n, bytes, this->plan.bSwizzleBytes};
+    else
+      b = {problem.n, problem.k, bytes, this->plan.bSwizzleBytes};
   }
 
   llvm::StringRef name() const override { return plan.name; }
@@ -143,23 +159,23 @@ public:
 
   int64_t sharedElements(DotOperand operand) const override {
     const SwizzledOperand &stored = operand == DotOperand::A ? a : b;
-    return stored.rows * stored.k;
+    return stored.lines * stored.along;
   }
 
   int64_t sharedAlignment() const override { return kWgmmaSharedAlignment; }
+  // The swizzle permutes 16-byte chunks of each line; a K-major B's lines
+  // are B's columns.
   int64_t contiguousColumns(DotOperand operand) const override {
-    // The swizzle permutes 16-byte chunks of K; B is stored transposed.
-    return operand == DotOperand::A ? 16 / a.elementBytes : 1;
+    return operand == DotOperand::A || plan.bNMajor ? 16 / a.elementBytes : 1;
   }
   int64_t contiguousRows(DotOperand operand) const override {
-    return operand == DotOperand::B ? 16 / b.elementBytes : 1;
+    return operand == DotOperand::B && !plan.bNMajor ? 16 / b.elementBytes : 1;
   }
 
   Value sharedIndex(OpBuilder &builder, Location loc, DotOperand operand, Value row,
                     Value col) const override {
-    // B [K, N] is stored K-major: its row is the operand's column.
-    if (operand == DotOperand::A)
-      return a.index(builder, loc, row, col);
+    if (operand == DotOperand::A || plan.bNMajor)
+      return (operand == DotOperand::A ? a : b).index(builder, loc, row, col);
     return b.index(builder, loc, col, row);
   }
 
@@ -172,11 +188,14 @@ private:
   int64_t warpgroupTileN() const { return problem.n / plan.warpgroupsN; }
   int64_t registersPerTile() const { return plan.instructionN / 2; }
 
-  /// The descriptor of `shared` starting `rowBytes` bytes in (a runtime
-  /// value): start address, the unused leading byte offset, the stride
-  /// between 8-row core matrices and the swizzle mode.
+  /// The descriptor of `stored`, placed at `shared`, starting `offsetBytes`
+  /// bytes in (a runtime value).
   Value descriptor(OpBuilder &builder, Location loc, const SharedOperand &shared,
-                   Value rowBytes) const;
+                   const SwizzledOperand &stored, bool mnMajor, Value offsetBytes) const;
+  /// Byte offset of B's sub-matrix at (k, n) before swizzling.
+  int64_t bOffset(int64_t k, int64_t n) const {
+    return plan.bNMajor ? b.byteOffset(k, n) : b.byteOffset(n, k);
+  }
   Value packTile(OpBuilder &builder, Location loc, ValueRange registers) const;
 
   WgmmaPlan plan;
@@ -186,20 +205,17 @@ private:
 };
 
 Value WgmmaDot::descriptor(OpBuilder &builder, Location loc, const SharedOperand &shared,
-                          Value rowBytes) const {
+                          const SwizzledOperand &stored, bool mnMajor, Value offsetBytes) const {
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, shared.buffer);
-  Value firstByte = mul(builder, loc, shared.start, problem.aElement.getIntOrFloatBitWidth() / 8);
-  Value start = add(builder, loc, add(builder, loc, base, firstByte), rowBytes);
+  Value firstByte = mul(builder, loc, shared.start, stored.elementBytes);
+  Value start = add(builder, loc, add(builder, loc, base, firstByte), offsetBytes);
   Value field = bitAnd(builder, loc, shiftRight(builder, loc, start, kDescriptorUnitBits),
                        kStartAddressMask);
   Type i64 = builder.getI64Type();
   Value address = arith::IndexCastUIOp::create(builder, loc, i64, field);
-  uint64_t leadingByteOffset = 1; // ignored by the swizzled K-major layouts
-  uint64_t strideByteOffset = (kCoreMatrixRows * plan.swizzleBytes) >> kDescriptorUnitBits;
-  uint64_t fixed = leadingByteOffset << 16 | strideByteOffset << 32 |
-                   static_cast<uint64_t>(plan.swizzle()) << 62;
-  return arith::OrIOp::create(builder, loc, address,
-                              constant(builder, loc, i64, static_cast<int64_t>(fixed)));
+  return arith::OrIOp::create(
+      builder, loc, address,
+      constant(builder, loc, i64, static_cast<int64_t>(stored.descriptorFields(mnMajor))));
 }
 
 Value WgmmaDot::packTile(OpBuilder &builder, Location loc, ValueRange registers) const {
@@ -230,10 +246,10 @@ SmallVector<Value> WgmmaDot::emit(OpBuilder &builder, Location loc, Value /*lane
   Value warpgroup = shiftRight(builder, loc, warpIndex, log2(kWarpsPerWarpgroup));
   Value warpgroupRow = shiftRight(builder, loc, warpgroup, log2(plan.warpgroupsN));
   Value warpgroupCol = bitAnd(builder, loc, warpgroup, plan.warpgroupsN - 1);
-  Value aFirst = descriptor(builder, loc, aShared,
-                            mul(builder, loc, warpgroupRow, warpgroupTileM() * a.swizzleBytes));
-  Value bFirst = descriptor(builder, loc, bShared,
-                            mul(builder, loc, warpgroupCol, warpgroupTileN() * b.swizzleBytes));
+  Value aFirst = descriptor(builder, loc, aShared, a, /*mnMajor=*/false,
+                            mul(builder, loc, warpgroupRow, a.byteOffset(warpgroupTileM(), 0)));
+  Value bFirst = descriptor(builder, loc, bShared, b, plan.bNMajor,
+                            mul(builder, loc, warpgroupCol, bOffset(0, warpgroupTileN())));
 
   int64_t tiles = plan.tilesM * plan.tilesN;
   SmallVector<Value> tileValues;
@@ -248,17 +264,20 @@ SmallVector<Value> WgmmaDot::emit(OpBuilder &builder, Location loc, Value /*lane
   for (int64_t step = 0; step < problem.k / instruction.k; ++step)
     for (int64_t tm = 0; tm < plan.tilesM; ++tm)
       for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
+        int64_t k = step * instruction.k;
         Value aDescriptor =
-            add(builder, loc, aFirst, a.stepOffset(tm * kTileM, step) >> kDescriptorUnitBits);
+            add(builder, loc, aFirst, a.byteOffset(tm * kTileM, k) >> kDescriptorUnitBits);
         Value bDescriptor = add(builder, loc, bFirst,
-                                b.stepOffset(tn * plan.instructionN, step) >> kDescriptorUnitBits);
+                                bOffset(k, tn * plan.instructionN) >> kDescriptorUnitBits);
         Value &tile = tileValues[tn + plan.tilesN * tm];
-        // Row-major A and column-major B: both K-major, no transpose.
+        // A row-major (K-major); B column-major (K-major) or, transposed,
+        // row-major (N-major).
         tile = NVVM::WgmmaMmaAsyncOp::create(
             builder, loc, tile.getType(), tile, aDescriptor, bDescriptor, shape,
             instruction.operandType, instruction.operandType, instruction.accumulatorType,
             NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-            NVVM::MMALayout::row, NVVM::MMALayout::col, /*satfinite=*/nullptr);
+            NVVM::MMALayout::row, plan.bNMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+            /*satfinite=*/nullptr);
       }
   NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(builder, loc, 0);
@@ -272,7 +291,7 @@ SmallVector<Value> WgmmaDot::emit(OpBuilder &builder, Location loc, Value /*lane
 
 } // namespace
 
-WgmmaSwizzle WgmmaPlan::swizzle() const {
+WgmmaSwizzle swizzleMode(int64_t swizzleBytes) {
   switch (swizzleBytes) {
   case 128:
     return WgmmaSwizzle::Bytes128;
@@ -311,6 +330,13 @@ std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &pr
   plan.tilesM = problem.m / plan.warpgroupsM / kTileM;
   plan.tilesN = warpgroupTileN / plan.instructionN;
   plan.swizzleBytes = std::min(kMaxSwizzleBytes, problem.k * elementBytes);
+  // B N-major where its rows of N are what memory holds contiguous (it does
+  // not reach the dot through tile.trans) and the instruction can read it so:
+  // 16-bit types only, and an instruction tile of at least one 32-byte panel.
+  int64_t instructionNBytes = plan.instructionN * elementBytes;
+  plan.bNMajor = elementBytes == 2 && !problem.bTransposed && instructionNBytes >= kStepBytes;
+  plan.bSwizzleBytes = plan.bNMajor ? std::min(kMaxSwizzleBytes, instructionNBytes)
+                                    : plan.swizzleBytes;
   plan.name = ("wgmma.m64n" + llvm::Twine(plan.instructionN) + "k" + llvm::Twine(instruction->k) +
                "." + instruction->suffix)
                   .str();

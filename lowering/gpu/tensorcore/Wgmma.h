@@ -21,16 +21,21 @@
 // d_i at row 16w + g + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2q + i % 2 —
 // the m16n8 C fragment of mma.sync, repeated over N / 8.
 //
-// Shared memory: both operands K-major, A as [M, K] and B transposed as
-// [N, K] (tf32 and s8 allow no other layout; one layout serves every type),
-// in the canonical swizzled layout of the descriptor. S = min(128, K * bytes)
-// is the swizzle width: K is cut into column blocks of S bytes; block j holds
-// all rows, S bytes each, at byte j * rows * S, and the hardware XORs the
-// 16-byte chunk bits [4, 4 + log2(S / 16)) of every address with the bits
-// right above the 128-byte line, [7, ...). sharedIndex stores each element
-// where that swizzle makes the descriptor find it. The XOR works on absolute
-// shared-memory addresses, so both buffers must start on a multiple of
-// kWgmmaSharedAlignment bytes (the 1024-byte repeat of the 128-byte swizzle).
+// Shared memory: A K-major, as [M, K]. B either K-major, transposed as
+// [N, K] (the only layout tf32 and s8 allow, and the one a B that reaches
+// the dot through tile.trans of a [N, K] load already has), or, for 16-bit
+// types otherwise, N-major as [K, N] (the instruction's transpose bit), so
+// that rows of a row-major B copy straight in. Each buffer is in the
+// canonical swizzled layout of the descriptor: its contiguous dimension is
+// cut into panels of S bytes (S = min(128, K * bytes) for K-major operands,
+// min(128, instruction N * bytes) for an N-major B); panel j holds all lines
+// of the other dimension, S bytes each, at byte j * lines * S, and the
+// hardware XORs the 16-byte chunk bits [4, 4 + log2(S / 16)) of every
+// address with the bits right above the 128-byte line, [7, ...).
+// sharedIndex stores each element where that swizzle makes the descriptor
+// find it. The XOR works on absolute shared-memory addresses, so both
+// buffers must start on a multiple of kWgmmaSharedAlignment bytes (the
+// 1024-byte repeat of the 128-byte swizzle).
 #ifndef TESSERA_LOWERING_GPU_TENSORCORE_WGMMA_H
 #define TESSERA_LOWERING_GPU_TENSORCORE_WGMMA_H
 
@@ -54,11 +59,15 @@ struct WgmmaPlan {
   int64_t instructionN = 0, instructionK = 0;
   int64_t warpgroupsM = 1, warpgroupsN = 1;
   int64_t tilesM = 1, tilesN = 1;
-  /// Width of a swizzled row in bytes: 128, 64 or 32.
+  /// Width of A's swizzled lines in bytes: 128, 64 or 32.
   int64_t swizzleBytes = 128;
-
-  WgmmaSwizzle swizzle() const;
+  /// Whether B is stored N-major (else K-major), and its lines' width.
+  bool bNMajor = false;
+  int64_t bSwizzleBytes = 128;
 };
+
+/// The descriptor's mode for lines of `swizzleBytes` (128, 64 or 32).
+WgmmaSwizzle swizzleMode(int64_t swizzleBytes);
 
 /// The plan for `problem` with `numWarps` warps, or std::nullopt when the
 /// target is not sm_90a, the warps do not form whole warpgroups, the types

@@ -265,26 +265,33 @@ private:
     return failure(op, llvm::formatv("reads address {0}, outside both shared buffers", address));
   }
 
-  /// The `rows` x `k` K-major operand the descriptor describes (PTX ISA,
-  /// canonical K-major layouts with 32/64/128-byte swizzle, in bytes: row r
-  /// at start + (r / 8) * SBO + (r % 8) * swizzle width, K contiguous within
-  /// the row; then the address is swizzled).
+  /// The `rows` x `k` operand the descriptor describes, as rows of k (PTX
+  /// ISA, canonical layouts with 32/64/128-byte swizzle, in bytes). K-major:
+  /// row r at start + (r / 8) * SBO + (r % 8) * swizzle width, K contiguous
+  /// within it. MN-major (transposed): K index kk at start + (kk / 8) * SBO +
+  /// (kk % 8) * swizzle width, holding one swizzle width of rows; the next
+  /// rows LBO further. Then the address is swizzled.
   llvm::Expected<std::vector<double>> readOperand(Operation *op, uint64_t bits, int64_t rows,
-                                                  int64_t k) {
+                                                  int64_t k, bool mnMajor) {
     Descriptor descriptor = Descriptor::decode(bits);
     if (descriptor.swizzleMode == 0)
-      return failure(op, "only the swizzled K-major layouts are modelled");
+      return failure(op, "only the swizzled layouts are modelled");
     if (descriptor.baseOffset != 0)
       return failure(op, "a non-zero matrix base offset is not modelled");
-    uint64_t rowBytes = descriptor.swizzleBytes();
-    if (static_cast<uint64_t>(k) * inputs.elementBytes > rowBytes)
+    uint64_t lineBytes = descriptor.swizzleBytes();
+    uint64_t bytes = inputs.elementBytes;
+    if (!mnMajor && static_cast<uint64_t>(k) * bytes > lineBytes)
       return failure(op, "the instruction's K is wider than a swizzled row");
     std::vector<double> matrix(rows * k);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t kk = 0; kk < k; ++kk) {
-        uint64_t address = descriptor.startAddress + (r / 8) * descriptor.strideByteOffset +
-                           (r % 8) * rowBytes + kk * inputs.elementBytes;
-        llvm::Expected<double> element = sharedElement(op, swizzle(address, rowBytes));
+        uint64_t line = mnMajor ? kk : r, along = (mnMajor ? r : kk) * bytes;
+        uint64_t address = descriptor.startAddress + (line / 8) * descriptor.strideByteOffset +
+                           (line % 8) * lineBytes + (along / lineBytes) * descriptor.leadingByteOffset +
+                           along % lineBytes;
+        if (!mnMajor && along >= lineBytes)
+          return failure(op, "a K-major row is read past its swizzled line");
+        llvm::Expected<double> element = sharedElement(op, swizzle(address, lineBytes));
         if (!element)
           return element.takeError();
         matrix[r * k + kk] = *element;
@@ -316,9 +323,12 @@ private:
     Value inouts = wgmma.getInouts();
     if (!wgmmaGroup.count(inouts) && (lastRegisterFence < 0 || definedAt[inouts] > lastRegisterFence))
       return failure(wgmma, "uses accumulator registers written after the last wgmma.fence");
-    if (wgmma.getLayoutA() != NVVM::MMALayout::row || wgmma.getLayoutB() != NVVM::MMALayout::col)
-      return failure(wgmma, "transposed operands are not modelled");
     NVVM::WGMMATypes type = wgmma.getTypeA();
+    bool bMnMajor = wgmma.getLayoutB() == NVVM::MMALayout::row;
+    if (wgmma.getLayoutA() != NVVM::MMALayout::row)
+      return failure(wgmma, "a transposed A is not modelled");
+    if (bMnMajor && type != NVVM::WGMMATypes::f16 && type != NVVM::WGMMATypes::bf16)
+      return failure(wgmma, "only 16-bit types may be transposed (PTX ISA)");
     unsigned bytes = type == NVVM::WGMMATypes::f16 || type == NVVM::WGMMATypes::bf16 ? 2
                      : type == NVVM::WGMMATypes::tf32                                ? 4
                      : type == NVVM::WGMMATypes::s8                                  ? 1
@@ -338,11 +348,11 @@ private:
     llvm::Expected<uint64_t> bBits = uniformDescriptor(wgmma, wgmma.getDescriptorB());
     if (!bBits)
       return bBits.takeError();
-    llvm::Expected<std::vector<double>> a = readOperand(wgmma, *aBits, m, k);
+    llvm::Expected<std::vector<double>> a = readOperand(wgmma, *aBits, m, k, /*mnMajor=*/false);
     if (!a)
       return a.takeError();
-    // B [K, N] column-major: the descriptor's rows are B's columns.
-    llvm::Expected<std::vector<double>> bColumns = readOperand(wgmma, *bBits, n, k);
+    // B [K, N] read as its N columns of K either way.
+    llvm::Expected<std::vector<double>> bColumns = readOperand(wgmma, *bBits, n, k, bMnMajor);
     if (!bColumns)
       return bColumns.takeError();
 

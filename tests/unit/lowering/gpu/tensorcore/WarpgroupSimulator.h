@@ -3,8 +3,9 @@
 // its numbers where there is no GPU. The threads execute each op in lock step;
 // nvvm.wgmma.mma_async reads A and B from a model of shared memory through its
 // two matrix descriptors, as the PTX ISA specifies ("Matrix Descriptor
-// Format", the canonical K-major swizzled layouts, swizzling applied to
-// absolute shared-memory addresses), and places D with the ISA's m64nN
+// Format", the canonical swizzled layouts, K-major and, for a transposed
+// 16-bit B, N-major, swizzling applied to absolute shared-memory
+// addresses), and places D with the ISA's m64nN
 // fragment formula; both written here independently of the emitter.
 //
 // It also enforces wgmma's ordering rules: shared memory written by ordinary

@@ -29,11 +29,17 @@ struct WgmmaCase {
   unsigned numWarps;
   /// What planWgmma must choose.
   int64_t warpgroupsM, warpgroupsN, tilesM, tilesN, instructionN, swizzleBytes;
+  /// B reaches the dot through tile.trans; and what planWgmma must choose
+  /// for B: N-major (16-bit types not transposed) and its swizzle width.
+  bool bTransposed;
+  bool bNMajor;
+  int64_t bSwizzleBytes;
 };
 
 std::string describe(const WgmmaCase &c) {
   return std::string(dotTypesName(c.types)) + "_" + std::to_string(c.m) + "x" +
-         std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps);
+         std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps) +
+         (c.bTransposed ? "_transB" : "");
 }
 
 void PrintTo(const WgmmaCase &c, std::ostream *os) { *os << describe(c); }
@@ -46,22 +52,32 @@ GpuTarget sm90a() {
 }
 
 const WgmmaCase kCases[] = {
-    {DotTypes::BF16, 64, 64, 64, 4, 1, 1, 1, 1, 64, 128},
+    {DotTypes::BF16, 64, 64, 64, 4, 1, 1, 1, 1, 64, 128, false, true, 128},
+    {DotTypes::BF16, 64, 64, 64, 4, 1, 1, 1, 1, 64, 128, true, false, 128},
     // Two warpgroups along M.
-    {DotTypes::F16, 128, 128, 64, 8, 2, 1, 1, 1, 128, 128},
-    // Two 64-row tiles per warpgroup; K = 32 bf16 is a 64-byte swizzle.
-    {DotTypes::BF16, 128, 256, 32, 4, 1, 1, 2, 1, 256, 64},
+    {DotTypes::F16, 128, 128, 64, 8, 2, 1, 1, 1, 128, 128, false, true, 128},
+    // Two 64-row tiles per warpgroup; K = 32 bf16 is a 64-byte swizzle; an
+    // N-major B spans two 128-byte panels per instruction.
+    {DotTypes::BF16, 128, 256, 32, 4, 1, 1, 2, 1, 256, 64, false, true, 128},
+    {DotTypes::BF16, 128, 256, 32, 4, 1, 1, 2, 1, 256, 64, true, false, 64},
     // M too short for two warpgroups: the second goes along N; 32-byte swizzle.
-    {DotTypes::BF16, 64, 128, 16, 8, 1, 2, 1, 1, 64, 32},
+    {DotTypes::BF16, 64, 128, 16, 8, 1, 2, 1, 1, 64, 32, false, true, 128},
+    {DotTypes::BF16, 64, 128, 16, 8, 1, 2, 1, 1, 64, 32, true, false, 32},
     // N beyond one instruction: two n256 tiles.
-    {DotTypes::BF16, 64, 512, 16, 4, 1, 1, 1, 2, 256, 32},
-    {DotTypes::BF16, 64, 8, 16, 4, 1, 1, 1, 1, 8, 32},
+    {DotTypes::BF16, 64, 512, 16, 4, 1, 1, 1, 2, 256, 32, false, true, 128},
+    // n8 is one 16-byte chunk, narrower than any panel: B stays K-major.
+    {DotTypes::BF16, 64, 8, 16, 4, 1, 1, 1, 1, 8, 32, false, false, 32},
+    // n16 and n32: one 32- and one 64-byte panel.
+    {DotTypes::F16, 64, 16, 32, 4, 1, 1, 1, 1, 16, 64, false, true, 32},
+    {DotTypes::F16, 64, 32, 64, 4, 1, 1, 1, 1, 32, 128, false, true, 64},
     // Several 128-byte column blocks of K, two tiles per warpgroup.
-    {DotTypes::F16, 256, 64, 256, 8, 2, 1, 2, 1, 64, 128},
-    {DotTypes::F32, 64, 32, 64, 4, 1, 1, 1, 1, 32, 128},
-    {DotTypes::F32, 128, 64, 16, 8, 2, 1, 1, 1, 64, 64},
-    {DotTypes::S8, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128},
-    {DotTypes::S8, 64, 16, 64, 4, 1, 1, 1, 1, 16, 64},
+    {DotTypes::F16, 256, 64, 256, 8, 2, 1, 2, 1, 64, 128, false, true, 128},
+    {DotTypes::F16, 256, 64, 256, 8, 2, 1, 2, 1, 64, 128, true, false, 128},
+    // tf32 and s8 are K-major only.
+    {DotTypes::F32, 64, 32, 64, 4, 1, 1, 1, 1, 32, 128, false, false, 128},
+    {DotTypes::F32, 128, 64, 16, 8, 2, 1, 1, 1, 64, 64, false, false, 64},
+    {DotTypes::S8, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128, false, false, 128},
+    {DotTypes::S8, 64, 16, 64, 4, 1, 1, 1, 1, 16, 64, false, false, 64},
 };
 
 class WgmmaCaseTest : public ::testing::TestWithParam<WgmmaCase> {
@@ -69,6 +85,7 @@ protected:
   void SetUp() override {
     loadDotKernelDialects(context);
     problem = dotProblem(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
+    problem.bTransposed = GetParam().bTransposed;
     dot = selectTensorCoreDot(target, problem, GetParam().numWarps);
     ASSERT_NE(dot, nullptr);
   }
@@ -98,6 +115,8 @@ TEST_P(WgmmaCaseTest, PlansTheExpectedWarpgroupGrid) {
   EXPECT_EQ(plan->instructionN, c.instructionN);
   EXPECT_EQ(plan->instructionK * elementBytes(), 32);
   EXPECT_EQ(plan->swizzleBytes, c.swizzleBytes);
+  EXPECT_EQ(plan->bNMajor, c.bNMajor);
+  EXPECT_EQ(plan->bSwizzleBytes, c.bSwizzleBytes);
   EXPECT_EQ(dot->name(), plan->name);
 }
 
@@ -137,25 +156,32 @@ TEST_P(WgmmaCaseTest, SharedIndexIsABijectionOntoTheBuffer) {
   EXPECT_EQ(sharedIndexBijectionError(*scratch, *dot, DotOperand::B, c.k, c.n), "");
 }
 
-// The tensor core reads eight K-major rows of one 16-byte chunk column at a
-// time (a core matrix); the swizzle puts them on the eight 16-byte positions
-// of a 128-byte bank line, so the read is one conflict-free wavefront.
-TEST_P(WgmmaCaseTest, EightRowsOfAChunkColumnHitDistinctBankPositions) {
+// The tensor core reads eight lines (rows of a K-major operand, K indices of
+// an N-major B) of one 16-byte chunk column at a time (a core matrix); the
+// swizzle puts them on the eight 16-byte positions of a 128-byte bank line,
+// so the read is one conflict-free wavefront.
+TEST_P(WgmmaCaseTest, EightLinesOfAChunkColumnHitDistinctBankPositions) {
   const WgmmaCase &c = GetParam();
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
   int64_t chunk = 16 / elementBytes();
-  for (auto [operand, rows] : {std::pair{DotOperand::A, c.m}, std::pair{DotOperand::B, c.n}})
-    for (int64_t firstRow = 0; firstRow < rows; firstRow += 8)
-      for (int64_t k = 0; k < c.k; k += chunk) {
+  struct Lines {
+    DotOperand operand;
+    int64_t lines, along;
+    bool transposed; // (line, along) is (col, row) of the operand
+  };
+  for (Lines l : {Lines{DotOperand::A, c.m, c.k, false},
+                  c.bNMajor ? Lines{DotOperand::B, c.k, c.n, false}
+                            : Lines{DotOperand::B, c.n, c.k, true}})
+    for (int64_t firstLine = 0; firstLine < l.lines; firstLine += 8)
+      for (int64_t along = 0; along < l.along; along += chunk) {
         std::set<int64_t> positions;
-        for (int64_t row = firstRow; row < firstRow + 8; ++row) {
-          int64_t index = operand == DotOperand::A
-                              ? foldedSharedIndex(*scratch, *dot, operand, row, k)
-                              : foldedSharedIndex(*scratch, *dot, operand, k, row);
+        for (int64_t line = firstLine; line < firstLine + 8; ++line) {
+          int64_t index = l.transposed ? foldedSharedIndex(*scratch, *dot, l.operand, along, line)
+                                       : foldedSharedIndex(*scratch, *dot, l.operand, line, along);
           ASSERT_EQ(index * elementBytes() % 16, 0);
           positions.insert(index * elementBytes() / 16 % 8);
         }
-        EXPECT_EQ(positions.size(), 8u) << "rows " << firstRow << "+8, k " << k;
+        EXPECT_EQ(positions.size(), 8u) << "lines " << firstLine << "+8, at " << along;
       }
 }
 

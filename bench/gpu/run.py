@@ -6,8 +6,9 @@
     python3 bench/gpu/run.py --compile-only cuda:sm_90a   # no GPU needed
 
 Every kernel is first checked against PyTorch on the same inputs (a wrong
-result is reported as WRONG and makes the exit status 1), then timed with
-CUDA events: the median of --reps launches after --warmup launches. The
+result is reported as WRONG and makes the exit status 1), then timed on the
+device alone (time_ms: launches captured in a CUDA graph, L2 flushed before
+each, so the host's launch cost and warm caches favour no one). The
 Tessera and Triton kernels come from the same source, bench/gpu/kernels.py.
 GEMM is reported in TFLOP/s against torch.matmul (cuBLAS) and Triton;
 softmax and layernorm in GB/s against Triton and PyTorch; vector add in GB/s
@@ -19,6 +20,12 @@ benchmark kernel (each GEMM tuning config, the row kernels at the widths the
 table uses) for TARGET and prints, per kernel, the instructions that carry
 the work (wgmma / mma.sync / 128-bit loads), registers, spills, shared memory
 and compile time, so a machine without a device shows what a device would run.
+
+A GPU machine that cannot build Tessera (another OS or Python, no LLVM 22)
+runs Tessera's kernels from cubins compiled here (bench/gpu/aot.py):
+
+    python3 bench/gpu/run.py --quick --export build/gpu-aot   # here, no GPU needed
+    python3 bench/gpu/run.py --quick --aot build/gpu-aot      # there, same row options
 """
 
 import argparse
@@ -47,11 +54,14 @@ def load_kernels(name, jit, language, autotune, config):
     return module
 
 
-def compilers():
+def compilers(aot_directory=None):
     found = {}
     try:
-        import tessera.compat.triton as tt
-        found["tessera"] = load_kernels("tessera", tt.jit, tt.language, tt.autotune, tt.Config)
+        if aot_directory:
+            from aot import AotKernels
+            found["tessera"] = AotKernels(aot_directory)
+        else:
+            found["tessera"] = tessera_kernels()
     except Exception as error:  # reported in the table, the peers still run
         found["tessera"] = error
     try:
@@ -64,19 +74,61 @@ def compilers():
     return found
 
 
-def time_ms(fn, warmup, reps):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
+# Calls per captured graph, and the buffer whose zeroing flushes L2 (larger
+# than the 50-60 MB of an H100/H200) before each call.
+GRAPH_CALLS = 10
+FLUSH_BYTES = 128 << 20
+
+
+def capture(body):
+    """A CUDA graph of body()'s launches (run once on a side stream first, as
+    capture requires)."""
+    graph, stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        body()
+    torch.cuda.current_stream().wait_stream(stream)
+    with torch.cuda.graph(graph):
+        body()
+    return graph
+
+
+def replay_ms(graph, reps):
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        graph.replay()
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
     return statistics.median(times)
+
+
+def time_ms(fn, warmup, reps):
+    """Device time of one fn(), in ms, free of the host's launch cost and of
+    inputs left in L2: GRAPH_CALLS calls, each after an L2 flush, replayed as
+    one CUDA graph, less the same graph of flushes alone; the median of
+    `reps` replays. The same for every column, so ratios compare kernels."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+
+    def calls():
+        for _ in range(GRAPH_CALLS):
+            flush.zero_()
+            fn()
+
+    def flushes():
+        for _ in range(GRAPH_CALLS):
+            flush.zero_()
+    with_calls, alone = capture(calls), capture(flushes)
+    replay_ms(with_calls, warmup)
+    ms = (replay_ms(with_calls, reps) - replay_ms(alone, reps)) / GRAPH_CALLS
+    if ms <= 0:
+        raise RuntimeError("the kernel's time is lost in the timing noise of the L2 flush")
+    return ms
 
 
 class Row:
@@ -101,11 +153,46 @@ def measure(row, name, fn, reference, work, args, atol, rtol):
     return True
 
 
-def bench_gemm(kernels, args, size, dtype):
-    a = torch.randn(size, size, device="cuda", dtype=dtype)
-    b = torch.randn(size, size, device="cuda", dtype=dtype)
+def launch_gemm(module, a, b, c):
+    (M, K), N = a.shape, b.shape[1]
+    grid = lambda meta: (triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"]),)
+    module.matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                        c.stride(0), c.stride(1))
+
+
+def row_block_and_warps(cols):
+    block = 1 << (cols - 1).bit_length()
+    return block, 4 if block <= 2048 else 8 if block <= 8192 else 16
+
+
+def launch_rows(module, kernel, x, y, w, bias):
+    rows, cols = x.shape
+    block, warps = row_block_and_warps(cols)
+    if kernel == "softmax":
+        module.softmax[(rows,)](y, x, x.stride(0), y.stride(0), cols, BLOCK=block, num_warps=warps)
+    else:
+        module.layernorm[(rows,)](x, y, w, bias, x.stride(0), cols, 1e-5, BLOCK=block,
+                                  num_warps=warps)
+
+
+def launch_add(module, x, y, out):
+    n = x.shape[0]
+    module.vector_add[(triton_cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_warps=4)
+
+
+def gemm_operands(make, size, dtype, layout):
+    """A [size, size] and B [size, size]; for "nt" B is the transpose of a
+    row-major [N, K] matrix, as a PyTorch Linear's weight."""
+    a = make((size, size), dtype)
+    b = make((size, size), dtype) if layout == "nn" else make((size, size), dtype).t()
+    return a, b
+
+
+def bench_gemm(kernels, args, size, dtype, layout):
+    a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda", dtype=dt), size, dtype,
+                         layout)
     reference = torch.matmul(a, b)
-    row = Row("gemm", f"{size}x{size}x{size}", args.dtype_name[dtype], "TFLOP/s")
+    row = Row(f"gemm-{layout}", f"{size}x{size}x{size}", args.dtype_name[dtype], "TFLOP/s")
     flops = 2.0 * size ** 3
     tol = dict(atol=1e-2 * math.sqrt(size), rtol=2e-2)
     ok = measure(row, "cuBLAS", lambda: torch.matmul(a, b), reference, flops, args, **tol)
@@ -116,9 +203,7 @@ def bench_gemm(kernels, args, size, dtype):
 
         def run(module=module):
             c = torch.empty(size, size, device="cuda", dtype=dtype)
-            grid = lambda meta: (triton_cdiv(size, meta["BLOCK_M"]) * triton_cdiv(size, meta["BLOCK_N"]),)
-            module.matmul[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
-                                b.stride(1), c.stride(0), c.stride(1))
+            launch_gemm(module, a, b, c)
             return c
         ok &= measure(row, name, run, reference, flops, args, **tol)
     row.ratios = [("tessera", "cuBLAS"), ("tessera", "triton")]
@@ -127,22 +212,20 @@ def bench_gemm(kernels, args, size, dtype):
 
 def bench_rows(kernels, args, kernel, rows, cols, dtype):
     x = torch.randn(rows, cols, device="cuda", dtype=dtype)
-    block = 1 << (cols - 1).bit_length()
     row = Row(kernel, f"{rows}x{cols}", args.dtype_name[dtype], "GB/s")
+    w = torch.rand(cols, device="cuda", dtype=dtype)
+    bias = torch.rand(cols, device="cuda", dtype=dtype)
     if kernel == "softmax":
         reference = torch.softmax(x.float(), dim=1).to(dtype)
         moved = 2.0 * x.numel() * x.element_size()
         torch_fn = lambda: torch.softmax(x, dim=1)
     else:
-        w = torch.rand(cols, device="cuda", dtype=dtype)
-        bias = torch.rand(cols, device="cuda", dtype=dtype)
         reference = torch.nn.functional.layer_norm(x.float(), (cols,), w.float(), bias.float(),
                                                    1e-5).to(dtype)
         moved = 2.0 * x.numel() * x.element_size() + 2.0 * cols * x.element_size()
         torch_fn = lambda: torch.nn.functional.layer_norm(x, (cols,), w, bias, 1e-5)
     tol = dict(atol=2e-2, rtol=2e-2)
     ok = measure(row, "torch", torch_fn, reference, moved, args, **tol)
-    warps = 4 if block <= 2048 else 8 if block <= 8192 else 16
     for name, module in kernels.items():
         if isinstance(module, Exception):
             row.notes[name] = f"unavailable: {str(module).splitlines()[0][:60]}"
@@ -150,12 +233,7 @@ def bench_rows(kernels, args, kernel, rows, cols, dtype):
 
         def run(module=module):
             y = torch.empty_like(x)
-            if kernel == "softmax":
-                module.softmax[(rows,)](y, x, x.stride(0), y.stride(0), cols, BLOCK=block,
-                                        num_warps=warps)
-            else:
-                module.layernorm[(rows,)](x, y, w, bias, x.stride(0), cols, 1e-5, BLOCK=block,
-                                          num_warps=warps)
+            launch_rows(module, kernel, x, y, w, bias)
             return y
         ok &= measure(row, name, run, reference, moved, args, **tol)
     row.ratios = [("tessera", "triton"), ("tessera", "torch")]
@@ -184,11 +262,56 @@ def bench_add(kernels, args, n, dtype):
 
         def run(module=module):
             out = torch.empty_like(x)
-            module.vector_add[(triton_cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_warps=4)
+            launch_add(module, x, y, out)
             return out
         ok &= measure(row, name, run, reference, moved, args, atol=1e-2, rtol=1e-2)
     row.ratios = [("tessera", "copy"), ("triton", "copy")]
     return row, ok
+
+
+def plan(args):
+    """The rows to measure, as (kind, shape arguments...)."""
+    rows = []
+    if args.suite in ("all", "gemm"):
+        for dtype in args.dtypes.split(","):
+            for size in [int(s) for s in args.sizes.split(",")]:
+                for layout in args.layouts.split(","):
+                    rows.append(("gemm", size, DTYPES[dtype], layout))
+    for kernel in ("softmax", "layernorm"):
+        if args.suite in ("all", kernel):
+            for cols in (1024, 4096) if args.quick else (1024, 2048, 4096, 8192):
+                for dtype in (torch.float16, torch.float32):
+                    rows.append((kernel, 8192, cols, dtype))
+    if args.suite in ("all", "add"):
+        for n in (1 << 24, 1 << 28) if not args.quick else (1 << 24,):
+            rows.append(("add", n, torch.float32))
+    return rows
+
+
+def run_row(kernels, args, item):
+    kind, *shape = item
+    if kind == "gemm":
+        return bench_gemm(kernels, args, *shape)
+    if kind == "add":
+        return bench_add(kernels, args, *shape)
+    return bench_rows(kernels, args, kind, *shape)
+
+
+def export_row(recorder, item):
+    """Records the Tessera launches run_row would make, on TensorSpecs."""
+    from aot import TensorSpec
+    kind, *shape = item
+    if kind == "gemm":
+        size, dtype, layout = shape
+        a, b = gemm_operands(TensorSpec, size, dtype, layout)
+        launch_gemm(recorder, a, b, TensorSpec((size, size), dtype))
+    elif kind == "add":
+        n, dtype = shape
+        launch_add(recorder, *[TensorSpec((n,), dtype)] * 3)
+    else:
+        rows, cols, dtype = shape
+        x = TensorSpec((rows, cols), dtype)
+        launch_rows(recorder, kind, x, x, TensorSpec((cols,), dtype), TensorSpec((cols,), dtype))
 
 
 def triton_cdiv(a, b):
@@ -221,61 +344,57 @@ def print_table(rows):
             print(f"  {row.kernel} {row.shape} {row.dtype} {name}: {note}")
 
 
-# (kernel, signature, constexpr names, num_warps, num_stages) for --compile-only;
-# the signatures are those run.py's launches specialize to (unit strides,
-# 16-byte aligned pointers and 16-divisible sizes).
-def compile_cases(kernels):
-    cases = [("vector_add", "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024", 4, 2)]
-    for cols in (1024, 4096, 8192):
-        warps = 4 if cols <= 2048 else 8
-        cases.append(("softmax", f"*fp16:16, *fp16:16, i32:16, i32:16, i32:16, {cols}", warps, 2))
-        cases.append(("layernorm", f"*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, fp32, "
-                                   f"{cols}", warps, 2))
-    for config in kernels.MATMUL_CONFIGS:
-        meta = config.kwargs
-        cases.append(("matmul", "*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:16, 1, "
-                                f"i32:16, 1, i32:16, 1, {meta['BLOCK_M']}, {meta['BLOCK_N']}, "
-                                f"{meta['BLOCK_K']}, {meta['GROUP_M']}", config.num_warps,
-                      config.num_stages))
-    return cases
-
-
 WORK_INSTRUCTIONS = ("wgmma.mma_async", "mma.sync", "cp.async.cg", "cp.async.ca", "ld.global.v4",
                      "st.global.v4", "st.shared.v4",
                      "v_mfma", "v_wmma", "global_load_dwordx4")
 
 
-def compile_only(target):
-    from tessera import _C
-    from tessera.compile import _unwrap_kernel, parse_signature
+def tessera_kernels():
     import tessera.compat.triton as tt
-    kernels = load_kernels("tessera", tt.jit, tt.language, tt.autotune, tt.Config)
-    print(f"Tessera's benchmark kernels compiled for {target} (no GPU needed)")
-    header = (f"{'kernel':<11} {'config':<34} {'warps':>5} {'stages':>6} {'regs':>5} {'spills':>7} "
-              f"{'shared':>7} {'ms':>6}  instructions")
+    return load_kernels("tessera", tt.jit, tt.language, tt.autotune, tt.Config)
+
+
+def recorded_launches(kernels, args):
+    """Tessera's launches for the rows plan(args) measures, without a GPU."""
+    from aot import Recorder
+    recorder = Recorder(kernels)
+    for item in plan(args):
+        export_row(recorder, item)
+    return recorder.launches
+
+
+def compile_only(args):
+    from aot import compile_launches
+    kernels = tessera_kernels()
+    print(f"Tessera's benchmark kernels compiled for {args.compile_only} (no GPU needed)")
+    header = (f"{'kernel':<11} {'specialization':<44} {'warps':>5} {'stages':>6} {'regs':>5} "
+              f"{'spills':>7} {'shared':>7} {'ms':>6}  instructions")
     print(header)
     print("-" * len(header))
     ok = True
-    for name, signature, warps, stages in compile_cases(kernels):
-        fn = _unwrap_kernel(getattr(kernels, name))
-        constexprs = signature.split(", ")[len(fn.arg_names) - len(fn.constexprs):]
-        config = "x".join(constexprs) if name == "matmul" else constexprs[-1]
-        try:
-            values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
-            start = time.perf_counter()
-            compiled = fn.compile_for(values, plan, "interpreter")
-            kernel = _C.compile_gpu(compiled.module, compiled.module.kernel_name, target, warps, stages)
-            ms = (time.perf_counter() - start) * 1e3
-        except Exception as error:  # reported in the table; the other kernels still compile
-            print(f"{name:<11} {config:<34} {warps:>5} {stages:>6}  FAILED: {str(error).splitlines()[0]}")
+    for entry, kernel in compile_launches(kernels, recorded_launches(kernels, args), args.compile_only):
+        what = (f"{entry['kernel']:<11} {entry['runtime_signature'].replace(':16', '').replace(' ', '')[:44]:<44} "
+                f"{entry['num_warps']:>5} {entry['num_stages']:>6}")
+        constexprs = "x".join(str(v) for v in entry["constexprs"].values())
+        if isinstance(kernel, Exception):
+            print(f"{what}  FAILED ({constexprs}): {str(kernel).splitlines()[0]}")
             ok = False
             continue
-        usage = kernel.usage
-        spills = usage.get("spill_stores", usage.get("spills", -1))
         found = [f"{i}x{kernel.assembly.count(i)}" for i in WORK_INSTRUCTIONS if i in kernel.assembly]
-        print(f"{name:<11} {config:<34} {warps:>5} {stages:>6} {usage['registers']:>5} {spills:>7} "
-              f"{kernel.shared_bytes:>7} {ms:>6.0f}  {' '.join(found)}")
+        print(f"{what} {entry['registers']:>5} {entry['spills']:>7} {kernel.shared_bytes:>7} "
+              f"{entry['compile_ms']:>6}  {constexprs}: {' '.join(found)}")
     return 0 if ok else 1
+
+
+def export(args):
+    import aot
+    kernels = tessera_kernels()
+    launches = recorded_launches(kernels, args)
+    print(f"exporting Tessera's benchmark kernels for {args.target} to {args.export}")
+    failed = aot.export(args.export, kernels, launches, args.target)
+    print(f"{'no' if not failed else failed} kernel{'s' if failed != 1 else ''} failed to compile; "
+          f"run there: python3 bench/gpu/run.py --aot {args.export} (same --suite/--sizes/...)")
+    return 1 if failed else 0
 
 
 def main():
@@ -283,6 +402,9 @@ def main():
     parser.add_argument("--suite", default="all", choices=["all", "gemm", "softmax", "layernorm", "add"])
     parser.add_argument("--sizes", default="1024,2048,4096,8192", help="GEMM sizes (M=N=K)")
     parser.add_argument("--dtypes", default="bf16,fp16", help="GEMM dtypes: fp16, bf16, fp32")
+    parser.add_argument("--layouts", default="nn,nt",
+                        help="GEMM operand layouts: nn (B row-major [K, N]), nt (B the transpose of "
+                             "a row-major [N, K], as a PyTorch Linear's weight)")
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--quick", action="store_true", help="fewer shapes and repetitions")
@@ -290,37 +412,34 @@ def main():
     parser.add_argument("--compile-only", metavar="TARGET",
                         help="compile Tessera's kernels for TARGET (e.g. cuda:sm_90a) and report "
                              "registers, spills and instructions; no GPU needed")
+    parser.add_argument("--export", metavar="DIR",
+                        help="compile Tessera's launches of these rows for --target into DIR (no "
+                             "GPU needed), for --aot on a machine that cannot build Tessera")
+    parser.add_argument("--target", default="cuda:sm_90a", help="--export's target")
+    parser.add_argument("--aot", metavar="DIR",
+                        help="run Tessera's kernels from the cubins --export wrote to DIR instead of "
+                             "compiling them here")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.reps, args.warmup = "1000,4096", 20, 5
     if args.compile_only:
-        return compile_only(args.compile_only)
+        return compile_only(args)
+    if args.export:
+        return export(args)
     if not torch.cuda.is_available():
         print("bench/gpu/run.py: no CUDA device visible to PyTorch; nothing to measure.")
         return 2
-    if args.quick:
-        args.sizes, args.reps, args.warmup = "1024,4096", 20, 5
     args.dtype_name = {v: k for k, v in DTYPES.items()}
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}")
-    kernels = compilers()
+    kernels = compilers(args.aot)
     rows, ok = [], True
-    if args.suite in ("all", "gemm"):
-        for dtype in args.dtypes.split(","):
-            for size in [int(s) for s in args.sizes.split(",")]:
-                row, good = bench_gemm(kernels, args, size, DTYPES[dtype])
-                rows.append(row)
-                ok &= good
-    for kernel in ("softmax", "layernorm"):
-        if args.suite in ("all", kernel):
-            for cols in (1024, 4096) if args.quick else (1024, 2048, 4096, 8192):
-                for dtype in (torch.float16, torch.float32):
-                    row, good = bench_rows(kernels, args, kernel, 8192, cols, dtype)
-                    rows.append(row)
-                    ok &= good
-    if args.suite in ("all", "add"):
-        for n in (1 << 24, 1 << 28) if not args.quick else (1 << 24,):
-            row, good = bench_add(kernels, args, n, torch.float32)
-            rows.append(row)
-            ok &= good
+    for item in plan(args):
+        row, good = run_row(kernels, args, item)
+        rows.append(row)
+        ok &= good
     print_table(rows)
+    if hasattr(kernels.get("tessera"), "choices"):
+        print("\nTessera's cubins, as tuned here:\n  " + "\n  ".join(kernels["tessera"].choices()))
     if args.json:
         with open(args.json, "w") as out:
             json.dump([dict(kernel=r.kernel, shape=r.shape, dtype=r.dtype, unit=r.unit,

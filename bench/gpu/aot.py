@@ -1,0 +1,292 @@
+"""Tessera's benchmark kernels on a GPU machine that cannot build Tessera.
+
+A lent GPU box often has another OS and Python than the build machine, and no
+LLVM/MLIR. There the bench still runs Tessera's code: `run.py --export DIR`
+compiles, on the build machine, every launch the bench will make into DIR (one
+cubin per kernel, specialization and tuning config, plus manifest.json), and
+`run.py --aot DIR` on the GPU machine launches those cubins through the CUDA
+driver (ctypes on libcuda, on PyTorch's stream) where it would call the JIT.
+
+The specialization of a launch is computed from its arguments by the JIT's own
+rules (`signature_of`), at export from `TensorSpec`s and at run time from the
+tensors, so a launch finds exactly the cubin the JIT would have compiled, and
+one that was not exported fails naming the signature it needed.
+"""
+
+import ctypes
+import json
+import os
+import time
+
+import torch
+
+MANIFEST = "manifest.json"
+_DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
+                torch.float64: "fp64", torch.int32: "i32", torch.int64: "i64", torch.int8: "i8",
+                torch.uint8: "u8", torch.int16: "i16", torch.bool: "i1"}
+
+
+class TensorSpec:
+    """What a launch needs to know of a tensor at export: shape, strides,
+    dtype and (as the allocator gives) a 256-byte aligned address."""
+
+    def __init__(self, shape, dtype, strides=None):
+        self.shape, self.dtype = tuple(shape), dtype
+        if strides is None:
+            strides, step = [], 1
+            for extent in reversed(self.shape):
+                strides.insert(0, step)
+                step *= extent
+        self._strides = tuple(strides)
+
+    def stride(self, dim=None):
+        return self._strides if dim is None else self._strides[dim]
+
+    def t(self):
+        return TensorSpec(self.shape[::-1], self.dtype, self._strides[::-1])
+
+    def data_ptr(self):
+        return 0
+
+
+def signature_entry(value):
+    """The Triton AOT signature entry the JIT specializes `value` to."""
+    if isinstance(value, (torch.Tensor, TensorSpec)):
+        return f"*{_DTYPE_NAMES[value.dtype]}" + (":16" if value.data_ptr() % 16 == 0 else "")
+    if isinstance(value, bool):
+        return "i1"
+    if isinstance(value, int):
+        ty = "i32" if -2**31 <= value < 2**31 else "i64"
+        return f"{ty}:1" if value == 1 else f"{ty}:16" if value % 16 == 0 else ty
+    if isinstance(value, float):
+        return "fp32"
+    raise TypeError(f"no signature entry for {type(value).__name__}")
+
+
+def signature_of(arg_names, constexprs, values):
+    return ", ".join(repr(values[name]) if name in constexprs else signature_entry(values[name])
+                     for name in arg_names)
+
+
+def runtime_signature(arg_names, constexprs, values):
+    """The entries of the arguments a launch passes (constexprs left out)."""
+    return ", ".join(signature_entry(values[n]) for n in arg_names if n not in constexprs)
+
+
+def bind(arg_names, args, kwargs):
+    values = dict(zip(arg_names, args))
+    values.update(kwargs)
+    return values
+
+
+class Recorder:
+    """Stands in for the kernels module at export: `rec.KERNEL[grid](...)`
+    records the launch, for each tuning config of an autotuned kernel."""
+
+    def __init__(self, kernels):
+        self.kernels, self.launches = kernels, []
+
+    def __getattr__(self, name):
+        wrapper = getattr(self.kernels, name)
+        recorder = self
+
+        class Launch:
+            def __getitem__(self, grid):
+                def record(*args, **kwargs):
+                    options = {k: kwargs.pop(k) for k in ("num_warps", "num_stages") if k in kwargs}
+                    configs = [(c.kwargs, c.num_warps, c.num_stages)
+                               for c in getattr(wrapper, "configs", [])]
+                    if not configs:
+                        configs = [({}, options.get("num_warps", 4), options.get("num_stages", 2))]
+                    recorder.launches.append((name, args, kwargs, configs))
+                return record
+        return Launch()
+
+
+def compile_launches(kernels, launches, target):
+    """Yields (entry, compiled GpuKernel or the exception) for each distinct
+    specialization and config of the recorded launches."""
+    from tessera import _C
+    from tessera.compile import _unwrap_kernel, parse_signature
+    seen = set()
+    for name, args, kwargs, configs in launches:
+        fn = _unwrap_kernel(getattr(kernels, name))
+        for constexprs, warps, stages in configs:
+            values = bind(fn.arg_names, args, {**kwargs, **constexprs})
+            signature = signature_of(fn.arg_names, fn.constexprs, values)
+            if (name, signature, warps, stages) in seen:
+                continue
+            seen.add((name, signature, warps, stages))
+            entry = dict(kernel=name, signature=signature,
+                         runtime_signature=runtime_signature(fn.arg_names, fn.constexprs, values),
+                         num_warps=warps, num_stages=stages,
+                         constexprs={k: v for k, v in values.items() if k in fn.constexprs})
+            start = time.perf_counter()
+            try:
+                planned_values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
+                compiled = fn.compile_for(planned_values, plan, "interpreter")
+                kernel = _C.compile_gpu(compiled.module, compiled.module.kernel_name, target, warps,
+                                        stages)
+            except Exception as error:  # reported by the caller; the others still compile
+                yield entry, error
+                continue
+            entry.update(params=[p[0] for p in plan if p is not None], function=kernel.kernel_name,
+                         block_threads=kernel.block_threads, shared_bytes=kernel.shared_bytes,
+                         registers=kernel.usage["registers"], spills=kernel.usage["spills"],
+                         compile_ms=round((time.perf_counter() - start) * 1e3))
+            yield entry, kernel
+
+
+def export(directory, kernels, launches, target, log=print):
+    """Compiles each recorded launch for `target` into `directory`; returns
+    the number of kernels that failed to compile."""
+    from tessera.compile import _unwrap_kernel
+    os.makedirs(directory, exist_ok=True)
+    entries, failed = [], 0
+    for entry, kernel in compile_launches(kernels, launches, target):
+        what = (f"{entry['kernel']} [{entry['signature']}] warps={entry['num_warps']} "
+                f"stages={entry['num_stages']}")
+        if isinstance(kernel, Exception):
+            log(f"  FAILED {what}: {str(kernel).splitlines()[0]}")
+            failed += 1
+            continue
+        entry["file"] = f"{entry['kernel']}-{len(entries)}.cubin"
+        with open(os.path.join(directory, entry["file"]), "wb") as out:
+            out.write(kernel.binary)
+        entries.append(entry)
+        log(f"  {entry['file']:<16} {what} regs={entry['registers']} spills={entry['spills']} "
+            f"({entry['compile_ms'] / 1e3:.1f} s)")
+    signatures = {}
+    for name, *_ in launches:
+        fn = _unwrap_kernel(getattr(kernels, name))
+        signatures[name] = (list(fn.arg_names), sorted(fn.constexprs))
+    with open(os.path.join(directory, MANIFEST), "w") as out:
+        json.dump(dict(target=target, kernels=signatures, entries=entries), out, indent=1)
+    return failed
+
+
+class CudaDriver:
+    """The few driver calls a cubin launch needs, on PyTorch's context."""
+
+    def __init__(self):
+        self.lib = ctypes.CDLL("libcuda.so.1")
+        torch.cuda.init()
+        torch.zeros(1, device="cuda")  # makes PyTorch's primary context current here
+
+    def check(self, result, call):
+        if result != 0:
+            text = ctypes.c_char_p()
+            self.lib.cuGetErrorString(result, ctypes.byref(text))
+            raise RuntimeError(f"{call} failed: {text.value.decode() if text.value else result}")
+
+    def load(self, path, function, shared_bytes):
+        module, handle = ctypes.c_void_p(), ctypes.c_void_p()
+        with open(path, "rb") as f:
+            image = f.read()
+        self.check(self.lib.cuModuleLoadData(ctypes.byref(module), image), f"cuModuleLoadData({path})")
+        self.check(self.lib.cuModuleGetFunction(ctypes.byref(handle), module, function.encode()),
+                   f"cuModuleGetFunction({function})")
+        max_dynamic_shared = 8  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        self.check(self.lib.cuFuncSetAttribute(handle, max_dynamic_shared, ctypes.c_int(shared_bytes)),
+                   f"cuFuncSetAttribute({function}, {shared_bytes} bytes of shared memory)")
+        return handle
+
+    def launch(self, handle, grid, block_threads, shared_bytes, params):
+        slots = []
+        for kind, value in params:
+            if kind == "ptr":
+                slots.append(ctypes.c_void_p(value))
+            elif kind == "i64":
+                slots.append(ctypes.c_int64(value))
+            elif kind in ("i32", "i1"):
+                slots.append(ctypes.c_int32(value))
+            elif kind == "f32":
+                slots.append(ctypes.c_float(value))
+            else:
+                raise TypeError(f"AOT launch: parameter kind {kind} is not supported")
+        pointers = (ctypes.c_void_p * max(len(slots), 1))(
+            *[ctypes.cast(ctypes.byref(slot), ctypes.c_void_p) for slot in slots])
+        grid = list(grid) + [1] * (3 - len(grid))
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        self.check(self.lib.cuLaunchKernel(handle, *[ctypes.c_uint(g) for g in grid],
+                                           ctypes.c_uint(block_threads), ctypes.c_uint(1),
+                                           ctypes.c_uint(1), ctypes.c_uint(shared_bytes), stream,
+                                           pointers, None), "cuLaunchKernel")
+
+
+class AotKernels:
+    """The kernels module's stand-in on the GPU machine: `aot.KERNEL[grid](...)`
+    launches the exported cubin of the launch's specialization; of several
+    tuning configs, the fastest on the first launch of each signature."""
+
+    def __init__(self, directory):
+        with open(os.path.join(directory, MANIFEST)) as f:
+            manifest = json.load(f)
+        self.directory, self.driver = directory, CudaDriver()
+        self.arg_names = manifest["kernels"]
+        self.entries, self.loaded, self.chosen = manifest["entries"], {}, {}
+
+    def __getattr__(self, name):
+        if name not in self.__dict__.get("arg_names", {}):
+            raise AttributeError(name)
+        arg_names, constexprs = self.arg_names[name]
+        aot = self
+
+        class Launch:
+            def __getitem__(self, grid):
+                def launch(*args, **kwargs):
+                    warps = kwargs.pop("num_warps", None)
+                    kwargs.pop("num_stages", None)
+                    values = bind(arg_names, args, kwargs)
+                    return aot.run(name, arg_names, constexprs, values, grid, warps)
+                return launch
+        return Launch()
+
+    def choices(self):
+        """One line per launch signature: the cubin the tuning picked."""
+        return [f"{key[0]} [{key[1]}]: {entry['file']} {entry['constexprs']} "
+                f"warps={entry['num_warps']} stages={entry['num_stages']} regs={entry['registers']} "
+                f"spills={entry['spills']}" for key, entry in self.chosen.items()]
+
+    def run(self, name, arg_names, constexprs, values, grid, warps):
+        given = {k: values[k] for k in constexprs if k in values}
+        runtime = runtime_signature(arg_names, constexprs, values)
+        candidates = [e for e in self.entries if e["kernel"] == name
+                      and all(e["constexprs"].get(k) == v for k, v in given.items())
+                      and (warps is None or e["num_warps"] == warps)
+                      and e["runtime_signature"] == runtime]
+        if not candidates:
+            raise LookupError(f"{name}: no exported cubin for [{runtime}] with {given} "
+                              f"(run.py --export with the same shapes)")
+        key = (name, runtime, tuple(sorted(given.items())))
+        if key not in self.chosen:
+            self.chosen[key] = candidates[0] if len(candidates) == 1 else min(
+                candidates, key=lambda e: self._time(e, values, grid))
+        self._launch(self.chosen[key], values, grid)
+
+    def _launch(self, entry, values, grid):
+        if entry["file"] not in self.loaded:
+            self.loaded[entry["file"]] = self.driver.load(
+                os.path.join(self.directory, entry["file"]), entry["function"], entry["shared_bytes"])
+        arg_names, constexprs = self.arg_names[entry["kernel"]]
+        if callable(grid):
+            grid = grid({**values, **entry["constexprs"]})
+        params, kinds = [], iter(entry["params"])
+        for name in arg_names:
+            if name in constexprs:
+                continue
+            value = values[name]
+            params.append((next(kinds), value.data_ptr() if isinstance(value, torch.Tensor) else value))
+        self.driver.launch(self.loaded[entry["file"]], grid, entry["block_threads"],
+                           entry["shared_bytes"], params)
+
+    def _time(self, entry, values, grid, reps=5):
+        self._launch(entry, values, grid)
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(reps):
+            self._launch(entry, values, grid)
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end)

@@ -21,6 +21,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace tessera::gpu {
 
@@ -66,6 +67,13 @@ public:
     auto found = staged_.find(operand);
     return found == staged_.end() ? std::nullopt : std::optional(found->second);
   }
+
+  /// Dots of a software-pipelined loop that may leave their instructions
+  /// running into the next iteration (TensorCoreDot::emitOverlapped); the
+  /// loop waits for them after its last iteration.
+  void overlap(mlir::Operation *dot) { overlapped_.insert(dot); }
+  void endOverlap(mlir::Operation *dot) { overlapped_.erase(dot); }
+  bool overlapped(mlir::Operation *dot) const { return overlapped_.contains(dot); }
 
   void mapDescriptor(mlir::Value descriptor, TensorDescriptor lowered) {
     descriptors_[descriptor] = std::move(lowered);
@@ -126,6 +134,7 @@ private:
   llvm::DenseMap<mlir::Value, mlir::Value> pointerBases_;
   llvm::DenseMap<mlir::Value, TensorDescriptor> descriptors_;
   llvm::DenseMap<mlir::Value, SharedOperand> staged_;
+  llvm::DenseSet<mlir::Operation *> overlapped_;
 };
 
 bool isPointerLike(mlir::Type type);

@@ -17,6 +17,16 @@
 // to every thread before its dot, and the dot of t - 1 has read stage
 // (t - 1) % S = (t + S - 1) % S before anyone overwrites it.
 //
+// An asynchronous dot (wgmma) that is the loop's only dot, reads only staged
+// operands and feeds only itself through its accumulator is left running
+// into the next iteration (TensorCoreDot::emitOverlapped), which then issues
+// its copies while the tensor cores work. Each dot waits for the previous
+// one, so at iteration t's barrier the dot of t - 2 has finished everywhere
+// but the dot of t - 1 may still read its stage: the ring gets one more
+// stage (where shared memory allows, else the copies run one iteration less
+// ahead) and the copies issued in iteration t go to stage (t - 2) mod the
+// ring size. The loop waits for the last dot after its last iteration.
+//
 // To copy ahead, the loads' operands are computed S - 1 iterations early:
 // the ops of the body that compute them (pure ops only) are lowered a second
 // time with the induction variable and the iteration arguments they read (the
@@ -323,12 +333,17 @@ private:
     return arith::MulIOp::create(builder, loc, stage, indexConstant(builder, loc, ring.stageElements));
   }
 
+  /// The dot that may run on into the next iteration, or null.
+  tile::DotOp overlappableDot();
+
   KernelLowering &k;
   scf::ForOp loop;
   PipelineAnalysis analysis;
   Location loc;
   bool async;
-  unsigned stages = 0;
+  /// The ring's size, and how many iterations ahead the copies are issued.
+  unsigned stages = 0, ahead = 0;
+  tile::DotOp overlapped;
   SmallVector<Ring, 2> rings;
   SmallVector<Value> bases;
   Value lowerBound, upperBound, step;
@@ -389,6 +404,26 @@ LogicalResult PipelinedLoop::issueCopies(OpBuilder &builder, Value stage, Value 
   return result;
 }
 
+tile::DotOp PipelinedLoop::overlappableDot() {
+  tile::DotOp dot = analysis.loads.front().dot;
+  bool stagedA = false, stagedB = false;
+  for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
+    if (staged.dot != dot || !ring.plan.instruction || !ring.plan.instruction->isAsynchronous())
+      return {};
+    (staged.slot == DotOperand::A ? stagedA : stagedB) = true;
+  }
+  unsigned dots = 0;
+  loop.getBody()->walk([&](tile::DotOp) { ++dots; });
+  auto acc = dyn_cast<BlockArgument>(dot.getAcc());
+  if (!async || dots != 1 || !stagedA || !stagedB || !acc || acc.getOwner() != loop.getBody() ||
+      !acc.hasOneUse() || !dot.getResult().hasOneUse())
+    return {};
+  OpOperand &use = *dot.getResult().getUses().begin();
+  bool yieldedToAcc = use.getOwner() == loop.getBody()->getTerminator() &&
+                      use.getOperandNumber() + 1 == acc.getArgNumber();
+  return yieldedToAcc ? dot : tile::DotOp();
+}
+
 FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // The rings, as deep as num-stages asks and shared memory allows.
   int64_t stageBytes = 0;
@@ -415,11 +450,24 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   }
   // Synchronous copies gain nothing from deeper rings, which on AMD and
   // Vulkan (static workgroup buffers) also stay allocated for the kernel.
-  stages = async ? k.numStages : std::min(k.numStages, 2u);
-  while (stages > 2 && stages * stageBytes > int64_t(k.target.maxSharedMemoryBytes))
-    --stages;
-  if (stages * stageBytes > int64_t(k.target.maxSharedMemoryBytes))
+  // An overlapped dot holds one more stage, and needs a third.
+  overlapped = overlappableDot();
+  unsigned busyStages = overlapped ? 2 : 1;
+  stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
+  auto fits = [&] { return stages * stageBytes <= int64_t(k.target.maxSharedMemoryBytes); };
+  auto shrink = [&] {
+    while (stages > busyStages + 1 && !fits())
+      --stages;
+  };
+  shrink();
+  if (overlapped && !fits()) {
+    overlapped = {};
+    busyStages = 1;
+    shrink();
+  }
+  if (!fits())
     return false;
+  ahead = stages - busyStages;
   SharedMemory::Mark mark = k.shared.mark();
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
     Type element = ring.plan.element(staged.slot);
@@ -441,24 +489,24 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     return arith::ConstantIntOp::create(b, loc, ivType, value);
   };
 
-  // Prologue: iterations 0 .. S-2 into stages 0 .. S-2.
+  // Prologue: iterations 0 .. ahead-1 into stages 0 .. ahead-1.
   SmallVector<Registers> state;
   for (unsigned arg : analysis.recurrence)
     state.push_back(k.registers(loop.getInitArgs()[arg]));
-  for (unsigned ahead = 0; ahead + 1 < stages; ++ahead) {
+  for (unsigned iteration = 0; iteration < ahead; ++iteration) {
     Value iv = arith::AddIOp::create(
         builder, loc, lowerBound,
-        arith::MulIOp::create(builder, loc, step, ivConstant(builder, ahead)));
+        arith::MulIOp::create(builder, loc, step, ivConstant(builder, iteration)));
     FailureOr<SmallVector<Registers>> next = addressesFor(builder, iv, state);
     if (failed(next) ||
-        failed(issueCopies(builder, indexConstant(builder, loc, ahead),
-                           isIteration(builder, lowerBound, ahead))))
+        failed(issueCopies(builder, indexConstant(builder, loc, iteration),
+                           isIteration(builder, lowerBound, iteration))))
       return failure();
     state = std::move(*next);
   }
 
   // The loop carries the needed iteration arguments, the recurrence's state
-  // S - 1 iterations ahead and the iteration count.
+  // `ahead` iterations ahead and the iteration count.
   SmallVector<Value> carriedInits, carriedArgs, carriedYields;
   SmallVector<Value> carriedBases;
   for (unsigned arg : analysis.carried) {
@@ -489,25 +537,26 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           next += regs.size();
         }
         if (async)
-          NVVM::CpAsyncWaitGroupOp::create(body, loc, stages - 2);
+          NVVM::CpAsyncWaitGroupOp::create(body, loc, ahead - 1);
         mlir::gpu::BarrierOp::create(body, loc);
 
         Value stageCount = indexConstant(body, loc, stages);
         Value readStage = arith::RemUIOp::create(body, loc, count, stageCount);
         Value writeStage = arith::RemUIOp::create(
-            body, loc, arith::AddIOp::create(body, loc, count, indexConstant(body, loc, stages - 1)),
+            body, loc, arith::AddIOp::create(body, loc, count, indexConstant(body, loc, ahead)),
             stageCount);
         Value aheadIv = arith::AddIOp::create(
-            body, loc, iv, arith::MulIOp::create(body, loc, step, ivConstant(body, stages - 1)));
+            body, loc, iv, arith::MulIOp::create(body, loc, step, ivConstant(body, ahead)));
         FailureOr<SmallVector<Registers>> nextState = addressesFor(body, aheadIv, aheadState);
-        if (failed(nextState) ||
-            failed(issueCopies(body, writeStage, isIteration(body, iv, stages - 1))))
+        if (failed(nextState) || failed(issueCopies(body, writeStage, isIteration(body, iv, ahead))))
           return fail();
 
         k.map(loop.getInductionVar(), {iv});
         k.mapFlat(carriedArgs, args.take_front(carriedCount), carriedBases);
         for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
           k.stage(staged.operand(), {ring.buffer, stageStart(body, ring, readStage)});
+        if (overlapped)
+          k.overlap(overlapped);
         for (Operation &op : loop.getBody()->without_terminator())
           if (analysis.liveOps.contains(&op) && failed(k.lowerOp(&op, body)))
             return fail();
@@ -524,12 +573,15 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
       });
   for (const StagedLoad &staged : analysis.loads)
     k.unstage(staged.operand());
+  if (overlapped)
+    k.endOverlap(overlapped);
   if (failed(bodyResult))
     return failure();
 
-  // No copy is in flight (the S - 1 beyond the last iteration were not
-  // issued), but the last dot's reads must finish before the stages are
-  // reused.
+  // No copy is in flight (those beyond the last iteration were not issued),
+  // but the last dot's reads must finish before the stages are reused.
+  if (overlapped)
+    rings.front().plan.instruction->emitWaitForAll(builder, loc);
   mlir::gpu::BarrierOp::create(builder, loc);
   k.shared.release(mark);
   SmallVector<Value> results;

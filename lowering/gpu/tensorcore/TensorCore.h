@@ -15,7 +15,9 @@
 //     register order, given the old one in the same form. An operand may
 //     start anywhere in its buffer (SharedOperand::start): a software-
 //     pipelined loop keeps one stage of every operand per loop iteration in
-//     flight in one ring of stages.
+//     flight in one ring of stages. An asynchronous instruction (wgmma) can
+//     also leave the dot itself running (emitOverlapped), so that the loop's
+//     next copies are issued while it runs.
 // Batched dots ([B, M, K]) are split by the pass into one call per batch.
 #ifndef TESSERA_LOWERING_GPU_TENSORCORE_TENSORCORE_H
 #define TESSERA_LOWERING_GPU_TENSORCORE_TENSORCORE_H
@@ -89,6 +91,23 @@ public:
                                               mlir::Value lane, mlir::Value warp,
                                               const SharedOperand &a, const SharedOperand &b,
                                               mlir::ValueRange acc) const = 0;
+
+  /// Whether the instructions run on after they are issued (wgmma), so that
+  /// a software-pipelined loop can issue the next iteration's copies while
+  /// one dot runs.
+  virtual bool isAsynchronous() const { return false; }
+  /// As emit, but an asynchronous dot returns while this dot may still run
+  /// (every earlier one has finished). Until emitWaitForAll, its result
+  /// registers may only be the `acc` of the next issue of the same dot.
+  virtual llvm::SmallVector<mlir::Value> emitOverlapped(mlir::OpBuilder &builder,
+                                                        mlir::Location loc, mlir::Value lane,
+                                                        mlir::Value warp, const SharedOperand &a,
+                                                        const SharedOperand &b,
+                                                        mlir::ValueRange acc) const {
+    return emit(builder, loc, lane, warp, a, b, acc);
+  }
+  /// Waits for every dot emitOverlapped left running.
+  virtual void emitWaitForAll(mlir::OpBuilder &builder, mlir::Location loc) const {}
 };
 
 /// The matrix instruction for `problem` on `target` with `numWarps` warps, or

@@ -181,7 +181,18 @@ public:
 
   SmallVector<Value> emit(OpBuilder &builder, Location loc, Value lane, Value warp,
                           const SharedOperand &aShared, const SharedOperand &bShared,
-                          ValueRange acc) const override;
+                          ValueRange acc) const override {
+    return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/0);
+  }
+  bool isAsynchronous() const override { return true; }
+  SmallVector<Value> emitOverlapped(OpBuilder &builder, Location loc, Value lane, Value warp,
+                                    const SharedOperand &aShared, const SharedOperand &bShared,
+                                    ValueRange acc) const override {
+    return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/1);
+  }
+  void emitWaitForAll(OpBuilder &builder, Location loc) const override {
+    NVVM::WgmmaWaitGroupSyncOp::create(builder, loc, 0);
+  }
 
 private:
   int64_t warpgroupTileM() const { return problem.m / plan.warpgroupsM; }
@@ -197,6 +208,11 @@ private:
     return plan.bNMajor ? b.byteOffset(k, n) : b.byteOffset(n, k);
   }
   Value packTile(OpBuilder &builder, Location loc, ValueRange registers) const;
+  /// The dot's wgmma instructions, as one commit group, and a wait until at
+  /// most `pending` groups are unfinished.
+  SmallVector<Value> issue(OpBuilder &builder, Location loc, Value warp,
+                           const SharedOperand &aShared, const SharedOperand &bShared,
+                           ValueRange acc, unsigned pending) const;
 
   WgmmaPlan plan;
   Instruction instruction;
@@ -230,9 +246,9 @@ Value WgmmaDot::packTile(OpBuilder &builder, Location loc, ValueRange registers)
 // The K loop is unrolled, as for mma.sync: K is a tile dimension, and
 // straight-line code issues every wgmma of the dot back to back under one
 // commit group, each step's descriptors a constant add away from the first.
-SmallVector<Value> WgmmaDot::emit(OpBuilder &builder, Location loc, Value /*lane*/, Value warp,
-                                  const SharedOperand &aShared, const SharedOperand &bShared,
-                                  ValueRange acc) const {
+SmallVector<Value> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
+                                   const SharedOperand &aShared, const SharedOperand &bShared,
+                                   ValueRange acc, unsigned pending) const {
   // The pass stored the operands with ordinary (generic-proxy) stores; wgmma
   // reads through the async proxy. Each thread orders its own stores before
   // the async proxy, then the barrier orders every thread's fence before the
@@ -280,7 +296,7 @@ SmallVector<Value> WgmmaDot::emit(OpBuilder &builder, Location loc, Value /*lane
             /*satfinite=*/nullptr);
       }
   NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(builder, loc, 0);
+  NVVM::WgmmaWaitGroupSyncOp::create(builder, loc, pending);
 
   SmallVector<Value> result;
   for (Value tile : tileValues)

@@ -225,8 +225,12 @@ tile.func @transposed_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
   tile.return
 }
 
+// The wgmma of one iteration runs on while the next issues its copies, so
+// the rings have num-stages + 1 = 4 stages of 4 KiB, the copies still run
+// two iterations ahead, each dot waits for the previous one (wait.group 1)
+// and the loop waits for the last one.
 // WGMMA-LABEL: gpu.func @transposed_b
-// WGMMA: %[[BRING:.*]] = memref.view %{{.*}}[%c12288{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<6144xbf16, #gpu.address_space<workgroup>>
+// WGMMA: %[[BRING:.*]] = memref.view %{{.*}}[%c16384{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xbf16, #gpu.address_space<workgroup>>
 // WGMMA: nvgpu.device_async_copy %arg1[%{{.*}}], %[[BRING]][%{{.*}}], 8 {bypassL1}
 // WGMMA: scf.for
 // WGMMA-NEXT: nvvm.cp.async.wait.group 1
@@ -234,3 +238,65 @@ tile.func @transposed_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
 // WGMMA: nvgpu.device_async_copy %arg1[%{{.*}}], %[[BRING]][%{{.*}}], 8 {bypassL1}
 // WGMMA: nvvm.cp.async.commit.group
 // WGMMA: nvvm.wgmma.mma_async
+// WGMMA: nvvm.wgmma.commit.group.sync.aligned
+// WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// WGMMA: scf.yield
+// WGMMA-NEXT: }
+// WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// WGMMA-NEXT: gpu.barrier
+
+// -----
+
+// A dot whose result is also read by another op in the loop finishes in its
+// iteration: three stages, copies two iterations ahead, wait.group 0.
+tile.func @accumulator_read_in_the_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<f32>, %K: i32 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %rows = tile.make_range 0 to 64 : tensor<64xi32>
+  %k = tile.make_range 0 to 32 : tensor<32xi32>
+  %re = tile.expand_dims %rows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %Ks = tile.splat %K : i32 -> tensor<64x1xi32>
+  %roff = arith.muli %re, %Ks : tensor<64x1xi32>
+  %roffb = tile.broadcast %roff : tensor<64x1xi32> -> tensor<64x32xi32>
+  %ke = tile.expand_dims %k, axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %keb = tile.broadcast %ke : tensor<1x32xi32> -> tensor<64x32xi32>
+  %off = arith.addi %roffb, %keb : tensor<64x32xi32>
+  %abase = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+  %aptrs = tile.addptr %abase, %off : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+  %bbase = tile.splat %b : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+  %bptrs = tile.addptr %bbase, %off : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+  %step = tile.splat %c32 : i32 -> tensor<64x32xi32>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %half = arith.constant dense<0.5> : tensor<64x64xf32>
+  %acc, %ap, %bp = scf.for %i = %c0 to %K step %c32
+      iter_args(%acc_i = %acc0, %ap_i = %aptrs, %bp_i = %bptrs)
+      -> (tensor<64x64xf32>, tensor<64x32x!tile.ptr<bf16>>, tensor<64x32x!tile.ptr<bf16>>) : i32 {
+    %at = tile.load %ap_i : tensor<64x32x!tile.ptr<bf16>>
+    %bnk = tile.load %bp_i : tensor<64x32x!tile.ptr<bf16>>
+    %bt = tile.trans %bnk, order = [1, 0] : tensor<64x32xbf16> -> tensor<32x64xbf16>
+    %dot = tile.dot %at, %bt, %acc_i : tensor<64x32xbf16> * tensor<32x64xbf16> -> tensor<64x64xf32>
+    %next = arith.mulf %dot, %half : tensor<64x64xf32>
+    %ap2 = tile.addptr %ap_i, %step : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+    %bp2 = tile.addptr %bp_i, %step : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+    scf.yield %next, %ap2, %bp2 : tensor<64x64xf32>, tensor<64x32x!tile.ptr<bf16>>, tensor<64x32x!tile.ptr<bf16>>
+  }
+  %cm = tile.expand_dims %rows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %crow = arith.muli %cm, %c64 : tensor<64x1xi32>
+  %crowb = tile.broadcast %crow : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cn = tile.expand_dims %rows, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %cnb = tile.broadcast %cn : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crowb, %cnb : tensor<64x64xi32>
+  %cbase = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %cptrs = tile.addptr %cbase, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %cptrs, %acc : tensor<64x64x!tile.ptr<f32>>
+  tile.return
+}
+
+// WGMMA-LABEL: gpu.func @accumulator_read_in_the_loop
+// WGMMA: memref.view %{{.*}}[%c12288{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<6144xbf16, #gpu.address_space<workgroup>>
+// WGMMA: scf.for
+// WGMMA-NEXT: nvvm.cp.async.wait.group 1
+// WGMMA: nvvm.wgmma.commit.group.sync.aligned
+// WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// WGMMA-NOT: nvvm.wgmma.wait.group.sync.aligned

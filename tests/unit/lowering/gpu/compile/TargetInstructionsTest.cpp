@@ -46,8 +46,12 @@ const InstructionCase kInstructionCases[] = {
     {"example_matmul_f16_descriptors", "cuda:sm_80",
      {"cp.async.cg.shared.global", "cp.async.commit_group", "cp.async.wait_group \t0;", "mma.sync"},
      {}},
+    // On sm_90a the wgmma of one iteration runs on while the next issues
+    // its copies: each waits for the one before, the loop for the last.
     {"example_matmul_f16_descriptors", "cuda:sm_90a",
-     {"cp.async.cg.shared.global", "cp.async.wait_group \t0;"}, {}},
+     {"cp.async.cg.shared.global", "cp.async.wait_group \t0;", "wgmma.wait_group.sync.aligned \t1;",
+      "wgmma.wait_group.sync.aligned \t0;"},
+     {}},
     {"gemm_bf16", "cuda:sm_80",
      {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix"}, {"wgmma"}},
     {"gemm_f32_tf32", "cuda:sm_80",

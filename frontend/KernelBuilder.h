@@ -174,6 +174,8 @@ public:
   void print(const std::string &prefix, llvm::ArrayRef<mlir::Value> values, bool hex,
              const SourceLocation &loc);
   void assertTrue(mlir::Value cond, const std::string &message, const SourceLocation &loc);
+  /// A promise that the boolean scalar `cond` holds (tile.assume).
+  void assume(mlir::Value cond, const SourceLocation &loc);
 
   //===--- Structured control flow ----------------------------------------===//
 

@@ -187,4 +187,10 @@ void KernelBuilder::assertTrue(Value cond, const std::string &message, const Sou
   tile::AssertOp::create(builder_, at(loc), cond, message);
 }
 
+void KernelBuilder::assume(Value cond, const SourceLocation &loc) {
+  if (!cond.getType().isInteger(1))
+    fail(loc, "assume needs a boolean scalar condition, got " + str(cond.getType()));
+  tile::AssumeOp::create(builder_, at(loc), cond);
+}
+
 } // namespace tessera::frontend

@@ -743,4 +743,23 @@ def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let hasCanonicalizer = 1;
 }
 
+def Tile_AssumeOp : Tile_Op<"assume", [MemoryEffects<[MemWrite]>]> {
+  let summary = "A promise that a scalar condition holds, for the compiler's analyses";
+  let description = [{
+    ```mlir
+    %ok = arith.cmpi sge, %pid_n, %c0 : i32
+    tile.assume %ok
+    ```
+    A kernel whose assumption is false has undefined behaviour (the
+    interpreter stops it with an error). The contiguity analysis reads
+    `v >= c` (c >= 0) and `v > c` (c >= -1), or the same with the operands
+    swapped, as "v is non-negative" for an integer scalar `v` where the
+    assumption sits in the block that defines `v` (the entry block for a
+    function argument). The op has a (nominal) write effect so that it is
+    not removed as dead; it is erased when the kernel is lowered.
+  }];
+  let arguments = (ins I1:$condition);
+  let assemblyFormat = "$condition attr-dict";
+}
+
 #endif // TESSERA_IR_TILEOPS_TD

@@ -143,6 +143,13 @@ void device_assert(const C &cond, const std::string &message, SrcLoc loc = SrcLo
   detail::builder(loc).assertTrue(detail::toValue(cond, {}, loc), message, detail::here(loc));
 }
 
+/// Promises that the boolean scalar `cond` holds: `assume(pid_n >= 0)` lets
+/// the compiler prove `(pid_n * BN + arange(0, BN)) % N` contiguous without
+/// a run-time check. A false assumption is undefined behaviour.
+inline void assume(const Bool &cond, SrcLoc loc = SrcLoc::current()) {
+  detail::builder(loc).assume(cond.value(), detail::here(loc));
+}
+
 } // namespace tessera::lang
 
 #endif // TESSERA_LANG_MEMORY_H

@@ -69,6 +69,16 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
     group_rows = min(blocks_m - first_m, GROUP_M)
     pid_m = first_m + ((pid % per_group) % group_rows)
     pid_n = (pid % per_group) // group_rows
+    # As in Triton's tutorial: facts the compilers cannot prove. With them
+    # `% M` and `% N` below provably keep runs of consecutive offsets.
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
+    tl.assume(stride_am > 0)
+    tl.assume(stride_ak > 0)
+    tl.assume(stride_bk > 0)
+    tl.assume(stride_bn > 0)
+    tl.assume(stride_cm > 0)
+    tl.assume(stride_cn > 0)
     rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M  # [BLOCK_M]
     rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N  # [BLOCK_N]
     rk = tl.arange(0, BLOCK_K)  # [BLOCK_K]

@@ -95,7 +95,35 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::cachedPieces(Value value) {
   return pieces;
 }
 
+bool ContiguityAnalysis::assumedNonNegative(Value value) {
+  Block *block = value.getParentBlock();
+  for (Operation *user : value.getUsers()) {
+    auto compare = dyn_cast<arith::CmpIOp>(user);
+    if (!compare)
+      continue;
+    bool onLeft = compare.getLhs() == value;
+    std::optional<int64_t> bound = constantValue(onLeft ? compare.getRhs() : compare.getLhs());
+    // value >= bound, value > bound, or the same written bound <= value.
+    using arith::CmpIPredicate;
+    CmpIPredicate predicate = compare.getPredicate();
+    bool atLeast = predicate == (onLeft ? CmpIPredicate::sge : CmpIPredicate::sle);
+    bool above = predicate == (onLeft ? CmpIPredicate::sgt : CmpIPredicate::slt);
+    bool promisesNonNegative = bound && ((atLeast && *bound >= 0) || (above && *bound >= -1));
+    if (promisesNonNegative && llvm::any_of(compare->getUsers(), [&](Operation *use) {
+          return isa<AssumeOp>(use) && use->getBlock() == block;
+        }))
+      return true;
+  }
+  return false;
+}
+
 ContiguityAnalysis::Pieces ContiguityAnalysis::scalarPieces(Value value) {
+  Pieces pieces = provenScalarPieces(value);
+  pieces.nonNegative = pieces.nonNegative || assumedNonNegative(value);
+  return pieces;
+}
+
+ContiguityAnalysis::Pieces ContiguityAnalysis::provenScalarPieces(Value value) {
   Pieces pieces;
   if (std::optional<int64_t> constant = constantValue(value)) {
     pieces.divisibility = divisibilityOf(*constant);

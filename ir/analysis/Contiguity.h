@@ -45,6 +45,8 @@ enum class LoopCarriedStrides {
 /// wholly non-negative or wholly negative and wraps at most once, the group
 /// is consecutive exactly when its last value is its first plus its length
 /// minus 1, which the access checks at run time (`checkEndpoints`).
+/// `tile.assume(pid_n >= 0)` (tl.assume) makes such a dividend non-negative
+/// and the check unnecessary.
 class ContiguityAnalysis {
 public:
   explicit ContiguityAnalysis(LoopCarriedStrides loops = LoopCarriedStrides::Unknown)
@@ -86,8 +88,13 @@ private:
   std::optional<int64_t> strideOf(mlir::Value value);
   Pieces cachedPieces(mlir::Value value);
   Pieces computePieces(mlir::Value value);
-  /// Divisibility and sign of an integer scalar.
+  /// Divisibility and sign of an integer scalar: what its computation
+  /// proves, or a tile.assume promises.
   Pieces scalarPieces(mlir::Value value);
+  Pieces provenScalarPieces(mlir::Value value);
+  /// Whether a tile.assume in the block defining `value` promises `value >= c`
+  /// (c >= 0) or `value > c` (c >= -1), either way round.
+  bool assumedNonNegative(mlir::Value value);
   std::optional<int64_t> compute(mlir::Value value);
   std::optional<int64_t> loopCarriedStride(mlir::Value value);
 

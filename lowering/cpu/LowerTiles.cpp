@@ -1110,6 +1110,16 @@ struct PrintLowering : TilePattern<tile::PrintOp> {
   }
 };
 
+// LLVM's own analyses may use the promise too.
+struct AssumeLowering : TilePattern<tile::AssumeOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::AssumeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::AssumeOp>(op, adaptor.getCondition());
+    return success();
+  }
+};
+
 struct AssertLowering : TilePattern<tile::AssertOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::AssertOp op, OpAdaptor adaptor,
@@ -1260,7 +1270,8 @@ struct LowerTiles : tessera::cpu::impl::TileCpuLowerTilesBase<LowerTiles> {
                  PtrToIntLowering, MakeTensorDescLowering, DescriptorLoadLowering,
                  DescriptorStoreLowering, ReduceLowering, ScanLowering, AtomicRMWLowering,
                  AtomicCASLowering, ClampLowering, PreciseSqrtLowering, PreciseDivFLowering,
-                 PrintLowering, AssertLowering>(converter, ctx, &contiguous, vectorBits);
+                 PrintLowering, AssertLowering, AssumeLowering>(converter, ctx, &contiguous,
+                                                               vectorBits);
     patterns.add<LoadLowering, StoreLowering, DotLowering>(converter, ctx, &contiguous,
                                                            vectorBits);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

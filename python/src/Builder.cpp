@@ -428,6 +428,9 @@ void bindBuilder(py::module_ &m) {
       .def("assert_true", [](B &b, const PyValue &cond, const std::string &message, const Loc &loc) {
         b.kb().assertTrue(cond.value, message, toLoc(loc));
       })
+      .def("assume", [](B &b, const PyValue &cond, const Loc &loc) {
+        b.kb().assume(cond.value, toLoc(loc));
+      })
       .def("for_loop", &B::forLoop)
       .def("if_then_else", &B::ifThenElse, py::arg("cond"), py::arg("then_branch"),
            py::arg("else_branch"), py::arg("loc"))

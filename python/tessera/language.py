@@ -1356,11 +1356,18 @@ def max_constancy(input, values):
 
 @builtin
 def assume(cond):
-    """A promise that `cond` holds (an optimization hint; not checked at run time)."""
+    """A promise that the boolean scalar `cond` holds, for the compiler's analyses.
+
+    `tl.assume(pid_n >= 0)` lets the compiler prove that
+    `(pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N` holds runs of consecutive
+    values without checking each run at run time. A false assumption is
+    undefined behaviour (the interpreter reports it).
+    """
     cond = _unwrap(cond)
     if isinstance(cond, tensor):
-        if cond.dtype is not int1:
-            _error(f"assume needs a boolean condition, got {cond!r}")
+        if cond.dtype is not int1 or cond.shape:
+            _error(f"assume needs a boolean scalar condition, got {cond!r}")
+        _builder().assume(cond.handle, _loc())
     elif not cond:
         _error("assume on a constant that is false")
 

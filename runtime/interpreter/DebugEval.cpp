@@ -78,11 +78,19 @@ llvm::Error assertion(Executor &exec, tile::AssertOp op) {
   return llvm::Error::success();
 }
 
+// Undefined behaviour in a compiled kernel; the interpreter says so.
+llvm::Error assumption(Executor &exec, tile::AssumeOp op) {
+  if (exec.tile(op.getCondition()).elements.front().bits)
+    return llvm::Error::success();
+  return exec.fail(op, "an assumption (tl.assume) does not hold");
+}
+
 } // namespace
 
 void registerDebugHandlers(HandlerTable &table) {
   table.add<tile::PrintOp>(print);
   table.add<tile::AssertOp>(assertion);
+  table.add<tile::AssumeOp>(assumption);
 }
 
 } // namespace tessera::interp

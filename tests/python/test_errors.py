@@ -213,6 +213,18 @@ def test_static_assert():
 
 
 @tessera.jit
+def assumes_a_tile(x_ptr):
+    r = tl.arange(0, 16)
+    tl.assume(r >= 0)  # <- assume tile
+    tl.store(x_ptr + r, 0.0)
+
+
+def test_assume_needs_a_scalar():
+    expect_error(lambda: assumes_a_tile[(1,)](X),
+                 "assume needs a boolean scalar condition, got tensor<tl.int1[16]>", "assume tile")
+
+
+@tessera.jit
 def returns_value(x_ptr):
     return tl.load(x_ptr)  # <- return
 

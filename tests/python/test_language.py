@@ -637,3 +637,28 @@ def test_uint8(backend, rng):
     out = np.empty(40, dtype=np.float32)
     uint8_kernel[(1,)](x, out, 40, BLOCK=64)
     np.testing.assert_allclose(out, x / 255 + (x // 16), rtol=1e-6)
+
+
+@tessera.jit
+def wrapped_copy(x_ptr, out_ptr, n, first_block, BLOCK: tl.constexpr):
+    block = first_block + tl.program_id(0)
+    tl.assume(block >= 0)
+    cols = (block * BLOCK + tl.arange(0, BLOCK)) % n
+    tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), tl.load(x_ptr + cols))
+
+
+@pytest.mark.parametrize("n", [64, 100])
+def test_assume_keeps_wrapped_offsets_exact(backend, rng, n):
+    x = rng.standard_normal(n).astype(np.float32)
+    out = np.zeros(4 * 32, dtype=np.float32)
+    wrapped_copy[(4,)](x, out, n, 3, BLOCK=32)
+    expected = x[(np.arange(3 * 32, 7 * 32)) % n]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_interpreter_reports_a_false_assumption(monkeypatch):
+    monkeypatch.setenv("TESSERA_INTERPRET", "1")
+    x = np.zeros(64, dtype=np.float32)
+    out = np.zeros(32, dtype=np.float32)
+    with pytest.raises(tessera.LaunchError, match="an assumption \\(tl.assume\\) does not hold"):
+        wrapped_copy[(1,)](x, out, 64, -5, BLOCK=32)

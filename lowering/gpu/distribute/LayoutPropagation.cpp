@@ -267,7 +267,7 @@ LogicalResult Propagation::visit(Operation *op) {
       fix(result, layout);
     return success();
   }
-  if (isa<tile::PrintOp, tile::AssertOp>(op)) {
+  if (isa<tile::PrintOp, tile::AssertOp, tile::AssumeOp>(op)) {
     for (OpOperand &operand : op->getOpOperands())
       if (tileType(operand.get()) && !isPending(operand.get()))
         demand(operand, ownOrFallback(operand.get()));

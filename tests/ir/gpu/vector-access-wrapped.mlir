@@ -62,3 +62,33 @@ tile.func @maybe_negative(%p: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32 {til
 // CHECK: } else {
 // CHECK: memref.load %arg0[%[[FIRST]]]
 // CHECK: memref.load %arg0[%{{.*}}]
+
+// -----
+
+// The same with `tl.assume(m >= 0)`: the first column is non-negative, so
+// the runs are proved consecutive and only their alignment is checked.
+tile.func @assumed_non_negative(%p: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32 {tile.divisibility = 16 : i32}, %m: i32) {
+  %c0 = arith.constant 0 : i32
+  %ok = arith.cmpi sge, %m, %c0 : i32
+  tile.assume %ok
+  %c128 = arith.constant 128 : i32
+  %first = arith.muli %m, %c128 : i32
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  %fs = tile.splat %first : i32 -> tensor<128xi32>
+  %cols = arith.addi %fs, %r : tensor<128xi32>
+  %ns = tile.splat %n : i32 -> tensor<128xi32>
+  %wrapped = arith.remsi %cols, %ns : tensor<128xi32>
+  %pb = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %ptrs = tile.addptr %pb, %wrapped : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %x = tile.load %ptrs : tensor<128x!tile.ptr<f32>>
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %optrs = tile.addptr %ob, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %optrs, %x : tensor<128x!tile.ptr<f32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @assumed_non_negative
+// CHECK-NOT: tile.assume
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %{{.*}}, %c0 : index
+// CHECK-NEXT: scf.if %[[ALIGNED]]
+// CHECK-NEXT: vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>

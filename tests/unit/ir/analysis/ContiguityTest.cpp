@@ -196,5 +196,86 @@ TEST_F(ContiguityTest, AlignedGroupsSurviveRemainders) {
   EXPECT_EQ(noLoops.contiguousRuns(loop.getRegionIterArgs()[0]).elements, 1);
 }
 
+// `tl.assume(m >= 0)` (or m > -1, 0 <= m) makes a wrapped dividend built
+// from m non-negative; assumptions that promise less, or sit in another
+// block than m's definition, do not.
+constexpr llvm::StringLiteral kAssumed = R"mlir(
+tile.func @k(%p: !tile.ptr<f32>, %n: i32 {tile.divisibility = 16 : i32},
+             %m0: i32, %m1: i32, %m2: i32, %m3: i32, %m4: i32, %m5: i32, %flag: i1) {
+  %c0 = arith.constant 0 : i32
+  %cm1 = arith.constant -1 : i32
+  %cm2 = arith.constant -2 : i32
+  %at_least_0 = arith.cmpi sge, %m0, %c0 : i32
+  tile.assume %at_least_0
+  %above_m1 = arith.cmpi sgt, %m1, %cm1 : i32
+  tile.assume %above_m1
+  %zero_le = arith.cmpi sle, %c0, %m2 : i32
+  tile.assume %zero_le
+  %above_m2 = arith.cmpi sgt, %m3, %cm2 : i32
+  tile.assume %above_m2
+  %below = arith.cmpi slt, %m4, %c0 : i32
+  tile.assume %below
+  scf.if %flag {
+    %nested = arith.cmpi sge, %m5, %c0 : i32
+    tile.assume %nested
+  }
+  %c64 = arith.constant 64 : i32
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %ns = tile.splat %n : i32 -> tensor<64xi32>
+  %b = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %f0 = arith.muli %m0, %c64 : i32
+  %s0 = tile.splat %f0 : i32 -> tensor<64xi32>
+  %o0 = arith.addi %s0, %r : tensor<64xi32>
+  %w0 = arith.remsi %o0, %ns : tensor<64xi32>
+  %p0 = tile.addptr %b, %w0 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %f1 = arith.muli %m1, %c64 : i32
+  %s1 = tile.splat %f1 : i32 -> tensor<64xi32>
+  %o1 = arith.addi %s1, %r : tensor<64xi32>
+  %w1 = arith.remsi %o1, %ns : tensor<64xi32>
+  %p1 = tile.addptr %b, %w1 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %f2 = arith.muli %m2, %c64 : i32
+  %s2 = tile.splat %f2 : i32 -> tensor<64xi32>
+  %o2 = arith.addi %s2, %r : tensor<64xi32>
+  %w2 = arith.remsi %o2, %ns : tensor<64xi32>
+  %p2 = tile.addptr %b, %w2 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %f3 = arith.muli %m3, %c64 : i32
+  %s3 = tile.splat %f3 : i32 -> tensor<64xi32>
+  %o3 = arith.addi %s3, %r : tensor<64xi32>
+  %w3 = arith.remsi %o3, %ns : tensor<64xi32>
+  %p3 = tile.addptr %b, %w3 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %f4 = arith.muli %m4, %c64 : i32
+  %s4 = tile.splat %f4 : i32 -> tensor<64xi32>
+  %o4 = arith.addi %s4, %r : tensor<64xi32>
+  %w4 = arith.remsi %o4, %ns : tensor<64xi32>
+  %p4 = tile.addptr %b, %w4 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %f5 = arith.muli %m5, %c64 : i32
+  %s5 = tile.splat %f5 : i32 -> tensor<64xi32>
+  %o5 = arith.addi %s5, %r : tensor<64xi32>
+  %w5 = arith.remsi %o5, %ns : tensor<64xi32>
+  %p5 = tile.addptr %b, %w5 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.return
+}
+)mlir";
+
+TEST_F(ContiguityTest, AssumptionsMakeWrappedDividendsNonNegative) {
+  auto module = parse(kAssumed);
+  ASSERT_TRUE(module);
+  std::vector<mlir::Value> ptrs;
+  module->walk([&](tile::AddPtrOp op) { ptrs.push_back(op.getResult()); });
+  ASSERT_EQ(ptrs.size(), 6u);
+  ContiguityAnalysis analysis;
+  auto checked = [&](mlir::Value ptrs) {
+    ContiguityAnalysis::ContiguousRuns runs = analysis.contiguousRuns(ptrs);
+    EXPECT_EQ(runs.elements, 16);
+    return runs.checkEndpoints;
+  };
+  EXPECT_FALSE(checked(ptrs[0])); // m >= 0
+  EXPECT_FALSE(checked(ptrs[1])); // m > -1
+  EXPECT_FALSE(checked(ptrs[2])); // 0 <= m
+  EXPECT_TRUE(checked(ptrs[3]));  // m > -2 allows -1
+  EXPECT_TRUE(checked(ptrs[4]));  // m < 0
+  EXPECT_TRUE(checked(ptrs[5]));  // only inside the scf.if
+}
+
 } // namespace
 } // namespace tessera::tile::testing

@@ -1338,6 +1338,14 @@ tile.func private @assert_not_bool(%x: tensor<64xi32>) {
 
 // -----
 
+tile.func private @assume_on_a_tile(%ok: tensor<64xi1>) {
+  // expected-error @+1 {{'tile.assume' op operand #0 must be 1-bit signless integer, but got 'tensor<64xi1>'}}
+  "tile.assume"(%ok) : (tensor<64xi1>) -> ()
+  tile.return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Parser errors: located, never a crash
 //===----------------------------------------------------------------------===//

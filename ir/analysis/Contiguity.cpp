@@ -301,39 +301,44 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
 }
 
 std::optional<int64_t> ContiguityAnalysis::lastDimStride(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return strideAlong(value, type && type.getRank() > 0 ? type.getRank() - 1 : 0);
+}
+
+std::optional<int64_t> ContiguityAnalysis::strideAlong(Value value, unsigned dim) {
   for (;;) {
     assumptionFailed = false;
-    std::optional<int64_t> stride = strideOf(value);
+    std::optional<int64_t> stride = strideOf(value, dim);
     if (!assumptionFailed)
       return stride;
     cache.clear();
   }
 }
 
-std::optional<int64_t> ContiguityAnalysis::strideOf(Value value) {
-  auto it = cache.find(value);
+std::optional<int64_t> ContiguityAnalysis::strideOf(Value value, unsigned dim) {
+  auto it = cache.find({value, dim});
   if (it != cache.end())
     return it->second;
-  cache[value] = std::nullopt; // cycles (loop-carried values) stay unknown
-  std::optional<int64_t> result = compute(value);
-  cache[value] = result;
+  cache[{value, dim}] = std::nullopt; // cycles (loop-carried values) stay unknown
+  std::optional<int64_t> result = compute(value, dim);
+  cache[{value, dim}] = result;
   return result;
 }
 
-std::optional<int64_t> ContiguityAnalysis::compute(Value value) {
+std::optional<int64_t> ContiguityAnalysis::compute(Value value, unsigned dim) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
     return 0; // a scalar is the same for every element
-  if (type.getRank() == 0 || type.getShape().back() == 1)
+  if (type.getRank() == 0 || type.getShape()[dim] == 1)
     return 0;
   Operation *def = value.getDefiningOp();
   if (!def)
-    return loopCarriedStride(value);
+    return loopCarriedStride(value, dim);
   if (auto loop = dyn_cast<scf::ForOp>(def))
     return loops == LoopCarriedStrides::Inductive
-               ? strideOf(loop.getRegionIterArgs()[cast<OpResult>(value).getResultNumber()])
+               ? strideOf(loop.getRegionIterArgs()[cast<OpResult>(value).getResultNumber()], dim)
                : std::nullopt;
-  if (auto range = dyn_cast<MakeRangeOp>(def))
+  if (isa<MakeRangeOp>(def))
     return 1;
   if (isa<SplatOp>(def))
     return 0;
@@ -342,32 +347,40 @@ std::optional<int64_t> ContiguityAnalysis::compute(Value value) {
     return dense.isSplat() ? std::optional<int64_t>(0) : std::nullopt;
   if (auto bcast = dyn_cast<BroadcastOp>(def)) {
     auto srcType = cast<RankedTensorType>(bcast.getSrc().getType());
-    if (srcType.getShape().back() == 1)
+    if (srcType.getShape()[dim] == 1)
       return 0;
-    return strideOf(bcast.getSrc());
+    return strideOf(bcast.getSrc(), dim);
   }
-  if (auto expand = dyn_cast<ExpandDimsOp>(def))
-    return strideOf(expand.getSrc()); // a new last dim has size 1 (handled above)
+  if (auto expand = dyn_cast<ExpandDimsOp>(def)) {
+    // The new dimension has size 1 (handled above); the others shift.
+    unsigned axis = expand.getAxis();
+    return strideOf(expand.getSrc(), dim < axis ? dim : dim - 1);
+  }
+  if (auto trans = dyn_cast<TransOp>(def))
+    return strideOf(trans.getSrc(), trans.getOrder()[dim]);
+  auto both = [&](Value lhs, Value rhs) {
+    return std::pair(strideOf(lhs, dim), strideOf(rhs, dim));
+  };
   if (auto addptr = dyn_cast<AddPtrOp>(def)) {
-    auto p = strideOf(addptr.getPtr()), o = strideOf(addptr.getOffset());
+    auto [p, o] = both(addptr.getPtr(), addptr.getOffset());
     if (p && o)
       return *p + *o;
     return std::nullopt;
   }
   if (auto add = dyn_cast<arith::AddIOp>(def)) {
-    auto l = strideOf(add.getLhs()), r = strideOf(add.getRhs());
+    auto [l, r] = both(add.getLhs(), add.getRhs());
     if (l && r)
       return *l + *r;
     return std::nullopt;
   }
   if (auto sub = dyn_cast<arith::SubIOp>(def)) {
-    auto l = strideOf(sub.getLhs()), r = strideOf(sub.getRhs());
+    auto [l, r] = both(sub.getLhs(), sub.getRhs());
     if (l && r)
       return *l - *r;
     return std::nullopt;
   }
   if (auto mul = dyn_cast<arith::MulIOp>(def)) {
-    auto l = strideOf(mul.getLhs()), r = strideOf(mul.getRhs());
+    auto [l, r] = both(mul.getLhs(), mul.getRhs());
     if (!l || !r)
       return std::nullopt;
     if (*l == 0 && *r == 0)
@@ -381,25 +394,25 @@ std::optional<int64_t> ContiguityAnalysis::compute(Value value) {
     return std::nullopt;
   }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
-    return strideOf(def->getOperand(0));
+    return strideOf(def->getOperand(0), dim);
   return std::nullopt;
 }
 
-std::optional<int64_t> ContiguityAnalysis::loopCarriedStride(Value value) {
+std::optional<int64_t> ContiguityAnalysis::loopCarriedStride(Value value, unsigned dim) {
   auto arg = dyn_cast<BlockArgument>(value);
-  if (loops != LoopCarriedStrides::Inductive || !arg || refuted.contains(value))
+  if (loops != LoopCarriedStrides::Inductive || !arg || refuted.contains({value, dim}))
     return std::nullopt;
   auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
   if (!loop || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
     return std::nullopt;
   unsigned index = arg.getArgNumber() - 1;
-  std::optional<int64_t> initial = strideOf(loop.getInitArgs()[index]);
+  std::optional<int64_t> initial = strideOf(loop.getInitArgs()[index], dim);
   if (!initial)
     return std::nullopt;
-  cache[value] = initial; // the induction hypothesis
-  if (strideOf(loop.getBody()->getTerminator()->getOperand(index)) == initial)
+  cache[{value, dim}] = initial; // the induction hypothesis
+  if (strideOf(loop.getBody()->getTerminator()->getOperand(index), dim) == initial)
     return initial;
-  refuted.insert(value);
+  refuted.insert({value, dim});
   assumptionFailed = true;
   return std::nullopt;
 }

@@ -27,11 +27,11 @@ enum class LoopCarriedStrides {
 };
 
 /// Walks the expression that computes a tile (through addptr, splat,
-/// broadcast, expand_dims, make_range, arith.addi/subi/muli/extsi/extui/trunci
-/// and constants) and finds the constant difference between neighbouring
-/// elements along its last dimension, counted in elements of the pointee for
-/// pointers. Scalars and splats have stride 0; a last dimension of size 1 has
-/// stride 0. Integer arguments marked `tile.equal_to_1` count as the constant 1.
+/// broadcast, expand_dims, trans, make_range, arith.addi/subi/muli/extsi/
+/// extui/trunci and constants) and finds the constant difference between
+/// neighbouring elements along its last dimension (or another one), counted
+/// in elements of the pointee for pointers. Scalars and splats have stride 0;
+/// a dimension of size 1 has stride 0. Integer arguments marked `tile.equal_to_1` count as the constant 1.
 ///
 /// Where no stride holds for a whole row, `contiguousElements` looks for
 /// pieces, as Triton's axis analysis does: a tile whose last dimension splits
@@ -54,6 +54,8 @@ public:
 
   /// The stride along the last dimension, or nullopt when it is unknown.
   std::optional<int64_t> lastDimStride(mlir::Value value);
+  /// The same along dimension `dim` (through tile.trans, expand_dims, ...).
+  std::optional<int64_t> strideAlong(mlir::Value value, unsigned dim);
   /// The value of an integer scalar or splat known at compile time.
   std::optional<int64_t> constantValue(mlir::Value value);
   /// True when `ptrTile` is a tile of pointers whose rows are contiguous.
@@ -85,7 +87,7 @@ public:
   Pieces piecesOf(mlir::Value value);
 
 private:
-  std::optional<int64_t> strideOf(mlir::Value value);
+  std::optional<int64_t> strideOf(mlir::Value value, unsigned dim);
   Pieces cachedPieces(mlir::Value value);
   Pieces computePieces(mlir::Value value);
   /// Divisibility and sign of an integer scalar: what its computation
@@ -95,14 +97,16 @@ private:
   /// Whether a tile.assume in the block defining `value` promises `value >= c`
   /// (c >= 0) or `value > c` (c >= -1), either way round.
   bool assumedNonNegative(mlir::Value value);
-  std::optional<int64_t> compute(mlir::Value value);
-  std::optional<int64_t> loopCarriedStride(mlir::Value value);
+  std::optional<int64_t> compute(mlir::Value value, unsigned dim);
+  std::optional<int64_t> loopCarriedStride(mlir::Value value, unsigned dim);
 
   LoopCarriedStrides loops;
-  llvm::DenseMap<mlir::Value, std::optional<int64_t>> cache;
+  using ValueDim = std::pair<mlir::Value, unsigned>;
+  llvm::DenseMap<ValueDim, std::optional<int64_t>> cache;
   llvm::DenseMap<mlir::Value, Pieces> piecesCache;
   /// Iteration arguments whose inductive assumption failed: unknown from then on.
-  llvm::DenseSet<mlir::Value> refuted, refutedPieces;
+  llvm::DenseSet<ValueDim> refuted;
+  llvm::DenseSet<mlir::Value> refutedPieces;
   /// Set when an assumption failed during the current query: every stride
   /// (or pieces) cached since may rest on it, so the query starts over.
   bool assumptionFailed = false;

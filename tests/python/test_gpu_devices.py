@@ -115,11 +115,17 @@ def test_softmax(place, rng, shape):
     np.testing.assert_allclose(place.get(y), softmax_reference(x), rtol=5e-5, atol=1e-7)
 
 
-def run_matmul(place, a, b, activation="", out_dtype=None):
+def run_matmul(place, a, b, activation="", out_dtype=None, b_columns_contiguous=False):
+    """C = A @ B; with b_columns_contiguous, B is passed as the [N, K] array
+    B.T with strides (1, K), as x @ W.t() passes a Linear's weight W."""
     (M, K), (_, N) = a.shape, b.shape
     c = place.empty((M, N), out_dtype or a.dtype)
     grid = lambda META: (tessera.cdiv(M, META["BLOCK_SIZE_M"]) * tessera.cdiv(N, META["BLOCK_SIZE_N"]),)
-    matmul_kernel[grid](place.put(a), place.put(b), c, M, N, K, K, 1, N, 1, N, 1,
+    if b_columns_contiguous:
+        b_arg, stride_bk, stride_bn = place.put(np.ascontiguousarray(b.T)), 1, K
+    else:
+        b_arg, stride_bk, stride_bn = place.put(b), N, 1
+    matmul_kernel[grid](place.put(a), b_arg, c, M, N, K, K, 1, stride_bk, stride_bn, N, 1,
                         BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=16, GROUP_SIZE_M=4,
                         ACTIVATION=activation)
     return place.get(c)
@@ -131,6 +137,16 @@ def test_matmul_f32(place, rng, M, N, K):
     b = rng.standard_normal((K, N)).astype(np.float32)
     ref = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(run_matmul(place, a, b), ref, rtol=1e-4, atol=1e-4 * np.sqrt(K))
+
+
+@pytest.mark.parametrize("M,N,K", [(64, 64, 32), (77, 45, 61)])
+def test_matmul_f16_b_columns_contiguous(place, rng, M, N, K):
+    # tile-gpu-transpose-column-loads: B's block is loaded as rows of B.T.
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    out = run_matmul(place, a, b, b_columns_contiguous=True)
+    np.testing.assert_allclose(out.astype(np.float64), ref, rtol=2e-3, atol=2e-2)
 
 
 def test_matmul_f16_leaky_relu(place, rng):

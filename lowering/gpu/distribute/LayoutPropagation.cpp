@@ -213,6 +213,16 @@ LogicalResult Propagation::visit(Operation *op) {
 
   if (auto load = dyn_cast<tile::LoadOp>(op)) {
     LinearLayout layout = anchors.memoryAccess(load.getPtr(), /*vectorize=*/true);
+    // Pointers carried around a loop and transposed for the load (see
+    // tile-gpu-transpose-column-loads) are carried in the transposed layout,
+    // so that the transpose moves no data.
+    if (auto trans = load.getPtr().getDefiningOp<tile::TransOp>();
+        trans && groupOfMember.count(trans.getSrc()) && !layoutOf(trans.getSrc())) {
+      SmallVector<int32_t> inverse(trans.getOrder().size());
+      for (auto [dim, from] : llvm::enumerate(trans.getOrder()))
+        inverse[from] = int32_t(dim);
+      demand(trans.getSrcMutable(), layout.transposed(inverse));
+    }
     demandAll(op, layout);
     fix(load.getResult(), layout);
     return success();

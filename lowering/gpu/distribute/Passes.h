@@ -26,8 +26,11 @@ namespace tessera::gpu {
 #define GEN_PASS_REGISTRATION
 #include "lowering/gpu/distribute/Passes.h.inc"
 
-/// Registers tile-gpu-assign-layouts.
-inline void registerGpuLayoutPasses() { registerTileGpuAssignLayouts(); }
+/// Registers tile-gpu-assign-layouts and tile-gpu-transpose-column-loads.
+inline void registerGpuLayoutPasses() {
+  registerTileGpuAssignLayouts();
+  registerTileGpuTransposeColumnLoads();
+}
 
 } // namespace tessera::gpu
 

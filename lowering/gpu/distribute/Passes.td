@@ -91,4 +91,30 @@ def TileGpuAssignLayouts : Pass<"tile-gpu-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessera::gpu::TileGpuDialect"];
 }
 
+def TileGpuTransposeColumnLoads : Pass<"tile-gpu-transpose-column-loads", "::mlir::ModuleOp"> {
+  let summary = "Load dot operands whose addresses run down columns as the transpose of a row load";
+  let description = [{
+    A rank-2 `tile.load` whose only user is the B operand of a `tile.dot` and
+    whose pointers are consecutive down each column (unit stride along
+    dimension 0, by the contiguity analysis) but not along each row, such as
+    B = W.T of a PyTorch Linear weight W [N, K] passed with strides (1, K),
+    becomes a load of the transposed pointers followed by `tile.trans`:
+
+    ```mlir
+    %b = tile.load %p, %m, %zero : tensor<32x64x!tile.ptr<bf16>>
+    // becomes
+    %pt = tile.trans %p, order = [1, 0] : ... -> tensor<64x32x!tile.ptr<bf16>>
+    %mt = tile.trans %m, order = [1, 0] : tensor<32x64xi1> -> tensor<64x32xi1>
+    %bt = tile.load %pt, %mt, %zero_t : tensor<64x32x!tile.ptr<bf16>>
+    %b = tile.trans %bt, order = [1, 0] : tensor<64x32xbf16> -> tensor<32x64xbf16>
+    ```
+
+    The layouts then give each thread runs along the contiguous dimension
+    (vector loads), and the software pipeline copies the runs into the dot's
+    K-major B with `cp.async`, as it does for a B written as a transposed
+    [N, K] load in the kernel. Splat and constant masks and `other` values
+    are rebuilt in the transposed shape.
+  }];
+}
+
 #endif // TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_TD

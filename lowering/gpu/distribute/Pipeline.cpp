@@ -13,6 +13,7 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
                                    const GpuLoweringOptions &options) {
   pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTileGpuTransposeColumnLoads());
   TileGpuAssignLayoutsOptions assign;
   assign.target = target.str();
   assign.numWarps = options.numWarps;

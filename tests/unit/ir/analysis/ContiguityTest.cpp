@@ -60,6 +60,11 @@ TEST_F(ContiguityTest, ProvesUnitStrideAlongTheLastDimension) {
   EXPECT_TRUE(analysis.isContiguous(ptrs[3]));                   // stride marked equal_to_1
   EXPECT_TRUE(analysis.isContiguous(ptrs[4]));                   // row * s + col
   EXPECT_FALSE(analysis.isContiguous(ptrs[5]));                  // transposed: unknown
+  // Along the first dimension: rows * s has unknown stride; the transposed
+  // row + col * s runs down its columns.
+  EXPECT_EQ(analysis.strideAlong(ptrs[4], 0), std::nullopt);
+  EXPECT_EQ(analysis.strideAlong(ptrs[5], 0), std::optional<int64_t>(1));
+  EXPECT_EQ(analysis.strideAlong(ptrs[0], 0), std::optional<int64_t>(1)); // 1-D: the last dim
 }
 
 constexpr llvm::StringLiteral kLoopCarried = R"mlir(

@@ -8,7 +8,7 @@
 // loads are in flight while the dot of iteration t reads its stage:
 //
 //   prologue: copy iterations 0 .. S-2 into stages 0 .. S-2
-//   for t:    wait for the copies of t; barrier
+//   for t:    wait for the copies of t; fence for wgmma; barrier
 //             copy iteration t + S - 1 into stage (t + S - 1) % S
 //             the body, its dots reading stage t % S
 //   epilogue: wait for every copy; barrier
@@ -301,6 +301,18 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
   }
 }
 
+/// The instruction's store fence, unless the op just before is that fence:
+/// rings feeding the same kind of instruction share one.
+void emitStoreFenceOnce(OpBuilder &builder, Location loc, const TensorCoreDot &instruction) {
+  Block *block = builder.getInsertionBlock();
+  Operation *before = block->empty() ? nullptr : &block->back();
+  instruction.emitStoreFence(builder, loc);
+  Operation *fence = block->empty() ? nullptr : &block->back();
+  if (before && fence != before &&
+      OperationEquivalence::isEquivalentTo(before, fence, OperationEquivalence::IgnoreLocations))
+    fence->erase();
+}
+
 /// The lowering of one pipelined loop.
 class PipelinedLoop {
 public:
@@ -538,6 +550,11 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         }
         if (async)
           NVVM::CpAsyncWaitGroupOp::create(body, loc, ahead - 1);
+        // The stages of t are then ready for the dots: fenced for
+        // instructions that read through the async proxy, and synchronized.
+        for (const Ring &ring : rings)
+          if (ring.plan.instruction)
+            emitStoreFenceOnce(body, loc, *ring.plan.instruction);
         mlir::gpu::BarrierOp::create(body, loc);
 
         Value stageCount = indexConstant(body, loc, stages);
@@ -554,7 +571,8 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         k.map(loop.getInductionVar(), {iv});
         k.mapFlat(carriedArgs, args.take_front(carriedCount), carriedBases);
         for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
-          k.stage(staged.operand(), {ring.buffer, stageStart(body, ring, readStage)});
+          k.stage(staged.operand(),
+                  {ring.buffer, stageStart(body, ring, readStage), /*ready=*/true});
         if (overlapped)
           k.overlap(overlapped);
         for (Operation &op : loop.getBody()->without_terminator())

@@ -55,6 +55,11 @@ enum class DotOperand { A, B };
 struct SharedOperand {
   mlir::Value buffer;
   mlir::Value start;
+  /// Whether the stores that filled it are already ordered before the dot
+  /// for every thread and, where the instruction reads through the async
+  /// proxy, fenced for it (a pipelined loop's stage): emit then adds no
+  /// fence or barrier of its own.
+  bool ready = false;
 };
 
 class TensorCoreDot {
@@ -106,6 +111,10 @@ public:
                                                         mlir::ValueRange acc) const {
     return emit(builder, loc, lane, warp, a, b, acc);
   }
+  /// Orders this thread's ordinary stores into the operand buffers before
+  /// the instructions read them: fence.proxy.async for wgmma, which reads
+  /// through the async proxy; nothing for the others.
+  virtual void emitStoreFence(mlir::OpBuilder &builder, mlir::Location loc) const {}
   /// Waits for every dot emitOverlapped left running.
   virtual void emitWaitForAll(mlir::OpBuilder &builder, mlir::Location loc) const {}
 };

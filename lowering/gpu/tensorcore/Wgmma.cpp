@@ -185,6 +185,11 @@ public:
     return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/0);
   }
   bool isAsynchronous() const override { return true; }
+  void emitStoreFence(OpBuilder &builder, Location loc) const override {
+    NVVM::FenceProxyOp::create(
+        builder, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(builder.getContext(), NVVM::SharedSpace::shared_cta));
+  }
   SmallVector<Value> emitOverlapped(OpBuilder &builder, Location loc, Value lane, Value warp,
                                     const SharedOperand &aShared, const SharedOperand &bShared,
                                     ValueRange acc) const override {
@@ -252,11 +257,11 @@ SmallVector<Value> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
   // The pass stored the operands with ordinary (generic-proxy) stores; wgmma
   // reads through the async proxy. Each thread orders its own stores before
   // the async proxy, then the barrier orders every thread's fence before the
-  // first wgmma.
-  NVVM::FenceProxyOp::create(
-      builder, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(builder.getContext(), NVVM::SharedSpace::shared_cta));
-  mlir::gpu::BarrierOp::create(builder, loc);
+  // first wgmma (unless the caller did both).
+  if (!aShared.ready || !bShared.ready) {
+    emitStoreFence(builder, loc);
+    mlir::gpu::BarrierOp::create(builder, loc);
+  }
 
   Value warpIndex = arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), warp);
   Value warpgroup = shiftRight(builder, loc, warpIndex, log2(kWarpsPerWarpgroup));

@@ -232,11 +232,17 @@ tile.func @transposed_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
 // WGMMA-LABEL: gpu.func @transposed_b
 // WGMMA: %[[BRING:.*]] = memref.view %{{.*}}[%c16384{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xbf16, #gpu.address_space<workgroup>>
 // WGMMA: nvgpu.device_async_copy %arg1[%{{.*}}], %[[BRING]][%{{.*}}], 8 {bypassL1}
+// One fence for the async proxy and one barrier per iteration make the
+// stage ready for wgmma; the dot adds none of its own.
 // WGMMA: scf.for
 // WGMMA-NEXT: nvvm.cp.async.wait.group 1
+// WGMMA-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// WGMMA-NEXT: gpu.barrier
 // WGMMA: nvgpu.device_async_copy %arg0[%{{.*}}], %{{.*}}[%{{.*}}], 8 {bypassL1}
 // WGMMA: nvgpu.device_async_copy %arg1[%{{.*}}], %[[BRING]][%{{.*}}], 8 {bypassL1}
 // WGMMA: nvvm.cp.async.commit.group
+// WGMMA-NOT: gpu.barrier
+// WGMMA-NOT: nvvm.fence.proxy
 // WGMMA: nvvm.wgmma.mma_async
 // WGMMA: nvvm.wgmma.commit.group.sync.aligned
 // WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 1

@@ -156,12 +156,15 @@ def export(directory, kernels, launches, target, log=print):
         entries.append(entry)
         log(f"  {entry['file']:<16} {what} regs={entry['registers']} spills={entry['spills']} "
             f"({entry['compile_ms'] / 1e3:.1f} s)")
-    signatures = {}
+    signatures, tune_keys = {}, {}
     for name, *_ in launches:
-        fn = _unwrap_kernel(getattr(kernels, name))
+        wrapper = getattr(kernels, name)
+        fn = _unwrap_kernel(wrapper)
         signatures[name] = (list(fn.arg_names), sorted(fn.constexprs))
+        tune_keys[name] = list(getattr(wrapper, "keys", []))
     with open(os.path.join(directory, MANIFEST), "w") as out:
-        json.dump(dict(target=target, kernels=signatures, entries=entries), out, indent=1)
+        json.dump(dict(target=target, kernels=signatures, tune_keys=tune_keys, entries=entries),
+                  out, indent=1)
     return failed
 
 
@@ -217,13 +220,15 @@ class CudaDriver:
 class AotKernels:
     """The kernels module's stand-in on the GPU machine: `aot.KERNEL[grid](...)`
     launches the exported cubin of the launch's specialization; of several
-    tuning configs, the fastest on the first launch of each signature."""
+    tuning configs, the fastest on the first launch of each signature and
+    value of the autotuner's key."""
 
     def __init__(self, directory):
         with open(os.path.join(directory, MANIFEST)) as f:
             manifest = json.load(f)
         self.directory, self.driver = directory, CudaDriver()
         self.arg_names = manifest["kernels"]
+        self.tune_keys = manifest.get("tune_keys", {})
         self.entries, self.loaded, self.chosen = manifest["entries"], {}, {}
 
     def __getattr__(self, name):
@@ -244,7 +249,7 @@ class AotKernels:
 
     def choices(self):
         """One line per launch signature: the cubin the tuning picked."""
-        return [f"{key[0]} [{key[1]}]: {entry['file']} {entry['constexprs']} "
+        return [f"{key[0]} [{key[1]}] {key[3] or ''}: {entry['file']} {entry['constexprs']} "
                 f"warps={entry['num_warps']} stages={entry['num_stages']} regs={entry['registers']} "
                 f"spills={entry['spills']}" for key, entry in self.chosen.items()]
 
@@ -258,7 +263,9 @@ class AotKernels:
         if not candidates:
             raise LookupError(f"{name}: no exported cubin for [{runtime}] with {given} "
                               f"(run.py --export with the same shapes)")
-        key = (name, runtime, tuple(sorted(given.items())))
+        # As the autotuner: one pick per value of its key (M, N, K), too.
+        tuned_on = tuple(values[k] for k in self.tune_keys.get(name, []) if k in values)
+        key = (name, runtime, tuple(sorted(given.items())), tuned_on)
         if key not in self.chosen:
             self.chosen[key] = candidates[0] if len(candidates) == 1 else min(
                 candidates, key=lambda e: self._time(e, values, grid))

@@ -6,6 +6,9 @@
 #include "ir/TileDialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <string>
 
 namespace tessera::tile::testing {
 namespace {
@@ -203,8 +206,10 @@ TEST_F(ContiguityTest, AlignedGroupsSurviveRemainders) {
 
 // `tl.assume(m >= 0)` (or m > -1, 0 <= m) makes a wrapped dividend built
 // from m non-negative; assumptions that promise less, or sit in another
-// block than m's definition, do not.
-constexpr llvm::StringLiteral kAssumed = R"mlir(
+// block than m's definition, do not. Pointers %p<i> wrap (m<i> * 64 +
+// arange(0, 64)) % n.
+std::string assumedKernel() {
+  std::string kernel = R"mlir(
 tile.func @k(%p: !tile.ptr<f32>, %n: i32 {tile.divisibility = 16 : i32},
              %m0: i32, %m1: i32, %m2: i32, %m3: i32, %m4: i32, %m5: i32, %flag: i1) {
   %c0 = arith.constant 0 : i32
@@ -228,42 +233,22 @@ tile.func @k(%p: !tile.ptr<f32>, %n: i32 {tile.divisibility = 16 : i32},
   %r = tile.make_range 0 to 64 : tensor<64xi32>
   %ns = tile.splat %n : i32 -> tensor<64xi32>
   %b = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
-  %f0 = arith.muli %m0, %c64 : i32
-  %s0 = tile.splat %f0 : i32 -> tensor<64xi32>
-  %o0 = arith.addi %s0, %r : tensor<64xi32>
-  %w0 = arith.remsi %o0, %ns : tensor<64xi32>
-  %p0 = tile.addptr %b, %w0 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-  %f1 = arith.muli %m1, %c64 : i32
-  %s1 = tile.splat %f1 : i32 -> tensor<64xi32>
-  %o1 = arith.addi %s1, %r : tensor<64xi32>
-  %w1 = arith.remsi %o1, %ns : tensor<64xi32>
-  %p1 = tile.addptr %b, %w1 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-  %f2 = arith.muli %m2, %c64 : i32
-  %s2 = tile.splat %f2 : i32 -> tensor<64xi32>
-  %o2 = arith.addi %s2, %r : tensor<64xi32>
-  %w2 = arith.remsi %o2, %ns : tensor<64xi32>
-  %p2 = tile.addptr %b, %w2 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-  %f3 = arith.muli %m3, %c64 : i32
-  %s3 = tile.splat %f3 : i32 -> tensor<64xi32>
-  %o3 = arith.addi %s3, %r : tensor<64xi32>
-  %w3 = arith.remsi %o3, %ns : tensor<64xi32>
-  %p3 = tile.addptr %b, %w3 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-  %f4 = arith.muli %m4, %c64 : i32
-  %s4 = tile.splat %f4 : i32 -> tensor<64xi32>
-  %o4 = arith.addi %s4, %r : tensor<64xi32>
-  %w4 = arith.remsi %o4, %ns : tensor<64xi32>
-  %p4 = tile.addptr %b, %w4 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-  %f5 = arith.muli %m5, %c64 : i32
-  %s5 = tile.splat %f5 : i32 -> tensor<64xi32>
-  %o5 = arith.addi %s5, %r : tensor<64xi32>
-  %w5 = arith.remsi %o5, %ns : tensor<64xi32>
-  %p5 = tile.addptr %b, %w5 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-  tile.return
-}
 )mlir";
+  for (char i = '0'; i <= '5'; ++i)
+    kernel += llvm::formatv(R"mlir(
+  %f{0} = arith.muli %m{0}, %c64 : i32
+  %s{0} = tile.splat %f{0} : i32 -> tensor<64xi32>
+  %o{0} = arith.addi %s{0}, %r : tensor<64xi32>
+  %w{0} = arith.remsi %o{0}, %ns : tensor<64xi32>
+  %p{0} = tile.addptr %b, %w{0} : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+)mlir",
+                            i)
+                  .str();
+  return kernel + "  tile.return\n}\n";
+}
 
 TEST_F(ContiguityTest, AssumptionsMakeWrappedDividendsNonNegative) {
-  auto module = parse(kAssumed);
+  auto module = parse(assumedKernel());
   ASSERT_TRUE(module);
   std::vector<mlir::Value> ptrs;
   module->walk([&](tile::AddPtrOp op) { ptrs.push_back(op.getResult()); });

@@ -21,12 +21,8 @@ def has_ptxas():
 @pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
 def test_every_benchmark_kernel_compiles_for_hopper():
     pytest.importorskip("torch")
-    import tessera
-    env = dict(os.environ)
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
     result = subprocess.run([sys.executable, RUN, "--compile-only", "cuda:sm_90a"],
-                            capture_output=True, text=True, timeout=600, env=env)
+                            capture_output=True, text=True, timeout=600, env=bench_env())
     assert result.returncode == 0, result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines()
             if line.split() and line.split()[0] in ("vector_add", "softmax", "layernorm", "matmul")]
@@ -37,3 +33,46 @@ def test_every_benchmark_kernel_compiles_for_hopper():
     assert any(row.startswith("matmul") and "wgmma.mma_async" in row for row in rows), result.stdout
     assert all("ld.global.v4" in row for row in rows if row.startswith(("softmax", "vector_add"))), \
         result.stdout
+
+
+def bench_env():
+    import tessera
+    env = dict(os.environ)
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    return env
+
+
+def test_aot_signatures_follow_the_jit_specialization():
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, os.path.dirname(RUN))
+    try:
+        import aot
+    finally:
+        sys.path.pop(0)
+    assert aot.signature_entry(aot.TensorSpec((4, 8), torch.bfloat16)) == "*bf16:16"
+    assert aot.signature_entry(1) == "i32:1"
+    assert aot.signature_entry(4096) == "i32:16"
+    assert aot.signature_entry(1000) == "i32"
+    assert aot.signature_entry(2**40) == "i64:16"
+    assert aot.signature_entry(0.5) == "fp32"
+    # NT: B given as the transpose of a [N, K] tensor has strides (1, K).
+    b = aot.TensorSpec((64, 32), torch.float16).t()
+    assert b.shape == (32, 64) and b.stride() == (1, 32)
+
+
+@pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
+def test_aot_export_writes_cubins_and_a_manifest(tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "aot"
+    result = subprocess.run([sys.executable, RUN, "--quick", "--suite", "add", "--export", str(out)],
+                            capture_output=True, text=True, timeout=600, env=bench_env())
+    assert result.returncode == 0, result.stdout + result.stderr
+    import json
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["target"] == "cuda:sm_90a"
+    assert manifest["tune_keys"] == {"vector_add": []}
+    (entry,) = manifest["entries"]
+    assert entry["kernel"] == "vector_add" and entry["spills"] == 0
+    assert entry["runtime_signature"].startswith("*fp32:16, *fp32:16, *fp32:16, i32")
+    assert (out / entry["file"]).read_bytes()[:4] == b"\x7fELF"

@@ -1,0 +1,43 @@
+"""Launches only Tessera's exported GEMM, for a profiler on the GPU machine.
+
+    ncu --set detailed -k regex:matmul -c 1 \\
+        python3 bench/gpu/profile_gemm.py --aot build/gpu-aot --size 4096 --layout nn
+
+The cubin is the one `run.py --aot` would pick for the shape (autotuned among
+the exported configs first, on launches the profiler skips with -c 1 only if
+told: use --launch-skip to profile the tuned launch, which comes last).
+"""
+
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from aot import AotKernels  # noqa: E402
+from run import gemm_operands, launch_gemm  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--aot", required=True, help="directory written by run.py --export")
+    parser.add_argument("--size", type=int, default=4096)
+    parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    parser.add_argument("--layout", default="nn", choices=["nn", "nt"])
+    args = parser.parse_args()
+    dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
+    a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda", dtype=dt),
+                         args.size, dtype, args.layout)
+    c = torch.empty((args.size, args.size), device="cuda", dtype=dtype)
+    kernels = AotKernels(args.aot)
+    launch_gemm(kernels, a, b, c)  # tunes: one launch per exported config, then the pick
+    torch.cuda.synchronize()
+    launch_gemm(kernels, a, b, c)  # the launch to profile: the last one
+    torch.cuda.synchronize()
+    error = (c.float() - torch.matmul(a, b).float()).abs().max().item()
+    print(*kernels.choices(), f"max |error| = {error:.3g}", sep="\n")
+
+
+if __name__ == "__main__":
+    main()

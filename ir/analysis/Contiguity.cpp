@@ -279,6 +279,14 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
     pieces.nonNegative = lhs.nonNegative && rhs.nonNegative;
     return pieces;
   }
+  if (auto compare = dyn_cast<arith::CmpIOp>(def))
+    return comparisonPieces(compare);
+  if (isa<arith::AndIOp, arith::OrIOp>(def) && type.getElementType().isInteger(1)) {
+    Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
+    Pieces pieces;
+    pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
+    return pieces;
+  }
   if (isa<arith::RemSIOp, arith::RemUIOp>(def)) {
     // Groups of g consecutive values starting at multiples of g stay
     // consecutive modulo an n that is a multiple of g and the same across
@@ -298,6 +306,56 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
     return pieces;
   }
   return unknown;
+}
+
+ContiguityAnalysis::Pieces ContiguityAnalysis::comparisonPieces(arith::CmpIOp compare) {
+  Pieces lhs = cachedPieces(compare.getLhs()), rhs = cachedPieces(compare.getRhs());
+  Pieces pieces;
+  pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
+  // Consecutive values x against a bound n that is constant over a group:
+  // `x < n` and `x >= n` change between n - 1 and n, which is a group
+  // boundary when groups start at multiples of g and n is one.
+  using arith::CmpIPredicate;
+  CmpIPredicate predicate = compare.getPredicate();
+  bool runOnLeft = lhs.run > 1 && !lhs.checkEndpoints;
+  bool runOnRight = rhs.run > 1 && !rhs.checkEndpoints;
+  bool flipsBeforeBound = runOnLeft ? (predicate == CmpIPredicate::slt ||
+                                       predicate == CmpIPredicate::sge ||
+                                       predicate == CmpIPredicate::ult ||
+                                       predicate == CmpIPredicate::uge)
+                                    : (predicate == CmpIPredicate::sgt ||
+                                       predicate == CmpIPredicate::sle ||
+                                       predicate == CmpIPredicate::ugt ||
+                                       predicate == CmpIPredicate::ule);
+  if (runOnLeft != runOnRight && flipsBeforeBound) {
+    const Pieces &values = runOnLeft ? lhs : rhs;
+    const Pieces &bound = runOnLeft ? rhs : lhs;
+    int64_t group = std::gcd(std::gcd(values.run, values.divisibility),
+                             std::gcd(groupDivisibility(bound, 1), bound.constancy));
+    pieces.constancy = std::max(pieces.constancy, group);
+  }
+  return pieces;
+}
+
+int64_t ContiguityAnalysis::runStartAlignment(Value pointer, int64_t run, int64_t elementBytes) {
+  Operation *def = pointer.getDefiningOp();
+  if (auto arg = dyn_cast<BlockArgument>(pointer)) {
+    auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (func && arg.getOwner()->isEntryBlock())
+      if (auto attr = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tile.divisibility"))
+        return divisibilityOf(attr.getInt());
+    return 1;
+  }
+  if (auto splat = dyn_cast_or_null<SplatOp>(def))
+    return runStartAlignment(splat.getSrc(), run, elementBytes);
+  if (isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))
+    return runStartAlignment(def->getOperand(0), run, elementBytes);
+  if (auto addptr = dyn_cast_or_null<AddPtrOp>(def)) {
+    int64_t offsets = groupDivisibility(piecesOf(addptr.getOffset()), run);
+    return std::gcd(runStartAlignment(addptr.getPtr(), run, elementBytes),
+                    std::min(kMaxDivisibility, offsets * elementBytes));
+  }
+  return 1;
 }
 
 std::optional<int64_t> ContiguityAnalysis::lastDimStride(Value value) {

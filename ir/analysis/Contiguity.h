@@ -6,6 +6,7 @@
 #ifndef TESSERA_IR_ANALYSIS_CONTIGUITY_H
 #define TESSERA_IR_ANALYSIS_CONTIGUITY_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -86,6 +87,14 @@ public:
   };
   Pieces piecesOf(mlir::Value value);
 
+  /// A power of two that divides the byte address of the first element of
+  /// every aligned group of `run` elements along the last dimension of
+  /// `pointer` (a pointer tile or scalar of `elementBytes`-byte elements):
+  /// from the `tile.divisibility` of the kernel argument it points into
+  /// (bytes) and the divisibility of the offsets added to it. 1 where
+  /// nothing is known (loop-carried pointers included).
+  int64_t runStartAlignment(mlir::Value pointer, int64_t run, int64_t elementBytes);
+
 private:
   std::optional<int64_t> strideOf(mlir::Value value, unsigned dim);
   Pieces cachedPieces(mlir::Value value);
@@ -94,6 +103,9 @@ private:
   /// proves, or a tile.assume promises.
   Pieces scalarPieces(mlir::Value value);
   Pieces provenScalarPieces(mlir::Value value);
+  /// Constancy of a comparison: `x < n` with x consecutive in aligned groups
+  /// and n a multiple of the group size is constant over each group.
+  Pieces comparisonPieces(mlir::arith::CmpIOp compare);
   /// Whether a tile.assume in the block defining `value` promises `value >= c`
   /// (c >= 0) or `value > c` (c >= -1), either way round.
   bool assumedNonNegative(mlir::Value value);

@@ -136,18 +136,43 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
     return regs;
   }
   VectorRuns runs(builder, loc, base, element, width);
+  auto loadRun = [&](OpBuilder &b, Location loc, unsigned first) {
+    Value vector = vector::LoadOp::create(b, loc, runs.vectorType(), base,
+                                          ValueRange{accesses[first].offset},
+                                          /*nontemporal=*/false, runs.alignment());
+    SmallVector<Value> elements;
+    for (unsigned i = 0; i < width; ++i)
+      elements.push_back(vector::ExtractOp::create(b, loc, vector, int64_t(i)));
+    return elements;
+  };
+  if (runAccess.provedWhole) {
+    for (unsigned first = 0; first < accesses.size(); first += width) {
+      Value condition = accesses[first].condition;
+      if (!condition) {
+        llvm::append_range(regs, loadRun(builder, loc, first));
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(
+          builder, loc, condition,
+          [&](OpBuilder &then, Location loc) {
+            scf::YieldOp::create(then, loc, loadRun(then, loc, first));
+          },
+          [&](OpBuilder &orElse, Location loc) {
+            SmallVector<Value> elements;
+            for (unsigned i = first; i < first + width; ++i)
+              elements.push_back(otherwise(orElse, i));
+            scf::YieldOp::create(orElse, loc, elements);
+          });
+      llvm::append_range(regs, ifOp.getResults());
+    }
+    return regs;
+  }
   for (unsigned first = 0; first < accesses.size(); first += width) {
     Value whole = runs.isWhole(builder, loc, accesses, first, runAccess);
     auto ifOp = scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {
-          Value vector = vector::LoadOp::create(then, loc, runs.vectorType(), base,
-                                                ValueRange{accesses[first].offset},
-                                                /*nontemporal=*/false, runs.alignment());
-          SmallVector<Value> elements;
-          for (unsigned i = 0; i < width; ++i)
-            elements.push_back(vector::ExtractOp::create(then, loc, vector, int64_t(i)));
-          scf::YieldOp::create(then, loc, elements);
+          scf::YieldOp::create(then, loc, loadRun(then, loc, first));
         },
         [&](OpBuilder &orElse, Location loc) {
           SmallVector<Value> elements;
@@ -179,14 +204,26 @@ void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<Elemen
     // another run or not at all.
     if (skip(first))
       continue;
+    auto storeRun = [&](OpBuilder &b, Location loc) {
+      Value vector =
+          vector::FromElementsOp::create(b, loc, runs.vectorType(), values.slice(first, width));
+      vector::StoreOp::create(b, loc, vector, base, ValueRange{accesses[first].offset},
+                              /*nontemporal=*/false, runs.alignment());
+    };
+    if (runAccess.provedWhole) {
+      OpBuilder::InsertionGuard insertion(builder);
+      if (Value condition = accesses[first].condition) {
+        auto ifOp = scf::IfOp::create(builder, loc, condition, /*withElseRegion=*/false);
+        builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      }
+      storeRun(builder, loc);
+      continue;
+    }
     Value whole = runs.isWhole(builder, loc, accesses, first, runAccess);
     scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {
-          Value vector = vector::FromElementsOp::create(then, loc, runs.vectorType(),
-                                                        values.slice(first, width));
-          vector::StoreOp::create(then, loc, vector, base, ValueRange{accesses[first].offset},
-                                  /*nontemporal=*/false, runs.alignment());
+          storeRun(then, loc);
           scf::YieldOp::create(then, loc);
         },
         [&](OpBuilder &orElse, Location loc) {

@@ -54,6 +54,12 @@ struct RunAccess {
   RunAddresses addresses = RunAddresses::Consecutive;
   /// i1 that must hold for a run to be one vector access; null: true.
   mlir::Value vectorCondition;
+  /// Proved at compile time: every run starts at an address that is a
+  /// multiple of its bytes, and the accesses of a run share one condition
+  /// (a mask constant over aligned groups, as `cols < n` with n a multiple of
+  /// the width). Each run is then one vector access under its first
+  /// access's condition, with no run-time check and no element fallback.
+  bool provedWhole = false;
 };
 
 /// i1: every non-null value of `conditions` holds (null when none is).

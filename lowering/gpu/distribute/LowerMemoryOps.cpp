@@ -36,11 +36,14 @@ LogicalResult lowerAddPtr(KernelLowering &k, tile::AddPtrOp op, OpBuilder &build
   return success();
 }
 
-/// How a load or store through `ptrTile` moves runs of registers: the run
-/// of its layout (vectorAccessWidth) as far as the contiguity analysis proves
-/// the addresses consecutive (whole rows or aligned pieces, maybe to be
-/// checked at run time), else one register at a time.
-FailureOr<RunAccess> runAccessOf(KernelLowering &k, Operation *op, Value ptrTile, Type element) {
+/// How a load or store through `ptrTile` under `mask` moves runs of
+/// registers: the run of its layout (vectorAccessWidth) as far as the
+/// contiguity analysis proves the addresses consecutive (whole rows or
+/// aligned pieces, maybe to be checked at run time), else one register at a
+/// time; provedWhole where it also proves every run aligned and its mask
+/// constant over the run.
+FailureOr<RunAccess> runAccessOf(KernelLowering &k, Operation *op, Value ptrTile, Value mask,
+                                 Type element) {
   RunAccess runs{1, RunAddresses::Consecutive, Value()};
   if (!isa<RankedTensorType>(ptrTile.getType()))
     return runs;
@@ -53,6 +56,12 @@ FailureOr<RunAccess> runAccessOf(KernelLowering &k, Operation *op, Value ptrTile
   runs.width = static_cast<unsigned>(llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
   if (runs.width > 1 && contiguous.checkEndpoints)
     runs.addresses = RunAddresses::WhenEndpointsAreConsecutive;
+  if (runs.width < 2 || runs.addresses != RunAddresses::Consecutive)
+    return runs; // vector widths > 1 imply 8- to 64-bit numbers
+  int64_t runBytes = runs.width * element.getIntOrFloatBitWidth() / 8;
+  runs.provedWhole =
+      k.contiguity.runStartAlignment(ptrTile, runs.width, runBytes / runs.width) % runBytes == 0 &&
+      (!mask || k.contiguity.piecesOf(mask).constancy % runs.width == 0);
   return runs;
 }
 
@@ -73,7 +82,7 @@ FailureOr<LoadAccesses> pointerLoadAccesses(KernelLowering &k, tile::LoadOp op,
   Location loc = op.getLoc();
   LoadAccesses load;
   load.element = KernelLowering::registerType(op.getType());
-  FailureOr<RunAccess> runs = runAccessOf(k, op, op.getPtr(), load.element);
+  FailureOr<RunAccess> runs = runAccessOf(k, op, op.getPtr(), op.getMask(), load.element);
   if (failed(runs))
     return failure();
   load.base = k.pointerBase(op.getPtr());
@@ -105,7 +114,7 @@ LogicalResult lowerStore(KernelLowering &k, tile::StoreOp op, OpBuilder &builder
   const std::optional<LinearLayout> &layout = writers->layout;
   Value owner = writers->owner;
   Type element = KernelLowering::registerType(op.getValue().getType());
-  FailureOr<RunAccess> runs = runAccessOf(k, op, op.getPtr(), element);
+  FailureOr<RunAccess> runs = runAccessOf(k, op, op.getPtr(), op.getMask(), element);
   if (failed(runs))
     return failure();
   Registers masks = op.getMask() ? k.registers(op.getMask()) : Registers();

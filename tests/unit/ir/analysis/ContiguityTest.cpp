@@ -267,5 +267,56 @@ TEST_F(ContiguityTest, AssumptionsMakeWrappedDividendsNonNegative) {
   EXPECT_TRUE(checked(ptrs[5]));  // only inside the scf.if
 }
 
+// Masks that are constant over aligned groups, and the alignment of the
+// groups' first addresses, let the GPUs access a masked row in vectors
+// without run-time checks.
+constexpr llvm::StringLiteral kMasksAndAlignment = R"mlir(
+tile.func @k(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %q: !tile.ptr<f16>,
+             %n: i32 {tile.divisibility = 16 : i32}, %m: i32, %row: i32, %ld: i32 {tile.divisibility = 16 : i32}) {
+  %cols = tile.make_range 0 to 64 : tensor<64xi32>
+  %ns = tile.splat %n : i32 -> tensor<64xi32>
+  %ms = tile.splat %m : i32 -> tensor<64xi32>
+  %below_n = arith.cmpi slt, %cols, %ns : tensor<64xi32>
+  %n_above = arith.cmpi sgt, %ns, %cols : tensor<64xi32>
+  %at_most_n = arith.cmpi sle, %cols, %ns : tensor<64xi32>
+  %below_m = arith.cmpi slt, %cols, %ms : tensor<64xi32>
+  %both = arith.andi %below_n, %n_above : tensor<64xi1>
+  %start = arith.muli %row, %ld : i32
+  %rowp = tile.addptr %p, %start : !tile.ptr<f16>, i32
+  %rb = tile.splat %rowp : !tile.ptr<f16> -> tensor<64x!tile.ptr<f16>>
+  %aligned = tile.addptr %rb, %cols : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+  %qb = tile.splat %q : !tile.ptr<f16> -> tensor<64x!tile.ptr<f16>>
+  %unknown = tile.addptr %qb, %cols : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+  %rowm = tile.addptr %p, %row : !tile.ptr<f16>, i32
+  %mb = tile.splat %rowm : !tile.ptr<f16> -> tensor<64x!tile.ptr<f16>>
+  %odd = tile.addptr %mb, %cols : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+  tile.return
+}
+)mlir";
+
+TEST_F(ContiguityTest, MasksConstantOverGroupsAndAlignedRunStarts) {
+  auto module = parse(kMasksAndAlignment);
+  ASSERT_TRUE(module);
+  std::vector<mlir::Value> masks, ptrs;
+  module->walk([&](mlir::arith::CmpIOp op) { masks.push_back(op.getResult()); });
+  module->walk([&](mlir::arith::AndIOp op) { masks.push_back(op.getResult()); });
+  module->walk([&](tile::AddPtrOp op) {
+    if (mlir::isa<mlir::RankedTensorType>(op.getType()))
+      ptrs.push_back(op.getResult());
+  });
+  ASSERT_EQ(masks.size(), 5u);
+  ASSERT_EQ(ptrs.size(), 3u);
+  ContiguityAnalysis analysis;
+  EXPECT_EQ(analysis.piecesOf(masks[0]).constancy, 16); // cols < n, n % 16 == 0
+  EXPECT_EQ(analysis.piecesOf(masks[1]).constancy, 16); // n > cols
+  EXPECT_EQ(analysis.piecesOf(masks[2]).constancy, 1);  // cols <= n flips inside a group
+  EXPECT_EQ(analysis.piecesOf(masks[3]).constancy, 1);  // nothing known of m
+  EXPECT_EQ(analysis.piecesOf(masks[4]).constancy, 16); // and of two such masks
+  // 16-byte argument, row * ld with ld % 16 == 0, groups of 8 f16 from column 0.
+  EXPECT_EQ(analysis.runStartAlignment(ptrs[0], 8, 2), 16);
+  EXPECT_EQ(analysis.runStartAlignment(ptrs[1], 8, 2), 1); // no tile.divisibility on q
+  EXPECT_EQ(analysis.runStartAlignment(ptrs[2], 8, 2), 2); // + row: one element
+}
+
 } // namespace
 } // namespace tessera::tile::testing

@@ -1,0 +1,54 @@
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=1" | FileCheck %s
+
+// A row of a 16-byte aligned argument, masked by `cols < n` with n a
+// multiple of 16: every 16-byte run is aligned and wholly in or out of the
+// mask at compile time, so each is one vector access under the mask of its
+// first element: no alignment check, no element-by-element fallback.
+tile.func @row(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
+  %cols = tile.make_range 0 to 128 : tensor<128xi32>
+  %ns = tile.splat %n : i32 -> tensor<128xi32>
+  %mask = arith.cmpi slt, %cols, %ns : tensor<128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xb, %cols : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %xp, %mask, %zero : tensor<128x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %yp = tile.addptr %yb, %cols : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %yp, %v, %mask : tensor<128x!tile.ptr<f32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @row
+// CHECK-NOT: memref.extract_aligned_pointer_as_index
+// CHECK: %[[IN:.*]] = arith.cmpi slt
+// CHECK: scf.if %[[IN]] -> (f32, f32, f32, f32)
+// CHECK-NEXT: vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK-NOT: memref.load
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: vector.from_elements
+// CHECK-NEXT: vector.store %{{.*}}, %arg1[%{{.*}}] {alignment = 16 : i64}
+// CHECK-NOT: memref.store
+
+// -----
+
+// `cols <= n` changes value between n and n + 1, inside a run: checked per
+// run at run time, with the element fallback.
+tile.func @row_inclusive(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
+  %cols = tile.make_range 0 to 128 : tensor<128xi32>
+  %ns = tile.splat %n : i32 -> tensor<128xi32>
+  %mask = arith.cmpi sle, %cols, %ns : tensor<128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xb, %cols : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %xp, %mask, %zero : tensor<128x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %yp = tile.addptr %yb, %cols : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %yp, %v : tensor<128x!tile.ptr<f32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @row_inclusive
+// CHECK: memref.extract_aligned_pointer_as_index %arg0
+// CHECK: vector.load %arg0
+// CHECK: } else {
+// CHECK: memref.load %arg0

@@ -1,6 +1,8 @@
 // Loads and stores of a tile's registers, one element each or, on NVIDIA and
 // AMD, one vector per run of registers that holds a contiguous piece of a row
-// (LinearLayout::contiguousRegisters). Whether a run may be moved as one
+// (LinearLayout::contiguousRegisters). Where the contiguity analysis proves
+// a run aligned and its mask constant over it, the run is one vector access
+// under its mask (RunAccess::provedWhole); elsewhere whether a run may be one
 // vector is only known at run time (alignment, masks, bounds), so each run
 // checks and falls back to element accesses: the ragged edge of a tile pays,
 // its interior does not. Pointer loads/stores and tensor-descriptor blocks

@@ -145,30 +145,15 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
       elements.push_back(vector::ExtractOp::create(b, loc, vector, int64_t(i)));
     return elements;
   };
-  if (runAccess.provedWhole) {
-    for (unsigned first = 0; first < accesses.size(); first += width) {
-      Value condition = accesses[first].condition;
-      if (!condition) {
-        llvm::append_range(regs, loadRun(builder, loc, first));
-        continue;
-      }
-      auto ifOp = scf::IfOp::create(
-          builder, loc, condition,
-          [&](OpBuilder &then, Location loc) {
-            scf::YieldOp::create(then, loc, loadRun(then, loc, first));
-          },
-          [&](OpBuilder &orElse, Location loc) {
-            SmallVector<Value> elements;
-            for (unsigned i = first; i < first + width; ++i)
-              elements.push_back(otherwise(orElse, i));
-            scf::YieldOp::create(orElse, loc, elements);
-          });
-      llvm::append_range(regs, ifOp.getResults());
-    }
-    return regs;
-  }
   for (unsigned first = 0; first < accesses.size(); first += width) {
-    Value whole = runs.isWhole(builder, loc, accesses, first, runAccess);
+    // A proved run is one vector where its (shared) condition holds; any
+    // other run checks at run time and falls back to element loads.
+    Value whole = runAccess.provedWhole ? accesses[first].condition
+                                        : runs.isWhole(builder, loc, accesses, first, runAccess);
+    if (!whole) {
+      llvm::append_range(regs, loadRun(builder, loc, first));
+      continue;
+    }
     auto ifOp = scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {
@@ -177,9 +162,12 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
         [&](OpBuilder &orElse, Location loc) {
           SmallVector<Value> elements;
           for (unsigned i = first; i < first + width; ++i)
-            elements.push_back(loadElement(
-                orElse, loc, base, inRun(orElse, loc, accesses, first, i, runAccess.addresses),
-                fallback(orElse, i)));
+            elements.push_back(
+                runAccess.provedWhole
+                    ? otherwise(orElse, i)
+                    : loadElement(orElse, loc, base,
+                                  inRun(orElse, loc, accesses, first, i, runAccess.addresses),
+                                  fallback(orElse, i)));
           scf::YieldOp::create(orElse, loc, elements);
         });
     llvm::append_range(regs, ifOp.getResults());

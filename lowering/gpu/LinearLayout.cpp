@@ -287,6 +287,13 @@ LinearLayout LinearLayout::reshaped(llvm::ArrayRef<int64_t> newShape) const {
   });
 }
 
+LinearLayout LinearLayout::untransposed(llvm::ArrayRef<int32_t> order) const {
+  llvm::SmallVector<int32_t, 4> inverse(order.size());
+  for (auto [index, dim] : llvm::enumerate(order))
+    inverse[dim] = int32_t(index);
+  return transposed(inverse);
+}
+
 LinearLayout LinearLayout::transposed(llvm::ArrayRef<int32_t> order) const {
   llvm::SmallVector<int64_t, 4> newShape;
   for (int32_t dim : order)

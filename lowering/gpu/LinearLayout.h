@@ -100,6 +100,9 @@ struct LinearLayout {
   LinearLayout reshaped(llvm::ArrayRef<int64_t> newShape) const;
   /// The tile whose dimension i is dimension order[i] of this one (trans).
   LinearLayout transposed(llvm::ArrayRef<int32_t> order) const;
+  /// The layout of the operand of a trans by `order` whose result has this
+  /// layout: transposed by the inverse permutation.
+  LinearLayout untransposed(llvm::ArrayRef<int32_t> order) const;
   /// The layout the operand of a broadcast to this layout's shape must have
   /// for the broadcast to be a renaming: `sourceShape` has extent 1 where it
   /// is broadcast, and those coordinates are zeroed in every basis (registers

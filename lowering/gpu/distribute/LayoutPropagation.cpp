@@ -217,12 +217,8 @@ LogicalResult Propagation::visit(Operation *op) {
     // tile-gpu-transpose-column-loads) are carried in the transposed layout,
     // so that the transpose moves no data.
     if (auto trans = load.getPtr().getDefiningOp<tile::TransOp>();
-        trans && groupOfMember.count(trans.getSrc()) && !layoutOf(trans.getSrc())) {
-      SmallVector<int32_t> inverse(trans.getOrder().size());
-      for (auto [dim, from] : llvm::enumerate(trans.getOrder()))
-        inverse[from] = int32_t(dim);
-      demand(trans.getSrcMutable(), layout.transposed(inverse));
-    }
+        trans && groupOfMember.count(trans.getSrc()) && !layoutOf(trans.getSrc()))
+      demand(trans.getSrcMutable(), layout.untransposed(trans.getOrder()));
     demandAll(op, layout);
     fix(load.getResult(), layout);
     return success();

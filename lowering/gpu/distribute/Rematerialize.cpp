@@ -58,12 +58,8 @@ LinearLayout Materializer::operandLayout(Operation *op, const LinearLayout &layo
     return layout.reduced(expand.getAxis()); // the inverse on a unit dimension
   if (isa<tile::ReshapeOp>(op))
     return layout.reshaped(source.getShape());
-  if (auto trans = dyn_cast<tile::TransOp>(op)) {
-    SmallVector<int32_t> inverse(trans.getOrder().size());
-    for (auto [index, dim] : llvm::enumerate(trans.getOrder()))
-      inverse[dim] = index;
-    return layout.transposed(inverse);
-  }
+  if (auto trans = dyn_cast<tile::TransOp>(op))
+    return layout.untransposed(trans.getOrder());
   if (isa<tile::BroadcastOp>(op))
     return layout.broadcastSource(source.getShape());
   return layout; // elementwise

@@ -337,6 +337,7 @@ TEST(LinearLayoutTest, TransposedPermutesCoordinates) {
   });
   // The inverse permutation of {2, 0, 1} is {1, 2, 0}.
   EXPECT_EQ(transposed.transposed({1, 2, 0}), layout);
+  EXPECT_EQ(transposed.untransposed(order), layout);
 }
 
 TEST(LinearLayoutTest, BroadcastSourceHoldsTheRowEveryResultHolderNeeds) {

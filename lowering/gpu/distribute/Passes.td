@@ -112,8 +112,9 @@ def TileGpuTransposeColumnLoads : Pass<"tile-gpu-transpose-column-loads", "::mli
     The layouts then give each thread runs along the contiguous dimension
     (vector loads), and the software pipeline copies the runs into the dot's
     K-major B with `cp.async`, as it does for a B written as a transposed
-    [N, K] load in the kernel. Splat and constant masks and `other` values
-    are rebuilt in the transposed shape.
+    [N, K] load in the kernel. The new `tile.trans` ops are folded and
+    canonicalized: splat and constant masks and `other` values become splats
+    and constants of the transposed shape.
   }];
 }
 

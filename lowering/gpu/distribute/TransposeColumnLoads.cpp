@@ -7,7 +7,7 @@
 #include "ir/TileDialect.h"
 #include "ir/analysis/Contiguity.h"
 
-#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace tessera::gpu {
 #define GEN_PASS_DEF_TILEGPUTRANSPOSECOLUMNLOADS
@@ -21,17 +21,11 @@ namespace {
 
 constexpr int32_t kSwapTwoDims[] = {1, 0};
 
-/// `value` ([R, C]) as [C, R]: splats and splat constants are made again in
-/// that shape, anything else goes through tile.trans.
-Value transposed(OpBuilder &builder, Location loc, Value value) {
+/// `value` ([R, C]) as [C, R].
+tile::TransOp transposed(OpBuilder &builder, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   auto swapped = RankedTensorType::get({type.getShape()[1], type.getShape()[0]},
                                        type.getElementType(), type.getEncoding());
-  if (auto splat = value.getDefiningOp<tile::SplatOp>())
-    return tile::SplatOp::create(builder, loc, swapped, splat.getSrc());
-  SplatElementsAttr constant;
-  if (matchPattern(value, m_Constant(&constant)))
-    return arith::ConstantOp::create(builder, loc, swapped, constant.reshape(swapped));
   return tile::TransOp::create(builder, loc, swapped, value, kSwapTwoDims);
 }
 
@@ -57,17 +51,30 @@ struct TransposeColumnLoads
       if (readsColumnsOfB(load, contiguity))
         loads.push_back(load);
     });
+    SmallVector<Operation *> transposes;
     for (tile::LoadOp load : loads) {
       OpBuilder builder(load);
       Location loc = load.getLoc();
-      Value mask = load.getMask() ? transposed(builder, loc, load.getMask()) : Value();
-      Value other = load.getOther() ? transposed(builder, loc, load.getOther()) : Value();
-      auto rows = tile::LoadOp::create(builder, loc, transposed(builder, loc, load.getPtr()), mask,
-                                       other, load.getCacheAttr(), load.getEvictAttr(),
-                                       load.getIsVolatileAttr());
-      load.replaceAllUsesWith(transposed(builder, loc, rows.getResult()));
+      auto operand = [&](Value value) -> Value {
+        if (!value)
+          return value;
+        transposes.push_back(transposed(builder, loc, value));
+        return transposes.back()->getResult(0);
+      };
+      Value pointers = operand(load.getPtr()), mask = operand(load.getMask()),
+            other = operand(load.getOther());
+      auto rows = tile::LoadOp::create(builder, loc, pointers, mask, other, load.getCacheAttr(),
+                                       load.getEvictAttr(), load.getIsVolatileAttr());
+      load.replaceAllUsesWith(transposed(builder, loc, rows.getResult()).getResult());
       load.erase();
     }
+    // trans' own folds and canonicalizations make transposed splats and
+    // constants splats and constants again (the software pipeline zero-fills
+    // a load whose `other` it sees is +0) and cancel a trans of a trans.
+    RewritePatternSet patterns(&getContext());
+    tile::TransOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyOpPatternsGreedily(transposes, std::move(patterns))))
+      signalPassFailure();
   }
 };
 

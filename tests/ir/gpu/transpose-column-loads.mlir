@@ -22,11 +22,11 @@ tile.func @columns_of_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
   %step = tile.splat %c32 : i32 -> tensor<32x64xi32>
   %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
   %zero = arith.constant dense<0.0> : tensor<32x64xbf16>
-  %true = arith.constant true
   %acc, %bp = scf.for %i = %c0 to %K step %c32 iter_args(%acc_i = %acc0, %bp_i = %bptrs)
       -> (tensor<64x64xf32>, tensor<32x64x!tile.ptr<bf16>>) : i32 {
     %at = tile.load %a0 : tensor<64x32x!tile.ptr<bf16>>
-    %mask = tile.splat %true : i1 -> tensor<32x64xi1>
+    %inside = arith.cmpi slt, %i, %K : i32
+    %mask = tile.splat %inside : i1 -> tensor<32x64xi1>
     %bt = tile.load %bp_i, %mask, %zero : tensor<32x64x!tile.ptr<bf16>>
     %next = tile.dot %at, %bt, %acc_i : tensor<64x32xbf16> * tensor<32x64xbf16> -> tensor<64x64xf32>
     %bp2 = tile.addptr %bp_i, %step : tensor<32x64x!tile.ptr<bf16>>, tensor<32x64xi32>
@@ -40,9 +40,9 @@ tile.func @columns_of_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
 // CHECK-LABEL: tile.func @columns_of_b
 // CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[BP:.*]] = %{{.*}})
 // CHECK: %[[A:.*]] = tile.load
-// CHECK: %[[MASK:.*]] = tile.splat %{{.*}} : i1 -> tensor<64x32xi1>
-// CHECK: %[[OTHER:.*]] = arith.constant dense<0.000000e+00> : tensor<64x32xbf16>
-// CHECK: %[[PT:.*]] = tile.trans %[[BP]], order = [1, 0] : tensor<32x64x!tile.ptr<bf16>> -> tensor<64x32x!tile.ptr<bf16>>
+// CHECK-DAG: %[[PT:.*]] = tile.trans %[[BP]], order = [1, 0] : tensor<32x64x!tile.ptr<bf16>> -> tensor<64x32x!tile.ptr<bf16>>
+// CHECK-DAG: %[[MASK:.*]] = tile.splat %{{.*}} : i1 -> tensor<64x32xi1>
+// CHECK-DAG: %[[OTHER:.*]] = arith.constant dense<0.000000e+00> : tensor<64x32xbf16>
 // CHECK: %[[ROWS:.*]] = tile.load %[[PT]], %[[MASK]], %[[OTHER]] : tensor<64x32x!tile.ptr<bf16>>
 // CHECK: %[[B:.*]] = tile.trans %[[ROWS]], order = [1, 0] : tensor<64x32xbf16> -> tensor<32x64xbf16>
 // CHECK: tile.dot %[[A]], %[[B]]

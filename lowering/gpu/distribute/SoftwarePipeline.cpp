@@ -301,18 +301,6 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
   }
 }
 
-/// The instruction's store fence, unless the op just before is that fence:
-/// rings feeding the same kind of instruction share one.
-void emitStoreFenceOnce(OpBuilder &builder, Location loc, const TensorCoreDot &instruction) {
-  Block *block = builder.getInsertionBlock();
-  Operation *before = block->empty() ? nullptr : &block->back();
-  instruction.emitStoreFence(builder, loc);
-  Operation *fence = block->empty() ? nullptr : &block->back();
-  if (before && fence != before &&
-      OperationEquivalence::isEquivalentTo(before, fence, OperationEquivalence::IgnoreLocations))
-    fence->erase();
-}
-
 /// The lowering of one pipelined loop.
 class PipelinedLoop {
 public:
@@ -552,9 +540,10 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           NVVM::CpAsyncWaitGroupOp::create(body, loc, ahead - 1);
         // The stages of t are then ready for the dots: fenced for
         // instructions that read through the async proxy, and synchronized.
-        for (const Ring &ring : rings)
-          if (ring.plan.instruction)
-            emitStoreFenceOnce(body, loc, *ring.plan.instruction);
+        if (llvm::any_of(rings, [](const Ring &ring) {
+              return ring.plan.instruction && ring.plan.instruction->readsThroughAsyncProxy();
+            }))
+          emitAsyncProxyFence(body, loc);
         mlir::gpu::BarrierOp::create(body, loc);
 
         Value stageCount = indexConstant(body, loc, stages);

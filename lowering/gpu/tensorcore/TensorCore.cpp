@@ -4,9 +4,17 @@
 #include "lowering/gpu/tensorcore/NvidiaMma.h"
 #include "lowering/gpu/tensorcore/Wgmma.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
 namespace tessera::gpu {
 
 TensorCoreDot::~TensorCoreDot() = default;
+
+void emitAsyncProxyFence(mlir::OpBuilder &builder, mlir::Location loc) {
+  mlir::NVVM::FenceProxyOp::create(
+      builder, loc, mlir::NVVM::ProxyKind::async_shared,
+      mlir::NVVM::SharedSpaceAttr::get(builder.getContext(), mlir::NVVM::SharedSpace::shared_cta));
+}
 
 DotProblem dotProblemOf(tile::DotOp op) {
   auto aType = cast<mlir::RankedTensorType>(op.getA().getType());

@@ -111,13 +111,17 @@ public:
                                                         mlir::ValueRange acc) const {
     return emit(builder, loc, lane, warp, a, b, acc);
   }
-  /// Orders this thread's ordinary stores into the operand buffers before
-  /// the instructions read them: fence.proxy.async for wgmma, which reads
-  /// through the async proxy; nothing for the others.
-  virtual void emitStoreFence(mlir::OpBuilder &builder, mlir::Location loc) const {}
+  /// Whether the instructions read shared memory through the async proxy
+  /// (wgmma): ordinary stores into the operand buffers must then be ordered
+  /// before them with emitAsyncProxyFence.
+  virtual bool readsThroughAsyncProxy() const { return false; }
   /// Waits for every dot emitOverlapped left running.
   virtual void emitWaitForAll(mlir::OpBuilder &builder, mlir::Location loc) const {}
 };
+
+/// fence.proxy.async (shared::cta): orders this thread's ordinary stores to
+/// shared memory before reads through the async proxy.
+void emitAsyncProxyFence(mlir::OpBuilder &builder, mlir::Location loc);
 
 /// The matrix instruction for `problem` on `target` with `numWarps` warps, or
 /// nullptr when there is none (wrong types, shape below the instruction's

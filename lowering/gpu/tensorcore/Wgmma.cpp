@@ -185,11 +185,7 @@ public:
     return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/0);
   }
   bool isAsynchronous() const override { return true; }
-  void emitStoreFence(OpBuilder &builder, Location loc) const override {
-    NVVM::FenceProxyOp::create(
-        builder, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(builder.getContext(), NVVM::SharedSpace::shared_cta));
-  }
+  bool readsThroughAsyncProxy() const override { return true; }
   SmallVector<Value> emitOverlapped(OpBuilder &builder, Location loc, Value lane, Value warp,
                                     const SharedOperand &aShared, const SharedOperand &bShared,
                                     ValueRange acc) const override {
@@ -259,7 +255,7 @@ SmallVector<Value> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
   // the async proxy, then the barrier orders every thread's fence before the
   // first wgmma (unless the caller did both).
   if (!aShared.ready || !bShared.ready) {
-    emitStoreFence(builder, loc);
+    emitAsyncProxyFence(builder, loc);
     mlir::gpu::BarrierOp::create(builder, loc);
   }
 

@@ -153,11 +153,9 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
       mlir::gpu::BarrierOp::create(builder, loc);
     SmallVector<Value> batchAcc =
         llvm::map_to_vector(regsOfBatch, [&](unsigned reg) { return acc[reg]; });
-    SmallVector<Value> result =
-        k.overlapped(op) ? instruction.emitOverlapped(builder, loc, k.thread.lane(), k.thread.warp(),
-                                                      buffers->where[0], buffers->where[1], batchAcc)
-                         : instruction.emit(builder, loc, k.thread.lane(), k.thread.warp(),
-                                            buffers->where[0], buffers->where[1], batchAcc);
+    auto emit = k.overlapped(op) ? &TensorCoreDot::emitOverlapped : &TensorCoreDot::emit;
+    SmallVector<Value> result = (instruction.*emit)(builder, loc, k.thread.lane(), k.thread.warp(),
+                                                    buffers->where[0], buffers->where[1], batchAcc);
     // Staged operands stay put until the pipelined loop's next barrier.
     if (!buffers->allStaged())
       mlir::gpu::BarrierOp::create(builder, loc);

@@ -339,13 +339,8 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::comparisonPieces(arith::CmpIOp co
 
 int64_t ContiguityAnalysis::runStartAlignment(Value pointer, int64_t run, int64_t elementBytes) {
   Operation *def = pointer.getDefiningOp();
-  if (auto arg = dyn_cast<BlockArgument>(pointer)) {
-    auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-    if (func && arg.getOwner()->isEntryBlock())
-      if (auto attr = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tile.divisibility"))
-        return divisibilityOf(attr.getInt());
-    return 1;
-  }
+  if (isa<BlockArgument>(pointer))
+    return provenScalarPieces(pointer).divisibility; // a kernel argument's tile.divisibility
   if (auto splat = dyn_cast_or_null<SplatOp>(def))
     return runStartAlignment(splat.getSrc(), run, elementBytes);
   if (isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))

@@ -32,7 +32,8 @@ enum class LoopCarriedStrides {
 /// extui/trunci and constants) and finds the constant difference between
 /// neighbouring elements along its last dimension (or another one), counted
 /// in elements of the pointee for pointers. Scalars and splats have stride 0;
-/// a dimension of size 1 has stride 0. Integer arguments marked `tile.equal_to_1` count as the constant 1.
+/// a dimension of size 1 has stride 0. Integer arguments marked
+/// `tile.equal_to_1` count as the constant 1.
 ///
 /// Where no stride holds for a whole row, `contiguousElements` looks for
 /// pieces, as Triton's axis analysis does: a tile whose last dimension splits

@@ -44,18 +44,39 @@ def bench_env():
 
 
 def test_aot_signatures_follow_the_jit_specialization():
+    """aot.signature_entry restates the JIT's specialization rules (the GPU
+    machine cannot import tessera); the JIT itself is the reference."""
     torch = pytest.importorskip("torch")
+    import tessera
+    import tessera.language as tl
     sys.path.insert(0, os.path.dirname(RUN))
     try:
         import aot
     finally:
         sys.path.pop(0)
-    assert aot.signature_entry(aot.TensorSpec((4, 8), torch.bfloat16)) == "*bf16:16"
-    assert aot.signature_entry(1) == "i32:1"
-    assert aot.signature_entry(4096) == "i32:16"
-    assert aot.signature_entry(1000) == "i32"
-    assert aot.signature_entry(2**40) == "i64:16"
-    assert aot.signature_entry(0.5) == "fp32"
+
+    @tessera.jit
+    def kernel(p, q, a, b, c, d, flag, x, BLOCK: tl.constexpr):
+        pass
+
+    storage = torch.zeros(64, dtype=torch.bfloat16)
+    values = dict(p=storage, q=storage[1:], a=1, b=4096, c=1000, d=2**40, flag=True, x=0.5, BLOCK=8)
+    _, plan, *_ = kernel.specialize(values)
+    jit = []
+    for entry in plan:
+        if entry is None:
+            continue
+        kind, divisible = entry[0], entry[1]
+        if kind == "ptr":
+            jit.append(("*bf16", divisible))
+        elif kind in ("i32", "i64"):
+            jit.append((f"{kind}:1" if entry[2] else kind, divisible))
+        else:
+            jit.append(({"f32": "fp32"}.get(kind, kind), divisible))
+    expected = [f"{name}:16" if divisible else name for name, divisible in jit]
+    names = ["p", "q", "a", "b", "c", "d", "flag", "x"]
+    assert [aot.signature_entry(values[n]) for n in names] == expected
+    assert expected == ["*bf16:16", "*bf16", "i32:1", "i32:16", "i32", "i64:16", "i1", "fp32"]
     # NT: B given as the transpose of a [N, K] tensor has strides (1, K).
     b = aot.TensorSpec((64, 32), torch.float16).t()
     assert b.shape == (32, 64) and b.stride() == (1, 32)

@@ -256,17 +256,17 @@ class AotKernels:
     def run(self, name, arg_names, constexprs, values, grid, warps):
         given = {k: values[k] for k in constexprs if k in values}
         runtime = runtime_signature(arg_names, constexprs, values)
-        candidates = [e for e in self.entries if e["kernel"] == name
-                      and all(e["constexprs"].get(k) == v for k, v in given.items())
-                      and (warps is None or e["num_warps"] == warps)
-                      and e["runtime_signature"] == runtime]
-        if not candidates:
-            raise LookupError(f"{name}: no exported cubin for [{runtime}] with {given} "
-                              f"(run.py --export with the same shapes)")
         # As the autotuner: one pick per value of its key (M, N, K), too.
         tuned_on = tuple(values[k] for k in self.tune_keys.get(name, []) if k in values)
-        key = (name, runtime, tuple(sorted(given.items())), tuned_on)
+        key = (name, runtime, tuple(sorted(given.items())), tuned_on, warps)
         if key not in self.chosen:
+            candidates = [e for e in self.entries if e["kernel"] == name
+                          and all(e["constexprs"].get(k) == v for k, v in given.items())
+                          and (warps is None or e["num_warps"] == warps)
+                          and e["runtime_signature"] == runtime]
+            if not candidates:
+                raise LookupError(f"{name}: no exported cubin for [{runtime}] with {given} "
+                                  f"(run.py --export with the same shapes)")
             self.chosen[key] = candidates[0] if len(candidates) == 1 else min(
                 candidates, key=lambda e: self._time(e, values, grid))
         self._launch(self.chosen[key], values, grid)

@@ -108,6 +108,8 @@ bool batchInRegisters(const LinearLayout &layout) {
 struct OperandBuffers {
   SharedOperand where[2];
   bool staged[2] = {false, false};
+  /// The instruction's accumulator buffer, where it asks for one.
+  Value accumulatorScratch;
   bool allStaged() const { return staged[0] && staged[1]; }
 };
 
@@ -129,6 +131,14 @@ FailureOr<OperandBuffers> operandBuffers(KernelLowering &k, tile::DotOp op, cons
     if (failed(buffer))
       return failure();
     buffers.where[index] = {*buffer, indexConstant(builder, op.getLoc(), 0)};
+  }
+  if (int64_t scratch = plan.instruction ? plan.instruction->accumulatorScratchElements() : 0) {
+    FailureOr<Value> buffer =
+        k.shared.allocate(op, sharedElementType(op.getType().getElementType()), scratch,
+                          plan.sharedAlignment());
+    if (failed(buffer))
+      return failure();
+    buffers.accumulatorScratch = *buffer;
   }
   return buffers;
 }
@@ -155,7 +165,8 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
         llvm::map_to_vector(regsOfBatch, [&](unsigned reg) { return acc[reg]; });
     auto emit = k.overlapped(op) ? &TensorCoreDot::emitOverlapped : &TensorCoreDot::emit;
     SmallVector<Value> result = (instruction.*emit)(builder, loc, k.thread.lane(), k.thread.warp(),
-                                                    buffers->where[0], buffers->where[1], batchAcc);
+                                                    buffers->where[0], buffers->where[1], batchAcc,
+                                                    buffers->accumulatorScratch);
     // Staged operands stay put until the pipelined loop's next barrier.
     if (!buffers->allStaged())
       mlir::gpu::BarrierOp::create(builder, loc);

@@ -48,6 +48,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 
@@ -427,6 +428,10 @@ tile::DotOp PipelinedLoop::overlappableDot() {
 FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // The rings, as deep as num-stages asks and shared memory allows.
   int64_t stageBytes = 0;
+  // Buffers a dot allocates beside its operands (a cooperative matrix's
+  // accumulator) share the budget with the rings.
+  int64_t dotScratchBytes = 0;
+  llvm::SmallPtrSet<Operation *, 2> dotsSeen;
   for (const StagedLoad &staged : analysis.loads) {
     FailureOr<DotPlan> plan = planDot(k, staged.dot);
     if (failed(plan))
@@ -438,6 +443,10 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     ring.stageElements =
         llvm::alignTo(plan->sharedElements(staged.slot) * elementBytes, alignment) / elementBytes;
     stageBytes = llvm::alignTo(stageBytes, alignment) + ring.stageElements * elementBytes;
+    tile::DotOp dot = staged.dot;
+    if (plan->instruction && dotsSeen.insert(dot).second)
+      dotScratchBytes += plan->instruction->accumulatorScratchElements() *
+                         dot.getType().getElementType().getIntOrFloatBitWidth() / 8;
     ring.plan = std::move(*plan);
     ring.source = ring.plan.source(staged.slot);
     if (staged.transposed()) {
@@ -454,7 +463,9 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   overlapped = overlappableDot();
   unsigned busyStages = overlapped ? 2 : 1;
   stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
-  auto fits = [&] { return stages * stageBytes <= int64_t(k.target.maxSharedMemoryBytes); };
+  auto fits = [&] {
+    return stages * stageBytes + dotScratchBytes <= int64_t(k.target.maxSharedMemoryBytes);
+  };
   auto shrink = [&] {
     while (stages > busyStages + 1 && !fits())
       --stages;

@@ -182,7 +182,7 @@ public:
 
   SmallVector<Value> emit(OpBuilder &b, Location loc, Value lane, Value warp,
                           const SharedOperand &aShared, const SharedOperand &bShared,
-                          ValueRange acc) const override;
+                          ValueRange acc, Value accumulatorScratch) const override;
 
 private:
   int64_t instructionRegisters() const {
@@ -298,7 +298,8 @@ Value AmdMatrixDot::multiply(OpBuilder &b, Location loc, Value a, Value bFragmen
 
 SmallVector<Value> AmdMatrixDot::emit(OpBuilder &b, Location loc, Value lane, Value warp,
                                       const SharedOperand &aShared,
-                                      const SharedOperand &bShared, ValueRange acc) const {
+                                      const SharedOperand &bShared, ValueRange acc,
+                                      Value /*accumulatorScratch*/) const {
   const AmdMatrixInstruction &in = plan.instruction;
   int64_t registers = instructionRegisters();
   assert(static_cast<int64_t>(acc.size()) == registers * tilesM() * tilesN() &&

@@ -122,7 +122,7 @@ public:
 
   SmallVector<Value> emit(OpBuilder &builder, Location loc, Value lane, Value warp,
                           const SharedOperand &aShared, const SharedOperand &bShared,
-                          ValueRange acc) const override;
+                          ValueRange acc, Value accumulatorScratch) const override;
 
 private:
   using AFragment = std::array<Value, 4>;
@@ -295,7 +295,8 @@ void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFr
 // a loop would also have to carry all accumulator registers as iter_args.
 SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane, Value warp,
                                     const SharedOperand &aShared,
-                                    const SharedOperand &bShared, ValueRange acc) const {
+                                    const SharedOperand &bShared, ValueRange acc,
+                                    Value /*accumulatorScratch*/) const {
   LaneCoordinates coords = laneCoordinates(builder, loc, lane, warp);
   SmallVector<Value> registers(acc.begin(), acc.end());
   for (int64_t step = 0; step < problem.k / instruction.k; ++step) {

@@ -1,5 +1,6 @@
 // Matrix instructions behind `tile.dot` on GPUs: mma.sync (+ ldmatrix) on
-// NVIDIA sm_80+, MFMA on CDNA (gfx90a, gfx942), WMMA on RDNA3 (gfx1100).
+// NVIDIA sm_80+, wgmma on sm_90a, MFMA on CDNA (gfx90a, gfx942), WMMA on
+// RDNA3 (gfx1100), cooperative matrices on Vulkan.
 //
 // The contract with the distribution pass (lowering/gpu/distribute):
 //  1. `selectTensorCoreDot` picks an instruction for one dot, or nullptr when
@@ -12,7 +13,10 @@
 //     swizzle against bank conflicts. Then it emits a workgroup barrier.
 //  4. `emit` reads the operands from the buffers and returns the new
 //     accumulator: one scalar per register of `accumulatorLayout()`, in
-//     register order, given the old one in the same form. An operand may
+//     register order, given the old one in the same form. An instruction
+//     whose accumulator cannot stay in registers across it (cooperative
+//     matrices) also gets a workgroup buffer of
+//     `accumulatorScratchElements()` accumulator elements. An operand may
 //     start anywhere in its buffer (SharedOperand::start): a software-
 //     pipelined loop keeps one stage of every operand per loop iteration in
 //     flight in one ring of stages. An asynchronous instruction (wgmma) can
@@ -88,14 +92,20 @@ public:
   /// col are `index` values.
   virtual mlir::Value sharedIndex(mlir::OpBuilder &builder, mlir::Location loc, DotOperand operand,
                                   mlir::Value row, mlir::Value col) const = 0;
+  /// Elements of the accumulator's type that emit needs in a workgroup
+  /// buffer of its own, at index 0 (0: none).
+  virtual int64_t accumulatorScratchElements() const { return 0; }
   /// Emits the matrix instructions. `lane` and `warp` are i32 values (lane in
   /// warp, warp in program); `a`/`b` say where the operands are; `acc` holds
-  /// accumulatorLayout().numRegisters() scalars of the accumulator type.
-  /// Returns as many scalars, the new accumulator.
+  /// accumulatorLayout().numRegisters() scalars of the accumulator type;
+  /// `accumulatorScratch` is the buffer accumulatorScratchElements() asks for
+  /// (null when it asks for none). Returns as many scalars, the new
+  /// accumulator.
   virtual llvm::SmallVector<mlir::Value> emit(mlir::OpBuilder &builder, mlir::Location loc,
                                               mlir::Value lane, mlir::Value warp,
                                               const SharedOperand &a, const SharedOperand &b,
-                                              mlir::ValueRange acc) const = 0;
+                                              mlir::ValueRange acc,
+                                              mlir::Value accumulatorScratch) const = 0;
 
   /// Whether the instructions run on after they are issued (wgmma), so that
   /// a software-pipelined loop can issue the next iteration's copies while
@@ -108,8 +118,9 @@ public:
                                                         mlir::Location loc, mlir::Value lane,
                                                         mlir::Value warp, const SharedOperand &a,
                                                         const SharedOperand &b,
-                                                        mlir::ValueRange acc) const {
-    return emit(builder, loc, lane, warp, a, b, acc);
+                                                        mlir::ValueRange acc,
+                                                        mlir::Value accumulatorScratch) const {
+    return emit(builder, loc, lane, warp, a, b, acc, accumulatorScratch);
   }
   /// Whether the instructions read shared memory through the async proxy
   /// (wgmma): ordinary stores into the operand buffers must then be ordered

@@ -181,14 +181,14 @@ public:
 
   SmallVector<Value> emit(OpBuilder &builder, Location loc, Value lane, Value warp,
                           const SharedOperand &aShared, const SharedOperand &bShared,
-                          ValueRange acc) const override {
+                          ValueRange acc, Value /*accumulatorScratch*/) const override {
     return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/0);
   }
   bool isAsynchronous() const override { return true; }
   bool readsThroughAsyncProxy() const override { return true; }
   SmallVector<Value> emitOverlapped(OpBuilder &builder, Location loc, Value lane, Value warp,
                                     const SharedOperand &aShared, const SharedOperand &bShared,
-                                    ValueRange acc) const override {
+                                    ValueRange acc, Value /*accumulatorScratch*/) const override {
     return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/1);
   }
   void emitWaitForAll(OpBuilder &builder, Location loc) const override {

@@ -139,7 +139,7 @@ OwningOpRef<ModuleOp> buildDotKernel(MLIRContext &context, const GpuTarget &targ
   SmallVector<Value> acc(layout.numRegisters(), zero);
   Value start = index(b, loc, 0);
   SmallVector<Value> result =
-      dot.emit(b, loc, lane, warp, {aShared, start}, {bShared, start}, acc);
+      dot.emit(b, loc, lane, warp, {aShared, start}, {bShared, start}, acc, {});
 
   Value threadPart[2];
   for (unsigned dim = 0; dim < 2; ++dim)

@@ -92,7 +92,7 @@ TEST_P(AmdMatrixSimulationTest, EveryWaveComputesItsPartOfTheProduct) {
   SmallVector<Value> result =
       dot->emit(inside, loc, body->getArgument(0), body->getArgument(1),
                 {body->getArgument(2), start}, {body->getArgument(3), start},
-                body->getArguments().drop_front(4));
+                body->getArguments().drop_front(4), {});
   func::ReturnOp::create(inside, loc);
   ASSERT_EQ(result.size(), layout.numRegisters());
 

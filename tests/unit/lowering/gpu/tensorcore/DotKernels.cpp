@@ -161,7 +161,7 @@ OwningOpRef<ModuleOp> buildDotKernel(MLIRContext &context, const TensorCoreDot &
   Value warp = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), warpIndex);
   Value start = constantIndex(b, loc, 0);
   SmallVector<Value> result =
-      dot.emit(b, loc, lane, warp, {aShared, start}, {bShared, start}, acc);
+      dot.emit(b, loc, lane, warp, {aShared, start}, {bShared, start}, acc, {});
   for (auto [value, offset] : llvm::zip_equal(result, offsets))
     memref::StoreOp::create(b, loc, value, c, ValueRange{offset});
   mlir::gpu::ReturnOp::create(b, loc);
@@ -187,7 +187,7 @@ func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
   Value start = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<Value> result =
       dot.emit(b, loc, body->getArgument(0), body->getArgument(1), {body->getArgument(2), start},
-               {body->getArgument(3), start}, body->getArguments().drop_front(4));
+               {body->getArgument(3), start}, body->getArguments().drop_front(4), {});
   func::ReturnOp::create(b, loc, result);
   return function;
 }

@@ -31,6 +31,22 @@ constexpr VkStructureType kCooperativeMatrixFeaturesType = VkStructureType(10005
 #endif
 constexpr const char *kCooperativeMatrixExtension = "VK_KHR_cooperative_matrix";
 
+// One shape a device offers, as the Vulkan registry defines
+// VkCooperativeMatrixPropertiesKHR (spelled out: headers before 1.3.255 lack
+// it), and the registry's values of the enums it uses.
+struct CooperativeMatrixShape {
+  VkStructureType sType;
+  void *pNext;
+  uint32_t m, n, k;
+  int32_t aType, bType, cType, resultType;
+  VkBool32 saturatingAccumulation;
+  int32_t scope;
+};
+constexpr VkStructureType kCooperativeMatrixShapeType = VkStructureType(1000506001);
+constexpr int32_t kComponentFloat16 = 0, kComponentFloat32 = 1, kScopeSubgroup = 3;
+using ListCooperativeMatrixShapes = VkResult(VKAPI_PTR *)(VkPhysicalDevice, uint32_t *,
+                                                          CooperativeMatrixShape *);
+
 /// The instance and the functions loaded for it; destroys the instance unless
 /// released into a DeviceState.
 struct Instance {
@@ -162,6 +178,24 @@ struct FeatureChain {
   }
 };
 
+/// Whether the device lists the cooperative-matrix shape the compiler uses.
+bool listsCompilerCooperativeMatrix(const Instance &instance, VkPhysicalDevice device) {
+  auto list = reinterpret_cast<ListCooperativeMatrixShapes>(instance.vk.vkGetInstanceProcAddr(
+      instance.handle, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  uint32_t count = 0;
+  if (!list || list(device, &count, nullptr) != VK_SUCCESS)
+    return false;
+  std::vector<CooperativeMatrixShape> shapes(count, {kCooperativeMatrixShapeType});
+  if (list(device, &count, shapes.data()) != VK_SUCCESS)
+    return false;
+  return llvm::any_of(shapes, [](const CooperativeMatrixShape &shape) {
+    return shape.m == 16 && shape.n == 16 && shape.k == 16 && shape.aType == kComponentFloat16 &&
+           shape.bType == kComponentFloat16 && shape.cType == kComponentFloat32 &&
+           shape.resultType == kComponentFloat32 && !shape.saturatingAccumulation &&
+           shape.scope == kScopeSubgroup;
+  });
+}
+
 /// What one physical device is and offers.
 struct Candidate {
   VkPhysicalDevice handle = VK_NULL_HANDLE;
@@ -241,6 +275,8 @@ Candidate describe(const Instance &instance, VkPhysicalDevice device, unsigned i
   f.sharedInt64Atomics = features.v12.shaderSharedInt64Atomics;
   f.cooperativeMatrix =
       features.hasCooperativeMatrix && features.cooperativeMatrix.cooperativeMatrix;
+  info.cooperativeMatrix16x16x16 =
+      f.cooperativeMatrix && listsCompilerCooperativeMatrix(instance, device);
   return candidate;
 }
 
@@ -401,14 +437,14 @@ std::string VulkanDeviceInfo::str() const {
       "  subgroup size {4} (range {5}..{6}{7}), shared memory {8} bytes, workgroup size <= "
       "{9}x{10}x{11} ({12} invocations), grid <= {13}x{14}x{15}\n"
       "  push constants {16} bytes, storage buffers <= {17} bytes ({18} per stage), buffers {19}, "
-      "bufferDeviceAddress {20}\n"
+      "bufferDeviceAddress {20}, cooperative matrix 16x16x16 f16->f32 {22}\n"
       "  features: {21}",
       name, type, apiVersionString(), driver, subgroupSize, minSubgroupSize, maxSubgroupSize,
       subgroupSizeControl ? ", controllable" : "", maxSharedMemoryBytes, maxWorkgroupSize[0],
       maxWorkgroupSize[1], maxWorkgroupSize[2], maxWorkgroupInvocations, maxWorkgroupCount[0],
       maxWorkgroupCount[1], maxWorkgroupCount[2], maxPushConstantBytes, maxStorageBufferRange,
       maxStorageBuffersPerStage, hostMappedBuffers ? "host-mapped" : "device-local + staging",
-      bufferDeviceAddress ? "yes" : "no", features.str());
+      bufferDeviceAddress ? "yes" : "no", features.str(), cooperativeMatrix16x16x16 ? "yes" : "no");
 }
 
 DeviceState::~DeviceState() {
@@ -474,7 +510,7 @@ tessera::gpu::GpuTarget VulkanDevice::target() const {
   target.chip = state_->info.apiVersion >= VK_API_VERSION_1_3 ? "vulkan1.3" : "vulkan1.2";
   target.warpSize = state_->info.subgroupSize;
   target.maxSharedMemoryBytes = state_->info.maxSharedMemoryBytes;
-  target.cooperativeMatrix = state_->info.features.cooperativeMatrix;
+  target.cooperativeMatrix = state_->info.cooperativeMatrix16x16x16;
   return target;
 }
 

@@ -65,6 +65,10 @@ struct VulkanDeviceInfo {
   uint64_t maxStorageBufferRange = 0;
   unsigned maxStorageBuffersPerStage = 0;
   bool bufferDeviceAddress = false;
+  /// VK_KHR_cooperative_matrix lists 16x16x16 f16 x f16 -> f32 at subgroup
+  /// scope, the one shape the compiler's cooperative-matrix dot uses
+  /// (lowering/gpu/tensorcore/CooperativeMatrix.h).
+  bool cooperativeMatrix16x16x16 = false;
   /// Buffers live in memory the host maps directly (integrated GPUs, CPU
   /// devices); otherwise copies go through staging buffers.
   bool hostMappedBuffers = false;

@@ -161,10 +161,14 @@ struct ConvertGpuKernelPass
     options.emulateUnsupportedFloatTypes = false;
     options.use64bitIndex = false;
     SPIRVTypeConverter typeConverter(targetEnv, options);
+    // gpu.subgroup_mma_* (the cooperative-matrix dot) to the KHR extension;
+    // tessera-spirv-prepare-kernel refused them where the target lacks it.
+    populateMMAToSPIRVCoopMatrixTypeConversion(typeConverter);
 
     RewritePatternSet patterns(ctx);
     tessera::gpu::vulkan::populateKernelToSpirvPatterns(typeConverter, patterns);
     populateGPUToSPIRVPatterns(typeConverter, patterns);
+    populateGpuWMMAToSPIRVCoopMatrixKHRConversionPatterns(typeConverter, patterns);
     ScfToSPIRVContext scfContext;
     populateSCFToSPIRVPatterns(typeConverter, scfContext, patterns);
     cf::populateControlFlowToSPIRVPatterns(typeConverter, patterns);

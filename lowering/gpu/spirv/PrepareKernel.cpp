@@ -83,6 +83,13 @@ std::string KernelChecker::whyUnsupported(Type type, Storage storage) const {
       return "SPIR-V vectors hold 2 to 4 elements, not " + std::to_string(vector.getNumElements());
     return whyUnsupported(vector.getElementType(), storage);
   }
+  if (auto matrix = dyn_cast<gpu::MMAMatrixType>(type)) {
+    if (!target.cooperativeMatrix)
+      return "cooperative matrices need a target with :coopmat";
+    if (!features.cooperativeMatrix)
+      return needsFeature("a cooperative matrix", "cooperativeMatrix (VK_KHR_cooperative_matrix)");
+    return whyUnsupported(matrix.getElementType(), storage);
+  }
   std::string name;
   llvm::raw_string_ostream(name) << type;
   if (auto floatType = dyn_cast<FloatType>(type)) {

@@ -1,6 +1,7 @@
 #include "lowering/gpu/tensorcore/TensorCore.h"
 
 #include "lowering/gpu/tensorcore/AmdMatrixCores.h"
+#include "lowering/gpu/tensorcore/CooperativeMatrix.h"
 #include "lowering/gpu/tensorcore/NvidiaMma.h"
 #include "lowering/gpu/tensorcore/Wgmma.h"
 
@@ -42,9 +43,7 @@ std::unique_ptr<TensorCoreDot> selectTensorCoreDot(const GpuTarget &target,
   case GpuVendor::Amd:
     return selectAmdMatrixDot(target, problem, numWarps);
   case GpuVendor::Vulkan:
-    // Cooperative matrices are not used yet: lavapipe, the Vulkan device
-    // tests run on, has none.
-    return nullptr;
+    return selectCooperativeMatrixDot(target, problem, numWarps);
   }
   llvm_unreachable("unknown GPU vendor");
 }

@@ -108,3 +108,18 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Cooperative matrices only where the target says :coopmat.
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @k() workgroup(%buffer: memref<256xf16, #gpu.address_space<workgroup>>) kernel
+        attributes {known_block_size = array<i32: 32, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      // expected-error @+1 {{'gpu.subgroup_mma_load_matrix' op (target vulkan:1.3:subgroup=8:shared=32768): cooperative matrices need a target with :coopmat}}
+      %a = gpu.subgroup_mma_load_matrix %buffer[%c0] {leadDimension = 16 : index} : memref<256xf16, #gpu.address_space<workgroup>> -> !gpu.mma_matrix<16x16xf16, "AOp">
+      gpu.return
+    }
+  }
+}

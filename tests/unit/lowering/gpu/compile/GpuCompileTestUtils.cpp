@@ -48,7 +48,9 @@ bool isSpirv(const std::vector<uint8_t> &binary) {
 }
 
 std::string validateSpirv(const std::vector<uint8_t> &binary, llvm::StringRef environment) {
-  llvm::ErrorOr<std::string> tool = llvm::sys::findProgramByName("spirv-val");
+  const char *chosen = std::getenv("TESSERA_SPIRV_VAL");
+  llvm::ErrorOr<std::string> tool =
+      chosen ? llvm::ErrorOr<std::string>(std::string(chosen)) : llvm::sys::findProgramByName("spirv-val");
   if (!tool)
     return "spirv-val is not on PATH (Debian: spirv-tools)";
   llvm::SmallString<128> binaryPath, outputPath;
@@ -71,6 +73,11 @@ std::string validateSpirv(const std::vector<uint8_t> &binary, llvm::StringRef en
   auto output = llvm::MemoryBuffer::getFile(outputPath);
   return "spirv-val --target-env " + environment.str() + " failed (" + std::to_string(rc) +
          "): " + (output ? (*output)->getBuffer().str() : std::string("no output"));
+}
+
+bool validatorLacksCooperativeMatrix(llvm::StringRef validation) {
+  // 6022 is CooperativeMatrixKHR, which older validators do not decode.
+  return validation.contains("Invalid capability operand: 6022");
 }
 
 std::string sanitize(llvm::StringRef text) {

@@ -17,7 +17,7 @@ namespace tessera::gpu::testing {
 /// The targets every kernel is compiled for.
 inline constexpr const char *kSweepTargets[] = {
     "cuda:sm_80", "cuda:sm_90", "cuda:sm_90a", "hip:gfx90a", "hip:gfx942", "hip:gfx1100",
-    "vulkan:1.2:subgroup=8", "vulkan:1.3:subgroup=8"};
+    "vulkan:1.2:subgroup=8", "vulkan:1.3:subgroup=8", "vulkan:1.3:subgroup=32:coopmat"};
 
 GpuTarget parseTarget(llvm::StringRef spec);
 
@@ -30,8 +30,13 @@ bool isElf(const std::vector<uint8_t> &binary);
 bool isSpirv(const std::vector<uint8_t> &binary);
 
 /// "" when spirv-val accepts `binary` for the `environment` (vulkan1.3, ...),
-/// else why not (its output, or that the tool is missing).
+/// else why not (its output, or that the tool is missing). $TESSERA_SPIRV_VAL
+/// names another validator than the spirv-val on PATH.
 std::string validateSpirv(const std::vector<uint8_t> &binary, llvm::StringRef environment);
+/// Whether validateSpirv's answer says the validator predates
+/// SPV_KHR_cooperative_matrix (SPIRV-Tools before v2023.4, Debian 12's
+/// v2023.1 among them), rather than that the module is invalid.
+bool validatorLacksCooperativeMatrix(llvm::StringRef validation);
 
 /// A test-name-safe spelling of a target: "cuda_sm_90a", "vulkan_1_3_subgroup_8".
 std::string sanitize(llvm::StringRef text);

@@ -118,6 +118,7 @@ const RunCase kCases[] = {
     {"hip:gfx942", DotTypes::S8, 64, 64, 64, 4, "mfma"},
     {"hip:gfx942", DotTypes::F32, 32, 32, 16, 2, "mfma"},
     {"hip:gfx1100", DotTypes::BF16, 32, 32, 32, 2, "wmma"},
+    {"vulkan:1.3:subgroup=32:coopmat", DotTypes::F16, 64, 64, 32, 4, "coopmat"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Emitters, SharedRunsTest, ::testing::ValuesIn(kCases),

@@ -225,28 +225,11 @@ TEST_P(CooperativeMatrixSimulationTest, MatchesTheProductForEveryThread) {
 
   Location loc = UnknownLoc::get(&context);
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  OpBuilder b(&context);
-  b.setInsertionPointToEnd(module->getBody());
-  auto workgroup = mgpu::AddressSpaceAttr::get(&context, mgpu::AddressSpace::Workgroup);
-  auto buffer = [&](int64_t elements, Type element) {
-    return MemRefType::get({elements}, element, MemRefLayoutAttrInterface{}, workgroup);
-  };
   unsigned registers = layout.numRegisters();
-  SmallVector<Type> inputs = {b.getI32Type(), b.getI32Type(),
-                              buffer(dot->sharedElements(DotOperand::A), problem.aElement),
-                              buffer(dot->sharedElements(DotOperand::B), problem.bElement),
-                              buffer(dot->accumulatorScratchElements(), problem.accElement)};
-  SmallVector<Type> accTypes(registers, problem.accElement);
-  llvm::append_range(inputs, accTypes);
-  auto function = func::FuncOp::create(b, loc, "workgroup", b.getFunctionType(inputs, accTypes));
-  Block *body = function.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  Value start = arith::ConstantIndexOp::create(b, loc, 0);
-  SmallVector<Value> result =
-      dot->emit(b, loc, body->getArgument(0), body->getArgument(1), {body->getArgument(2), start},
-                {body->getArgument(3), start}, body->getArguments().drop_front(5),
-                body->getArgument(4));
-  func::ReturnOp::create(b, loc, result);
+  func::FuncOp function = testing::buildWarpFunction(*module, *dot, problem);
+  Block *body = &function.getBody().front();
+  auto returned = cast<func::ReturnOp>(body->getTerminator());
+  SmallVector<Value> result(returned.getOperands());
   ASSERT_TRUE(succeeded(verify(*module)));
   ASSERT_EQ(result.size(), registers);
 

@@ -179,15 +179,20 @@ func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
       b.getI32Type(), b.getI32Type(),
       sharedBufferType(context, dot.sharedElements(DotOperand::A), problem.aElement),
       sharedBufferType(context, dot.sharedElements(DotOperand::B), problem.bElement)};
+  int64_t scratchElements = dot.accumulatorScratchElements();
+  if (scratchElements)
+    inputs.push_back(sharedBufferType(context, scratchElements, problem.accElement));
   SmallVector<Type> accTypes(registers, problem.accElement);
   llvm::append_range(inputs, accTypes);
   auto function = func::FuncOp::create(b, loc, "warp", b.getFunctionType(inputs, accTypes));
   Block *body = function.addEntryBlock();
   b.setInsertionPointToStart(body);
   Value start = arith::ConstantIndexOp::create(b, loc, 0);
+  unsigned firstAcc = scratchElements ? 5 : 4;
   SmallVector<Value> result =
       dot.emit(b, loc, body->getArgument(0), body->getArgument(1), {body->getArgument(2), start},
-               {body->getArgument(3), start}, body->getArguments().drop_front(4), {});
+               {body->getArgument(3), start}, body->getArguments().drop_front(firstAcc),
+               scratchElements ? body->getArgument(4) : Value());
   func::ReturnOp::create(b, loc, result);
   return function;
 }

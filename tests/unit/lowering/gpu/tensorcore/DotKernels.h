@@ -37,7 +37,9 @@ mlir::OwningOpRef<mlir::ModuleOp> buildDotKernel(mlir::MLIRContext &context,
                                                  const DotProblem &problem, unsigned numWarps);
 
 /// func.func @warp(%lane: i32, %warp: i32, %aShared, %bShared, %acc...) ->
-/// (acc...) whose body is `emit` alone, for simulateWarp.
+/// (acc...) whose body is `emit` alone, for simulateWarp. An emitter that
+/// asks for an accumulator buffer gets it as one more argument after
+/// %bShared.
 mlir::func::FuncOp buildWarpFunction(mlir::ModuleOp into, const TensorCoreDot &dot,
                                      const DotProblem &problem);
 

@@ -31,9 +31,11 @@ void buildTileToLLVMCpuPipeline(OpPassManager &pm, const CpuTarget &target) {
   splitOptions.vectorBits = lowerOptions.vectorBits;
   pm.addPass(createTileCpuSplitVectors(splitOptions));
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
+  // libm calls (f64 erf, ...) are scalar: the vectors they are taken from
+  // and put back into are lowered after them.
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

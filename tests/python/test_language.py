@@ -2,6 +2,8 @@
 (ragged sizes included) on the interpreter and the CPU backend; and the
 Python constructs @tessera.jit compiles (control flow, tuples, inlined calls)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -46,6 +48,8 @@ def unary_kernel(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
         y = tl.floor(x)
     elif OP == "ceil":
         y = tl.ceil(x)
+    elif OP == "erf":
+        y = tl.erf(x)
     else:
         tl.static_assert(False, f"unknown op {OP}")
     tl.store(out_ptr + offs, y, mask=mask)
@@ -56,7 +60,7 @@ UNARY = {
     "log2": (np.log2, True), "sqrt": (np.sqrt, True), "rsqrt": (lambda x: 1 / np.sqrt(x), True),
     "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), False), "abs": (np.abs, False),
     "neg": (np.negative, False), "sin": (np.sin, False), "cos": (np.cos, False),
-    "floor": (np.floor, False), "ceil": (np.ceil, False),
+    "floor": (np.floor, False), "ceil": (np.ceil, False), "erf": (np.vectorize(math.erf), False),
 }
 
 

@@ -15,6 +15,8 @@
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
@@ -105,6 +107,19 @@ void guardLoopsThatMayNotRun(gpu::GPUModuleOp gpuModule) {
   }
 }
 
+/// math.trunc -> copysign(floor(|x|), x): exact, and -0.0, infinities and
+/// NaN come through as trunc gives them.
+struct TruncThroughFloor final : OpRewritePattern<math::TruncOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::TruncOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value magnitude = math::FloorOp::create(
+        rewriter, loc, math::AbsFOp::create(rewriter, loc, op.getOperand()));
+    rewriter.replaceOpWithNewOp<math::CopySignOp>(op, magnitude, op.getOperand());
+    return success();
+  }
+};
+
 /// Default memory space -> StorageBuffer, #gpu.address_space<workgroup> ->
 /// Workgroup, <private> -> Function; numeric spaces by MLIR's Vulkan rule.
 std::optional<spirv::StorageClass> vulkanStorageClass(Attribute memorySpace) {
@@ -135,12 +150,20 @@ struct ConvertGpuKernelPass
   }
 
   LogicalResult convert(MLIRContext *ctx, gpu::GPUModuleOp gpuModule) {
-    // SPIR-V has no floor or ceiling division: rewrite them with truncating
-    // division and fix-ups first.
-    RewritePatternSet divisions(ctx);
-    arith::populateCeilFloorDivExpandOpsPatterns(divisions);
-    if (failed(applyPatternsGreedily(gpuModule, std::move(divisions))))
-      return gpuModule.emitError() << "cannot expand floor and ceiling divisions";
+    // SPIR-V has no floor or ceiling division, and GLSL.std.450 no erf,
+    // erfc, cbrt, atan2, trunc or powers with integer exponents: rewrite
+    // them with truncating division and fix-ups, the polynomial
+    // approximations the CPU backend also uses, and ops GLSL has.
+    RewritePatternSet expansions(ctx);
+    arith::populateCeilFloorDivExpandOpsPatterns(expansions);
+    populatePolynomialApproximateErfPattern(expansions);
+    populatePolynomialApproximateErfcPattern(expansions);
+    populateMathPolynomialApproximationPatterns(
+        expansions, [](StringRef op) { return op == "math.cbrt" || op == "math.atan2"; });
+    math::populateExpansionPatterns(expansions, {"fpowi"});
+    expansions.add<TruncThroughFloor>(ctx);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(expansions))))
+      return gpuModule.emitError() << "cannot expand the ops SPIR-V lacks";
     guardLoopsThatMayNotRun(gpuModule);
     for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
       materializeWorkgroupAttributions(kernel);

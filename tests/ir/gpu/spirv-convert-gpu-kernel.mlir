@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s -tessera-spirv-convert-gpu-kernel | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -tessera-spirv-convert-gpu-kernel | FileCheck %s
 
 // The prepared gpu.module becomes a spirv.module in place; workgroup
 // attributions become Workgroup variables, cf branches structured
@@ -47,6 +47,37 @@ module attributes {gpu.container_module} {
       %swapped = memref.atomic_rmw assign %old, %partial[%c0] : (f32, memref<8xf32, #gpu.address_space<workgroup>>) -> f32
       cf.br ^exit
     ^exit:
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Math GLSL.std.450 lacks becomes ops it has: erf, erfc, cbrt and atan2 by
+// polynomial approximations, fpowi by repeated multiplication, trunc as
+// copysign(floor(|x|), x).
+// CHECK-LABEL: spirv.module @__spv__m
+// CHECK: spirv.func @m
+// CHECK-NOT: math.
+// CHECK: spirv.GL.FAbs
+// CHECK: spirv.GL.Floor
+// CHECK: spirv.Return
+module attributes {gpu.container_module} {
+  gpu.module @m attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader], []>,
+      api=Vulkan, #spirv.resource_limits<subgroup_size = 8>>} {
+    gpu.func @m(%x: memref<?xf32>, %n: i32) kernel
+        attributes {known_block_size = array<i32: 64, 1, 1>,
+                    spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [64, 1, 1]>} {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %x[%c0] : memref<?xf32>
+      %a = math.erf %v : f32
+      %b = math.erfc %a : f32
+      %c = math.cbrt %b : f32
+      %d = math.atan2 %c, %v : f32
+      %e = math.trunc %d : f32
+      %f = math.fpowi %e, %n : f32, i32
+      memref.store %f, %x[%c0] : memref<?xf32>
       gpu.return
     }
   }

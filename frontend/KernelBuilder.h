@@ -176,6 +176,8 @@ public:
   void assertTrue(mlir::Value cond, const std::string &message, const SourceLocation &loc);
   /// A promise that the boolean scalar `cond` holds (tile.assume).
   void assume(mlir::Value cond, const SourceLocation &loc);
+  /// Synchronizes the threads of the program (tile.debug_barrier).
+  void debugBarrier(const SourceLocation &loc);
 
   //===--- Structured control flow ----------------------------------------===//
 

@@ -193,4 +193,8 @@ void KernelBuilder::assume(Value cond, const SourceLocation &loc) {
   tile::AssumeOp::create(builder_, at(loc), cond);
 }
 
+void KernelBuilder::debugBarrier(const SourceLocation &loc) {
+  tile::DebugBarrierOp::create(builder_, at(loc));
+}
+
 } // namespace tessera::frontend

@@ -762,4 +762,18 @@ def Tile_AssumeOp : Tile_Op<"assume", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$condition attr-dict";
 }
 
+def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Synchronizes the threads that run one program";
+  let description = [{
+    ```mlir
+    tile.debug_barrier
+    ```
+    Every thread of the program waits here until all have arrived, and the
+    memory accesses (global and shared) each made before it are visible to
+    all of them after it (`tl.debug_barrier`, CUDA's `__syncthreads`). On the
+    CPU and in the interpreter a program is one thread, and it does nothing.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TESSERA_IR_TILEOPS_TD

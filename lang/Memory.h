@@ -150,6 +150,12 @@ inline void assume(const Bool &cond, SrcLoc loc = SrcLoc::current()) {
   detail::builder(loc).assume(cond.value(), detail::here(loc));
 }
 
+/// Waits until every thread of the program arrives, with the global and
+/// shared memory accesses each made before visible to all after it.
+inline void debug_barrier(SrcLoc loc = SrcLoc::current()) {
+  detail::builder(loc).debugBarrier(detail::here(loc));
+}
+
 } // namespace tessera::lang
 
 #endif // TESSERA_LANG_MEMORY_H

@@ -1120,6 +1120,16 @@ struct AssumeLowering : TilePattern<tile::AssumeOp> {
   }
 };
 
+// A CPU program is one thread: nothing to wait for.
+struct DebugBarrierLowering : TilePattern<tile::DebugBarrierOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::DebugBarrierOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct AssertLowering : TilePattern<tile::AssertOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::AssertOp op, OpAdaptor adaptor,
@@ -1270,8 +1280,8 @@ struct LowerTiles : tessera::cpu::impl::TileCpuLowerTilesBase<LowerTiles> {
                  PtrToIntLowering, MakeTensorDescLowering, DescriptorLoadLowering,
                  DescriptorStoreLowering, ReduceLowering, ScanLowering, AtomicRMWLowering,
                  AtomicCASLowering, ClampLowering, PreciseSqrtLowering, PreciseDivFLowering,
-                 PrintLowering, AssertLowering, AssumeLowering>(converter, ctx, &contiguous,
-                                                               vectorBits);
+                 PrintLowering, AssertLowering, AssumeLowering, DebugBarrierLowering>(
+        converter, ctx, &contiguous, vectorBits);
     patterns.add<LoadLowering, StoreLowering, DotLowering>(converter, ctx, &contiguous,
                                                            vectorBits);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

@@ -431,6 +431,7 @@ void bindBuilder(py::module_ &m) {
       .def("assume", [](B &b, const PyValue &cond, const Loc &loc) {
         b.kb().assume(cond.value, toLoc(loc));
       })
+      .def("debug_barrier", [](B &b, const Loc &loc) { b.kb().debugBarrier(toLoc(loc)); })
       .def("for_loop", &B::forLoop)
       .def("if_then_else", &B::ifThenElse, py::arg("cond"), py::arg("then_branch"),
            py::arg("else_branch"), py::arg("loc"))

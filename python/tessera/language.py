@@ -1374,7 +1374,10 @@ def assume(cond):
 
 @builtin
 def debug_barrier():
-    """Synchronizes the threads of a program (nothing to do on the CPU)."""
+    """Synchronizes the threads of a program: each waits until all arrive, and
+    the global and shared memory accesses made before are visible after it
+    (nothing to do on the CPU, where a program is one thread)."""
+    _builder().debug_barrier(_loc())
 
 
 @builtin

@@ -91,6 +91,9 @@ void registerDebugHandlers(HandlerTable &table) {
   table.add<tile::PrintOp>(print);
   table.add<tile::AssertOp>(assertion);
   table.add<tile::AssumeOp>(assumption);
+  // The interpreter runs a program as one thread.
+  table.add<tile::DebugBarrierOp>(
+      [](Executor &, tile::DebugBarrierOp) { return llvm::Error::success(); });
 }
 
 } // namespace tessera::interp

@@ -396,11 +396,13 @@ tile.func private @math(%x: tensor<64xf32>, %lo: tensor<64xf32>, %hi: tensor<64x
 // CHECK-NEXT: tile.assert %[[OK]], "index out of range" : tensor<64xi1>
 // CHECK-NEXT: tile.assert %[[C]], "scalar" : i1
 // CHECK-NEXT: tile.assume %[[C]]
+// CHECK-NEXT: tile.debug_barrier
 // GENERIC-LABEL: sym_name = "debugging"
 // GENERIC: "tile.print"(%{{.*}}) <{hex, prefix = "bits: "}> : (tensor<8xi32>) -> ()
 // GENERIC: "tile.print"() <{prefix = "reached here"}> : () -> ()
 // GENERIC: "tile.assert"(%{{.*}}) <{message = "index out of range"}> : (tensor<64xi1>) -> ()
 // GENERIC: "tile.assume"(%{{.*}}) : (i1) -> ()
+// GENERIC: "tile.debug_barrier"() : () -> ()
 tile.func private @debugging(%x: tensor<8xf32>, %b: tensor<8xi32>, %s: i32,
                              %ok: tensor<64xi1>, %c: i1) {
   tile.print "x = " (%x : tensor<8xf32>)
@@ -411,6 +413,7 @@ tile.func private @debugging(%x: tensor<8xf32>, %b: tensor<8xi32>, %s: i32,
   tile.assert %ok, "index out of range" : tensor<64xi1>
   tile.assert %c, "scalar" : i1
   tile.assume %c
+  tile.debug_barrier
   tile.return
 }
 

@@ -660,6 +660,25 @@ def test_assume_keeps_wrapped_offsets_exact(backend, rng, n):
     np.testing.assert_array_equal(out, expected)
 
 
+@tessera.jit
+def reverse_through_memory(x_ptr, scratch_ptr, out_ptr, BLOCK: tl.constexpr):
+    """Each element passes through global memory to another thread of the
+    program: correct only when the barrier orders the stores before the loads."""
+    base = tl.program_id(0) * BLOCK
+    offs = base + tl.arange(0, BLOCK)
+    tl.store(scratch_ptr + offs, tl.load(x_ptr + offs))
+    tl.debug_barrier()
+    tl.store(out_ptr + offs, tl.load(scratch_ptr + base + BLOCK - 1 - tl.arange(0, BLOCK)))
+
+
+def test_debug_barrier_orders_memory_between_threads(backend, rng):
+    x = rng.standard_normal(4 * 64).astype(np.float32)
+    scratch = np.zeros_like(x)
+    out = np.zeros_like(x)
+    reverse_through_memory[(4,)](x, scratch, out, BLOCK=64)
+    np.testing.assert_array_equal(out, x.reshape(4, 64)[:, ::-1].reshape(-1))
+
+
 def test_interpreter_reports_a_false_assumption(monkeypatch):
     monkeypatch.setenv("TESSERA_INTERPRET", "1")
     x = np.zeros(64, dtype=np.float32)

@@ -5,6 +5,7 @@
 // and registers live side by side, and shape ops need the layouts of both
 // their operands and results, which the conversion framework's type
 // converter cannot see.
+#include "lowering/gpu/DistributedFormAttrs.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 #include "lowering/gpu/distribute/Passes.h"
 
@@ -346,6 +347,12 @@ LogicalResult KernelLowering::lowerOp(Operation *op, OpBuilder &builder) {
     return lowerDebugOp(*this, op, builder);
   if (isa<tile::AssumeOp>(op))
     return success(); // read by the contiguity analysis; nothing to run
+  if (isa<tile::DebugBarrierOp>(op)) {
+    // Vulkan's workgroup barrier orders only workgroup memory unless asked.
+    auto barrier = mlir::gpu::BarrierOp::create(builder, op->getLoc());
+    barrier->setAttr(kBarrierOrdersGlobalMemory, builder.getUnitAttr());
+    return success();
+  }
   if (isa<tile::CallOp>(op))
     return op->emitOpError(
         "calls a device function; inline device functions before tile-gpu-distribute");

@@ -1,5 +1,7 @@
 #include "lowering/gpu/spirv/KernelPatterns.h"
 
+#include "lowering/gpu/DistributedFormAttrs.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -104,6 +106,25 @@ struct Exp2ToSpirv final : OpConversionPattern<math::Exp2Op> {
   }
 };
 
+/// A gpu.barrier that must order global memory too (tile.debug_barrier) ->
+/// a workgroup ControlBarrier whose semantics include UniformMemory (storage
+/// buffers); upstream's lowering orders workgroup memory only.
+struct GlobalBarrierToSpirv final : OpConversionPattern<mlir::gpu::BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(mlir::gpu::BarrierOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(tessera::gpu::kBarrierOrdersGlobalMemory))
+      return rewriter.notifyMatchFailure(op, "orders workgroup memory only");
+    auto semantics = spirv::MemorySemantics::AcquireRelease |
+                     spirv::MemorySemantics::WorkgroupMemory |
+                     spirv::MemorySemantics::UniformMemory;
+    rewriter.replaceOpWithNewOp<spirv::ControlBarrierOp>(op, spirv::Scope::Workgroup,
+                                                         spirv::Scope::Workgroup, semantics);
+    return success();
+  }
+};
+
 /// gpu.shuffle up|down -> GroupNonUniformShuffleUp|Down. The width is the
 /// subgroup size (tessera-spirv-prepare-kernel checks it), so a lane's
 /// result is valid when the source lane exists: lane >= offset (up),
@@ -164,6 +185,6 @@ tessera::gpu::vulkan::matchCompareAndSwap(memref::GenericAtomicRMWOp rmw) {
 
 void tessera::gpu::vulkan::populateKernelToSpirvPatterns(const SPIRVTypeConverter &typeConverter,
                                                          RewritePatternSet &patterns) {
-  patterns.add<AtomicRMWToSpirv, CompareAndSwapToSpirv, Exp2ToSpirv, RelativeShuffleToSpirv>(typeConverter, patterns.getContext(),
-                                                         /*benefit=*/2);
+  patterns.add<AtomicRMWToSpirv, CompareAndSwapToSpirv, Exp2ToSpirv, GlobalBarrierToSpirv,
+               RelativeShuffleToSpirv>(typeConverter, patterns.getContext(), /*benefit=*/2);
 }

@@ -364,3 +364,26 @@ tile.func @copy_vectorized(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32)
 // CHECK: } else {
 // CHECK: memref.store
 // CHECK: gpu.return
+
+// -----
+
+// tile.debug_barrier is a barrier that orders global memory too.
+
+#L = #tgpu.layout<rank = 1, reg = [], lane = [[1], [2], [4], [8], [16]], warp = []>
+tile.func @debug_barrier(%p: !tile.ptr<f32>)
+    attributes {tgpu.num_warps = 1 : i32, tgpu.target = "cuda:sm_80"} {
+  %r = tile.make_range 0 to 32 : tensor<32xi32, #L>
+  %f = arith.sitofp %r : tensor<32xi32, #L> to tensor<32xf32, #L>
+  %pb = tile.splat %p : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #L>
+  %pp = tile.addptr %pb, %r : tensor<32x!tile.ptr<f32>, #L>, tensor<32xi32, #L>
+  tile.store %pp, %f : tensor<32x!tile.ptr<f32>, #L>
+  tile.debug_barrier
+  %g = tile.load %pp : tensor<32x!tile.ptr<f32>, #L>
+  tile.store %pp, %g : tensor<32x!tile.ptr<f32>, #L>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @debug_barrier
+// CHECK: memref.store
+// CHECK-NEXT: gpu.barrier {tessera.orders_global_memory}
+// CHECK: memref.load

@@ -82,3 +82,23 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A barrier that must order global memory (tile.debug_barrier) includes
+// UniformMemory in its semantics; a plain one orders workgroup memory.
+// CHECK-LABEL: spirv.module @__spv__b
+// CHECK: spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|UniformMemory|WorkgroupMemory>
+// CHECK: spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|WorkgroupMemory>
+module attributes {gpu.container_module} {
+  gpu.module @b attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader], []>,
+      api=Vulkan, #spirv.resource_limits<subgroup_size = 8>>} {
+    gpu.func @b(%x: memref<?xf32>) kernel
+        attributes {known_block_size = array<i32: 64, 1, 1>,
+                    spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [64, 1, 1]>} {
+      gpu.barrier {tessera.orders_global_memory}
+      gpu.barrier
+      gpu.return
+    }
+  }
+}

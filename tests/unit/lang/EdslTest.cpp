@@ -96,8 +96,10 @@ TEST(EdslTest, ReductionsShapesAndMath) {
     store(x + r.expand(1) * 32 + c.expand(0), where(m > total, running, fma(m, 2.0f, 1.0f)));
     device_assert(total >= 0.0f, "negative total");
     device_print("total = ", {total});
+    debug_barrier();
   });
   EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  EXPECT_EQ(countOps(*traced.module, "tile.debug_barrier"), 1);
   EXPECT_EQ(countOps(*traced.module, "tile.reduce"), 3);
   EXPECT_EQ(countOps(*traced.module, "tile.scan"), 1);
   EXPECT_EQ(countOps(*traced.module, "tile.trans"), 1);

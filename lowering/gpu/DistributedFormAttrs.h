@@ -1,0 +1,17 @@
+// Attributes the distribution pass (lowering/gpu/distribute) puts on the ops
+// of the distributed form for the per-target steps that follow it.
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTEDFORMATTRS_H
+#define TESSERA_LOWERING_GPU_DISTRIBUTEDFORMATTRS_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace tessera::gpu {
+
+/// Unit attribute on a gpu.barrier that must also order global memory
+/// (tile.debug_barrier). NVIDIA's bar.sync and AMD's workgroup fences do;
+/// a Vulkan workgroup barrier orders only workgroup memory unless told to.
+inline constexpr llvm::StringLiteral kBarrierOrdersGlobalMemory = "tessera.orders_global_memory";
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTEDFORMATTRS_H

@@ -176,6 +176,11 @@ public:
   void assertTrue(mlir::Value cond, const std::string &message, const SourceLocation &loc);
   /// A promise that the boolean scalar `cond` holds (tile.assume).
   void assume(mlir::Value cond, const SourceLocation &loc);
+  /// `value` with facts about its last dimension the compiler cannot prove
+  /// (tile.hint; Triton's multiple_of / max_contiguous / max_constancy).
+  mlir::Value hint(mlir::Value value, std::optional<int64_t> multipleOf,
+                   std::optional<int64_t> maxContiguous, std::optional<int64_t> maxConstancy,
+                   const SourceLocation &loc);
   /// Synchronizes the threads of the program (tile.debug_barrier).
   void debugBarrier(const SourceLocation &loc);
 

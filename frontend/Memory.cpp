@@ -2,6 +2,8 @@
 #include "frontend/KernelBuilder.h"
 #include "frontend/Typing.h"
 
+#include "mlir/IR/Verifier.h"
+
 using namespace mlir;
 
 namespace tessera::frontend {
@@ -191,6 +193,22 @@ void KernelBuilder::assume(Value cond, const SourceLocation &loc) {
   if (!cond.getType().isInteger(1))
     fail(loc, "assume needs a boolean scalar condition, got " + str(cond.getType()));
   tile::AssumeOp::create(builder_, at(loc), cond);
+}
+
+Value KernelBuilder::hint(Value value, std::optional<int64_t> multipleOf,
+                          std::optional<int64_t> maxContiguous,
+                          std::optional<int64_t> maxConstancy, const SourceLocation &loc) {
+  Type element = getElementTypeOrSelf(value.getType());
+  if (!isa<IntegerType, tile::PointerType>(element) || element.isInteger(1))
+    fail(loc, "hints describe integer or pointer values, got " + str(value.getType()));
+  auto attr = [&](std::optional<int64_t> v) {
+    return v ? builder_.getI64IntegerAttr(*v) : IntegerAttr();
+  };
+  auto op = tile::HintOp::create(builder_, at(loc), value.getType(), value, attr(multipleOf),
+                                 attr(maxContiguous), attr(maxConstancy));
+  if (failed(mlir::verify(op)))
+    fail(loc, "invalid hint on " + str(value.getType()));
+  return op.getResult();
 }
 
 void KernelBuilder::debugBarrier(const SourceLocation &loc) {

@@ -62,6 +62,30 @@ LogicalResult MakeRangeOp::verify() {
   return success();
 }
 
+LogicalResult HintOp::verify() {
+  // The I64Attr accessors return uint64_t: read the attributes signed.
+  auto signedValue = [](IntegerAttr attr) { return attr ? std::optional(attr.getInt()) : std::nullopt; };
+  std::optional<int64_t> multiple = signedValue(getMultipleOfAttr());
+  if (!multiple && !getMaxContiguousAttr() && !getMaxConstancyAttr())
+    return emitOpError() << "needs multiple_of, max_contiguous or max_constancy";
+  if (multiple && *multiple < 1)
+    return emitOpError() << "multiple_of must be positive, got " << *multiple;
+  auto tile = dyn_cast<RankedTensorType>(getType());
+  for (auto [name, attr] : {std::pair{"max_contiguous", getMaxContiguousAttr()},
+                            std::pair{"max_constancy", getMaxConstancyAttr()}}) {
+    if (!attr)
+      continue;
+    if (!tile || tile.getRank() == 0)
+      return emitOpError() << name << " describes the last dimension of a tile, not of "
+                           << getType();
+    int64_t extent = tile.getShape().back(), value = attr.getInt();
+    if (value < 1 || value > extent || extent % value != 0)
+      return emitOpError() << name << " must divide the last dimension (" << extent << "), got "
+                           << value;
+  }
+  return success();
+}
+
 OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
   if (!adaptor.getSrc() || !isa<IntegerAttr, FloatAttr>(adaptor.getSrc()))
     return {};

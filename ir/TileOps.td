@@ -762,6 +762,31 @@ def Tile_AssumeOp : Tile_Op<"assume", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$condition attr-dict";
 }
 
+def Tile_HintOp : Tile_Op<"hint", [Pure, SameOperandsAndResultType]> {
+  let summary = "Facts about an integer or pointer value that the compiler cannot prove";
+  let description = [{
+    ```mlir
+    %offs = tile.hint %wrapped {multiple_of = 64 : i64, max_contiguous = 64 : i64}
+        : tensor<64xi32>
+    ```
+    The result is the operand; the attributes are promises about it along
+    its last dimension, in aligned groups (Triton's `tl.multiple_of`,
+    `tl.max_contiguous`, `tl.max_constancy`): groups of `max_contiguous`
+    elements hold consecutive values, groups of `max_constancy` elements hold
+    equal values, and the first value of every group is a multiple of
+    `multiple_of` (for a scalar: the value is). The contiguity analysis takes
+    them where it proves less; a false promise is undefined behaviour. The
+    backends lower the op to its operand.
+  }];
+  let arguments = (ins AnyTypeOf<[Tile_IntLike, Tile_PtrLike]>:$src,
+                       OptionalAttr<I64Attr>:$multiple_of,
+                       OptionalAttr<I64Attr>:$max_contiguous,
+                       OptionalAttr<I64Attr>:$max_constancy);
+  let results = (outs AnyTypeOf<[Tile_IntLike, Tile_PtrLike]>:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Synchronizes the threads that run one program";
   let description = [{

@@ -150,6 +150,25 @@ inline void assume(const Bool &cond, SrcLoc loc = SrcLoc::current()) {
   detail::builder(loc).assume(cond.value(), detail::here(loc));
 }
 
+/// Promises that the first value of every aligned group along the last
+/// dimension of `x` (a whole row, or the runs max_contiguous names) is a
+/// multiple of `value`; Triton's tl.multiple_of. A false promise is
+/// undefined behaviour.
+template <Element T>
+Tile<T> multiple_of(const Tile<T> &x, int64_t value, SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).hint(x.value(), value, {}, {}, detail::here(loc)));
+}
+/// Promises aligned runs of `value` consecutive values along the last dimension.
+template <Element T>
+Tile<T> max_contiguous(const Tile<T> &x, int64_t value, SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).hint(x.value(), {}, value, {}, detail::here(loc)));
+}
+/// Promises aligned runs of `value` equal values along the last dimension.
+template <Element T>
+Tile<T> max_constancy(const Tile<T> &x, int64_t value, SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).hint(x.value(), {}, {}, value, detail::here(loc)));
+}
+
 /// Waits until every thread of the program arrives, with the global and
 /// shared memory accesses each made before visible to all after it.
 inline void debug_barrier(SrcLoc loc = SrcLoc::current()) {

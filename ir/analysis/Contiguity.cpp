@@ -151,6 +151,12 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::provenScalarPieces(Value value) {
   }
   if (isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(def))
     return scalarPieces(def->getOperand(0));
+  if (auto hint = dyn_cast_or_null<HintOp>(def)) {
+    pieces = scalarPieces(hint.getSrc());
+    if (std::optional<uint64_t> multiple = hint.getMultipleOf())
+      pieces.divisibility = std::max(pieces.divisibility, divisibilityOf(int64_t(*multiple)));
+    return pieces;
+  }
   if (!def || def->getNumOperands() != 2)
     return pieces;
   Pieces lhs = scalarPieces(def->getOperand(0)), rhs = scalarPieces(def->getOperand(1));
@@ -247,6 +253,19 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
   }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
     return cachedPieces(def->getOperand(0));
+  if (auto hint = dyn_cast<HintOp>(def)) {
+    // What is proved, or what is promised where that says more.
+    Pieces pieces = cachedPieces(hint.getSrc());
+    if (std::optional<uint64_t> run = hint.getMaxContiguous(); run && int64_t(*run) > pieces.run) {
+      pieces.run = int64_t(*run);
+      pieces.checkEndpoints = false;
+    }
+    if (std::optional<uint64_t> constancy = hint.getMaxConstancy())
+      pieces.constancy = std::max(pieces.constancy, int64_t(*constancy));
+    if (std::optional<uint64_t> multiple = hint.getMultipleOf())
+      pieces.divisibility = std::max(pieces.divisibility, divisibilityOf(int64_t(*multiple)));
+    return pieces;
+  }
   if (isa<AddPtrOp, arith::AddIOp, arith::SubIOp>(def)) {
     Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
     bool subtract = isa<arith::SubIOp>(def);
@@ -448,6 +467,19 @@ std::optional<int64_t> ContiguityAnalysis::compute(Value value, unsigned dim) {
   }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
     return strideOf(def->getOperand(0), dim);
+  if (auto hint = dyn_cast<HintOp>(def)) {
+    if (std::optional<int64_t> stride = strideOf(hint.getSrc(), dim))
+      return stride;
+    // A whole row promised consecutive (or equal) has stride 1 (or 0).
+    int64_t extent = type.getShape().back();
+    if (dim + 1 != type.getRank())
+      return std::nullopt;
+    if (hint.getMaxContiguous() == uint64_t(extent))
+      return 1;
+    if (hint.getMaxConstancy() == uint64_t(extent))
+      return 0;
+    return std::nullopt;
+  }
   return std::nullopt;
 }
 

@@ -1120,6 +1120,16 @@ struct AssumeLowering : TilePattern<tile::AssumeOp> {
   }
 };
 
+// The analysis has read the facts; the value is its operand.
+struct HintLowering : TilePattern<tile::HintOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::HintOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 // A CPU program is one thread: nothing to wait for.
 struct DebugBarrierLowering : TilePattern<tile::DebugBarrierOp> {
   using TilePattern::TilePattern;
@@ -1280,7 +1290,7 @@ struct LowerTiles : tessera::cpu::impl::TileCpuLowerTilesBase<LowerTiles> {
                  PtrToIntLowering, MakeTensorDescLowering, DescriptorLoadLowering,
                  DescriptorStoreLowering, ReduceLowering, ScanLowering, AtomicRMWLowering,
                  AtomicCASLowering, ClampLowering, PreciseSqrtLowering, PreciseDivFLowering,
-                 PrintLowering, AssertLowering, AssumeLowering, DebugBarrierLowering>(
+                 PrintLowering, AssertLowering, AssumeLowering, DebugBarrierLowering, HintLowering>(
         converter, ctx, &contiguous, vectorBits);
     patterns.add<LoadLowering, StoreLowering, DotLowering>(converter, ctx, &contiguous,
                                                            vectorBits);

@@ -432,6 +432,11 @@ void bindBuilder(py::module_ &m) {
         b.kb().assume(cond.value, toLoc(loc));
       })
       .def("debug_barrier", [](B &b, const Loc &loc) { b.kb().debugBarrier(toLoc(loc)); })
+      .def("hint", [](B &b, const PyValue &v, std::optional<int64_t> multipleOf,
+                      std::optional<int64_t> maxContiguous, std::optional<int64_t> maxConstancy,
+                      const Loc &loc) {
+        return b.wrap(b.kb().hint(v.value, multipleOf, maxContiguous, maxConstancy, toLoc(loc)));
+      })
       .def("for_loop", &B::forLoop)
       .def("if_then_else", &B::ifThenElse, py::arg("cond"), py::arg("then_branch"),
            py::arg("else_branch"), py::arg("loc"))

@@ -1316,7 +1316,8 @@ def expand_dims(input, axis):
 
 
 # ---------------------------------------------------------------------------
-# Hints (no-ops in the IR, checked) and debugging
+# Hints (tile.hint on integers and pointers, read by the contiguity analysis)
+# and debugging
 # ---------------------------------------------------------------------------
 
 
@@ -1330,27 +1331,43 @@ def _hint(name, input, values):
             _error(f"{name}: values must be positive compile-time integers, got {_describe(v)}")
     if len(values) != 1 and len(values) != builtins.max(len(x.shape), 1):
         _error(f"{name}: {len(values)} values for a tensor of rank {len(x.shape)}")
-    return x
+    # The compiler keeps facts along the last dimension; on floats there are
+    # none to keep. A scalar has no runs, only divisibility.
+    if not (x.dtype.is_int() or x.dtype.is_ptr()) or x.dtype is int1:
+        return x
+    if not x.shape and name != "multiple_of":
+        return x
+    value = values[-1]
+    if name != "multiple_of":
+        value = _math.gcd(value, x.shape[-1])
+    facts = {"multiple_of": None, "max_contiguous": None, "max_constancy": None}
+    facts[name] = value
+    return tensor(_builder().hint(x.handle, facts["multiple_of"], facts["max_contiguous"],
+                                  facts["max_constancy"], _loc()), x.dtype)
 
 
 @builtin
 def multiple_of(input, values):
-    """Promises that the elements of `input` are multiples of `values`."""
-    x = _hint("multiple_of", input, values)
+    """Promises that `input` holds multiples of `values`: along the last
+    dimension, the first value of each aligned run (or of the whole row) is a
+    multiple. A false promise is undefined behaviour."""
     for v in _as_list(values):
-        if v & (v - 1):
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0 and v & (v - 1):
             _error(f"multiple_of: values must be powers of two, got {v}")
-    return x
+    return _hint("multiple_of", input, values)
 
 
 @builtin
 def max_contiguous(input, values):
-    """Promises that `input` holds runs of `values` consecutive integers."""
+    """Promises that `input` holds aligned runs of `values` consecutive integers
+    (or addresses) along its last dimension."""
     return _hint("max_contiguous", input, values)
 
 
 @builtin
 def max_constancy(input, values):
+    """Promises that `input` holds aligned runs of `values` equal values along
+    its last dimension."""
     return _hint("max_constancy", input, values)
 
 

@@ -125,6 +125,10 @@ void addPointerOps(HandlerTable &table) {
     result.elementType = getElementTypeOrSelf(op.getType());
     return bindTile(exec, op, std::move(result));
   });
+  // Promises for the compiler; the values are the operand's.
+  table.add<tile::HintOp>([](Executor &exec, tile::HintOp op) {
+    return bindTile(exec, op, Tile(exec.tile(op.getSrc())));
+  });
   table.add<tile::PtrToIntOp>([](Executor &exec, tile::PtrToIntOp op) {
     const Tile &src = exec.tile(op.getSrc());
     return mapResult(exec, op, [&](int64_t lane) {

@@ -1346,6 +1346,46 @@ tile.func private @assume_on_a_tile(%ok: tensor<64xi1>) {
 
 // -----
 
+tile.func private @empty_hint(%x: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.hint' op needs multiple_of, max_contiguous or max_constancy}}
+  %h = tile.hint %x : tensor<64xi32>
+  tile.return
+}
+
+// -----
+
+tile.func private @hint_runs_do_not_divide(%x: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.hint' op max_contiguous must divide the last dimension (64), got 48}}
+  %h = tile.hint %x {max_contiguous = 48 : i64} : tensor<64xi32>
+  tile.return
+}
+
+// -----
+
+tile.func private @hint_runs_of_a_scalar(%s: i32) {
+  // expected-error @+1 {{'tile.hint' op max_constancy describes the last dimension of a tile, not of 'i32'}}
+  %h = tile.hint %s {max_constancy = 4 : i64} : i32
+  tile.return
+}
+
+// -----
+
+tile.func private @hint_negative_multiple(%s: i32) {
+  // expected-error @+1 {{'tile.hint' op multiple_of must be positive, got -4}}
+  %h = tile.hint %s {multiple_of = -4 : i64} : i32
+  tile.return
+}
+
+// -----
+
+tile.func private @hint_on_floats(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.hint' op operand #0 must be}}
+  %h = tile.hint %x {multiple_of = 4 : i64} : tensor<64xf32>
+  tile.return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Parser errors: located, never a crash
 //===----------------------------------------------------------------------===//

@@ -459,3 +459,18 @@ tile.func @caller(%p: !tile.ptr<f32>, %n: i32) {
   tile.store %addrs, %y : tensor<64x!tile.ptr<f32>>
   tile.return
 }
+
+// -----
+
+// CHECK-LABEL: tile.func private @hints
+// CHECK: tile.hint %{{.*}} {max_contiguous = 64 : i64, multiple_of = 16 : i64} : tensor<64xi32>
+// CHECK: tile.hint %{{.*}} {max_constancy = 8 : i64} : tensor<64x!tile.ptr<f32>>
+// CHECK: tile.hint %{{.*}} {multiple_of = 8 : i64} : i32
+// GENERIC-LABEL: sym_name = "hints"
+// GENERIC: "tile.hint"(%{{.*}}) <{max_contiguous = 64 : i64, multiple_of = 16 : i64}> : (tensor<64xi32>) -> tensor<64xi32>
+tile.func private @hints(%x: tensor<64xi32>, %p: tensor<64x!tile.ptr<f32>>, %s: i32) {
+  %a = tile.hint %x {multiple_of = 16 : i64, max_contiguous = 64 : i64} : tensor<64xi32>
+  %b = tile.hint %p {max_constancy = 8 : i64} : tensor<64x!tile.ptr<f32>>
+  %c = tile.hint %s {multiple_of = 8 : i64} : i32
+  tile.return
+}

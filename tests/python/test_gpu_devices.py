@@ -17,7 +17,7 @@ from tessera.arrays import device_info
 
 from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
                            cast_kernel, dot_kernel, float_atomic_kernel, grid_kernel,
-                           histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
+                           hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
 from test_tutorials import (_layer_norm_fwd_fused, add_kernel, matmul_kernel, softmax_kernel,
                             softmax_reference)
@@ -281,6 +281,13 @@ def test_shapes(place, rng, op):
     out = place.put(np.full(64, np.nan, dtype=np.float32))
     shape_kernel[(1,)](place.put(x), out, OP=op, SIZE=ref.size)
     np.testing.assert_allclose(place.get(out)[: ref.size], ref, rtol=1e-6, atol=1e-6)
+
+
+def test_hints_keep_values(place, rng):
+    x = rng.standard_normal(64).astype(np.float32)
+    out = place.empty((4 * 32,), np.float32)
+    hinted_wrapped_copy[(4,)](place.put(x), out, 64, BLOCK=32)
+    np.testing.assert_array_equal(place.get(out), x[np.arange(128) % 64])
 
 
 def test_debug_barrier_orders_memory_between_threads(place, rng):

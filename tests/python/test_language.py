@@ -661,6 +661,43 @@ def test_assume_keeps_wrapped_offsets_exact(backend, rng, n):
 
 
 @tessera.jit
+def hinted_wrapped_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Triton's idiom: offsets wrapped with % n, promised to hold aligned runs
+    (true when n is a multiple of BLOCK)."""
+    cols = (tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)) % n
+    cols = tl.max_contiguous(tl.multiple_of(cols, BLOCK), BLOCK)
+    tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), tl.load(x_ptr + cols))
+
+
+def test_hints_keep_values(backend, rng):
+    x = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros(4 * 32, dtype=np.float32)
+    hinted_wrapped_copy[(4,)](x, out, 64, BLOCK=32)
+    np.testing.assert_array_equal(out, x[np.arange(128) % 64])
+
+
+@pytest.mark.parametrize("hint,value,message", [
+    ("max_contiguous", 0, "values must be positive compile-time integers"),
+    ("multiple_of", 12, "values must be powers of two"),
+    ("max_constancy", (4, 4, 4), "3 values for a tensor of rank 1"),
+])
+def test_bad_hints_are_compilation_errors(hint, value, message):
+    @tessera.jit
+    def bad_hint(out_ptr, HINT: tl.constexpr, VALUE: tl.constexpr):
+        offs = tl.arange(0, 16)
+        if HINT == "max_contiguous":
+            offs = tl.max_contiguous(offs, VALUE)
+        elif HINT == "multiple_of":
+            offs = tl.multiple_of(offs, VALUE)
+        else:
+            offs = tl.max_constancy(offs, VALUE)
+        tl.store(out_ptr + offs, offs)
+
+    with pytest.raises(tessera.CompilationError, match=message):
+        bad_hint[(1,)](np.zeros(16, dtype=np.int32), HINT=hint, VALUE=value)
+
+
+@tessera.jit
 def reverse_through_memory(x_ptr, scratch_ptr, out_ptr, BLOCK: tl.constexpr):
     """Each element passes through global memory to another thread of the
     program: correct only when the barrier orders the stores before the loads."""

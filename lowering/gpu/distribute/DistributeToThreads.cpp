@@ -347,6 +347,11 @@ LogicalResult KernelLowering::lowerOp(Operation *op, OpBuilder &builder) {
     return lowerDebugOp(*this, op, builder);
   if (isa<tile::AssumeOp>(op))
     return success(); // read by the contiguity analysis; nothing to run
+  if (auto hint = dyn_cast<tile::HintOp>(op)) {
+    // The contiguity analysis has read the facts; the value is its operand.
+    map(hint.getResult(), registers(hint.getSrc()), pointerBase(hint.getSrc()));
+    return success();
+  }
   if (isa<tile::DebugBarrierOp>(op)) {
     // Vulkan's workgroup barrier orders only workgroup memory unless asked.
     auto barrier = mlir::gpu::BarrierOp::create(builder, op->getLoc());

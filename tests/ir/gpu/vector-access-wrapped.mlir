@@ -92,3 +92,32 @@ tile.func @assumed_non_negative(%p: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i3
 // CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %{{.*}}, %c0 : index
 // CHECK-NEXT: scf.if %[[ALIGNED]]
 // CHECK-NEXT: vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+
+// -----
+
+// Nothing is known of n, but tl.multiple_of / tl.max_contiguous promise runs
+// of 128 consecutive offsets starting at multiples of 128: whole-row vectors
+// of 4 floats, with no run-time check of the runs.
+tile.func @hinted(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>, %n: i32) {
+  %pid = tile.program_id x
+  %c128 = arith.constant 128 : i32
+  %first = arith.muli %pid, %c128 : i32
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  %fs = tile.splat %first : i32 -> tensor<128xi32>
+  %cols = arith.addi %fs, %r : tensor<128xi32>
+  %ns = tile.splat %n : i32 -> tensor<128xi32>
+  %wrapped = arith.remsi %cols, %ns : tensor<128xi32>
+  %hinted = tile.hint %wrapped {multiple_of = 128 : i64, max_contiguous = 128 : i64} : tensor<128xi32>
+  %pb = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %ptrs = tile.addptr %pb, %hinted : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %x = tile.load %ptrs : tensor<128x!tile.ptr<f32>>
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %optrs = tile.addptr %ob, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %optrs, %x : tensor<128x!tile.ptr<f32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @hinted
+// CHECK-NOT: tile.hint
+// CHECK: vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK: gpu.return

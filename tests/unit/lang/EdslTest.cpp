@@ -93,13 +93,15 @@ TEST(EdslTest, ReductionsShapesAndMath) {
     Float total = sum(flat);
     Tile<float> running = cumsum(broadcast_to(expand_dims(c.to<float>(), 0), {8, 32}), 1);
     store(idx + r, best);
-    store(x + r.expand(1) * 32 + c.expand(0), where(m > total, running, fma(m, 2.0f, 1.0f)));
+    Tile<int32_t> columns = max_contiguous(multiple_of(c, 32), 32);
+    store(x + r.expand(1) * 32 + columns.expand(0), where(m > total, running, fma(m, 2.0f, 1.0f)));
     device_assert(total >= 0.0f, "negative total");
     device_print("total = ", {total});
     debug_barrier();
   });
   EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
   EXPECT_EQ(countOps(*traced.module, "tile.debug_barrier"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.hint"), 2);
   EXPECT_EQ(countOps(*traced.module, "tile.reduce"), 3);
   EXPECT_EQ(countOps(*traced.module, "tile.scan"), 1);
   EXPECT_EQ(countOps(*traced.module, "tile.trans"), 1);

@@ -318,5 +318,49 @@ TEST_F(ContiguityTest, MasksConstantOverGroupsAndAlignedRunStarts) {
   EXPECT_EQ(analysis.runStartAlignment(ptrs[2], 8, 2), 2); // + row: one element
 }
 
+// tl.multiple_of / max_contiguous / max_constancy: what is promised where the
+// analysis proves less, never less than it proves.
+constexpr llvm::StringLiteral kHints = R"mlir(
+tile.func @k(%p: !tile.ptr<f32>, %n: i32, %m: i32, %s: i32) {
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %ns = tile.splat %n : i32 -> tensor<64xi32>
+  %wrapped = arith.remsi %r, %ns : tensor<64xi32>
+  %promised = tile.hint %wrapped {multiple_of = 64 : i64, max_contiguous = 64 : i64} : tensor<64xi32>
+  %runs = tile.hint %wrapped {max_contiguous = 8 : i64} : tensor<64xi32>
+  %weaker = tile.hint %r {max_contiguous = 4 : i64, multiple_of = 2 : i64} : tensor<64xi32>
+  %ms = tile.splat %m : i32 -> tensor<64xi32>
+  %q = arith.muli %r, %ms : tensor<64xi32>
+  %equal = tile.hint %q {max_constancy = 64 : i64} : tensor<64xi32>
+  %sm = tile.hint %s {multiple_of = 16 : i64} : i32
+  %pb = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %ptrs = tile.addptr %pb, %promised : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %runptrs = tile.addptr %pb, %runs : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.return
+}
+)mlir";
+
+TEST_F(ContiguityTest, HintsPromiseWhatTheAnalysisCannotProve) {
+  auto module = parse(kHints);
+  ASSERT_TRUE(module);
+  std::vector<mlir::Value> hints, ptrs;
+  module->walk([&](tile::HintOp op) { hints.push_back(op.getResult()); });
+  module->walk([&](tile::AddPtrOp op) { ptrs.push_back(op.getResult()); });
+  ASSERT_EQ(hints.size(), 5u);
+  ContiguityAnalysis analysis;
+  EXPECT_EQ(analysis.lastDimStride(hints[0]), 1);
+  EXPECT_EQ(analysis.piecesOf(hints[0]).divisibility, 64);
+  EXPECT_TRUE(analysis.isContiguous(ptrs[0]));
+  EXPECT_EQ(analysis.lastDimStride(hints[1]), std::nullopt);
+  EXPECT_EQ(analysis.piecesOf(hints[1]).run, 8);
+  EXPECT_FALSE(analysis.piecesOf(hints[1]).checkEndpoints);
+  EXPECT_EQ(analysis.contiguousRuns(ptrs[1]).elements, 8);
+  // make_range is proved contiguous over the whole row from 0.
+  EXPECT_EQ(analysis.lastDimStride(hints[2]), 1);
+  EXPECT_EQ(analysis.piecesOf(hints[2]).run, 64);
+  EXPECT_EQ(analysis.piecesOf(hints[3]).constancy, 64);
+  EXPECT_EQ(analysis.lastDimStride(hints[3]), 0);
+  EXPECT_EQ(analysis.piecesOf(hints[4]).divisibility, 16);
+}
+
 } // namespace
 } // namespace tessera::tile::testing

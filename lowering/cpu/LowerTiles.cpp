@@ -277,7 +277,9 @@ struct SplatLowering : TilePattern<tile::SplatOp> {
   }
 };
 
-/// expand_dims and reshape keep the row-major order: nothing to do.
+/// Ops whose lowered value is their operand: expand_dims and reshape keep the
+/// row-major order, pointer bitcasts change no address (addresses are
+/// untyped), hints have been read by the contiguity analysis.
 template <typename Op> struct NoOpLowering : TilePattern<Op> {
   using TilePattern<Op>::TilePattern;
   LogicalResult matchAndRewrite(Op op, typename Op::Adaptor adaptor,
@@ -368,15 +370,6 @@ struct AddPtrLowering : TilePattern<tile::AddPtrOp> {
     Value scale = splatConstant(rewriter, loc, type, rewriter.getI64IntegerAttr(byteSize(pointee)));
     Value bytes = arith::MulIOp::create(rewriter, loc, offset, scale);
     rewriter.replaceOpWithNewOp<arith::AddIOp>(op, adaptor.getPtr(), bytes);
-    return success();
-  }
-};
-
-struct BitcastLowering : TilePattern<tile::BitcastOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::BitcastOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, adaptor.getSrc());
     return success();
   }
 };
@@ -1120,16 +1113,6 @@ struct AssumeLowering : TilePattern<tile::AssumeOp> {
   }
 };
 
-// The analysis has read the facts; the value is its operand.
-struct HintLowering : TilePattern<tile::HintOp> {
-  using TilePattern::TilePattern;
-  LogicalResult matchAndRewrite(tile::HintOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, adaptor.getSrc());
-    return success();
-  }
-};
-
 // A CPU program is one thread: nothing to wait for.
 struct DebugBarrierLowering : TilePattern<tile::DebugBarrierOp> {
   using TilePattern::TilePattern;
@@ -1286,12 +1269,12 @@ struct LowerTiles : tessera::cpu::impl::TileCpuLowerTilesBase<LowerTiles> {
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
     patterns.add<MakeRangeLowering, SplatLowering, NoOpLowering<tile::ExpandDimsOp>,
                  NoOpLowering<tile::ReshapeOp>, BroadcastLowering, TransLowering, JoinLowering,
-                 SplitLowering, CatLowering, AddPtrLowering, BitcastLowering, IntToPtrLowering,
-                 PtrToIntLowering, MakeTensorDescLowering, DescriptorLoadLowering,
+                 SplitLowering, CatLowering, AddPtrLowering, NoOpLowering<tile::BitcastOp>,
+                 IntToPtrLowering, PtrToIntLowering, MakeTensorDescLowering, DescriptorLoadLowering,
                  DescriptorStoreLowering, ReduceLowering, ScanLowering, AtomicRMWLowering,
                  AtomicCASLowering, ClampLowering, PreciseSqrtLowering, PreciseDivFLowering,
-                 PrintLowering, AssertLowering, AssumeLowering, DebugBarrierLowering, HintLowering>(
-        converter, ctx, &contiguous, vectorBits);
+                 PrintLowering, AssertLowering, AssumeLowering, DebugBarrierLowering,
+                 NoOpLowering<tile::HintOp>>(converter, ctx, &contiguous, vectorBits);
     patterns.add<LoadLowering, StoreLowering, DotLowering>(converter, ctx, &contiguous,
                                                            vectorBits);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

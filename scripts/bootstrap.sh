@@ -28,7 +28,7 @@ fi
 
 # System packages. LLVM/MLIR 22 come from bookworm-security.
 apt_packages=(
-  build-essential cmake ninja-build ccache git pkg-config
+  build-essential cmake ninja-build ccache git pkg-config curl xz-utils
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 clang-22
   spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-tools
   rocm-device-libs
@@ -82,6 +82,10 @@ if [ ! -f build/build.ninja ] || ! grep -q "CMAKE_HOME_DIRECTORY:INTERNAL=$repo\
   rm -rf build
   cmake --preset default -DCMAKE_BUILD_TYPE="$build_type" -DTESSERA_PYTHON="$(command -v "$python")" -Wno-dev
 fi
+# A spirv-val that knows cooperative matrices, for the tests: Debian 12's is
+# too old (scripts/fetch-spirv-tools.sh says why). Optional.
+scripts/fetch-spirv-tools.sh build/tools/spirv-tools >/dev/null \
+  || say "note: could not fetch SPIRV-Tools from Debian 13: cooperative-matrix SPIR-V will be compiled but not validated"
 say "building"
 cmake --build build -j "${TESSERA_JOBS:-$(nproc)}"
 

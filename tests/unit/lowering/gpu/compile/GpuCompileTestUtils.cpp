@@ -48,7 +48,11 @@ bool isSpirv(const std::vector<uint8_t> &binary) {
 }
 
 std::string validateSpirv(const std::vector<uint8_t> &binary, llvm::StringRef environment) {
+  // $TESSERA_SPIRV_VAL, else the one scripts/fetch-spirv-tools.sh put into
+  // the build tree, else the system's.
   const char *chosen = std::getenv("TESSERA_SPIRV_VAL");
+  if (!chosen && llvm::sys::fs::can_execute(TESSERA_FETCHED_SPIRV_VAL))
+    chosen = TESSERA_FETCHED_SPIRV_VAL;
   llvm::ErrorOr<std::string> tool =
       chosen ? llvm::ErrorOr<std::string>(std::string(chosen)) : llvm::sys::findProgramByName("spirv-val");
   if (!tool)

@@ -31,7 +31,8 @@ bool isSpirv(const std::vector<uint8_t> &binary);
 
 /// "" when spirv-val accepts `binary` for the `environment` (vulkan1.3, ...),
 /// else why not (its output, or that the tool is missing). $TESSERA_SPIRV_VAL
-/// names another validator than the spirv-val on PATH.
+/// names the validator; else the build tree's from scripts/fetch-spirv-tools.sh
+/// is used where present, else the spirv-val on PATH.
 std::string validateSpirv(const std::vector<uint8_t> &binary, llvm::StringRef environment);
 /// Whether validateSpirv's answer says the validator predates
 /// SPV_KHR_cooperative_matrix (SPIRV-Tools before v2023.4, Debian 12's

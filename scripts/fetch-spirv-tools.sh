@@ -11,10 +11,11 @@
 # Environment: TESSERA_DEBIAN_MIRROR (default https://deb.debian.org/debian)
 set -euo pipefail
 
-dest=${1:?usage: fetch-spirv-tools.sh DEST}
+# The wrapper names its files by absolute paths: tests run it from anywhere.
+dest=$(realpath -m "${1:?usage: fetch-spirv-tools.sh DEST}")
 validator=$dest/bin/spirv-val
 
-if [ -x "$validator" ] && "$validator" --version >/dev/null 2>&1; then
+if [ -x "$validator" ] && (cd / && "$validator" --version) >/dev/null 2>&1; then
   exit 0
 fi
 if [ "$(dpkg --print-architecture 2>/dev/null)" != amd64 ]; then

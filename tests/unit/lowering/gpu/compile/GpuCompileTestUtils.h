@@ -4,6 +4,7 @@
 #define TESSERA_TESTS_UNIT_LOWERING_GPU_COMPILE_GPUCOMPILETESTUTILS_H
 
 #include "lowering/gpu/Compile.h"
+#include "tests/unit/lowering/gpu/SpirvValidator.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -28,16 +29,6 @@ llvm::Expected<CompiledGpuKernel> compileCatalogued(llvm::StringRef name, const 
 
 bool isElf(const std::vector<uint8_t> &binary);
 bool isSpirv(const std::vector<uint8_t> &binary);
-
-/// "" when spirv-val accepts `binary` for the `environment` (vulkan1.3, ...),
-/// else why not (its output, or that the tool is missing). $TESSERA_SPIRV_VAL
-/// names the validator; else the build tree's from scripts/fetch-spirv-tools.sh
-/// is used where present, else the spirv-val on PATH.
-std::string validateSpirv(const std::vector<uint8_t> &binary, llvm::StringRef environment);
-/// Whether validateSpirv's answer says the validator predates
-/// SPV_KHR_cooperative_matrix (SPIRV-Tools before v2023.4, Debian 12's
-/// v2023.1 among them), rather than that the module is invalid.
-bool validatorLacksCooperativeMatrix(llvm::StringRef validation);
 
 /// A test-name-safe spelling of a target: "cuda_sm_90a", "vulkan_1_3_subgroup_8".
 std::string sanitize(llvm::StringRef text);

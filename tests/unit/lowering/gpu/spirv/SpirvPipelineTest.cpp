@@ -1,17 +1,13 @@
 // The SPIR-V code generator: each test kernel compiles for Vulkan 1.2 and
 // 1.3, passes spirv-val for its environment and has the documented ABI;
 // unsupported types and ops fail with errors naming the op and the target.
+#include "tests/unit/lowering/gpu/SpirvValidator.h"
 #include "tests/unit/lowering/gpu/spirv/VulkanTestKernels.h"
 
 #include "lowering/gpu/spirv/SpirvPipeline.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Program.h"
-#include "llvm/Support/raw_ostream.h"
-
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -38,32 +34,6 @@ llvm::Expected<VulkanKernel> compile(const std::string &text, const GpuTarget &t
   if (!module)
     return llvm::createStringError("the test kernel does not parse");
   return gpu::vulkan::compileForVulkan(*module, target, features);
-}
-
-/// Runs spirv-val on the binary; an empty string when it passes, else its
-/// output. Skips the calling test when spirv-val is not on PATH.
-std::string validate(const VulkanKernel &kernel, llvm::StringRef environment) {
-  llvm::ErrorOr<std::string> tool = llvm::sys::findProgramByName("spirv-val");
-  if (!tool)
-    return "SKIP";
-  llvm::SmallString<128> binaryPath, outputPath;
-  llvm::sys::fs::createTemporaryFile("tessera-kernel", "spv", binaryPath);
-  llvm::sys::fs::createTemporaryFile("tessera-spirv-val", "txt", outputPath);
-  llvm::FileRemover removeBinary(binaryPath), removeOutput(outputPath);
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(binaryPath, ec);
-    out.write(reinterpret_cast<const char *>(kernel.binary.binary.data()),
-              kernel.binary.binary.size());
-  }
-  llvm::StringRef args[] = {*tool, "--target-env", environment, binaryPath};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, outputPath.str(), outputPath.str()};
-  int rc = llvm::sys::ExecuteAndWait(*tool, args, std::nullopt, redirects);
-  if (rc == 0)
-    return "";
-  auto output = llvm::MemoryBuffer::getFile(outputPath);
-  return "spirv-val --target-env " + environment.str() + " failed (" + std::to_string(rc) +
-         "): " + (output ? (*output)->getBuffer().str() : std::string("no output"));
 }
 
 struct KernelCase {
@@ -95,10 +65,10 @@ TEST_P(SpirvKernelTest, CompilesAndValidates) {
             std::string::npos)
       << kernel->binary.assembly;
   std::string environment = std::string("vulkan") + version;
-  std::string validation = validate(*kernel, environment);
-  if (validation == "SKIP")
+  if (!gpu::testing::spirvValidator())
     GTEST_SKIP() << "spirv-val is not on PATH (Debian: spirv-tools)";
-  EXPECT_EQ(validation, "") << kernel->binary.assembly;
+  EXPECT_EQ(gpu::testing::validateSpirv(kernel->binary.binary, environment), "")
+      << kernel->binary.assembly;
 }
 
 INSTANTIATE_TEST_SUITE_P(

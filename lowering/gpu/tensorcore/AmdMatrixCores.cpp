@@ -107,22 +107,6 @@ bool divides(const AmdMatrixInstruction &in, const DotProblem &problem) {
   return problem.m % in.m == 0 && problem.n % in.n == 0 && problem.k % in.k == 0;
 }
 
-// Doubles the wave count along whichever dimension leaves the waves the
-// larger share, so each wave's block stays square-ish (fewest LDS reads per
-// instruction); stops when every wave holds one instruction tile.
-void chooseWaveGrid(AmdDotPlan &plan, int64_t tilesM, int64_t tilesN, unsigned numWarps) {
-  plan.warpsM = plan.warpsN = 1;
-  while (plan.warpsM * plan.warpsN < numWarps) {
-    int64_t perWaveM = tilesM / plan.warpsM, perWaveN = tilesN / plan.warpsN;
-    if (perWaveM >= perWaveN && perWaveM > 1)
-      plan.warpsM *= 2;
-    else if (perWaveN > 1)
-      plan.warpsN *= 2;
-    else
-      break;
-  }
-}
-
 // An XOR swizzle of `swizzleUnit`-wide units within each K-long line. The
 // lanes served in one LDS cycle (128 bytes of fragments, in lane order) read
 // lines l, l+1, ... and, when the instruction tile has fewer lines than
@@ -385,7 +369,9 @@ std::optional<AmdDotPlan> planAmdMatrixDot(const GpuTarget &target, const DotPro
     return std::nullopt;
   AmdDotPlan plan;
   plan.instruction = *chosen;
-  chooseWaveGrid(plan, problem.m / chosen->m, problem.n / chosen->n, numWarps);
+  WarpGrid grid = chooseWarpGrid(problem.m / chosen->m, problem.n / chosen->n, numWarps);
+  plan.warpsM = grid.warpsM;
+  plan.warpsN = grid.warpsN;
   chooseSwizzle(plan, problem.k, elementBytes);
   return plan;
 }

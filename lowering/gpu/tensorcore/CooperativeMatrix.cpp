@@ -28,19 +28,8 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value x, int64_t factor, Value y) 
 class CooperativeMatrixDot final : public TensorCoreDot {
 public:
   CooperativeMatrixDot(const DotProblem &problem, unsigned numWarps, unsigned warpSize)
-      : problem(problem), numWarps(numWarps), warpSize(warpSize) {
-    // Subgroups double along whichever dimension leaves each the larger
-    // share of pieces, until every subgroup has one or all have work.
-    int64_t piecesM = problem.m / kSize, piecesN = problem.n / kSize;
-    while (warpsM * warpsN < numWarps) {
-      if (piecesM / warpsM >= piecesN / warpsN && piecesM / warpsM > 1)
-        warpsM *= 2;
-      else if (piecesN / warpsN > 1)
-        warpsN *= 2;
-      else
-        break;
-    }
-  }
+      : problem(problem), numWarps(numWarps), warpSize(warpSize),
+        grid(chooseWarpGrid(problem.m / kSize, problem.n / kSize, numWarps)) {}
 
   llvm::StringRef name() const override { return "coopmat.16x16x16.f16"; }
 
@@ -89,19 +78,19 @@ private:
 
   DotProblem problem;
   unsigned numWarps, warpSize;
-  int64_t warpsM = 1, warpsN = 1;
+  WarpGrid grid;
 };
 
 void CooperativeMatrixDot::multiplyPieces(OpBuilder &b, Location loc, Value warpIndex,
                                           const SharedOperand &aShared,
                                           const SharedOperand &bShared, Value scratch) const {
-  int64_t blockM = problem.m / warpsM, blockN = problem.n / warpsN;
+  int64_t blockM = problem.m / grid.warpsM, blockN = problem.n / grid.warpsN;
   int64_t tilesM = blockM / kSize, tilesN = blockN / kSize;
   Value blockRow = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, warpIndex, indexConstant(b, loc, warpsN)),
+      b, loc, arith::DivUIOp::create(b, loc, warpIndex, indexConstant(b, loc, grid.warpsN)),
       indexConstant(b, loc, blockM));
   Value blockCol = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, warpIndex, indexConstant(b, loc, warpsN)),
+      b, loc, arith::RemUIOp::create(b, loc, warpIndex, indexConstant(b, loc, grid.warpsN)),
       indexConstant(b, loc, blockN));
   auto matrixType = [&](Type element, StringRef use) {
     return mlir::gpu::MMAMatrixType::get({kSize, kSize}, element, use);
@@ -168,11 +157,11 @@ SmallVector<Value> CooperativeMatrixDot::emit(OpBuilder &b, Location loc, Value 
     memref::StoreOp::create(b, loc, acc[reg], accumulatorScratch, ValueRange{flatIndex(reg)});
   mlir::gpu::BarrierOp::create(b, loc);
 
-  if (warpsM * warpsN == numWarps) {
+  if (grid.warpsM * grid.warpsN == numWarps) {
     multiplyPieces(b, loc, warpIndex, aShared, bShared, accumulatorScratch);
   } else {
     Value busy = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warpIndex,
-                                       indexConstant(b, loc, warpsM * warpsN));
+                                       indexConstant(b, loc, grid.warpsM * grid.warpsN));
     auto guard = scf::IfOp::create(b, loc, busy, /*withElseRegion=*/false);
     OpBuilder inside = guard.getThenBodyBuilder();
     multiplyPieces(inside, loc, warpIndex, aShared, bShared, accumulatorScratch);

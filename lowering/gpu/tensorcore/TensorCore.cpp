@@ -11,6 +11,20 @@ namespace tessera::gpu {
 
 TensorCoreDot::~TensorCoreDot() = default;
 
+WarpGrid chooseWarpGrid(int64_t tilesM, int64_t tilesN, unsigned numWarps) {
+  WarpGrid grid;
+  while (grid.warpsM * grid.warpsN < numWarps) {
+    int64_t perWarpM = tilesM / grid.warpsM, perWarpN = tilesN / grid.warpsN;
+    if (perWarpM >= perWarpN && perWarpM > 1)
+      grid.warpsM *= 2;
+    else if (perWarpN > 1)
+      grid.warpsN *= 2;
+    else
+      break;
+  }
+  return grid;
+}
+
 void emitAsyncProxyFence(mlir::OpBuilder &builder, mlir::Location loc) {
   mlir::NVVM::FenceProxyOp::create(
       builder, loc, mlir::NVVM::ProxyKind::async_shared,

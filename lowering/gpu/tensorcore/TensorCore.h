@@ -130,6 +130,16 @@ public:
   virtual void emitWaitForAll(mlir::OpBuilder &builder, mlir::Location loc) const {}
 };
 
+/// How warps cover a grid of tilesM x tilesN instruction tiles: a
+/// warpsM x warpsN grid of warps, each owning a contiguous block of tiles.
+struct WarpGrid {
+  int64_t warpsM = 1, warpsN = 1;
+};
+/// Doubles the warps along whichever dimension leaves each the larger share,
+/// so blocks stay square-ish (fewest operand reads per instruction); stops
+/// when every warp holds one tile, so a grid may use fewer warps than given.
+WarpGrid chooseWarpGrid(int64_t tilesM, int64_t tilesN, unsigned numWarps);
+
 /// fence.proxy.async (shared::cta): orders this thread's ordinary stores to
 /// shared memory before reads through the async proxy.
 void emitAsyncProxyFence(mlir::OpBuilder &builder, mlir::Location loc);

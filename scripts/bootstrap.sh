@@ -28,7 +28,7 @@ fi
 
 # System packages. LLVM/MLIR 22 come from bookworm-security.
 apt_packages=(
-  build-essential cmake ninja-build ccache git pkg-config curl xz-utils
+  build-essential cmake ninja-build ccache git pkg-config curl xz-utils ca-certificates
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 clang-22
   spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-tools
   rocm-device-libs

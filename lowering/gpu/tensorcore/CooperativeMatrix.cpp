@@ -21,8 +21,12 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
 }
 
 Value multiplyAdd(OpBuilder &b, Location loc, Value x, int64_t factor, Value y) {
-  return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, x, indexConstant(b, loc, factor)),
-                               y);
+  return arith::AddIOp::create(b, loc,
+                               arith::MulIOp::create(b, loc, x, indexConstant(b, loc, factor)), y);
+}
+
+Value addConstant(OpBuilder &b, Location loc, Value x, int64_t constant) {
+  return arith::AddIOp::create(b, loc, x, indexConstant(b, loc, constant));
 }
 
 class CooperativeMatrixDot final : public TensorCoreDot {
@@ -61,6 +65,7 @@ public:
   int64_t contiguousRows(DotOperand) const override { return 1; }
   Value sharedIndex(OpBuilder &b, Location loc, DotOperand operand, Value row,
                     Value col) const override {
+    // Row-major, as the accumulator's buffer.
     return multiplyAdd(b, loc, row, operand == DotOperand::A ? problem.k : problem.n, col);
   }
 
@@ -96,47 +101,49 @@ void CooperativeMatrixDot::multiplyPieces(OpBuilder &b, Location loc, Value warp
     return mlir::gpu::MMAMatrixType::get({kSize, kSize}, element, use);
   };
   auto leadDimension = [&](int64_t extent) { return b.getIndexAttr(extent); };
-  // The index of element (row, col) of a row-major buffer with rows of `rowLength`.
-  auto at = [&](Value start, Value row, int64_t rowOffset, Value col, int64_t colOffset,
-                int64_t rowLength) {
-    Value r = arith::AddIOp::create(b, loc, row, indexConstant(b, loc, rowOffset));
-    Value c = arith::AddIOp::create(b, loc, col, indexConstant(b, loc, colOffset));
-    return arith::AddIOp::create(b, loc, start, multiplyAdd(b, loc, r, rowLength, c));
+  // Where a piece starts: an operand's by sharedIndex; the accumulator's
+  // buffer is row-major [M, N] too.
+  auto operandAt = [&](DotOperand operand, const SharedOperand &shared, Value row, Value col) {
+    return arith::AddIOp::create(b, loc, shared.start, sharedIndex(b, loc, operand, row, col));
   };
-  Value zero = indexConstant(b, loc, 0);
+  auto accumulatorAt = [&](int64_t tm, int64_t tn) {
+    return multiplyAdd(b, loc, addConstant(b, loc, blockRow, tm * kSize), problem.n,
+                       addConstant(b, loc, blockCol, tn * kSize));
+  };
   auto accType = matrixType(problem.accElement, "COp");
   SmallVector<Value> pieces;
   for (int64_t tm = 0; tm < tilesM; ++tm)
     for (int64_t tn = 0; tn < tilesN; ++tn)
       pieces.push_back(mlir::gpu::SubgroupMmaLoadMatrixOp::create(
-          b, loc, accType, scratch,
-          ValueRange{at(zero, blockRow, tm * kSize, blockCol, tn * kSize, problem.n)},
-          leadDimension(problem.n), UnitAttr()));
+          b, loc, accType, scratch, ValueRange{accumulatorAt(tm, tn)}, leadDimension(problem.n),
+          UnitAttr()));
   for (int64_t k = 0; k < problem.k; k += kSize) {
+    Value kIndex = indexConstant(b, loc, k);
     SmallVector<Value> aPieces, bPieces;
     for (int64_t tm = 0; tm < tilesM; ++tm)
       aPieces.push_back(mlir::gpu::SubgroupMmaLoadMatrixOp::create(
           b, loc, matrixType(problem.aElement, "AOp"), aShared.buffer,
-          ValueRange{at(aShared.start, blockRow, tm * kSize, zero, k, problem.k)},
+          ValueRange{operandAt(DotOperand::A, aShared, addConstant(b, loc, blockRow, tm * kSize),
+                               kIndex)},
           leadDimension(problem.k), UnitAttr()));
     for (int64_t tn = 0; tn < tilesN; ++tn)
       bPieces.push_back(mlir::gpu::SubgroupMmaLoadMatrixOp::create(
           b, loc, matrixType(problem.bElement, "BOp"), bShared.buffer,
-          ValueRange{at(bShared.start, zero, k, blockCol, tn * kSize, problem.n)},
+          ValueRange{operandAt(DotOperand::B, bShared, kIndex,
+                               addConstant(b, loc, blockCol, tn * kSize))},
           leadDimension(problem.n), UnitAttr()));
     for (int64_t tm = 0; tm < tilesM; ++tm)
       for (int64_t tn = 0; tn < tilesN; ++tn) {
         Value &piece = pieces[tm * tilesN + tn];
-        piece = mlir::gpu::SubgroupMmaComputeOp::create(b, loc, accType, aPieces[tm], bPieces[tn], piece,
-                                                  UnitAttr(), UnitAttr());
+        piece = mlir::gpu::SubgroupMmaComputeOp::create(b, loc, accType, aPieces[tm], bPieces[tn],
+                                                        piece, UnitAttr(), UnitAttr());
       }
   }
   for (int64_t tm = 0; tm < tilesM; ++tm)
     for (int64_t tn = 0; tn < tilesN; ++tn)
-      mlir::gpu::SubgroupMmaStoreMatrixOp::create(
-          b, loc, pieces[tm * tilesN + tn], scratch,
-          ValueRange{at(zero, blockRow, tm * kSize, blockCol, tn * kSize, problem.n)},
-          leadDimension(problem.n), UnitAttr());
+      mlir::gpu::SubgroupMmaStoreMatrixOp::create(b, loc, pieces[tm * tilesN + tn], scratch,
+                                                  ValueRange{accumulatorAt(tm, tn)},
+                                                  leadDimension(problem.n), UnitAttr());
 }
 
 SmallVector<Value> CooperativeMatrixDot::emit(OpBuilder &b, Location loc, Value lane, Value warp,

@@ -124,6 +124,18 @@ TEST(UserErrorsTest, VerifierErrorsPointAtTheUserLine) {
             "f16->f32|f16, bf16->f32, f32->f32, f64->f64, f8->f32|f16, i8->i32)");
 }
 
+TEST(UserErrorsTest, HintThatDoesNotDivideTheRow) {
+  int line = 0;
+  expectMistake(
+      [&](Ptr<int32_t> x) {
+        Tile<int32_t> offs = arange(0, 64);
+        line = __LINE__ + 1;
+        Tile<int32_t> bad = max_contiguous(offs, 48);
+        store(x + bad, offs);
+      },
+      line, "'tile.hint' op max_contiguous must divide the last dimension (64), got 48");
+}
+
 TEST(UserErrorsTest, OperationsOutsideATraceAreRejected) {
   KernelError error = expectKernelError([] { program_id(0); });
   EXPECT_EQ(error.message(), "EDSL operations can only be used inside a kernel being traced");

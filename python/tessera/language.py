@@ -1331,6 +1331,10 @@ def _hint(name, input, values):
             _error(f"{name}: values must be positive compile-time integers, got {_describe(v)}")
     if len(values) != 1 and len(values) != builtins.max(len(x.shape), 1):
         _error(f"{name}: {len(values)} values for a tensor of rank {len(x.shape)}")
+    if name == "multiple_of":
+        for v in values:
+            if v & (v - 1):
+                _error(f"multiple_of: values must be powers of two, got {v}")
     # The compiler keeps facts along the last dimension; on floats there are
     # none to keep. A scalar has no runs, only divisibility.
     if not (x.dtype.is_int() or x.dtype.is_ptr()) or x.dtype is int1:
@@ -1351,9 +1355,6 @@ def multiple_of(input, values):
     """Promises that `input` holds multiples of `values`: along the last
     dimension, the first value of each aligned run (or of the whole row) is a
     multiple. A false promise is undefined behaviour."""
-    for v in _as_list(values):
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0 and v & (v - 1):
-            _error(f"multiple_of: values must be powers of two, got {v}")
     return _hint("multiple_of", input, values)
 
 

@@ -151,12 +151,8 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::provenScalarPieces(Value value) {
   }
   if (isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(def))
     return scalarPieces(def->getOperand(0));
-  if (auto hint = dyn_cast_or_null<HintOp>(def)) {
-    pieces = scalarPieces(hint.getSrc());
-    if (std::optional<uint64_t> multiple = hint.getMultipleOf())
-      pieces.divisibility = std::max(pieces.divisibility, divisibilityOf(int64_t(*multiple)));
-    return pieces;
-  }
+  if (auto hint = dyn_cast_or_null<HintOp>(def))
+    return withPromises(scalarPieces(hint.getSrc()), hint);
   if (!def || def->getNumOperands() != 2)
     return pieces;
   Pieces lhs = scalarPieces(def->getOperand(0)), rhs = scalarPieces(def->getOperand(1));
@@ -253,19 +249,8 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
   }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
     return cachedPieces(def->getOperand(0));
-  if (auto hint = dyn_cast<HintOp>(def)) {
-    // What is proved, or what is promised where that says more.
-    Pieces pieces = cachedPieces(hint.getSrc());
-    if (std::optional<uint64_t> run = hint.getMaxContiguous(); run && int64_t(*run) > pieces.run) {
-      pieces.run = int64_t(*run);
-      pieces.checkEndpoints = false;
-    }
-    if (std::optional<uint64_t> constancy = hint.getMaxConstancy())
-      pieces.constancy = std::max(pieces.constancy, int64_t(*constancy));
-    if (std::optional<uint64_t> multiple = hint.getMultipleOf())
-      pieces.divisibility = std::max(pieces.divisibility, divisibilityOf(int64_t(*multiple)));
-    return pieces;
-  }
+  if (auto hint = dyn_cast<HintOp>(def))
+    return withPromises(cachedPieces(hint.getSrc()), hint);
   if (isa<AddPtrOp, arith::AddIOp, arith::SubIOp>(def)) {
     Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
     bool subtract = isa<arith::SubIOp>(def);
@@ -325,6 +310,18 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
     return pieces;
   }
   return unknown;
+}
+
+ContiguityAnalysis::Pieces ContiguityAnalysis::withPromises(Pieces pieces, HintOp hint) {
+  if (std::optional<uint64_t> run = hint.getMaxContiguous(); run && int64_t(*run) > pieces.run) {
+    pieces.run = int64_t(*run);
+    pieces.checkEndpoints = false;
+  }
+  if (std::optional<uint64_t> constancy = hint.getMaxConstancy())
+    pieces.constancy = std::max(pieces.constancy, int64_t(*constancy));
+  if (std::optional<uint64_t> multiple = hint.getMultipleOf())
+    pieces.divisibility = std::max(pieces.divisibility, divisibilityOf(int64_t(*multiple)));
+  return pieces;
 }
 
 ContiguityAnalysis::Pieces ContiguityAnalysis::comparisonPieces(arith::CmpIOp compare) {

@@ -16,6 +16,8 @@
 
 namespace tessera::tile {
 
+class HintOp;
+
 /// What the analysis knows about a tile carried around an scf.for loop.
 enum class LoopCarriedStrides {
   /// Nothing: an iteration argument has an unknown stride.
@@ -104,6 +106,9 @@ private:
   /// proves, or a tile.assume promises.
   Pieces scalarPieces(mlir::Value value);
   Pieces provenScalarPieces(mlir::Value value);
+  /// `pieces` (what is proved of a tile.hint's operand) with the hint's
+  /// promises where they say more (a scalar's hint has only multiple_of).
+  Pieces withPromises(Pieces pieces, HintOp hint);
   /// Constancy of a comparison: `x < n` with x consecutive in aligned groups
   /// and n a multiple of the group size is constant over each group.
   Pieces comparisonPieces(mlir::arith::CmpIOp compare);

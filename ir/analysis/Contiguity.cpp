@@ -161,6 +161,8 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::provenScalarPieces(Value value) {
                               ? std::gcd(lhs.divisibility, rhs.divisibility)
                               : std::min(kMaxDivisibility, lhs.divisibility * rhs.divisibility);
     pieces.nonNegative = lhs.nonNegative && rhs.nonNegative;
+  } else if (isa<arith::SubIOp>(def)) {
+    pieces.divisibility = std::gcd(lhs.divisibility, rhs.divisibility);
   } else if (isa<arith::DivSIOp, arith::MinSIOp>(def)) {
     pieces.nonNegative = lhs.nonNegative && rhs.nonNegative;
   } else if (isa<arith::RemSIOp>(def)) {
@@ -354,9 +356,18 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::comparisonPieces(arith::CmpIOp co
 }
 
 int64_t ContiguityAnalysis::runStartAlignment(Value pointer, int64_t run, int64_t elementBytes) {
+  if (auto hypothesis = alignmentHypotheses.find(pointer); hypothesis != alignmentHypotheses.end())
+    return hypothesis->second;
   Operation *def = pointer.getDefiningOp();
-  if (isa<BlockArgument>(pointer))
+  if (auto arg = dyn_cast<BlockArgument>(pointer)) {
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+      return loopCarriedAlignment(loop, arg, run, elementBytes);
     return provenScalarPieces(pointer).divisibility; // a kernel argument's tile.divisibility
+  }
+  if (auto loop = dyn_cast_or_null<scf::ForOp>(def))
+    return loopCarriedAlignment(
+        loop, loop.getRegionIterArgs()[cast<OpResult>(pointer).getResultNumber()], run,
+        elementBytes);
   if (auto splat = dyn_cast_or_null<SplatOp>(def))
     return runStartAlignment(splat.getSrc(), run, elementBytes);
   if (isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))
@@ -367,6 +378,29 @@ int64_t ContiguityAnalysis::runStartAlignment(Value pointer, int64_t run, int64_
                     std::min(kMaxDivisibility, offsets * elementBytes));
   }
   return 1;
+}
+
+int64_t ContiguityAnalysis::loopCarriedAlignment(scf::ForOp loop, BlockArgument arg, int64_t run,
+                                                 int64_t elementBytes) {
+  if (loops != LoopCarriedStrides::Inductive || arg.getOwner() != loop.getBody() ||
+      arg.getArgNumber() == 0)
+    return 1;
+  unsigned index = arg.getArgNumber() - 1;
+  Value yielded = loop.getBody()->getTerminator()->getOperand(index);
+  // Induction: if the argument's run starts are multiples of the hypothesis
+  // and so are the yielded value's, every iteration's are. A hypothesis that
+  // fails gives way to the (smaller) power of two that the step proves; the
+  // powers of two only shrink, so this ends.
+  int64_t hypothesis = runStartAlignment(loop.getInitArgs()[index], run, elementBytes);
+  for (;;) {
+    alignmentHypotheses[arg] = hypothesis;
+    int64_t next = std::gcd(hypothesis, runStartAlignment(yielded, run, elementBytes));
+    if (next == hypothesis)
+      break;
+    hypothesis = next;
+  }
+  alignmentHypotheses.erase(arg);
+  return hypothesis;
 }
 
 std::optional<int64_t> ContiguityAnalysis::lastDimStride(Value value) {

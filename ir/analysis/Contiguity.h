@@ -7,6 +7,7 @@
 #define TESSERA_IR_ANALYSIS_CONTIGUITY_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -94,8 +95,10 @@ public:
   /// every aligned group of `run` elements along the last dimension of
   /// `pointer` (a pointer tile or scalar of `elementBytes`-byte elements):
   /// from the `tile.divisibility` of the kernel argument it points into
-  /// (bytes) and the divisibility of the offsets added to it. 1 where
-  /// nothing is known (loop-carried pointers included).
+  /// (bytes) and the divisibility of the offsets added to it; in the
+  /// Inductive mode also for pointers carried around an scf.for loop (what
+  /// holds for the initial value and is kept by every iteration's step, as a
+  /// GEMM's `a_ptrs += BLOCK_K * stride_ak`). 1 where nothing is known.
   int64_t runStartAlignment(mlir::Value pointer, int64_t run, int64_t elementBytes);
 
 private:
@@ -117,6 +120,8 @@ private:
   bool assumedNonNegative(mlir::Value value);
   std::optional<int64_t> compute(mlir::Value value, unsigned dim);
   std::optional<int64_t> loopCarriedStride(mlir::Value value, unsigned dim);
+  int64_t loopCarriedAlignment(mlir::scf::ForOp loop, mlir::BlockArgument arg, int64_t run,
+                               int64_t elementBytes);
 
   LoopCarriedStrides loops;
   using ValueDim = std::pair<mlir::Value, unsigned>;
@@ -125,6 +130,9 @@ private:
   /// Iteration arguments whose inductive assumption failed: unknown from then on.
   llvm::DenseSet<ValueDim> refuted;
   llvm::DenseSet<mlir::Value> refutedPieces;
+  /// Run-start alignments assumed of loop-carried pointers while their
+  /// loop's step is checked.
+  llvm::DenseMap<mlir::Value, int64_t> alignmentHypotheses;
   /// Set when an assumption failed during the current query: every stride
   /// (or pieces) cached since may rest on it, so the query starts over.
   bool assumptionFailed = false;

@@ -38,6 +38,9 @@
 // its mask is one cp.async of 4, 8 or 16 bytes (zero-filled when out);
 // every other element, and every copy on other targets, is an ordinary load
 // and shared-memory store; without cp.async the ring has 2 stages at most.
+// Where the contiguity analysis proves every run aligned and its mask
+// constant over it (RunAccess::provedWhole), each run is one cp.async with
+// no run-time check and no element fallback.
 // Loads beyond the last iteration are not issued.
 #include "lowering/gpu/distribute/DotPlan.h"
 
@@ -245,12 +248,35 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
     storeOperandToShared(k, builder, loc, plan, slot, source, regs, stage);
     return;
   }
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
+  // Runs the analysis proved aligned and wholly in or out of their mask
+  // (sub-runs of a proved run are too) need no run-time check.
+  bool proved = load.runs.provedWhole && load.runs.width % width == 0;
+  Value address =
+      proved ? Value() : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
   for (unsigned first = 0; first < layout.numRegisters(); first += width) {
     if (layout.isDuplicateRegister(first))
       continue;
     Value at = plan.sharedIndexOf(k, builder, loc, slot, source, first, stage.start);
     ArrayRef<ElementAccess> run = ArrayRef(load.accesses).slice(first, width);
+    // Its token is unused: groups are closed and waited for with
+    // cp.async.commit_group / wait_group, across loop iterations.
+    auto copyRun = [&](OpBuilder &b, Value srcElements) {
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), stage.buffer, ValueRange{at},
+          load.base, ValueRange{run.front().offset}, b.getIndexAttr(width), srcElements,
+          runBytes == 16 ? b.getUnitAttr() : UnitAttr());
+    };
+    // Copies `width` elements where `in` holds, else zero-fills.
+    auto elementsWhere = [&](Value in) -> Value {
+      if (!in)
+        return Value();
+      return arith::SelectOp::create(builder, loc, in, indexConstant(builder, loc, width),
+                                     indexConstant(builder, loc, 0));
+    };
+    if (proved) {
+      copyRun(builder, elementsWhere(run.front().condition));
+      continue;
+    }
 
     // Aligned, and (under the vector condition) wholly in or out of bounds.
     Value whole = runAddressesAllowVector(builder, loc, address, elementBytes, load.accesses,
@@ -262,24 +288,16 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
         inBounds.push_back(access.condition);
         outOfBounds.push_back(arith::XOrIOp::create(builder, loc, access.condition, one));
       }
-    Value srcElements;
-    if (Value allIn = allOf(builder, loc, inBounds)) {
-      Value noneIn = allOf(builder, loc, outOfBounds);
-      whole = arith::AndIOp::create(builder, loc, whole,
-                                    arith::OrIOp::create(builder, loc, allIn, noneIn));
-      srcElements = arith::SelectOp::create(builder, loc, allIn, indexConstant(builder, loc, width),
-                                            indexConstant(builder, loc, 0));
-    }
+    Value allIn = allOf(builder, loc, inBounds);
+    if (allIn)
+      whole = arith::AndIOp::create(
+          builder, loc, whole,
+          arith::OrIOp::create(builder, loc, allIn, allOf(builder, loc, outOfBounds)));
+    Value srcElements = elementsWhere(allIn);
     scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {
-          // Its token is unused: groups are closed and waited for with
-          // cp.async.commit_group / wait_group, across loop iterations.
-          nvgpu::DeviceAsyncCopyOp::create(
-              then, loc, nvgpu::DeviceAsyncTokenType::get(then.getContext()), stage.buffer,
-              ValueRange{at}, load.base, ValueRange{run.front().offset},
-              then.getIndexAttr(width), srcElements,
-              runBytes == 16 ? then.getUnitAttr() : UnitAttr());
+          copyRun(then, srcElements);
           scf::YieldOp::create(then, loc);
         },
         [&](OpBuilder &orElse, Location loc) {

@@ -134,6 +134,92 @@ tile.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %l
 
 // -----
 
+// The same loop with 16-byte aligned arguments and K, lda, ldb multiples of
+// 16 elements: the contiguity analysis proves every run of 8 aligned in every
+// iteration (the pointers advance by multiples of 8) and `k < K - i` constant
+// over it, so each run is one cp.async with no run-time check and no element
+// fallback; only whether the iteration exists is tested.
+tile.func @matmul_proved(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>, %lda: i32 {tile.divisibility = 16 : i32}, %ldb: i32 {tile.divisibility = 16 : i32}, %ldc: i32, %K: i32 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %m = tile.make_range 0 to 64 : tensor<64xi32>
+  %n = tile.make_range 0 to 64 : tensor<64xi32>
+  %k = tile.make_range 0 to 32 : tensor<32xi32>
+  %am = tile.expand_dims %m, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %ldas = tile.splat %lda : i32 -> tensor<64x1xi32>
+  %arow = arith.muli %am, %ldas : tensor<64x1xi32>
+  %arowb = tile.broadcast %arow : tensor<64x1xi32> -> tensor<64x32xi32>
+  %ak = tile.expand_dims %k, axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %akb = tile.broadcast %ak : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arowb, %akb : tensor<64x32xi32>
+  %abase = tile.splat %a : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>>
+  %aptrs = tile.addptr %abase, %aoff : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %bk = tile.expand_dims %k, axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %ldbs = tile.splat %ldb : i32 -> tensor<32x1xi32>
+  %brow = arith.muli %bk, %ldbs : tensor<32x1xi32>
+  %browb = tile.broadcast %brow : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bn = tile.expand_dims %n, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %bnb = tile.broadcast %bn : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %browb, %bnb : tensor<32x64xi32>
+  %bbase = tile.splat %b : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+  %bptrs = tile.addptr %bbase, %boff : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x32xf16>
+  %bzero = arith.constant dense<0.0> : tensor<32x64xf16>
+  %bstep = arith.muli %ldb, %c32 : i32
+  %astepv = tile.splat %c32 : i32 -> tensor<64x32xi32>
+  %bstepv = tile.splat %bstep : i32 -> tensor<32x64xi32>
+  %acc, %ap, %bp = scf.for %i = %c0 to %K step %c32
+      iter_args(%acc_i = %acc0, %ap_i = %aptrs, %bp_i = %bptrs)
+      -> (tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>) : i32 {
+    %left = arith.subi %K, %i : i32
+    %lefta = tile.splat %left : i32 -> tensor<1x32xi32>
+    %amask1 = arith.cmpi slt, %ak, %lefta : tensor<1x32xi32>
+    %amask = tile.broadcast %amask1 : tensor<1x32xi1> -> tensor<64x32xi1>
+    %at = tile.load %ap_i, %amask, %zero : tensor<64x32x!tile.ptr<f16>>
+    %leftb = tile.splat %left : i32 -> tensor<32x1xi32>
+    %bmask1 = arith.cmpi slt, %bk, %leftb : tensor<32x1xi32>
+    %bmask = tile.broadcast %bmask1 : tensor<32x1xi1> -> tensor<32x64xi1>
+    %bt = tile.load %bp_i, %bmask, %bzero : tensor<32x64x!tile.ptr<f16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    %ap2 = tile.addptr %ap_i, %astepv : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+    %bp2 = tile.addptr %bp_i, %bstepv : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+    scf.yield %next, %ap2, %bp2 : tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>
+  }
+  %cm = tile.expand_dims %m, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %ldcs = tile.splat %ldc : i32 -> tensor<64x1xi32>
+  %crow = arith.muli %cm, %ldcs : tensor<64x1xi32>
+  %crowb = tile.broadcast %crow : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cn = tile.expand_dims %n, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %cnb = tile.broadcast %cn : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crowb, %cnb : tensor<64x64xi32>
+  %cbase = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %cptrs = tile.addptr %cbase, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %cptrs, %acc : tensor<64x64x!tile.ptr<f32>>
+  tile.return
+}
+
+// CUDA-LABEL: gpu.func @matmul_proved
+// CUDA-NOT: memref.store
+// CUDA-NOT: } else {
+// CUDA: %[[IN:.*]] = arith.select %{{.*}}, %c8, %c0 : index
+// CUDA-NEXT: nvgpu.device_async_copy %arg0[%{{.*}}], %{{.*}}[%{{.*}}], 8, %[[IN]] {bypassL1}
+// CUDA-NOT: memref.store
+// CUDA-NOT: } else {
+// CUDA: scf.for
+// CUDA-NEXT: nvvm.cp.async.wait.group 1
+// CUDA-NEXT: gpu.barrier
+// CUDA-NOT: memref.store
+// CUDA-NOT: } else {
+// CUDA: nvgpu.device_async_copy %arg1
+// CUDA-NOT: memref.store
+// CUDA-NOT: } else {
+// CUDA: nvvm.cp.async.commit.group
+// CUDA: nvvm.mma.sync
+// CUDA: scf.yield
+
+// -----
+
 // Descriptor blocks, the descriptors made in the loop body: the later
 // iteration's descriptors and offsets are made again ahead of its copies,
 // and the loop carries only the accumulator and the iteration count.

@@ -318,6 +318,57 @@ TEST_F(ContiguityTest, MasksConstantOverGroupsAndAlignedRunStarts) {
   EXPECT_EQ(analysis.runStartAlignment(ptrs[2], 8, 2), 2); // + row: one element
 }
 
+// A GEMM's K loop: pointers advanced by BLOCK_K every iteration stay aligned
+// as their initial values are; a step of one element does not keep them so;
+// the mask `k < K - i` stays constant over aligned groups in every iteration.
+constexpr llvm::StringLiteral kLoopAlignment = R"mlir(
+tile.func @k(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %K: i32 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %b = tile.splat %p : !tile.ptr<f16> -> tensor<64x!tile.ptr<f16>>
+  %start = tile.addptr %b, %r : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+  %step = tile.splat %c64 : i32 -> tensor<64xi32>
+  %nudge = tile.splat %c1 : i32 -> tensor<64xi32>
+  %kept, %lost = scf.for %i = %c0 to %K step %c64
+      iter_args(%a = %start, %m = %start) -> (tensor<64x!tile.ptr<f16>>, tensor<64x!tile.ptr<f16>>) : i32 {
+    %left = arith.subi %K, %i : i32
+    %ls = tile.splat %left : i32 -> tensor<64xi32>
+    %mask = arith.cmpi slt, %r, %ls : tensor<64xi32>
+    %x = tile.load %a, %mask : tensor<64x!tile.ptr<f16>>
+    %a1 = tile.addptr %a, %step : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+    %m1 = tile.addptr %m, %nudge : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+    scf.yield %a1, %m1 : tensor<64x!tile.ptr<f16>>, tensor<64x!tile.ptr<f16>>
+  }
+  tile.return
+}
+)mlir";
+
+TEST_F(ContiguityTest, LoopCarriedPointersKeepTheAlignmentTheirStepKeeps) {
+  auto module = parse(kLoopAlignment);
+  ASSERT_TRUE(module);
+  mlir::scf::ForOp loop;
+  module->walk([&](mlir::scf::ForOp op) { loop = op; });
+  mlir::Value mask;
+  module->walk([&](mlir::arith::CmpIOp op) { mask = op.getResult(); });
+  ASSERT_TRUE(loop && mask);
+  mlir::Value kept = loop.getRegionIterArgs()[0], lost = loop.getRegionIterArgs()[1];
+
+  ContiguityAnalysis inductive(LoopCarriedStrides::Inductive);
+  EXPECT_EQ(inductive.runStartAlignment(kept, 8, 2), 16);
+  EXPECT_EQ(inductive.runStartAlignment(loop.getResult(0), 8, 2), 16);
+  // + 1 element per iteration: only the element's 2 bytes hold throughout.
+  EXPECT_EQ(inductive.runStartAlignment(lost, 8, 2), 2);
+  EXPECT_EQ(inductive.runStartAlignment(loop.getResult(1), 8, 2), 2);
+  EXPECT_EQ(inductive.runStartAlignment(kept, 8, 2), 16); // nothing stale cached
+  // K - i: K % 16 == 0 and i % 64 == 0.
+  EXPECT_EQ(inductive.piecesOf(mask).constancy, 16);
+
+  ContiguityAnalysis unknown;
+  EXPECT_EQ(unknown.runStartAlignment(kept, 8, 2), 1);
+}
+
 // tl.multiple_of / max_contiguous / max_constancy: what is promised where the
 // analysis proves less, never less than it proves.
 constexpr llvm::StringLiteral kHints = R"mlir(

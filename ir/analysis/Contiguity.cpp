@@ -32,6 +32,15 @@ int64_t groupDivisibility(const ContiguityAnalysis::Pieces &pieces, int64_t grou
   return pieces.run > 1 ? std::gcd(pieces.divisibility, group) : pieces.divisibility;
 }
 
+/// What is known of each element on its own (from the pieces along any
+/// dimension): the divisibility every value has, 1 inside a run.
+ContiguityAnalysis::Pieces elementwise(const ContiguityAnalysis::Pieces &pieces) {
+  ContiguityAnalysis::Pieces element;
+  element.divisibility = groupDivisibility(pieces, 1);
+  element.nonNegative = pieces.nonNegative;
+  return element;
+}
+
 } // namespace
 
 std::optional<int64_t> ContiguityAnalysis::constantValue(Value value) {
@@ -76,22 +85,27 @@ ContiguityAnalysis::ContiguousRuns ContiguityAnalysis::contiguousRuns(Value ptrT
 }
 
 ContiguityAnalysis::Pieces ContiguityAnalysis::piecesOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return piecesAlong(value, type && type.getRank() > 0 ? type.getRank() - 1 : 0);
+}
+
+ContiguityAnalysis::Pieces ContiguityAnalysis::piecesAlong(Value value, unsigned dim) {
   for (;;) {
     assumptionFailed = false;
-    Pieces pieces = cachedPieces(value);
+    Pieces pieces = cachedPieces(value, dim);
     if (!assumptionFailed)
       return pieces;
     piecesCache.clear();
   }
 }
 
-ContiguityAnalysis::Pieces ContiguityAnalysis::cachedPieces(Value value) {
-  auto it = piecesCache.find(value);
+ContiguityAnalysis::Pieces ContiguityAnalysis::cachedPieces(Value value, unsigned dim) {
+  auto it = piecesCache.find({value, dim});
   if (it != piecesCache.end())
     return it->second;
-  piecesCache[value] = Pieces(); // cycles stay unknown
-  Pieces pieces = computePieces(value);
-  piecesCache[value] = pieces;
+  piecesCache[{value, dim}] = Pieces(); // cycles stay unknown
+  Pieces pieces = computePieces(value, dim);
+  piecesCache[{value, dim}] = pieces;
   return pieces;
 }
 
@@ -173,14 +187,15 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::provenScalarPieces(Value value) {
   return pieces;
 }
 
-ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
+ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value, unsigned dim) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type)
     return scalarPieces(value);
   Pieces unknown;
   if (type.getRank() == 0)
     return unknown;
-  int64_t last = type.getShape().back();
+  int64_t extent = type.getShape()[dim];
+  bool lastDim = dim + 1 == type.getRank();
   Operation *def = value.getDefiningOp();
 
   if (!def) {
@@ -189,29 +204,29 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
     auto arg = dyn_cast<BlockArgument>(value);
     auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
     if (loops != LoopCarriedStrides::Inductive || !loop || arg.getArgNumber() == 0 ||
-        refutedPieces.contains(value))
+        refutedPieces.contains({value, dim}))
       return unknown;
     unsigned index = arg.getArgNumber() - 1;
-    Pieces initial = cachedPieces(loop.getInitArgs()[index]);
+    Pieces initial = cachedPieces(loop.getInitArgs()[index], dim);
     Pieces hypothesis;
     hypothesis.run = initial.run;
     hypothesis.constancy = initial.constancy;
     hypothesis.checkEndpoints = initial.checkEndpoints;
-    piecesCache[value] = hypothesis;
-    Pieces yielded = cachedPieces(loop.getBody()->getTerminator()->getOperand(index));
+    piecesCache[{value, dim}] = hypothesis;
+    Pieces yielded = cachedPieces(loop.getBody()->getTerminator()->getOperand(index), dim);
     if (yielded.run % hypothesis.run == 0 && yielded.constancy % hypothesis.constancy == 0 &&
         (!yielded.checkEndpoints || hypothesis.checkEndpoints))
       return hypothesis;
-    refutedPieces.insert(value);
+    refutedPieces.insert({value, dim});
     assumptionFailed = true;
     return unknown;
   }
   if (auto loop = dyn_cast<scf::ForOp>(def))
-    return cachedPieces(loop.getRegionIterArgs()[cast<OpResult>(value).getResultNumber()]);
+    return cachedPieces(loop.getRegionIterArgs()[cast<OpResult>(value).getResultNumber()], dim);
 
   if (auto range = dyn_cast<MakeRangeOp>(def)) {
     Pieces pieces;
-    pieces.run = last;
+    pieces.run = extent;
     pieces.divisibility = divisibilityOf(static_cast<int32_t>(range.getStart()));
     pieces.nonNegative = static_cast<int32_t>(range.getStart()) >= 0;
     return pieces;
@@ -219,7 +234,7 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
   auto uniform = [&](const Pieces &scalar) {
     Pieces pieces = scalar;
     pieces.run = 1;
-    pieces.constancy = last;
+    pieces.constancy = extent;
     return pieces;
   };
   if (auto splat = dyn_cast<SplatOp>(def))
@@ -231,30 +246,33 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
     return uniform(scalar);
   }
   if (auto bcast = dyn_cast<BroadcastOp>(def)) {
-    Pieces src = cachedPieces(bcast.getSrc());
-    if (cast<RankedTensorType>(bcast.getSrc().getType()).getShape().back() == 1 && last > 1) {
-      Pieces pieces = uniform(src);
-      pieces.divisibility = groupDivisibility(src, 1);
-      return pieces;
-    }
+    Pieces src = cachedPieces(bcast.getSrc(), dim);
+    if (cast<RankedTensorType>(bcast.getSrc().getType()).getShape()[dim] == 1 && extent > 1)
+      return uniform(elementwise(src));
     return src;
   }
   if (auto expand = dyn_cast<ExpandDimsOp>(def)) {
-    Pieces src = cachedPieces(expand.getSrc());
-    if (last != 1 || static_cast<int64_t>(expand.getAxis()) != type.getRank() - 1)
-      return src;
-    // Each element becomes a row of its own.
-    Pieces pieces;
-    pieces.divisibility = groupDivisibility(src, 1);
-    pieces.nonNegative = src.nonNegative;
-    return pieces;
+    auto srcType = cast<RankedTensorType>(expand.getSrc().getType());
+    unsigned axis = expand.getAxis();
+    if (axis != dim)
+      return cachedPieces(expand.getSrc(), dim < axis ? dim : dim - 1);
+    // Along the new dimension each element stands alone.
+    if (srcType.getRank() == 0)
+      return unknown;
+    return elementwise(cachedPieces(expand.getSrc(), srcType.getRank() - 1));
   }
+  if (auto trans = dyn_cast<TransOp>(def))
+    return cachedPieces(trans.getSrc(), trans.getOrder()[dim]);
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(def))
-    return cachedPieces(def->getOperand(0));
-  if (auto hint = dyn_cast<HintOp>(def))
-    return withPromises(cachedPieces(hint.getSrc()), hint);
+    return cachedPieces(def->getOperand(0), dim);
+  if (auto hint = dyn_cast<HintOp>(def)) {
+    // A hint speaks of the last dimension.
+    Pieces src = cachedPieces(hint.getSrc(), dim);
+    return lastDim ? withPromises(src, hint) : src;
+  }
   if (isa<AddPtrOp, arith::AddIOp, arith::SubIOp>(def)) {
-    Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
+    Pieces lhs = cachedPieces(def->getOperand(0), dim),
+           rhs = cachedPieces(def->getOperand(1), dim);
     bool subtract = isa<arith::SubIOp>(def);
     Pieces pieces;
     if (lhs.run > 1 && rhs.run == 1) {
@@ -273,10 +291,10 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
   }
   if (auto mul = dyn_cast<arith::MulIOp>(def)) {
     if (constantValue(mul.getRhs()) == 1)
-      return cachedPieces(mul.getLhs());
+      return cachedPieces(mul.getLhs(), dim);
     if (constantValue(mul.getLhs()) == 1)
-      return cachedPieces(mul.getRhs());
-    Pieces lhs = cachedPieces(mul.getLhs()), rhs = cachedPieces(mul.getRhs());
+      return cachedPieces(mul.getRhs(), dim);
+    Pieces lhs = cachedPieces(mul.getLhs(), dim), rhs = cachedPieces(mul.getRhs(), dim);
     Pieces pieces;
     pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
     pieces.divisibility =
@@ -286,9 +304,10 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
     return pieces;
   }
   if (auto compare = dyn_cast<arith::CmpIOp>(def))
-    return comparisonPieces(compare);
+    return comparisonPieces(compare, dim);
   if (isa<arith::AndIOp, arith::OrIOp>(def) && type.getElementType().isInteger(1)) {
-    Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
+    Pieces lhs = cachedPieces(def->getOperand(0), dim),
+           rhs = cachedPieces(def->getOperand(1), dim);
     Pieces pieces;
     pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
     return pieces;
@@ -298,7 +317,8 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value) {
     // consecutive modulo an n that is a multiple of g and the same across
     // the group, for non-negative values (remsi) or as unsigned (remui). A
     // negative group of a remsi wraps once at most: checked at run time.
-    Pieces lhs = cachedPieces(def->getOperand(0)), rhs = cachedPieces(def->getOperand(1));
+    Pieces lhs = cachedPieces(def->getOperand(0), dim),
+           rhs = cachedPieces(def->getOperand(1), dim);
     bool signedRem = isa<arith::RemSIOp>(def);
     int64_t modulus = groupDivisibility(rhs, 1);
     Pieces pieces;
@@ -326,8 +346,9 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::withPromises(Pieces pieces, HintO
   return pieces;
 }
 
-ContiguityAnalysis::Pieces ContiguityAnalysis::comparisonPieces(arith::CmpIOp compare) {
-  Pieces lhs = cachedPieces(compare.getLhs()), rhs = cachedPieces(compare.getRhs());
+ContiguityAnalysis::Pieces ContiguityAnalysis::comparisonPieces(arith::CmpIOp compare,
+                                                                unsigned dim) {
+  Pieces lhs = cachedPieces(compare.getLhs(), dim), rhs = cachedPieces(compare.getRhs(), dim);
   Pieces pieces;
   pieces.constancy = std::gcd(lhs.constancy, rhs.constancy);
   // Consecutive values x against a bound n that is constant over a group:
@@ -356,32 +377,56 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::comparisonPieces(arith::CmpIOp co
 }
 
 int64_t ContiguityAnalysis::runStartAlignment(Value pointer, int64_t run, int64_t elementBytes) {
-  if (auto hypothesis = alignmentHypotheses.find(pointer); hypothesis != alignmentHypotheses.end())
+  auto type = dyn_cast<RankedTensorType>(pointer.getType());
+  return alignmentAlong(pointer, run, elementBytes,
+                        type && type.getRank() > 0 ? type.getRank() - 1 : 0);
+}
+
+int64_t ContiguityAnalysis::alignmentAlong(Value pointer, int64_t run, int64_t elementBytes,
+                                           unsigned dim) {
+  if (auto hypothesis = alignmentHypotheses.find({pointer, dim});
+      hypothesis != alignmentHypotheses.end())
     return hypothesis->second;
   Operation *def = pointer.getDefiningOp();
   if (auto arg = dyn_cast<BlockArgument>(pointer)) {
     if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
-      return loopCarriedAlignment(loop, arg, run, elementBytes);
+      return loopCarriedAlignment(loop, arg, run, elementBytes, dim);
     return provenScalarPieces(pointer).divisibility; // a kernel argument's tile.divisibility
   }
   if (auto loop = dyn_cast_or_null<scf::ForOp>(def))
     return loopCarriedAlignment(
         loop, loop.getRegionIterArgs()[cast<OpResult>(pointer).getResultNumber()], run,
-        elementBytes);
+        elementBytes, dim);
   if (auto splat = dyn_cast_or_null<SplatOp>(def))
-    return runStartAlignment(splat.getSrc(), run, elementBytes);
-  if (isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))
-    return runStartAlignment(def->getOperand(0), run, elementBytes);
+    return alignmentAlong(splat.getSrc(), run, elementBytes, 0);
+  if (auto bcast = dyn_cast_or_null<BroadcastOp>(def)) {
+    // Broadcast along `dim`: a group repeats one element.
+    bool repeated = cast<RankedTensorType>(bcast.getSrc().getType()).getShape()[dim] == 1;
+    return alignmentAlong(bcast.getSrc(), repeated ? 1 : run, elementBytes, dim);
+  }
+  if (auto expand = dyn_cast_or_null<ExpandDimsOp>(def)) {
+    auto srcType = cast<RankedTensorType>(expand.getSrc().getType());
+    unsigned axis = expand.getAxis();
+    if (axis != dim)
+      return alignmentAlong(expand.getSrc(), run, elementBytes, dim < axis ? dim : dim - 1);
+    return srcType.getRank() == 0
+               ? 1
+               : alignmentAlong(expand.getSrc(), 1, elementBytes, srcType.getRank() - 1);
+  }
+  if (auto trans = dyn_cast_or_null<TransOp>(def))
+    return alignmentAlong(trans.getSrc(), run, elementBytes, trans.getOrder()[dim]);
   if (auto addptr = dyn_cast_or_null<AddPtrOp>(def)) {
-    int64_t offsets = groupDivisibility(piecesOf(addptr.getOffset()), run);
-    return std::gcd(runStartAlignment(addptr.getPtr(), run, elementBytes),
+    bool tile = isa<RankedTensorType>(addptr.getOffset().getType());
+    int64_t offsets = groupDivisibility(
+        tile ? piecesAlong(addptr.getOffset(), dim) : piecesOf(addptr.getOffset()), run);
+    return std::gcd(alignmentAlong(addptr.getPtr(), run, elementBytes, dim),
                     std::min(kMaxDivisibility, offsets * elementBytes));
   }
   return 1;
 }
 
 int64_t ContiguityAnalysis::loopCarriedAlignment(scf::ForOp loop, BlockArgument arg, int64_t run,
-                                                 int64_t elementBytes) {
+                                                 int64_t elementBytes, unsigned dim) {
   if (loops != LoopCarriedStrides::Inductive || arg.getOwner() != loop.getBody() ||
       arg.getArgNumber() == 0)
     return 1;
@@ -391,15 +436,15 @@ int64_t ContiguityAnalysis::loopCarriedAlignment(scf::ForOp loop, BlockArgument 
   // and so are the yielded value's, every iteration's are. A hypothesis that
   // fails gives way to the (smaller) power of two that the step proves; the
   // powers of two only shrink, so this ends.
-  int64_t hypothesis = runStartAlignment(loop.getInitArgs()[index], run, elementBytes);
+  int64_t hypothesis = alignmentAlong(loop.getInitArgs()[index], run, elementBytes, dim);
   for (;;) {
-    alignmentHypotheses[arg] = hypothesis;
-    int64_t next = std::gcd(hypothesis, runStartAlignment(yielded, run, elementBytes));
+    alignmentHypotheses[{arg, dim}] = hypothesis;
+    int64_t next = std::gcd(hypothesis, alignmentAlong(yielded, run, elementBytes, dim));
     if (next == hypothesis)
       break;
     hypothesis = next;
   }
-  alignmentHypotheses.erase(arg);
+  alignmentHypotheses.erase({arg, dim});
   return hypothesis;
 }
 

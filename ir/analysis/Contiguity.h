@@ -90,6 +90,8 @@ public:
     bool checkEndpoints = false;
   };
   Pieces piecesOf(mlir::Value value);
+  /// The same along dimension `dim` (through tile.trans, expand_dims, ...).
+  Pieces piecesAlong(mlir::Value value, unsigned dim);
 
   /// A power of two that divides the byte address of the first element of
   /// every aligned group of `run` elements along the last dimension of
@@ -103,8 +105,8 @@ public:
 
 private:
   std::optional<int64_t> strideOf(mlir::Value value, unsigned dim);
-  Pieces cachedPieces(mlir::Value value);
-  Pieces computePieces(mlir::Value value);
+  Pieces cachedPieces(mlir::Value value, unsigned dim);
+  Pieces computePieces(mlir::Value value, unsigned dim);
   /// Divisibility and sign of an integer scalar: what its computation
   /// proves, or a tile.assume promises.
   Pieces scalarPieces(mlir::Value value);
@@ -114,25 +116,27 @@ private:
   Pieces withPromises(Pieces pieces, HintOp hint);
   /// Constancy of a comparison: `x < n` with x consecutive in aligned groups
   /// and n a multiple of the group size is constant over each group.
-  Pieces comparisonPieces(mlir::arith::CmpIOp compare);
+  Pieces comparisonPieces(mlir::arith::CmpIOp compare, unsigned dim);
   /// Whether a tile.assume in the block defining `value` promises `value >= c`
   /// (c >= 0) or `value > c` (c >= -1), either way round.
   bool assumedNonNegative(mlir::Value value);
   std::optional<int64_t> compute(mlir::Value value, unsigned dim);
   std::optional<int64_t> loopCarriedStride(mlir::Value value, unsigned dim);
+  /// runStartAlignment for groups along dimension `dim`.
+  int64_t alignmentAlong(mlir::Value pointer, int64_t run, int64_t elementBytes, unsigned dim);
   int64_t loopCarriedAlignment(mlir::scf::ForOp loop, mlir::BlockArgument arg, int64_t run,
-                               int64_t elementBytes);
+                               int64_t elementBytes, unsigned dim);
 
   LoopCarriedStrides loops;
   using ValueDim = std::pair<mlir::Value, unsigned>;
   llvm::DenseMap<ValueDim, std::optional<int64_t>> cache;
-  llvm::DenseMap<mlir::Value, Pieces> piecesCache;
+  llvm::DenseMap<ValueDim, Pieces> piecesCache;
   /// Iteration arguments whose inductive assumption failed: unknown from then on.
   llvm::DenseSet<ValueDim> refuted;
-  llvm::DenseSet<mlir::Value> refutedPieces;
+  llvm::DenseSet<ValueDim> refutedPieces;
   /// Run-start alignments assumed of loop-carried pointers while their
   /// loop's step is checked.
-  llvm::DenseMap<mlir::Value, int64_t> alignmentHypotheses;
+  llvm::DenseMap<ValueDim, int64_t> alignmentHypotheses;
   /// Set when an assumption failed during the current query: every stride
   /// (or pieces) cached since may rest on it, so the query starts over.
   bool assumptionFailed = false;

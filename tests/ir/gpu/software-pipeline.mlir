@@ -392,3 +392,84 @@ tile.func @accumulator_read_in_the_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>
 // WGMMA: nvvm.wgmma.commit.group.sync.aligned
 // WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // WGMMA-NOT: nvvm.wgmma.wait.group.sync.aligned
+
+// -----
+
+// B = W.t() of a 16-byte aligned [N, K] weight, K a multiple of 16: loaded
+// as rows of W (tile-gpu-transpose-column-loads), whose runs the analysis
+// proves aligned and wholly in or out of `k < K - i` through the transposes
+// of the pointers and the mask: every copy is one cp.async, no fallback.
+tile.func @columns_of_b_proved(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>, %K: i32 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %rows = tile.make_range 0 to 64 : tensor<64xi32>
+  %k = tile.make_range 0 to 32 : tensor<32xi32>
+  %re = tile.expand_dims %rows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %Ka = tile.splat %K : i32 -> tensor<64x1xi32>
+  %aoff1 = arith.muli %re, %Ka : tensor<64x1xi32>
+  %aoffb = tile.broadcast %aoff1 : tensor<64x1xi32> -> tensor<64x32xi32>
+  %ka = tile.expand_dims %k, axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %kab = tile.broadcast %ka : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %aoffb, %kab : tensor<64x32xi32>
+  %abase = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+  %aptrs = tile.addptr %abase, %aoff : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+  %ke = tile.expand_dims %k, axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %kb = tile.broadcast %ke : tensor<32x1xi32> -> tensor<32x64xi32>
+  %ne = tile.expand_dims %rows, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %Ks = tile.splat %K : i32 -> tensor<1x64xi32>
+  %nK = arith.muli %ne, %Ks : tensor<1x64xi32>
+  %nb = tile.broadcast %nK : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %kb, %nb : tensor<32x64xi32>
+  %bbase = tile.splat %b : !tile.ptr<bf16> -> tensor<32x64x!tile.ptr<bf16>>
+  %bptrs = tile.addptr %bbase, %boff : tensor<32x64x!tile.ptr<bf16>>, tensor<32x64xi32>
+  %astep = tile.splat %c32 : i32 -> tensor<64x32xi32>
+  %bstep = tile.splat %c32 : i32 -> tensor<32x64xi32>
+  %azero = arith.constant dense<0.0> : tensor<64x32xbf16>
+  %bzero = arith.constant dense<0.0> : tensor<32x64xbf16>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc, %ap, %bp = scf.for %i = %c0 to %K step %c32
+      iter_args(%acc_i = %acc0, %ap_i = %aptrs, %bp_i = %bptrs)
+      -> (tensor<64x64xf32>, tensor<64x32x!tile.ptr<bf16>>, tensor<32x64x!tile.ptr<bf16>>) : i32 {
+    %left = arith.subi %K, %i : i32
+    %la = tile.splat %left : i32 -> tensor<1x32xi32>
+    %am1 = arith.cmpi slt, %ka, %la : tensor<1x32xi32>
+    %am = tile.broadcast %am1 : tensor<1x32xi1> -> tensor<64x32xi1>
+    %at = tile.load %ap_i, %am, %azero : tensor<64x32x!tile.ptr<bf16>>
+    %lb = tile.splat %left : i32 -> tensor<32x1xi32>
+    %bm1 = arith.cmpi slt, %ke, %lb : tensor<32x1xi32>
+    %bm = tile.broadcast %bm1 : tensor<32x1xi1> -> tensor<32x64xi1>
+    %bt = tile.load %bp_i, %bm, %bzero : tensor<32x64x!tile.ptr<bf16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x32xbf16> * tensor<32x64xbf16> -> tensor<64x64xf32>
+    %ap2 = tile.addptr %ap_i, %astep : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+    %bp2 = tile.addptr %bp_i, %bstep : tensor<32x64x!tile.ptr<bf16>>, tensor<32x64xi32>
+    scf.yield %next, %ap2, %bp2 : tensor<64x64xf32>, tensor<64x32x!tile.ptr<bf16>>, tensor<32x64x!tile.ptr<bf16>>
+  }
+  %cm = tile.expand_dims %rows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %crow = arith.muli %cm, %c64 : tensor<64x1xi32>
+  %crowb = tile.broadcast %crow : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cn = tile.expand_dims %rows, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %cnb = tile.broadcast %cn : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crowb, %cnb : tensor<64x64xi32>
+  %cbase = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %cptrs = tile.addptr %cbase, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %cptrs, %acc : tensor<64x64x!tile.ptr<f32>>
+  tile.return
+}
+
+// WGMMA-LABEL: gpu.func @columns_of_b_proved
+// WGMMA-NOT: memref.store
+// WGMMA-NOT: } else {
+// WGMMA: scf.for
+// WGMMA-NOT: memref.store
+// WGMMA-NOT: } else {
+// WGMMA: %[[IN:.*]] = arith.select %{{.*}}, %c8, %c0 : index
+// WGMMA-NEXT: nvgpu.device_async_copy %arg0[%{{.*}}], %{{.*}}[%{{.*}}], 8, %[[IN]] {bypassL1}
+// WGMMA-NOT: memref.store
+// WGMMA-NOT: } else {
+// WGMMA: nvgpu.device_async_copy %arg1[%{{.*}}], %{{.*}}[%{{.*}}], 8, %{{.*}} {bypassL1}
+// WGMMA-NOT: memref.store
+// WGMMA-NOT: } else {
+// WGMMA: nvvm.cp.async.commit.group
+// WGMMA: nvvm.wgmma.mma_async
+// WGMMA: scf.yield

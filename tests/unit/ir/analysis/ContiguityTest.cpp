@@ -369,6 +369,52 @@ TEST_F(ContiguityTest, LoopCarriedPointersKeepTheAlignmentTheirStepKeeps) {
   EXPECT_EQ(unknown.runStartAlignment(kept, 8, 2), 1);
 }
 
+// B given as W.t() (a PyTorch Linear's weight, [N, K] row-major): the
+// [K, N] tile runs down its columns, and tile-gpu-transpose-column-loads
+// loads it as the transpose. The facts along the transposed tile's rows are
+// those along the source's columns.
+constexpr llvm::StringLiteral kTransposed = R"mlir(
+tile.func @k(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %K: i32 {tile.divisibility = 16 : i32}, %odd: i32) {
+  %rk = tile.make_range 0 to 32 : tensor<32xi32>
+  %rn = tile.make_range 0 to 64 : tensor<64xi32>
+  %ke = tile.expand_dims %rk, axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %kb = tile.broadcast %ke : tensor<32x1xi32> -> tensor<32x64xi32>
+  %ne = tile.expand_dims %rn, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %Ks = tile.splat %K : i32 -> tensor<1x64xi32>
+  %col = arith.muli %ne, %Ks : tensor<1x64xi32>
+  %cb = tile.broadcast %col : tensor<1x64xi32> -> tensor<32x64xi32>
+  %off = arith.addi %kb, %cb : tensor<32x64xi32>
+  %b = tile.splat %p : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+  %ptrs = tile.addptr %b, %off : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %rows = tile.trans %ptrs, order = [1, 0] : tensor<32x64x!tile.ptr<f16>> -> tensor<64x32x!tile.ptr<f16>>
+  %Kk = tile.splat %K : i32 -> tensor<32x1xi32>
+  %in = arith.cmpi slt, %ke, %Kk : tensor<32x1xi32>
+  %inb = tile.broadcast %in : tensor<32x1xi1> -> tensor<32x64xi1>
+  %mask = tile.trans %inb, order = [1, 0] : tensor<32x64xi1> -> tensor<64x32xi1>
+  %os = tile.splat %odd : i32 -> tensor<32x1xi32>
+  %ragged = arith.cmpi slt, %ke, %os : tensor<32x1xi32>
+  %raggedb = tile.broadcast %ragged : tensor<32x1xi1> -> tensor<32x64xi1>
+  %raggedt = tile.trans %raggedb, order = [1, 0] : tensor<32x64xi1> -> tensor<64x32xi1>
+  tile.return
+}
+)mlir";
+
+TEST_F(ContiguityTest, TransposedTilesKeepTheFactsOfTheSourceColumns) {
+  auto module = parse(kTransposed);
+  ASSERT_TRUE(module);
+  std::vector<mlir::Value> transposed;
+  module->walk([&](tile::TransOp op) { transposed.push_back(op.getResult()); });
+  ASSERT_EQ(transposed.size(), 3u);
+  ContiguityAnalysis analysis;
+  EXPECT_TRUE(analysis.isContiguous(transposed[0]));
+  // Column starts: 16-byte argument + n * K (K % 16 == 0) + k from 0.
+  EXPECT_EQ(analysis.runStartAlignment(transposed[0], 8, 2), 16);
+  EXPECT_EQ(analysis.piecesOf(transposed[1]).constancy, 16); // k < K
+  EXPECT_EQ(analysis.piecesOf(transposed[2]).constancy, 1);  // k < odd
+  // Down the transposed tile's columns the offsets step by K: no runs.
+  EXPECT_EQ(analysis.piecesAlong(transposed[0], 0).run, 1);
+}
+
 // tl.multiple_of / max_contiguous / max_constancy: what is promised where the
 // analysis proves less, never less than it proves.
 constexpr llvm::StringLiteral kHints = R"mlir(

@@ -133,6 +133,7 @@ def compile_launches(kernels, launches, target):
             entry.update(params=[p[0] for p in plan if p is not None], function=kernel.kernel_name,
                          block_threads=kernel.block_threads, shared_bytes=kernel.shared_bytes,
                          registers=kernel.usage["registers"], spills=kernel.usage["spills"],
+                         serialized_wgmma=bool(kernel.usage.get("serialized_wgmma")),
                          compile_ms=round((time.perf_counter() - start) * 1e3))
             yield entry, kernel
 
@@ -155,6 +156,7 @@ def export(directory, kernels, launches, target, log=print):
             out.write(kernel.binary)
         entries.append(entry)
         log(f"  {entry['file']:<16} {what} regs={entry['registers']} spills={entry['spills']} "
+            f"{'WGMMA SERIALIZED ' if entry['serialized_wgmma'] else ''}"
             f"({entry['compile_ms'] / 1e3:.1f} s)")
     signatures, tune_keys = {}, {}
     for name, *_ in launches:
@@ -251,7 +253,9 @@ class AotKernels:
         """One line per launch signature: the cubin the tuning picked."""
         return [f"{key[0]} [{key[1]}] {key[3] or ''}: {entry['file']} {entry['constexprs']} "
                 f"warps={entry['num_warps']} stages={entry['num_stages']} regs={entry['registers']} "
-                f"spills={entry['spills']}" for key, entry in self.chosen.items()]
+                f"spills={entry['spills']}"
+                f"{' WGMMA SERIALIZED' if entry.get('serialized_wgmma') else ''}"
+                for key, entry in self.chosen.items()]
 
     def run(self, name, arg_names, constexprs, values, grid, warps):
         given = {k: values[k] for k in constexprs if k in values}

@@ -381,8 +381,9 @@ def compile_only(args):
             ok = False
             continue
         found = [f"{i}x{kernel.assembly.count(i)}" for i in WORK_INSTRUCTIONS if i in kernel.assembly]
+        serialized = " WGMMA SERIALIZED by ptxas" if entry["serialized_wgmma"] else ""
         print(f"{what} {entry['registers']:>5} {entry['spills']:>7} {kernel.shared_bytes:>7} "
-              f"{entry['compile_ms']:>6}  {constexprs}: {' '.join(found)}")
+              f"{entry['compile_ms']:>6}  {constexprs}: {' '.join(found)}{serialized}")
     return 0 if ok else 1
 
 

@@ -20,6 +20,10 @@ struct ResourceUsage {
   int spillStoreBytes = -1;
   int spillLoadBytes = -1;
   int stackFrameBytes = -1;
+  /// Why ptxas runs the kernel's wgmma instructions one after another instead
+  /// of overlapped (its message C7514), empty when it does not: a
+  /// performance bug of the code generator, as a spill is.
+  std::string serializedWgmma;
   /// The tool's own lines (ptxas -v output, the AMDGPU metadata), verbatim.
   std::string report;
 };

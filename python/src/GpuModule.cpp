@@ -92,6 +92,7 @@ py::dict usageOf(const gpu::ResourceUsage &usage) {
                        ? -1
                        : std::max(usage.spillStoreBytes, 0) + std::max(usage.spillLoadBytes, 0);
   dict["stack"] = usage.stackFrameBytes;
+  dict["serialized_wgmma"] = usage.serializedWgmma;
   dict["report"] = usage.report;
   return dict;
 }

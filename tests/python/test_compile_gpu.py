@@ -261,7 +261,7 @@ def test_compile_gpu_returns_binary_assembly_and_usage(kernels):
     assert kernel.shared_bytes > 0  # the dot's operand buffers
     usage = kernel.usage
     assert set(usage) == {"registers", "scalar_registers", "smem", "spills", "spill_stores",
-                          "spill_loads", "stack", "report"}
+                          "spill_loads", "stack", "serialized_wgmma", "report"}
     assert usage["registers"] > 0
     assert usage["spills"] == 0
     assert "ptxas" in usage["report"]

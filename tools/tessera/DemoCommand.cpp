@@ -234,6 +234,8 @@ std::string describeGpuBuild(ModuleOp module, llvm::StringRef kernel, llvm::Stri
     facts.push_back(std::to_string(usage.registers) + " regs");
   if (usage.spillStoreBytes >= 0)
     facts.push_back(std::to_string(usage.spillStoreBytes) + " B spilled");
+  if (!usage.serializedWgmma.empty())
+    facts.push_back("wgmma serialized by ptxas");
   facts.push_back(std::to_string(built->binary.binary.size()) + " B binary");
   facts.push_back(llvm::formatv("{0:F0} ms", ms).str());
   std::string line = spec.str() + " " + llvm::join(facts, ", ");

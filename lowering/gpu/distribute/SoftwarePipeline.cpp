@@ -550,6 +550,21 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     llvm::append_range(inits, regs);
   inits.push_back(indexConstant(builder, loc, 0));
 
+  // An overlapped dot's loop and its last wait sit under `if the loop runs`:
+  // where the loop's exit joined the path that skips it, the registers the
+  // skipping path sets (the initial accumulator) would be written between a
+  // wgmma and its wait as far as ptxas can tell, and ptxas would serialize
+  // every wgmma of the kernel (C7515).
+  scf::IfOp runs;
+  if (overlapped) {
+    Value entered =
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, lowerBound, upperBound);
+    runs = scf::IfOp::create(builder, loc, ValueRange(inits).getTypes(), entered,
+                             /*withElseRegion=*/true);
+    OpBuilder skipped = OpBuilder::atBlockBegin(runs.elseBlock());
+    scf::YieldOp::create(skipped, loc, inits);
+    builder.setInsertionPointToStart(runs.thenBlock());
+  }
   LogicalResult bodyResult = success();
   auto pipelined = scf::ForOp::create(
       builder, loc, lowerBound, upperBound, step, inits,
@@ -614,16 +629,29 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   if (failed(bodyResult))
     return failure();
 
-  // No copy is in flight (those beyond the last iteration were not issued),
-  // but the last dot's reads must finish before the stages are reused.
-  if (overlapped)
-    rings.front().plan.instruction->emitWaitForAll(builder, loc);
-  mlir::gpu::BarrierOp::create(builder, loc);
-  k.shared.release(mark);
   SmallVector<Value> results;
   for (unsigned arg : analysis.carried)
     results.push_back(loop.getResult(arg));
-  k.mapFlat(results, pipelined.getResults().take_front(carriedCount), carriedBases);
+  SmallVector<Value> loopResults(pipelined.getResults());
+  // No copy is in flight (those beyond the last iteration were not issued),
+  // but the last dot's reads must finish before the stages are reused, and
+  // its result before anyone reads it.
+  if (overlapped) {
+    Value acc = loop.getResult(cast<BlockArgument>(overlapped.getAcc()).getArgNumber() - 1);
+    k.mapFlat(results, loopResults, carriedBases);
+    bool read = llvm::is_contained(results, acc);
+    SmallVector<Value> waited = rings.front().plan.instruction->emitWaitForAll(
+        builder, loc, read ? ValueRange(k.registers(acc)) : ValueRange());
+    if (read)
+      for (auto [running, done] : llvm::zip(k.registers(acc), waited))
+        loopResults[cast<OpResult>(running).getResultNumber()] = done;
+    scf::YieldOp::create(builder, loc, loopResults);
+    builder.setInsertionPointAfter(runs);
+    loopResults.assign(runs.getResults().begin(), runs.getResults().end());
+  }
+  k.mapFlat(results, ValueRange(loopResults).take_front(carriedCount), carriedBases);
+  mlir::gpu::BarrierOp::create(builder, loc);
+  k.shared.release(mark);
   return true;
 }
 

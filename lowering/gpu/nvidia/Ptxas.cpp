@@ -92,6 +92,13 @@ ResourceUsage tessera::gpu::parsePtxasReport(llvm::StringRef text, llvm::StringR
       inKernelProperties = false;
       continue;
     }
+    if (line.contains("wgmma.mma_async instructions are serialized") &&
+        quoted(line) == kernelName) {
+      size_t reason = line.find("Potential Performance Loss: ");
+      usage.serializedWgmma =
+          (reason == llvm::StringRef::npos ? line : line.drop_front(reason)).trim().str();
+      continue;
+    }
     if (inKernel && line.contains("Used ") && line.contains(" registers")) {
       usage.registers = countBefore(line, " registers").value_or(-1);
       usage.sharedMemoryBytes = sharedMemory(line).value_or(0);

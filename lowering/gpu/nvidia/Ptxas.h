@@ -39,6 +39,9 @@ llvm::Expected<PtxasOutput> assembleWithPtxas(llvm::StringRef ptxas, llvm::Strin
 ///   ptxas info    : Function properties for k
 ///       8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads
 ///   ptxas info    : Used 40 registers, used 1 barriers, 8 bytes smem, 380 bytes cmem[0]
+/// and, where ptxas had to serialize the kernel's wgmma instructions,
+///   ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async
+///   instructions are serialized due to ... in the function 'k'
 /// Lines of other functions are skipped; fields not reported stay -1 (shared
 /// memory is 0 when the register line omits it). `report` holds `text`.
 ResourceUsage parsePtxasReport(llvm::StringRef text, llvm::StringRef kernelName);

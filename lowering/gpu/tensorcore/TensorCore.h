@@ -126,8 +126,14 @@ public:
   /// (wgmma): ordinary stores into the operand buffers must then be ordered
   /// before them with emitAsyncProxyFence.
   virtual bool readsThroughAsyncProxy() const { return false; }
-  /// Waits for every dot emitOverlapped left running.
-  virtual void emitWaitForAll(mlir::OpBuilder &builder, mlir::Location loc) const {}
+  /// Waits for every dot emitOverlapped left running; `acc` is the last
+  /// one's result (empty when nothing reads it) and the values returned
+  /// replace it, so that its readers follow the wait.
+  virtual llvm::SmallVector<mlir::Value> emitWaitForAll(mlir::OpBuilder &builder,
+                                                        mlir::Location loc,
+                                                        mlir::ValueRange acc) const {
+    return llvm::SmallVector<mlir::Value>(acc);
+  }
 };
 
 /// How warps cover a grid of tilesM x tilesN instruction tiles: a

@@ -63,6 +63,38 @@ Value bitAnd(OpBuilder &b, Location loc, Value x, int64_t mask) {
   return b.createOrFold<arith::AndIOp>(loc, x, constant(b, loc, x.getType(), mask));
 }
 
+/// `wgmma.wait_group.sync.aligned pending` that passes the accumulator
+/// registers `acc` through (inline assembly with each tied to a result), so
+/// that whatever reads them afterwards is ordered after the wait. After a
+/// bare nvvm.wgmma.wait.group, which does not name the registers, LLVM may
+/// schedule an epilogue's conversions of the accumulator above the wait, and
+/// ptxas then serializes every wgmma of the kernel (its warning C7514).
+SmallVector<Value> waitForWgmma(OpBuilder &builder, Location loc, unsigned pending,
+                                ValueRange acc) {
+  if (acc.empty()) {
+    NVVM::WgmmaWaitGroupSyncOp::create(builder, loc, pending);
+    return {};
+  }
+  std::string constraints;
+  llvm::raw_string_ostream out(constraints);
+  for (Value value : acc)
+    out << (value.getType().isF32() ? "=f," : "=r,");
+  for (size_t tied = 0; tied < acc.size(); ++tied)
+    out << (tied ? "," : "") << tied;
+  SmallVector<Type> types(acc.getTypes());
+  auto results = LLVM::LLVMStructType::getLiteral(builder.getContext(), types);
+  auto wait = LLVM::InlineAsmOp::create(
+      builder, loc, results, acc,
+      ("wgmma.wait_group.sync.aligned " + llvm::Twine(pending) + ";").str(), constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(builder.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> waited;
+  for (size_t field = 0; field < acc.size(); ++field)
+    waited.push_back(LLVM::ExtractValueOp::create(builder, loc, wait.getResult(0), field));
+  return waited;
+}
+
 struct Instruction {
   llvm::StringLiteral suffix;
   int64_t k;
@@ -191,8 +223,9 @@ public:
                                     ValueRange acc, Value /*accumulatorScratch*/) const override {
     return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/1);
   }
-  void emitWaitForAll(OpBuilder &builder, Location loc) const override {
-    NVVM::WgmmaWaitGroupSyncOp::create(builder, loc, 0);
+  SmallVector<Value> emitWaitForAll(OpBuilder &builder, Location loc,
+                                    ValueRange acc) const override {
+    return waitForWgmma(builder, loc, /*pending=*/0, acc);
   }
 
 private:
@@ -297,13 +330,12 @@ SmallVector<Value> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
             /*satfinite=*/nullptr);
       }
   NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(builder, loc, pending);
 
   SmallVector<Value> result;
   for (Value tile : tileValues)
     for (int64_t field = 0; field < registersPerTile(); ++field)
       result.push_back(LLVM::ExtractValueOp::create(builder, loc, tile, field));
-  return result;
+  return waitForWgmma(builder, loc, pending, result);
 }
 
 } // namespace

@@ -318,6 +318,11 @@ tile.func @transposed_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
 // WGMMA-LABEL: gpu.func @transposed_b
 // WGMMA: %[[BRING:.*]] = memref.view %{{.*}}[%c16384{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xbf16, #gpu.address_space<workgroup>>
 // WGMMA: nvgpu.device_async_copy %arg1[%{{.*}}], %[[BRING]][%{{.*}}], 8 {bypassL1}
+// The loop and its last wait run only where the loop runs: the path that
+// skips it sets the accumulator after the join, not between a wgmma and
+// its wait (ptxas would serialize every wgmma otherwise).
+// WGMMA: %[[RUNS:.*]] = arith.cmpi sgt, %arg3, %c0_i32 : i32
+// WGMMA: scf.if %[[RUNS]] -> ([[ACC:(f32, ){31}f32]]) {
 // One fence for the async proxy and one barrier per iteration make the
 // stage ready for wgmma; the dot adds none of its own.
 // WGMMA: scf.for
@@ -331,10 +336,15 @@ tile.func @transposed_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
 // WGMMA-NOT: nvvm.fence.proxy
 // WGMMA: nvvm.wgmma.mma_async
 // WGMMA: nvvm.wgmma.commit.group.sync.aligned
-// WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// The waits pass the accumulator through, so that its readers follow them.
+// WGMMA: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 1;", "{{(=f,)+}}0,1,2,{{.*}},31"
 // WGMMA: scf.yield
 // WGMMA-NEXT: }
-// WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// WGMMA-NEXT: {{.*}} = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;"
+// WGMMA: scf.yield
+// WGMMA-NEXT: } else {
+// WGMMA-NEXT: scf.yield %cst, %cst,
+// WGMMA-NEXT: }
 // WGMMA-NEXT: gpu.barrier
 
 // -----
@@ -390,8 +400,8 @@ tile.func @accumulator_read_in_the_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>
 // WGMMA: scf.for
 // WGMMA-NEXT: nvvm.cp.async.wait.group 1
 // WGMMA: nvvm.wgmma.commit.group.sync.aligned
-// WGMMA-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// WGMMA-NOT: nvvm.wgmma.wait.group.sync.aligned
+// WGMMA: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;"
+// WGMMA-NOT: wgmma.wait
 
 // -----
 

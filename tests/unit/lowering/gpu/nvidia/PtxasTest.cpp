@@ -76,6 +76,19 @@ ptxas info    : Function properties for helper
     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 )";
 
+// A pipelined GEMM whose epilogue reads the accumulator before the last
+// wgmma.wait_group, sm_90a: ptxas serializes every wgmma and says so before
+// it names the entry.
+constexpr llvm::StringLiteral kSerializedWgmmaSm90a =
+    R"(ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized due to non wgmma instructions reading accumulator registers of  a wgmma between start and end of the pipeline stage in the function 'matmul'
+ptxas info    : 0 bytes gmem
+ptxas info    : Compiling entry function 'matmul' for 'sm_90a'
+ptxas info    : Function properties for matmul
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 124 registers, used 1 barriers
+ptxas info    : Compile time = 74.187 ms
+)";
+
 void expectUsage(const ResourceUsage &usage, int registers, int shared, int spillStores,
                  int spillLoads, int stack) {
   EXPECT_EQ(usage.registers, registers);
@@ -110,6 +123,19 @@ TEST(PtxasReport, KeepsTheReportVerbatim) {
 
 TEST(PtxasReport, AnotherKernelsReportLeavesEverythingUnknown) {
   expectUsage(parsePtxasReport(kVectorAddSm80, "other"), -1, -1, -1, -1, -1);
+}
+
+TEST(PtxasReport, SerializedWgmmaIsReportedWithItsReason) {
+  ResourceUsage usage = parsePtxasReport(kSerializedWgmmaSm90a, "matmul");
+  expectUsage(usage, 124, 0, 0, 0, 0);
+  EXPECT_EQ(usage.serializedWgmma.rfind("Potential Performance Loss: wgmma.mma_async instructions "
+                                        "are serialized due to non wgmma instructions reading "
+                                        "accumulator registers",
+                                        0),
+            0u)
+      << usage.serializedWgmma;
+  EXPECT_TRUE(parsePtxasReport(kSerializedWgmmaSm90a, "other").serializedWgmma.empty());
+  EXPECT_TRUE(parsePtxasReport(kVectorAddSm90a, "vector_add").serializedWgmma.empty());
 }
 
 TEST(PtxasReport, OlderStaticPlusReservedSharedMemoryIsSummed) {

@@ -121,7 +121,19 @@ private:
       resultOf(value)[thread].elements = {number};
   }
 
-  /// Only another wgmma may use a wgmma result that no wait_group covers.
+  /// `wgmma.wait_group.sync.aligned N;` as inline PTX: its group count, or
+  /// -1 for any other inline assembly.
+  static int64_t tiedWaitGroup(LLVM::InlineAsmOp asmOp) {
+    llvm::StringRef text = asmOp.getAsmString();
+    int64_t pending = -1;
+    if (!text.consume_front("wgmma.wait_group.sync.aligned ") || !text.consume_back(";") ||
+        text.getAsInteger(10, pending))
+      return -1;
+    return pending;
+  }
+
+  /// Only another wgmma may use a wgmma result that no wait_group covers;
+  /// extractvalue and a tied wait pass its registers on (still in flight).
   llvm::Error checkOperandsComplete(Operation &op) {
     for (OpOperand &operand : op.getOpOperands()) {
       auto group = wgmmaGroup.find(operand.get());
@@ -129,6 +141,9 @@ private:
         continue;
       auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op);
       if (wgmma && operand.get() == wgmma.getInouts())
+        continue;
+      auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
+      if (isa<LLVM::ExtractValueOp>(op) || (asmOp && tiedWaitGroup(asmOp) >= 0))
         continue;
       return failure(&op, "reads a wgmma accumulator before a commit_group and a wait_group "
                           "cover its wgmma");
@@ -186,8 +201,11 @@ private:
           int64_t position = extract.getPosition()[0];
           for (unsigned t = 0; t < kWarpgroupThreads; ++t)
             setNumber(extract.getResult(), t, get(extract.getContainer(), t).elements[position]);
+          if (auto group = wgmmaGroup.find(extract.getContainer()); group != wgmmaGroup.end())
+            wgmmaGroup[extract.getResult()] = group->second;
           return llvm::Error::success();
         })
+        .Case<LLVM::InlineAsmOp>([&](LLVM::InlineAsmOp asmOp) { return tiedWait(asmOp); })
         .Case<NVVM::FenceProxyOp>([&](NVVM::FenceProxyOp fence) {
           if (fence.getKind() == NVVM::ProxyKind::async_shared ||
               fence.getKind() == NVVM::ProxyKind::async)
@@ -215,6 +233,41 @@ private:
         })
         .Case<func::ReturnOp>([&](func::ReturnOp ret) { return finish(ret); })
         .Default([&](Operation *other) { return failure(other, "not modelled by the simulator"); });
+  }
+
+  /// A wait_group whose outputs are its inputs (`=f,...,0,1,...`): the
+  /// registers come out as they went in, in flight where the wait leaves
+  /// their group running.
+  llvm::Error tiedWait(LLVM::InlineAsmOp asmOp) {
+    int64_t pending = tiedWaitGroup(asmOp);
+    if (pending < 0 || !asmOp.getHasSideEffects())
+      return failure(asmOp, "only wgmma.wait_group with side effects is modelled as inline PTX");
+    size_t count = asmOp.getOperands().size();
+    SmallVector<llvm::StringRef> constraints;
+    llvm::StringRef(asmOp.getConstraints()).split(constraints, ',');
+    auto structType = dyn_cast<LLVM::LLVMStructType>(asmOp.getRes().getType());
+    bool tied = structType && structType.getBody().size() == count &&
+                constraints.size() == 2 * count;
+    for (size_t i = 0; tied && i < count; ++i)
+      tied = (constraints[i] == "=f" || constraints[i] == "=r") &&
+             constraints[count + i] == std::to_string(i);
+    if (!tied)
+      return failure(asmOp, "the wait does not tie each output to its input");
+    completedGroups = std::max(completedGroups, committedGroups - pending);
+    int64_t running = std::numeric_limits<int64_t>::max();
+    for (Value operand : asmOp.getOperands())
+      if (auto group = wgmmaGroup.find(operand);
+          group != wgmmaGroup.end() && (group->second < 0 || group->second >= completedGroups))
+        running = std::min(running, group->second);
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+      ThreadValue &v = resultOf(asmOp.getRes())[t];
+      v.elements.clear();
+      for (Value operand : asmOp.getOperands())
+        v.elements.push_back(number(operand, t));
+    }
+    if (running != std::numeric_limits<int64_t>::max())
+      wgmmaGroup[asmOp.getRes()] = running;
+    return llvm::Error::success();
   }
 
   llvm::Error constant(arith::ConstantOp c) {

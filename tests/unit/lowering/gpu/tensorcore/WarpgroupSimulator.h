@@ -12,7 +12,9 @@
 // stores needs fence.proxy.async before wgmma reads it, accumulator registers
 // written by ordinary instructions need wgmma.fence before a wgmma uses them,
 // a wgmma result may be read only after a commit_group and a wait_group that
-// covers it, and every thread of the warpgroup must give the same descriptors.
+// covers it (extractvalue and a wait_group as inline PTX with each output tied
+// to its input pass the registers on), and every thread of the warpgroup must
+// give the same descriptors.
 #ifndef TESSERA_TESTS_UNIT_LOWERING_GPU_TENSORCORE_WARPGROUPSIMULATOR_H
 #define TESSERA_TESTS_UNIT_LOWERING_GPU_TENSORCORE_WARPGROUPSIMULATOR_H
 

@@ -21,7 +21,8 @@ FailureOr<Registers> exchangeThroughShared(KernelLowering &k, Operation *user, O
   Location loc = user->getLoc();
   storeTileToShared(k.thread, builder, loc, *buffer, from, regs, ownersOnly);
   mlir::gpu::BarrierOp::create(builder, loc);
-  Registers result = loadTileFromShared(k.thread, builder, loc, *buffer, to, registerType);
+  Registers result = loadTileFromShared(k.thread, builder, loc, *buffer, to, registerType,
+                                        sharedRunWidth(k.target, to, registerType));
   mlir::gpu::BarrierOp::create(builder, loc);
   return result;
 }

@@ -3,6 +3,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -106,6 +107,14 @@ FailureOr<Value> SharedMemory::place(Operation *user, Type elementType, int64_t 
   return claim(attributions_.size() - 1);
 }
 
+namespace {
+/// A vector access to a row-major buffer at a run's start is aligned to its
+/// own size (sharedRunWidth, 16-byte aligned buffers).
+llvm::MaybeAlign vectorAlignment(VectorType type) {
+  return llvm::MaybeAlign(type.getNumElements() * type.getElementTypeBitWidth() / 8);
+}
+} // namespace
+
 Type sharedElementType(Type type) {
   if (type.isInteger(1))
     return IntegerType::get(type.getContext(), 8);
@@ -139,6 +148,25 @@ Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(builder, loc, value);
 }
 
+unsigned sharedRunWidth(const GpuTarget &target, const LinearLayout &layout, Type registerType) {
+  Type stored = sharedElementType(registerType);
+  if (target.vendor == GpuVendor::Vulkan || !stored.isIntOrFloat() || layout.shape.empty())
+    return 1;
+  unsigned bits = stored.getIntOrFloatBitWidth();
+  if (bits < 8 || bits % 8 != 0)
+    return 1;
+  unsigned width = std::min(layout.contiguousRegisters(), 128 / bits);
+  // A run starts where its first register's coordinate along the last
+  // dimension is a multiple of the width; the bases XOR into it.
+  auto keepsRunsAligned = [&](const Basis &basis) { return basis.back() % width == 0; };
+  while (width > 1 &&
+         !(llvm::all_of(llvm::drop_begin(layout.registers, llvm::Log2_32(width)), keepsRunsAligned) &&
+           llvm::all_of(layout.lanes, keepsRunsAligned) &&
+           llvm::all_of(layout.warps, keepsRunsAligned)))
+    width /= 2;
+  return width;
+}
+
 void storeTileToShared(ThreadContext &thread, OpBuilder &builder, Location loc, Value buffer,
                        const LinearLayout &layout, ValueRange registers, bool ownersOnly,
                        ValueRange predicates) {
@@ -161,12 +189,21 @@ void storeTileToShared(ThreadContext &thread, OpBuilder &builder, Location loc, 
 }
 
 Registers loadTileFromShared(ThreadContext &thread, OpBuilder &builder, Location loc, Value buffer,
-                             const LinearLayout &layout, Type registerType) {
+                             const LinearLayout &layout, Type registerType, unsigned width) {
   Registers registers;
-  for (unsigned reg = 0; reg < layout.numRegisters(); ++reg) {
-    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, reg));
-    Value stored = memref::LoadOp::create(builder, loc, buffer, index);
-    registers.push_back(fromSharedElement(builder, loc, stored, registerType));
+  auto type = VectorType::get({int64_t(width)}, sharedElementType(registerType));
+  for (unsigned first = 0; first < layout.numRegisters(); first += width) {
+    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, first));
+    if (width == 1) {
+      Value stored = memref::LoadOp::create(builder, loc, buffer, index);
+      registers.push_back(fromSharedElement(builder, loc, stored, registerType));
+      continue;
+    }
+    Value vector = vector::LoadOp::create(builder, loc, type, buffer, ValueRange{index},
+                                          /*nontemporal=*/false, vectorAlignment(type));
+    for (unsigned i = 0; i < width; ++i)
+      registers.push_back(fromSharedElement(
+          builder, loc, vector::ExtractOp::create(builder, loc, vector, int64_t(i)), registerType));
   }
   return registers;
 }

@@ -83,17 +83,28 @@ private:
 /// (pointer offsets) as i64.
 mlir::Type sharedElementType(mlir::Type type);
 
+/// Registers per vector load when a tile in `layout` of `registerType` is
+/// read from a row-major buffer: the layout's contiguous run (at most 128
+/// bits; 1 on Vulkan, whose workgroup arrays are scalars) where every other
+/// basis keeps the runs' starts aligned to it.
+unsigned sharedRunWidth(const GpuTarget &target, const LinearLayout &layout,
+                        mlir::Type registerType);
+
 /// Stores this thread's registers of a tile in `layout` at their row-major
 /// indices of `buffer`. Registers that copy another register are skipped, and
 /// with `ownersOnly` so are threads that hold copies of another thread's
 /// elements (else copies store the same value twice). `predicates`, when not
-/// empty, guards each register's store.
+/// empty, guards each register's store. (Scalar stores: LLVM pairs 16-bit
+/// neighbours itself, and NVPTX then converts both halves of a pair from f32
+/// in one cvt.rn.bf16x2.f32, which a vector store would split.)
 void storeTileToShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
                        mlir::Value buffer, const LinearLayout &layout, mlir::ValueRange registers,
                        bool ownersOnly, mlir::ValueRange predicates = {});
-/// Loads the registers of a tile in `layout` from their row-major indices.
+/// Loads the registers of a tile in `layout` from their row-major indices,
+/// `width` registers (sharedRunWidth) per vector load.
 Registers loadTileFromShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
-                             mlir::Value buffer, const LinearLayout &layout, mlir::Type registerType);
+                             mlir::Value buffer, const LinearLayout &layout, mlir::Type registerType,
+                             unsigned width = 1);
 /// One register to or from its memory type.
 mlir::Value toSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value);
 mlir::Value fromSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stored,

@@ -164,6 +164,59 @@ tile.func @transpose_threads_nvidia(%p: !tile.ptr<f16>)
 
 // -----
 
+// Reading the buffer back: runs of registers that hold consecutive elements
+// of a row (8 f16 here) are one 16-byte vector load each, where every other
+// basis keeps the runs aligned.
+
+#S = #tgpu.layout<rank = 1, reg = [[16], [32], [64], [128]], lane = [[1], [2], [4], [8], [256]], warp = []>
+#V = #tgpu.layout<rank = 1, reg = [[1], [2], [4], [8]], lane = [[16], [32], [64], [128], [256]], warp = []>
+tile.func @vector_reads(%p: !tile.ptr<f16>)
+    attributes {tgpu.num_warps = 1 : i32, tgpu.target = "cuda:sm_90a"} {
+  %r = tile.make_range 0 to 512 : tensor<512xi32, #S>
+  %f = arith.sitofp %r : tensor<512xi32, #S> to tensor<512xf16, #S>
+  %c = tgpu.convert_layout %f : tensor<512xf16, #S> -> tensor<512xf16, #V>
+  %i = tile.make_range 0 to 512 : tensor<512xi32, #V>
+  %pb = tile.splat %p : !tile.ptr<f16> -> tensor<512x!tile.ptr<f16>, #V>
+  %pp = tile.addptr %pb, %i : tensor<512x!tile.ptr<f16>, #V>, tensor<512xi32, #V>
+  tile.store %pp, %c : tensor<512x!tile.ptr<f16>, #V>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @vector_reads
+// CHECK: gpu.barrier
+// CHECK-NOT: memref.load
+// CHECK: vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<512xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<512xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NOT: memref.load
+// CHECK: gpu.barrier
+
+// -----
+
+// Register bit 3 moves by 9: the run from register 8 holds 9, 8, 11, 10, ...
+// so every register is read on its own.
+
+#S2 = #tgpu.layout<rank = 1, reg = [[16], [32], [64], [128]], lane = [[1], [2], [4], [8], [256]], warp = []>
+#X = #tgpu.layout<rank = 1, reg = [[1], [2], [4], [9]], lane = [[16], [32], [64], [128], [256]], warp = []>
+tile.func @xor_runs_read_elements(%p: !tile.ptr<f16>)
+    attributes {tgpu.num_warps = 1 : i32, tgpu.target = "cuda:sm_90a"} {
+  %r = tile.make_range 0 to 512 : tensor<512xi32, #S2>
+  %f = arith.sitofp %r : tensor<512xi32, #S2> to tensor<512xf16, #S2>
+  %c = tgpu.convert_layout %f : tensor<512xf16, #S2> -> tensor<512xf16, #X>
+  %i = tile.make_range 0 to 512 : tensor<512xi32, #X>
+  %pb = tile.splat %p : !tile.ptr<f16> -> tensor<512x!tile.ptr<f16>, #X>
+  %pp = tile.addptr %pb, %i : tensor<512x!tile.ptr<f16>, #X>, tensor<512xi32, #X>
+  tile.store %pp, %c : tensor<512x!tile.ptr<f16>, #X>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @xor_runs_read_elements
+// CHECK: gpu.barrier
+// CHECK-NOT: vector.load
+// CHECK: memref.load
+// CHECK: gpu.barrier
+
+// -----
+
 // A row reduction over [4, 32] whose rows span 8 lanes (3 lane bits) and both
 // warps: registers first, then a butterfly of three shuffles, then the two
 // warps' partials through workgroup memory.

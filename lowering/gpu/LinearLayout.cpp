@@ -113,13 +113,18 @@ unsigned LinearLayout::contiguousRegisters() const {
     return 1;
   unsigned run = 1;
   for (const Basis &basis : registers) {
-    for (unsigned dim = 0; dim + 1 < rank(); ++dim)
-      if (basis[dim] != 0)
-        return run;
-    if (basis.back() != int64_t(run))
-      return run;
+    bool alongLastOnly = llvm::all_of(llvm::drop_end(basis), [](int64_t c) { return c == 0; });
+    if (!alongLastOnly || basis.back() != int64_t(run))
+      break;
     run *= 2;
   }
+  // The other bases XOR into a run's first coordinate: a run holds its
+  // elements in order only where they keep that coordinate a multiple of it.
+  auto keepsRunsAligned = [&](const Basis &basis) { return basis.back() % run == 0; };
+  while (run > 1 &&
+         !(llvm::all_of(llvm::drop_begin(registers, llvm::Log2_32(run)), keepsRunsAligned) &&
+           llvm::all_of(lanes, keepsRunsAligned) && llvm::all_of(warps, keepsRunsAligned)))
+    run /= 2;
   return run;
 }
 

@@ -54,10 +54,11 @@ struct LinearLayout {
   /// bit set) holds a copy; stores and atomics skip it.
   bool isDuplicateRegister(unsigned reg) const;
   /// How many consecutive registers, starting at any multiple of the count,
-  /// hold consecutive elements of the last dimension in order: the largest
-  /// 2^v with register bit i moving by exactly 2^i along the last dimension
-  /// for every i < v. Such a run is one vector access where the addresses
-  /// of a row are contiguous.
+  /// hold consecutive elements of the last dimension in order, in every
+  /// thread: the largest 2^v with register bit i moving by exactly 2^i along
+  /// the last dimension for every i < v, and every other basis moving by a
+  /// multiple of 2^v there (it XORs into the run's first element). Such a run
+  /// is one vector access where the addresses of a row are contiguous.
   unsigned contiguousRegisters() const;
 
   /// Triton's BlockedEncoding: each thread holds `sizePerThread` contiguous

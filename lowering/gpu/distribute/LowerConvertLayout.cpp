@@ -1,6 +1,7 @@
 // tgpu.convert_layout: a register renaming when every thread already holds
 // what it needs (same lane and warp bases, registers in another order or
 // copied), else a round trip through a row-major workgroup buffer.
+#include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 
 using namespace mlir;
@@ -21,8 +22,9 @@ FailureOr<Registers> exchangeThroughShared(KernelLowering &k, Operation *user, O
   Location loc = user->getLoc();
   storeTileToShared(k.thread, builder, loc, *buffer, from, regs, ownersOnly);
   mlir::gpu::BarrierOp::create(builder, loc);
-  Registers result = loadTileFromShared(k.thread, builder, loc, *buffer, to, registerType,
-                                        sharedRunWidth(k.target, to, registerType));
+  Registers result =
+      loadTileFromShared(k.thread, builder, loc, *buffer, to, registerType,
+                         vectorAccessWidth(k.target, to, sharedElementType(registerType)));
   mlir::gpu::BarrierOp::create(builder, loc);
   return result;
 }

@@ -109,7 +109,7 @@ FailureOr<Value> SharedMemory::place(Operation *user, Type elementType, int64_t 
 
 namespace {
 /// A vector access to a row-major buffer at a run's start is aligned to its
-/// own size (sharedRunWidth, 16-byte aligned buffers).
+/// own size (runs start at multiples of their length, buffers at 16 bytes).
 llvm::MaybeAlign vectorAlignment(VectorType type) {
   return llvm::MaybeAlign(type.getNumElements() * type.getElementTypeBitWidth() / 8);
 }
@@ -146,25 +146,6 @@ Value toIndex(OpBuilder &builder, Location loc, Value i32) {
 
 Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(builder, loc, value);
-}
-
-unsigned sharedRunWidth(const GpuTarget &target, const LinearLayout &layout, Type registerType) {
-  Type stored = sharedElementType(registerType);
-  if (target.vendor == GpuVendor::Vulkan || !stored.isIntOrFloat() || layout.shape.empty())
-    return 1;
-  unsigned bits = stored.getIntOrFloatBitWidth();
-  if (bits < 8 || bits % 8 != 0)
-    return 1;
-  unsigned width = std::min(layout.contiguousRegisters(), 128 / bits);
-  // A run starts where its first register's coordinate along the last
-  // dimension is a multiple of the width; the bases XOR into it.
-  auto keepsRunsAligned = [&](const Basis &basis) { return basis.back() % width == 0; };
-  while (width > 1 &&
-         !(llvm::all_of(llvm::drop_begin(layout.registers, llvm::Log2_32(width)), keepsRunsAligned) &&
-           llvm::all_of(layout.lanes, keepsRunsAligned) &&
-           llvm::all_of(layout.warps, keepsRunsAligned)))
-    width /= 2;
-  return width;
 }
 
 void storeTileToShared(ThreadContext &thread, OpBuilder &builder, Location loc, Value buffer,

@@ -83,13 +83,6 @@ private:
 /// (pointer offsets) as i64.
 mlir::Type sharedElementType(mlir::Type type);
 
-/// Registers per vector load when a tile in `layout` of `registerType` is
-/// read from a row-major buffer: the layout's contiguous run (at most 128
-/// bits; 1 on Vulkan, whose workgroup arrays are scalars) where every other
-/// basis keeps the runs' starts aligned to it.
-unsigned sharedRunWidth(const GpuTarget &target, const LinearLayout &layout,
-                        mlir::Type registerType);
-
 /// Stores this thread's registers of a tile in `layout` at their row-major
 /// indices of `buffer`. Registers that copy another register are skipped, and
 /// with `ownersOnly` so are threads that hold copies of another thread's
@@ -101,7 +94,7 @@ void storeTileToShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Lo
                        mlir::Value buffer, const LinearLayout &layout, mlir::ValueRange registers,
                        bool ownersOnly, mlir::ValueRange predicates = {});
 /// Loads the registers of a tile in `layout` from their row-major indices,
-/// `width` registers (sharedRunWidth) per vector load.
+/// `width` registers (vectorAccessWidth of the memory type) per vector load.
 Registers loadTileFromShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
                              mlir::Value buffer, const LinearLayout &layout, mlir::Type registerType,
                              unsigned width = 1);

@@ -288,6 +288,22 @@ TEST(LinearLayoutTest, ContiguousRegistersCountsTheLeadingRunAlongTheLastDimensi
   duplicate.shape = {4, 4};
   duplicate.registers = {{0, 1}, {0, 0}};
   EXPECT_EQ(duplicate.contiguousRegisters(), 2u);
+  // Other bases XOR into a run's first element: registers 8..15 of a thread
+  // moved by 9 hold 9, 8, 11, 10, ...; a lane moved by 5 holds 5, 4.
+  LinearLayout xorRegister;
+  xorRegister.shape = {16};
+  xorRegister.registers = {{1}, {2}, {4}, {9}};
+  EXPECT_TRUE(xorRegister.isValid());
+  EXPECT_FALSE(isRun(xorRegister, 8));
+  EXPECT_EQ(xorRegister.contiguousRegisters(), 1u);
+  LinearLayout xorLane;
+  xorLane.shape = {8};
+  xorLane.registers = {{1}};
+  xorLane.lanes = {{2}, {5}};
+  EXPECT_TRUE(xorLane.isValid());
+  EXPECT_EQ(xorLane.contiguousRegisters(), 1u);
+  xorLane.lanes = {{2}, {4}};
+  EXPECT_EQ(xorLane.contiguousRegisters(), 2u);
 }
 
 // The shape transforms: every holder keeps its element, at the transformed

@@ -32,6 +32,12 @@ int64_t groupDivisibility(const ContiguityAnalysis::Pieces &pieces, int64_t grou
   return pieces.run > 1 ? std::gcd(pieces.divisibility, group) : pieces.divisibility;
 }
 
+/// The last dimension of a tile (0 for scalars and rank-0 tiles).
+unsigned lastDimOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.getRank() > 0 ? type.getRank() - 1 : 0;
+}
+
 /// What is known of each element on its own (from the pieces along any
 /// dimension): the divisibility every value has, 1 inside a run.
 ContiguityAnalysis::Pieces elementwise(const ContiguityAnalysis::Pieces &pieces) {
@@ -85,8 +91,7 @@ ContiguityAnalysis::ContiguousRuns ContiguityAnalysis::contiguousRuns(Value ptrT
 }
 
 ContiguityAnalysis::Pieces ContiguityAnalysis::piecesOf(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return piecesAlong(value, type && type.getRank() > 0 ? type.getRank() - 1 : 0);
+  return piecesAlong(value, lastDimOf(value));
 }
 
 ContiguityAnalysis::Pieces ContiguityAnalysis::piecesAlong(Value value, unsigned dim) {
@@ -377,9 +382,7 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::comparisonPieces(arith::CmpIOp co
 }
 
 int64_t ContiguityAnalysis::runStartAlignment(Value pointer, int64_t run, int64_t elementBytes) {
-  auto type = dyn_cast<RankedTensorType>(pointer.getType());
-  return alignmentAlong(pointer, run, elementBytes,
-                        type && type.getRank() > 0 ? type.getRank() - 1 : 0);
+  return alignmentAlong(pointer, run, elementBytes, lastDimOf(pointer));
 }
 
 int64_t ContiguityAnalysis::alignmentAlong(Value pointer, int64_t run, int64_t elementBytes,
@@ -416,9 +419,7 @@ int64_t ContiguityAnalysis::alignmentAlong(Value pointer, int64_t run, int64_t e
   if (auto trans = dyn_cast_or_null<TransOp>(def))
     return alignmentAlong(trans.getSrc(), run, elementBytes, trans.getOrder()[dim]);
   if (auto addptr = dyn_cast_or_null<AddPtrOp>(def)) {
-    bool tile = isa<RankedTensorType>(addptr.getOffset().getType());
-    int64_t offsets = groupDivisibility(
-        tile ? piecesAlong(addptr.getOffset(), dim) : piecesOf(addptr.getOffset()), run);
+    int64_t offsets = groupDivisibility(piecesAlong(addptr.getOffset(), dim), run);
     return std::gcd(alignmentAlong(addptr.getPtr(), run, elementBytes, dim),
                     std::min(kMaxDivisibility, offsets * elementBytes));
   }
@@ -449,8 +450,7 @@ int64_t ContiguityAnalysis::loopCarriedAlignment(scf::ForOp loop, BlockArgument 
 }
 
 std::optional<int64_t> ContiguityAnalysis::lastDimStride(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  return strideAlong(value, type && type.getRank() > 0 ? type.getRank() - 1 : 0);
+  return strideAlong(value, lastDimOf(value));
 }
 
 std::optional<int64_t> ContiguityAnalysis::strideAlong(Value value, unsigned dim) {

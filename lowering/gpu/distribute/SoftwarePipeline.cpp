@@ -637,14 +637,14 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // but the last dot's reads must finish before the stages are reused, and
   // its result before anyone reads it.
   if (overlapped) {
-    Value acc = loop.getResult(cast<BlockArgument>(overlapped.getAcc()).getArgNumber() - 1);
-    k.mapFlat(results, loopResults, carriedBases);
-    bool read = llvm::is_contained(results, acc);
-    SmallVector<Value> waited = rings.front().plan.instruction->emitWaitForAll(
-        builder, loc, read ? ValueRange(k.registers(acc)) : ValueRange());
-    if (read)
-      for (auto [running, done] : llvm::zip(k.registers(acc), waited))
-        loopResults[cast<OpResult>(running).getResultNumber()] = done;
+    // The accumulator's registers among the loop's results (none where
+    // nothing after the loop reads it).
+    unsigned accArg = cast<BlockArgument>(overlapped.getAcc()).getArgNumber() - 1;
+    size_t position = llvm::find(analysis.carried, accArg) - analysis.carried.begin();
+    size_t first = k.flatRegisters(ArrayRef(carriedInits).take_front(position)).size();
+    size_t count = position < carriedInits.size() ? k.registers(carriedInits[position]).size() : 0;
+    MutableArrayRef<Value> acc = MutableArrayRef(loopResults).slice(first, count);
+    llvm::copy(rings.front().plan.instruction->emitWaitForAll(builder, loc, acc), acc.begin());
     scf::YieldOp::create(builder, loc, loopResults);
     builder.setInsertionPointAfter(runs);
     loopResults.assign(runs.getResults().begin(), runs.getResults().end());

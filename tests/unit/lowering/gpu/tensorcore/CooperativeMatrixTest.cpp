@@ -22,7 +22,6 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
 
 using namespace mlir;
 namespace mgpu = mlir::gpu;
@@ -233,16 +232,8 @@ TEST_P(CooperativeMatrixSimulationTest, MatchesTheProductForEveryThread) {
   ASSERT_TRUE(succeeded(verify(*module)));
   ASSERT_EQ(result.size(), registers);
 
-  // f16-exact small integers keep every sum exact.
-  std::mt19937 random(20261125u + c.m * 7 + c.n * 3 + c.k);
-  std::uniform_int_distribution<int> small(-4, 4);
-  std::vector<double> a(c.m * c.k), bMatrix(c.k * c.n), acc(c.m * c.n);
-  for (double &x : a)
-    x = small(random);
-  for (double &x : bMatrix)
-    x = small(random);
-  for (double &x : acc)
-    x = small(random);
+  auto [a, bMatrix, acc] =
+      testing::randomDotOperands(c.m, c.n, c.k, 4, 20261125u + c.m * 7 + c.n * 3 + c.k);
   std::vector<double> aShared(dot->sharedElements(DotOperand::A), 0.0),
       bShared(dot->sharedElements(DotOperand::B), 0.0),
       scratch(dot->accumulatorScratchElements(), -1e30);

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include <random>
+
 using namespace mlir;
 
 namespace tessera::gpu::testing {
@@ -258,6 +260,17 @@ std::string sharedIndexBijectionError(ModuleOp scratch, const TensorCoreDot &dot
       used[index] = true;
     }
   return "";
+}
+
+DotOperands randomDotOperands(int64_t m, int64_t n, int64_t k, int range, unsigned seed) {
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int> value(-range, range);
+  DotOperands operands{std::vector<double>(m * k), std::vector<double>(k * n),
+                       std::vector<double>(m * n)};
+  for (std::vector<double> *values : {&operands.a, &operands.b, &operands.acc})
+    for (double &x : *values)
+      x = value(random);
+  return operands;
 }
 
 } // namespace tessera::gpu::testing

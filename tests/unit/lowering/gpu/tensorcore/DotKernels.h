@@ -10,6 +10,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <vector>
+
 namespace tessera::gpu::testing {
 
 /// Operand and accumulator types of the test dots. F32 keeps the default
@@ -55,6 +57,14 @@ int64_t foldedSharedIndex(mlir::ModuleOp scratch, const TensorCoreDot &dot, DotO
 /// is one.
 std::string sharedIndexBijectionError(mlir::ModuleOp scratch, const TensorCoreDot &dot,
                                       DotOperand operand, int64_t rows, int64_t cols);
+
+/// A, B and C of an [M, K] x [K, N] + [M, N] dot, row-major, drawn in that
+/// order from integers in [-range, range]: small enough that every product
+/// and sum is exact in the operand types and in a float64 reference.
+struct DotOperands {
+  std::vector<double> a, b, acc;
+};
+DotOperands randomDotOperands(int64_t m, int64_t n, int64_t k, int range, unsigned seed);
 
 } // namespace tessera::gpu::testing
 

@@ -11,7 +11,6 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
 #include <set>
 
 using namespace mlir;
@@ -156,16 +155,9 @@ TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
   func::FuncOp warpFunction = buildWarpFunction(*module, *dot, problem);
   ASSERT_TRUE(succeeded(verify(*module)));
 
-  std::mt19937 random(static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
-  int range = c.types == DotTypes::S8 ? 127 : 3;
-  std::uniform_int_distribution<int> value(-range, range);
-  std::vector<double> a(c.m * c.k), b(c.k * c.n), acc(c.m * c.n);
-  for (double &x : a)
-    x = value(random);
-  for (double &x : b)
-    x = value(random);
-  for (double &x : acc)
-    x = value(random);
+  auto [a, b, acc] =
+      randomDotOperands(c.m, c.n, c.k, c.types == DotTypes::S8 ? 127 : 3,
+                        static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
 
   WarpInputs inputs;
   inputs.elementBytes = problem.aElement.getIntOrFloatBitWidth() / 8;

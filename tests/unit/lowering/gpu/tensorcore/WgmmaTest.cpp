@@ -14,7 +14,6 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
 #include <set>
 
 using namespace mlir;
@@ -228,20 +227,9 @@ std::vector<WarpgroupOutputs> WgmmaCaseTest::simulate(uint64_t aAddress, uint64_
   return results;
 }
 
-/// Small integers, exact in every operand type and in the float64 reference.
-struct Operands {
-  std::vector<double> a, b, acc;
-};
-Operands randomOperands(const WgmmaCase &c) {
-  std::mt19937 random(static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
-  std::uniform_int_distribution<int> value(c.types == DotTypes::S8 ? -127 : -3,
-                                           c.types == DotTypes::S8 ? 127 : 3);
-  Operands operands{std::vector<double>(c.m * c.k), std::vector<double>(c.k * c.n),
-                    std::vector<double>(c.m * c.n)};
-  for (std::vector<double> *values : {&operands.a, &operands.b, &operands.acc})
-    for (double &x : *values)
-      x = value(random);
-  return operands;
+DotOperands randomOperands(const WgmmaCase &c) {
+  return randomDotOperands(c.m, c.n, c.k, c.types == DotTypes::S8 ? 127 : 3,
+                           static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
 }
 
 // Buffers at 1024-byte aligned addresses, as the distribution pass must place
@@ -253,7 +241,7 @@ uint64_t bAddressAfter(uint64_t aAddress, int64_t aBytes) {
 
 TEST_P(WgmmaCaseTest, EmitComputesTheProductOnASimulatedWarpgroup) {
   const WgmmaCase &c = GetParam();
-  Operands x = randomOperands(c);
+  DotOperands x = randomOperands(c);
   std::vector<WarpgroupOutputs> outputs =
       simulate(kAAddress, bAddressAfter(kAAddress, c.m * c.k * elementBytes()), x.a, x.b, x.acc);
   ASSERT_EQ(outputs.size(), c.numWarps / 4);
@@ -279,7 +267,7 @@ TEST_P(WgmmaCaseTest, EmitComputesTheProductOnASimulatedWarpgroup) {
 // distribution pass must give is a real requirement, not a nicety.
 TEST_P(WgmmaCaseTest, BuffersOffTheSwizzleRepeatGiveWrongProducts) {
   const WgmmaCase &c = GetParam();
-  Operands x = randomOperands(c);
+  DotOperands x = randomOperands(c);
   uint64_t misaligned = kAAddress + 128;
   std::vector<WarpgroupOutputs> outputs = simulate(
       misaligned, bAddressAfter(misaligned, c.m * c.k * elementBytes()), x.a, x.b, x.acc);

@@ -133,7 +133,7 @@ def compile_launches(kernels, launches, target):
             entry.update(params=[p[0] for p in plan if p is not None], function=kernel.kernel_name,
                          block_threads=kernel.block_threads, shared_bytes=kernel.shared_bytes,
                          registers=kernel.usage["registers"], spills=kernel.usage["spills"],
-                         serialized_wgmma=bool(kernel.usage.get("serialized_wgmma")),
+                         serialized_wgmma=bool(kernel.usage["serialized_wgmma"]),
                          compile_ms=round((time.perf_counter() - start) * 1e3))
             yield entry, kernel
 

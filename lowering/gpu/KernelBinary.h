@@ -21,8 +21,8 @@ struct ResourceUsage {
   int spillLoadBytes = -1;
   int stackFrameBytes = -1;
   /// Why ptxas runs the kernel's wgmma instructions one after another instead
-  /// of overlapped (its message C7514), empty when it does not: a
-  /// performance bug of the code generator, as a spill is.
+  /// of overlapped (its messages C7514, C7515, ...), empty when it does not:
+  /// a performance bug of the code generator, as a spill is.
   std::string serializedWgmma;
   /// The tool's own lines (ptxas -v output, the AMDGPU metadata), verbatim.
   std::string report;

@@ -121,12 +121,11 @@ TEST_P(TargetInstructions, AppearInTheAssembly) {
   std::string usage = describeUsage(binary);
   std::cout << "[ usage    ] " << wanted.kernel << " on " << wanted.target << ": " << usage << "\n";
   RecordProperty("usage", usage);
-  // A kernel of the catalogue that spills, or whose wgmma ptxas serializes,
-  // is a performance bug worth a failing test (-1: the tool does not report
-  // spills).
+  // A kernel of the catalogue that spills is a performance bug worth a
+  // failing test (-1: the tool does not report spills). Serialized wgmma:
+  // EveryKernelEveryTarget, for every kernel.
   EXPECT_LE(binary.usage.spillStoreBytes, 0) << binary.usage.report;
   EXPECT_LE(binary.usage.spillLoadBytes, 0) << binary.usage.report;
-  EXPECT_EQ(binary.usage.serializedWgmma, "") << binary.usage.report;
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuTargets, TargetInstructions, ::testing::ValuesIn(kInstructionCases),

@@ -1,6 +1,7 @@
 #include "lowering/gpu/distribute/ElementAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -12,6 +13,14 @@ namespace tessera::gpu {
 namespace {
 
 constexpr unsigned kMaxVectorBits = 128;
+
+/// The address (an index) of element `offset` from `baseAddress`.
+Value byteAddressOf(OpBuilder &builder, Location loc, Value baseAddress, int64_t elementBytes,
+                    Value offset) {
+  Value scale = arith::ConstantIndexOp::create(builder, loc, elementBytes);
+  return arith::AddIOp::create(builder, loc, baseAddress,
+                               arith::MulIOp::create(builder, loc, offset, scale));
+}
 
 /// Vector accesses need the address of their first element to be a
 /// multiple of their size. Kernel arguments and offsets promise nothing at
@@ -36,6 +45,10 @@ public:
     return allOf(builder, loc, conditions);
   }
 
+  Value addressOf(OpBuilder &builder, Location loc, const ElementAccess &access) const {
+    return byteAddressOf(builder, loc, address, elementBytes, access.offset);
+  }
+
 private:
   unsigned elementBytes, width;
   VectorType type;
@@ -52,6 +65,65 @@ ElementAccess inRun(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> ac
         builder, loc, accesses[first].offset,
         arith::ConstantIndexOp::create(builder, loc, int64_t(i - first)));
   return access;
+}
+
+/// The run of `type` at `address` (an index, the run's first byte in
+/// global memory): one `@p ld.global` whose registers hold `fill` first,
+/// so that where `condition` is false they keep it. Runs of whole 32-bit
+/// words, 1, 2 or 4 of them.
+SmallVector<Value> loadRunPredicated(OpBuilder &b, Location loc, VectorType type, Value address,
+                                     Value condition, ArrayRef<Value> fill) {
+  unsigned words = type.getNumElements() * type.getElementTypeBitWidth() / 32;
+  auto wordsType = VectorType::get({int64_t(words)}, b.getI32Type());
+  Value fillWords = vector::BitCastOp::create(
+      b, loc, wordsType, vector::FromElementsOp::create(b, loc, type, fill));
+  SmallVector<Value> operands = {
+      condition, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)};
+  std::string constraints, registers;
+  llvm::raw_string_ostream constraintOut(constraints), registerOut(registers);
+  for (unsigned word = 0; word < words; ++word) {
+    constraintOut << "=r,";
+    registerOut << (word ? ", $" : "$") << word;
+  }
+  constraintOut << "b,l";
+  for (unsigned word = 0; word < words; ++word) {
+    constraintOut << "," << word;
+    operands.push_back(vector::ExtractOp::create(b, loc, fillWords, int64_t(word)));
+  }
+  std::string vectorSuffix = words > 1 ? ".v" + std::to_string(words) : "";
+  std::string destination = words > 1 ? "{" + registers + "}" : registers;
+  std::string assembly = "{ .reg .u64 %tessera_global; cvta.to.global.u64 %tessera_global, $" +
+                         std::to_string(words + 1) + "; @$" + std::to_string(words) +
+                         " ld.global" + vectorSuffix + ".b32 " + destination +
+                         ", [%tessera_global]; }";
+  Type resultType =
+      words == 1 ? Type(b.getI32Type())
+                 : LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                    SmallVector<Type>(words, b.getI32Type()));
+  auto load = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, assembly, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> loadedWords;
+  for (unsigned word = 0; word < words; ++word)
+    loadedWords.push_back(words == 1 ? load.getResult(0)
+                                     : Value(LLVM::ExtractValueOp::create(
+                                           b, loc, load.getResult(0), word)));
+  Value loaded = vector::BitCastOp::create(
+      b, loc, type, vector::FromElementsOp::create(b, loc, wordsType, loadedWords));
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    elements.push_back(vector::ExtractOp::create(b, loc, loaded, i));
+  return elements;
+}
+
+/// Whether runs of `type` from `base` may be predicated loads: whole 32-bit
+/// words, 1, 2 or 4, from global memory (a memref in the default space).
+bool allowsPredicatedLoad(Value base, VectorType type) {
+  int64_t bits = type.getNumElements() * type.getElementTypeBitWidth();
+  return !cast<MemRefType>(base.getType()).getMemorySpace() &&
+         (bits == 32 || bits == 64 || bits == 128);
 }
 
 Value loadElement(OpBuilder &builder, Location loc, Value base, ElementAccess access,
@@ -91,9 +163,7 @@ Value allOf(OpBuilder &builder, Location loc, ArrayRef<Value> conditions) {
 Value runAddressesAllowVector(OpBuilder &builder, Location loc, Value baseAddress,
                               int64_t elementBytes, ArrayRef<ElementAccess> accesses,
                               unsigned first, unsigned width, const RunAccess &runs) {
-  Value scale = arith::ConstantIndexOp::create(builder, loc, elementBytes);
-  Value start = arith::AddIOp::create(
-      builder, loc, baseAddress, arith::MulIOp::create(builder, loc, accesses[first].offset, scale));
+  Value start = byteAddressOf(builder, loc, baseAddress, elementBytes, accesses[first].offset);
   Value lowBits = arith::AndIOp::create(
       builder, loc, start, arith::ConstantIndexOp::create(builder, loc, elementBytes * width - 1));
   Value aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, lowBits,
@@ -152,6 +222,16 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
                                         : runs.isWhole(builder, loc, accesses, first, runAccess);
     if (!whole) {
       llvm::append_range(regs, loadRun(builder, loc, first));
+      continue;
+    }
+    if (runAccess.provedWhole && runAccess.predicatedLoads &&
+        allowsPredicatedLoad(base, runs.vectorType())) {
+      SmallVector<Value> fill;
+      for (unsigned i = first; i < first + width; ++i)
+        fill.push_back(otherwise(builder, i));
+      llvm::append_range(regs, loadRunPredicated(builder, loc, runs.vectorType(),
+                                                 runs.addressOf(builder, loc, accesses[first]),
+                                                 whole, fill));
       continue;
     }
     auto ifOp = scf::IfOp::create(

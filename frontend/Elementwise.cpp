@@ -90,6 +90,7 @@ static const char *spelling(BinaryOp op) {
   case BinaryOp::Mul: return "*";
   case BinaryOp::Div:
   case BinaryOp::TrueDiv: return "/";
+  case BinaryOp::PreciseDiv: return "div_rn";
   case BinaryOp::Mod: return "%";
   case BinaryOp::And: return "&";
   case BinaryOp::Or: return "|";
@@ -127,7 +128,7 @@ Value KernelBuilder::binary(BinaryOp op, Value lhs, Value rhs, const SourceLocat
   if (isa<tile::PointerType>(elementType(lhs)) || isa<tile::PointerType>(elementType(rhs)))
     return pointerArithmetic(op, lhs, rhs, loc);
   Type elem = typing::promote(elementType(lhs), elementType(rhs));
-  if (op == BinaryOp::TrueDiv && !typing::isFloat(elem))
+  if ((op == BinaryOp::TrueDiv || op == BinaryOp::PreciseDiv) && !typing::isFloat(elem))
     elem = builder_.getF32Type();
   bool bitwise = op == BinaryOp::And || op == BinaryOp::Or || op == BinaryOp::Xor ||
                  op == BinaryOp::Shl || op == BinaryOp::Shr;
@@ -152,6 +153,7 @@ Value KernelBuilder::binary(BinaryOp op, Value lhs, Value rhs, const SourceLocat
   case BinaryOp::TrueDiv:
     return isFloat ? Value(arith::DivFOp::create(builder_, where, a, b))
                    : Value(arith::DivSIOp::create(builder_, where, a, b));
+  case BinaryOp::PreciseDiv: return tile::PreciseDivFOp::create(builder_, where, a, b);
   case BinaryOp::Mod:
     return isFloat ? Value(arith::RemFOp::create(builder_, where, a, b))
                    : Value(arith::RemSIOp::create(builder_, where, a, b));

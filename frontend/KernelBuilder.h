@@ -38,6 +38,9 @@ enum class BinaryOp {
   Add, Sub, Mul,
   Div,     ///< C semantics: integers truncate toward zero, floats divide.
   TrueDiv, ///< Python's `/`: integers are converted to f32 first.
+  /// Division rounded as IEEE 754 requires (`tile.precise_divf`), where `/`
+  /// may be approximate (on NVIDIA GPUs); integers are converted to f32.
+  PreciseDiv,
   Mod, And, Or, Xor, Shl, Shr, Maximum, Minimum
 };
 enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };

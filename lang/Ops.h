@@ -83,6 +83,14 @@ BinaryResult<A, B> minimum(const A &a, const B &b, SrcLoc loc = SrcLoc::current(
   return detail::binary(BinaryOp::Minimum, a, b, loc);
 }
 
+/// a / b rounded as IEEE 754 requires, of floating-point operands; `/` may
+/// be approximate on NVIDIA GPUs (within 2 ulp, as Triton's).
+template <Operand A, Operand B>
+  requires((ValueHandle<A> || ValueHandle<B>) && FloatElement<Promote<ElementOf<A>, ElementOf<B>>>)
+BinaryResult<A, B> div_rn(const A &a, const B &b, SrcLoc loc = SrcLoc::current()) {
+  return detail::binary(BinaryOp::PreciseDiv, a, b, loc);
+}
+
 /// a * b + c, fused.
 template <Operand A, Operand B, Operand C>
   requires(ValueHandle<A> || ValueHandle<B> || ValueHandle<C>)

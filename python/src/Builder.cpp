@@ -66,7 +66,8 @@ T lookup(const std::map<std::string, T> &table, const std::string &name, const c
 
 const std::map<std::string, BinaryOp> kBinary = {
     {"add", BinaryOp::Add},         {"sub", BinaryOp::Sub},         {"mul", BinaryOp::Mul},
-    {"div", BinaryOp::Div},         {"truediv", BinaryOp::TrueDiv}, {"mod", BinaryOp::Mod},
+    {"div", BinaryOp::Div},         {"truediv", BinaryOp::TrueDiv},
+    {"div_rn", BinaryOp::PreciseDiv}, {"mod", BinaryOp::Mod},
     {"and", BinaryOp::And},         {"or", BinaryOp::Or},           {"xor", BinaryOp::Xor},
     {"shl", BinaryOp::Shl},         {"shr", BinaryOp::Shr},         {"maximum", BinaryOp::Maximum},
     {"minimum", BinaryOp::Minimum}};

@@ -30,7 +30,7 @@ __all__ = [
     # math
     "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "where", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
-    "minimum", "clamp", "fma", "cdiv", "fdiv", "softmax",
+    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax",
     # shapes
     "broadcast_to", "broadcast", "reshape", "view", "trans", "permute", "expand_dims", "ravel",
     # hints and debugging
@@ -1214,7 +1214,15 @@ def fma(x, y, z):
 
 @builtin
 def fdiv(x, y, ieee_rounding=False):
-    return _binary("truediv", x, y)
+    """x / y; with ieee_rounding, rounded as IEEE 754 requires (div_rn)."""
+    return _binary("div_rn" if _unwrap(ieee_rounding) else "truediv", x, y)
+
+
+@builtin
+def div_rn(x, y):
+    """x / y rounded as IEEE 754 requires. `/` on float32 is within 2 ulp on
+    NVIDIA GPUs (PTX div.full.f32, as Triton's) and exact elsewhere."""
+    return _binary("div_rn", x, y)
 
 
 @builtin
@@ -1468,4 +1476,4 @@ class _Namespace:
 
 math = _Namespace(exp=exp, exp2=exp2, log=log, log2=log2, sqrt=sqrt, sqrt_rn=sqrt, rsqrt=rsqrt,
                   sigmoid=sigmoid, abs=abs, sin=sin, cos=cos, erf=erf, floor=floor, ceil=ceil,
-                  fma=fma, max=maximum, min=minimum, cdiv=cdiv, div_rn=fdiv, fdiv=fdiv)
+                  fma=fma, max=maximum, min=minimum, cdiv=cdiv, div_rn=div_rn, fdiv=fdiv)

@@ -97,6 +97,10 @@ def binary_kernel(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexp
         z = x // y
     elif OP == "%":
         z = x % y
+    elif OP == "div_rn":
+        z = tl.div_rn(x, y)
+    elif OP == "fdiv_ieee":
+        z = tl.fdiv(x, y, ieee_rounding=True)
     elif OP == "&":
         z = x & y
     elif OP == "|":
@@ -147,8 +151,8 @@ INT_BINARY = {
     "max": np.maximum,
 }
 FLOAT_BINARY = {
-    "+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide,
-    "//": lambda x, y: np.floor(x / y), "%": np.fmod, "maximum": np.maximum,
+    "+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "div_rn": np.divide,
+    "fdiv_ieee": np.divide, "//": lambda x, y: np.floor(x / y), "%": np.fmod, "maximum": np.maximum,
     "minimum": np.minimum, "<": np.less, ">=": np.greater_equal, "==": np.equal,
     "!=": np.not_equal, "where": lambda x, y: np.where(x > y, x, y * 2),
     "min": lambda x, y: np.minimum(np.minimum(x, y), 3), "max": np.maximum,
@@ -178,6 +182,17 @@ def test_binary_float(backend, rng, op):
     out = np.empty(n, dtype=np.float32 if ref.dtype != np.bool_ else np.int8)
     binary_kernel[(tessera.cdiv(n, 32),)](x, y, out, n, OP=op, BLOCK=32)
     np.testing.assert_allclose(out, ref.astype(out.dtype), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["div_rn", "fdiv_ieee", "/"])
+def test_correctly_rounded_division_is_its_own_op(rng, op):
+    # `/` may be approximate on NVIDIA GPUs (div.full.f32, as Triton's);
+    # tl.div_rn and fdiv(ieee_rounding=True) are tile.precise_divf everywhere.
+    x = rng.standard_normal(32).astype(np.float32)
+    out = np.empty_like(x)
+    tile_ir = binary_kernel.ir(x, x, out, 32, OP=op, BLOCK=32)
+    assert ("tile.precise_divf" in tile_ir) == (op != "/")
+    assert ("arith.divf" in tile_ir) == (op == "/")
 
 
 @tessera.jit

@@ -6,6 +6,7 @@
 // their operands and results, which the conversion framework's type
 // converter cannot see.
 #include "lowering/gpu/DistributedFormAttrs.h"
+#include "lowering/gpu/distribute/FastMath.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 #include "lowering/gpu/distribute/Passes.h"
 
@@ -300,6 +301,10 @@ LogicalResult lowerElementwise(KernelLowering &k, Operation *op, OpBuilder &buil
         operandRegs, [&](const Registers &r) { return r.size() == 1 ? r.front() : r[reg]; });
     if (isTileOp) {
       regs.push_back(lowerTileElementwise(op, builder, operands));
+      continue;
+    }
+    if (Value fast = lowerWithFastMath(k.target, op, builder, operands)) {
+      regs.push_back(fast);
       continue;
     }
     IRMapping mapping;

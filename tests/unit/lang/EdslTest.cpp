@@ -87,7 +87,7 @@ TEST(EdslTest, ReductionsShapesAndMath) {
     Tile<float> m = load(x + r.expand(1) * 32 + c.expand(0)); // [8, 32]
     Tile<int32_t> best = argmax(m, 1);                        // [8]
     Tile<float> rowMax = max(m, 1, /*keep_dims=*/true);       // [8, 1]
-    Tile<float> p = sigmoid(m - rowMax) + erf(m) * maximum(m, 0.0f);
+    Tile<float> p = sigmoid(m - rowMax) + erf(m) * maximum(m, 0.0f) + div_rn(m, rowMax);
     Tile<float> t = trans(p);                                 // [32, 8]
     Tile<float> flat = reshape(t, {256});
     Float total = sum(flat);
@@ -106,6 +106,7 @@ TEST(EdslTest, ReductionsShapesAndMath) {
   EXPECT_EQ(countOps(*traced.module, "tile.scan"), 1);
   EXPECT_EQ(countOps(*traced.module, "tile.trans"), 1);
   EXPECT_EQ(countOps(*traced.module, "math.fma"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.precise_divf"), 1);
 }
 
 TEST(EdslTest, AtomicsAndTensorDescriptors) {

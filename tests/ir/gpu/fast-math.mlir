@@ -1,0 +1,53 @@
+// RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_90a num-warps=1" | FileCheck %s
+// RUN: tessera-opt %s -tile-lower-to-gpu="target=hip:gfx942 num-warps=1" | FileCheck %s --check-prefix=AMD
+
+// On NVIDIA, f32 `/`, exp and exp2 take Triton's fast forms: div.full.f32,
+// and ex2.approx.f32 (of x * log2(e) for exp). tile.precise_divf stays a
+// correctly rounded division; f64 and the other backends keep arith/math.
+tile.func @fast(%xp: !tile.ptr<f32>, %yp: !tile.ptr<f32>, %dp: !tile.ptr<f64>, %out: !tile.ptr<f32>, %outd: !tile.ptr<f64>) {
+  %i = tile.make_range 0 to 32 : tensor<32xi32>
+  %xb = tile.splat %xp : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>>
+  %xs = tile.addptr %xb, %i : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
+  %x = tile.load %xs : tensor<32x!tile.ptr<f32>>
+  %yb = tile.splat %yp : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>>
+  %ys = tile.addptr %yb, %i : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
+  %y = tile.load %ys : tensor<32x!tile.ptr<f32>>
+  %db = tile.splat %dp : !tile.ptr<f64> -> tensor<32x!tile.ptr<f64>>
+  %ds = tile.addptr %db, %i : tensor<32x!tile.ptr<f64>>, tensor<32xi32>
+  %d = tile.load %ds : tensor<32x!tile.ptr<f64>>
+  %q = arith.divf %x, %y : tensor<32xf32>
+  %e = math.exp %x : tensor<32xf32>
+  %e2 = math.exp2 %x : tensor<32xf32>
+  %p = tile.precise_divf %x, %y : tensor<32xf32>
+  %qd = arith.divf %d, %d : tensor<32xf64>
+  %s1 = arith.addf %q, %e : tensor<32xf32>
+  %s2 = arith.addf %e2, %p : tensor<32xf32>
+  %s = arith.addf %s1, %s2 : tensor<32xf32>
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>>
+  %os = tile.addptr %ob, %i : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
+  tile.store %os, %s : tensor<32x!tile.ptr<f32>>
+  %odb = tile.splat %outd : !tile.ptr<f64> -> tensor<32x!tile.ptr<f64>>
+  %ods = tile.addptr %odb, %i : tensor<32x!tile.ptr<f64>>, tensor<32xi32>
+  tile.store %ods, %qd : tensor<32x!tile.ptr<f64>>
+  tile.return
+}
+
+// Four registers per thread: each op once per register.
+// CHECK-LABEL: gpu.func @fast
+// CHECK: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.div.full"(%[[X:.*]], %[[Y:.*]]) : (f32, f32) -> f32
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.div.full"
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[X]], %[[LOG2E]] : f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[SCALED]]) : (f32) -> f32
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[X]]) : (f32) -> f32
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CHECK: arith.divf %[[X]], %[[Y]] : f32
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK-NOT: math.exp
+
+// AMD-LABEL: gpu.func @fast
+// AMD-NOT: llvm.call_intrinsic
+// AMD: arith.divf %{{.*}} : f32
+// AMD: math.exp %{{.*}} : f32
+// AMD: math.exp2 %{{.*}} : f32

@@ -3,9 +3,12 @@ them, importing only `triton` and `triton.language` (here from
 tessera.compat.triton), checked against NumPy on the interpreter and the CPU
 backend; autotune, heuristics and do_bench."""
 
+import sys
+
 import numpy as np
 import pytest
 
+import tessera
 import tessera.compat.triton as triton
 import tessera.compat.triton.language as tl
 
@@ -466,3 +469,52 @@ def test_do_bench(rng):
     assert isinstance(triton.testing.do_bench(lambda: None, rep=1, return_mode="all"), list)
     with pytest.raises(ValueError, match="return_mode"):
         triton.testing.do_bench(lambda: None, return_mode="average")
+
+
+def test_timing_waits_for_pytorch_cuda_work(monkeypatch):
+    # Kernels on PyTorch CUDA tensors are launched asynchronously: a timer
+    # must wait for the GPU, which torch.cuda.synchronize does. A stand-in
+    # torch records the calls (this machine may have no GPU).
+    from tessera.compat.triton import testing as tt
+
+    events = []
+
+    class FakeCuda:
+        is_available = staticmethod(lambda: True)
+        is_initialized = staticmethod(lambda: True)
+        synchronize = staticmethod(lambda: events.append("sync"))
+
+    monkeypatch.setitem(sys.modules, "torch", type("FakeTorch", (), {"cuda": FakeCuda}))
+    assert tt.timed_ms(lambda: events.append("run")) >= 0
+    assert events == ["sync", "run", "sync"]
+
+
+def test_autotune_on_a_gpu_times_with_do_bench(monkeypatch):
+    from tessera.compat.triton import autotuner
+
+    class CudaTensor:
+        is_cuda = True
+
+    class GpuArray:
+        device_type = "cuda"
+
+    assert autotuner._on_gpu({"x": CudaTensor(), "n": 3})
+    assert autotuner._on_gpu({"x": GpuArray()})
+    assert not autotuner._on_gpu({"x": np.zeros(3), "n": 3, "flag": True})
+    assert not autotuner._on_gpu({"x": tessera.asarray(np.zeros(3))})
+
+    benched = []
+    monkeypatch.setattr(autotuner, "do_bench",
+                        lambda fn, warmup, rep, return_mode: benched.append((warmup, rep)) or 1.0)
+    monkeypatch.setattr(autotuner, "_on_gpu", lambda named: True)
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})], key=["n"])
+    @triton.jit
+    def fill(dst, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(dst + offs, offs.to(tl.float32), mask=offs < n)
+
+    out = np.zeros(40, dtype=np.float32)
+    fill[lambda meta: (triton.cdiv(40, meta["BLOCK"]),)](out, 40)
+    np.testing.assert_array_equal(out, np.arange(40, dtype=np.float32))
+    assert benched == [(25, 100), (25, 100)]

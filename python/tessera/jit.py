@@ -155,12 +155,18 @@ _UNSUPPORTED = {
     "NamedExpr": "assignment expressions (:=) are", "Starred": "starred expressions are",
     "With": "'with' statements are", "AsyncWith": "'async with' statements are",
     "Try": "'try' statements are", "TryStar": "'try' statements are", "Raise": "'raise' is",
-    "FunctionDef": "nested function definitions are (define a @tessera.jit function at module level)",
+    "FunctionDef": "nested function definitions are",
     "AsyncFunctionDef": "nested function definitions are", "ClassDef": "class definitions are",
     "Import": "import statements are", "ImportFrom": "import statements are",
     "Global": "'global' is", "Nonlocal": "'nonlocal' is", "Delete": "'del' is",
     "Break": "'break' is", "Continue": "'continue' is", "Match": "'match' statements are",
-    "AsyncFor": "'async for' is", "MatMult": "the @ operator is (use tl.dot)",
+    "AsyncFor": "'async for' is", "MatMult": "the @ operator is",
+}
+
+# What to write instead, where there is one.
+_INSTEAD = {
+    "FunctionDef": "define a @tessera.jit function at module level and call it",
+    "MatMult": "use tl.dot",
 }
 
 _BINARY = {
@@ -250,10 +256,12 @@ class CodeGenerator(ast.NodeVisitor):
     def error(self, node, message):
         raise CompilationError(message, *self.loc(node))
 
-    def unsupported(self, node, what=None):
-        what = what or _UNSUPPORTED.get(type(node).__name__,
-                                        f"'{type(node).__name__}' nodes are")
-        self.error(node, f"unsupported construct: {what} not supported in a @tessera.jit kernel")
+    def unsupported(self, node, what=None, instead=None):
+        kind = type(node).__name__
+        what = what or _UNSUPPORTED.get(kind, f"'{kind}' nodes are")
+        instead = instead or _INSTEAD.get(kind)
+        self.error(node, f"unsupported construct: {what} not supported in a @tessera.jit kernel"
+                   f"{'; ' + instead if instead else ''}")
 
     def visit(self, node):
         previous = _state.loc
@@ -301,7 +309,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_AugAssign(self, node):
         if not isinstance(node.target, ast.Name):
-            self.unsupported(node.target, "assignment to a subscript or attribute is (tensors are immutable)")
+            self.unsupported(node.target, "assignment to a subscript or attribute is",
+                             "tensors are immutable")
         current = self.lookup(node.target.id, node.target)
         rhs = self.visit(node.value)
         _state.loc = self.loc(node)
@@ -321,8 +330,8 @@ class CodeGenerator(ast.NodeVisitor):
             for t, v in zip(target.elts, value):
                 self.assign(t, v)
         elif isinstance(target, (ast.Subscript, ast.Attribute)):
-            self.unsupported(target, "assignment to a subscript or attribute is (tensors are immutable; "
-                                     "use tl.where or tl.store)")
+            self.unsupported(target, "assignment to a subscript or attribute is",
+                             "tensors are immutable: use tl.where or tl.store")
         else:
             self.unsupported(target)
 

@@ -89,6 +89,30 @@ def test_unsupported_break():
 
 
 @tessera.jit
+def unsupported_nested_def(x_ptr):
+    def helper(v):  # <- nested def
+        return v
+    tl.store(x_ptr, helper(1.0))
+
+
+@tessera.jit
+def unsupported_subscript_assignment(x_ptr):
+    x = tl.zeros((4,), tl.float32)
+    x[0] = 1.0  # <- subscript
+    tl.store(x_ptr + tl.arange(0, 4), x)
+
+
+def test_unsupported_constructs_say_what_to_write_instead():
+    expect_error(lambda: unsupported_nested_def[(1,)](X),
+                 "unsupported construct: nested function definitions are not supported in a "
+                 "@tessera.jit kernel; define a @tessera.jit function at module level and call it",
+                 "nested def")
+    expect_error(lambda: unsupported_subscript_assignment[(1,)](X),
+                 "unsupported construct: assignment to a subscript or attribute is not supported in "
+                 "a @tessera.jit kernel; tensors are immutable: use tl.where or tl.store", "subscript")
+
+
+@tessera.jit
 def three_args(x_ptr, n, BLOCK: tl.constexpr):  # <- def
     tl.store(x_ptr + tl.arange(0, BLOCK), 0.0, mask=tl.arange(0, BLOCK) < n)
 

@@ -57,7 +57,9 @@ def signature_entry(value):
         return "i1"
     if isinstance(value, int):
         ty = "i32" if -2**31 <= value < 2**31 else "i64"
-        return f"{ty}:1" if value == 1 else f"{ty}:16" if value % 16 == 0 else ty
+        if value == 1:
+            return f"{ty}:1"
+        return f"{ty}:16" if value % 16 == 0 else f"{ty}:8" if value % 8 == 0 else ty
     if isinstance(value, float):
         return "fp32"
     raise TypeError(f"no signature entry for {type(value).__name__}")

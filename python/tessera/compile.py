@@ -9,7 +9,8 @@ launches, for one signature given in Triton's AOT syntax::
 ``--signature``: one entry per kernel parameter, in order: ``*fp32`` a pointer
 to fp32 elements (``fp16 bf16 fp32 fp64 i1 i8 i16 i32 i64 u8``), ``i32`` /
 ``i64`` / ``fp32`` a scalar, ``:16`` after either a divisibility-by-16
-promise (``i32:1`` promises the value 1), and a bare literal (``1024``,
+promise (``i32:8``: by 8, as the JIT specializes integers; ``i32:1``
+promises the value 1), and a bare literal (``1024``,
 ``0.5``, ``True``, ``'leaky_relu'``) a compile-time constant: required for
 ``tl.constexpr`` parameters, allowed for any other (it is then folded in).
 
@@ -116,13 +117,14 @@ def parse_signature(text, params, constexprs):
             continue
         div, one = 0, False
         if hint:
-            if hint == "16":
-                div = 16
+            if hint == "16" or hint == "8" and not ty.startswith("*"):
+                div = int(hint)
             elif hint == "1" and not ty.startswith("*"):
                 one = True
             else:
                 raise UsageError(f"--signature: bad hint ':{hint}' in '{entry}' for parameter '{name}' "
-                                 "(':16' for divisibility by 16, ':1' for an integer equal to 1)")
+                                 "(':16' for divisibility by 16, ':8' by 8 for an integer, ':1' for an "
+                                 "integer equal to 1)")
         if ty.startswith("*"):
             pointee = _pointee(ty[1:].strip())
             if pointee is None:

@@ -56,11 +56,12 @@ def test_aot_signatures_follow_the_jit_specialization():
         sys.path.pop(0)
 
     @tessera.jit
-    def kernel(p, q, a, b, c, d, flag, x, BLOCK: tl.constexpr):
+    def kernel(p, q, a, b, c, d, e, flag, x, BLOCK: tl.constexpr):
         pass
 
     storage = torch.zeros(64, dtype=torch.bfloat16)
-    values = dict(p=storage, q=storage[1:], a=1, b=4096, c=1000, d=2**40, flag=True, x=0.5, BLOCK=8)
+    values = dict(p=storage, q=storage[1:], a=1, b=4096, c=1000, d=2**40, e=1001, flag=True, x=0.5,
+                  BLOCK=8)
     _, plan, *_ = kernel.specialize(values)
     jit = []
     for entry in plan:
@@ -73,10 +74,11 @@ def test_aot_signatures_follow_the_jit_specialization():
             jit.append((f"{kind}:1" if entry[2] else kind, divisible))
         else:
             jit.append(({"f32": "fp32"}.get(kind, kind), divisible))
-    expected = [f"{name}:16" if divisible else name for name, divisible in jit]
-    names = ["p", "q", "a", "b", "c", "d", "flag", "x"]
+    expected = [f"{name}:{divisible}" if divisible else name for name, divisible in jit]
+    names = ["p", "q", "a", "b", "c", "d", "e", "flag", "x"]
     assert [aot.signature_entry(values[n]) for n in names] == expected
-    assert expected == ["*bf16:16", "*bf16", "i32:1", "i32:16", "i32", "i64:16", "i1", "fp32"]
+    assert expected == ["*bf16:16", "*bf16", "i32:1", "i32:16", "i32:8", "i64:16", "i32", "i1",
+                        "fp32"]
     # NT: B given as the transpose of a [N, K] tensor has strides (1, K).
     b = aot.TensorSpec((64, 32), torch.float16).t()
     assert b.shape == (32, 64) and b.stride() == (1, 32)

@@ -51,6 +51,9 @@ def test_specialization_attributes():
     assert re.search(r"%arg2: f32[,)]", ir), ir
     ir = fill_kernel.ir(aligned[1:], 63, 1.0, BLOCK=16)
     assert re.search(r"%arg0: !tile.ptr<f32>,", ir) and re.search(r"%arg1: i32,", ir), ir
+    # a multiple of 8 but not of 16 (K = 1000): tile.divisibility = 8, unlike Triton
+    ir = fill_kernel.ir(aligned, 1000, 1.0, BLOCK=16)
+    assert re.search(r"%arg1: i32 \{tile.divisibility = 8 : i32\}", ir), ir
 
 
 def test_int_equal_to_one_is_a_constant():
@@ -80,11 +83,12 @@ def test_cache(monkeypatch):
 
     a = np.zeros(64, dtype=np.int32)
     first = k[(1,)](a, 20, BLOCK=64)
-    assert k[(1,)](a, 21, BLOCK=64) is first             # same key: 20 and 21 are not multiples of 16
+    assert k[(1,)](a, 21, BLOCK=64) is first             # same key: 20 and 21 are not multiples of 8
     assert k[(1,)](a, 32, BLOCK=64) is not first         # 32 is: another specialization
+    assert k[(1,)](a, 24, BLOCK=64) is not first         # 24 is a multiple of 8: another one
     assert k[(1,)](a, 20, BLOCK=32) is not first         # another constexpr
     assert k[(1,)](a.astype(np.int64), 20, BLOCK=64) is not first  # another dtype
-    assert len(k.cache) == 4
+    assert len(k.cache) == 5
     assert a[:20].tolist() == [20] * 20
 
 

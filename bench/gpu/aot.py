@@ -293,13 +293,20 @@ class AotKernels:
         self.driver.launch(self.loaded[entry["file"]], grid, entry["block_threads"],
                            entry["shared_bytes"], params)
 
-    def _time(self, entry, values, grid, reps=5):
-        self._launch(entry, values, grid)
-        torch.cuda.synchronize()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(reps):
-            self._launch(entry, values, grid)
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end)
+    def _time(self, entry, values, grid, warmup_ms=10.0, rep_ms=40.0):
+        """Milliseconds per launch, as Triton's do_bench: after `warmup_ms` of
+        launches, since an idle GPU raises its clocks over the first
+        milliseconds of work and the config timed first would look slow."""
+        def elapsed_ms(launches):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(launches):
+                self._launch(entry, values, grid)
+            end.record()
+            end.synchronize()
+            return start.elapsed_time(end)
+
+        estimate_ms = max(elapsed_ms(3) / 3, 1e-3)
+        elapsed_ms(max(1, int(warmup_ms / estimate_ms)))
+        launches = max(5, int(rep_ms / estimate_ms))
+        return elapsed_ms(launches) / launches

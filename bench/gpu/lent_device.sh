@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Everything the NVIDIA benchmark measures, in one call on a lent GPU machine
+# that has PyTorch, Triton and a driver but no Tessera build.
+#
+# Here (no GPU needed, about 6 minutes on 2 cores):
+#     bench/gpu/lent_device.sh export
+# There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep"]):
+#     bench/gpu/lent_device.sh measure "$OUT"
+#
+# `measure` writes, most telling first so that a run cut short still says
+# something: quick.json/.log (every row checked against PyTorch, then timed
+# against cuBLAS and Triton), ncu-nn4096.txt where Nsight Compute can read the
+# counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+quick_dir=$repo/build/gpu-aot
+sweep_dir=$repo/build/gpu-aot-sweep
+sweep_rows=(--suite gemm --sizes 1024,2048,4096,8192 --dtypes bf16 --layouts nn,nt)
+
+case "${1:-}" in
+export)
+    export PYTHONPATH=$repo/build/python${PYTHONPATH:+:$PYTHONPATH}
+    rm -rf "$quick_dir" "$sweep_dir"
+    python3 "$here/run.py" --quick --export "$quick_dir" &&
+        python3 "$here/run.py" "${sweep_rows[@]}" --export "$sweep_dir"
+    ;;
+measure)
+    out=${2:?usage: lent_device.sh measure OUTPUT_DIR}
+    mkdir -p "$out"
+    export PYTHONUNBUFFERED=1
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv |
+        tee "$out/device.txt"
+    python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' |
+        tee -a "$out/device.txt"
+    python3 "$here/run.py" --quick --aot "$quick_dir" --json "$out/quick.json" 2>&1 |
+        tee "$out/quick.log"
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    if [ -n "$ncu" ]; then
+        timeout 150 "$ncu" --clock-control none --set detailed \
+            --nvtx --nvtx-include "tessera-profiled/" -c 1 \
+            python3 "$here/profile_gemm.py" --aot "$sweep_dir" --size 4096 --layout nn \
+            >"$out/ncu-nn4096.txt" 2>&1 || echo "ncu failed: see ncu-nn4096.txt"
+    fi
+    python3 "$here/run.py" "${sweep_rows[@]}" --aot "$sweep_dir" --json "$out/sweep.json" 2>&1 |
+        tee "$out/sweep.log"
+    ;;
+*)
+    echo "usage: $0 export | measure OUTPUT_DIR" >&2
+    exit 2
+    ;;
+esac

@@ -85,7 +85,7 @@ Value ThreadContext::coordinate(OpBuilder &builder, Location loc, const LinearLa
 }
 
 Value ThreadContext::flatIndex(OpBuilder &builder, Location loc, const LinearLayout &layout,
-                               unsigned reg) {
+                               unsigned reg, int64_t rowPadding) {
   Value index;
   int64_t stride = 1;
   for (int dim = static_cast<int>(layout.rank()) - 1; dim >= 0; --dim) {
@@ -93,7 +93,7 @@ Value ThreadContext::flatIndex(OpBuilder &builder, Location loc, const LinearLay
     if (stride != 1)
       term = arith::MulIOp::create(builder, loc, term, i32Constant(builder, loc, stride));
     index = index ? Value(arith::AddIOp::create(builder, loc, index, term)) : term;
-    stride *= layout.shape[dim];
+    stride *= layout.shape[dim] + (dim + 1 == static_cast<int>(layout.rank()) ? rowPadding : 0);
   }
   return index ? index : i32Constant(builder, loc, 0);
 }

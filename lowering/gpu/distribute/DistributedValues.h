@@ -40,9 +40,10 @@ public:
   /// The i32 coordinate along `dim` of register `reg` of `layout`.
   mlir::Value coordinate(mlir::OpBuilder &builder, mlir::Location loc, const LinearLayout &layout,
                          unsigned reg, unsigned dim);
-  /// The row-major element index (i32) of register `reg` of `layout`.
+  /// The row-major element index (i32) of register `reg` of `layout`, in
+  /// rows (innermost dimension) followed by `rowPadding` unused elements.
   mlir::Value flatIndex(mlir::OpBuilder &builder, mlir::Location loc, const LinearLayout &layout,
-                        unsigned reg);
+                        unsigned reg, int64_t rowPadding = 0);
   /// An i1 that is true in the one thread of each group of threads holding
   /// copies of the same elements (the thread whose lane and warp bits on zero
   /// bases are 0), or null when no two threads share elements.

@@ -1,6 +1,7 @@
 // tgpu.convert_layout: a register renaming when every thread already holds
 // what it needs (same lane and warp bases, registers in another order or
-// copied), else a round trip through a row-major workgroup buffer.
+// copied), else a round trip through a row-major workgroup buffer whose rows
+// are padded against bank conflicts (conversionRowPadding).
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 
@@ -12,19 +13,20 @@ FailureOr<Registers> exchangeThroughShared(KernelLowering &k, Operation *user, O
                                            ValueRange regs, const LinearLayout &from,
                                            const LinearLayout &to, Type registerType,
                                            bool ownersOnly) {
-  int64_t elements = 1;
-  for (int64_t extent : from.shape)
-    elements *= extent;
+  Type elementType = sharedElementType(registerType);
   k.shared.beginUser();
-  FailureOr<Value> buffer = k.shared.allocate(user, sharedElementType(registerType), elements);
+  int64_t padding = k.shared.conversionRowPadding(from.shape, elementType);
+  int64_t elements = from.shape.back() + padding;
+  for (int64_t extent : ArrayRef(from.shape).drop_back())
+    elements *= extent;
+  FailureOr<Value> buffer = k.shared.allocate(user, elementType, elements);
   if (failed(buffer))
     return failure();
   Location loc = user->getLoc();
-  storeTileToShared(k.thread, builder, loc, *buffer, from, regs, ownersOnly);
+  storeTileToShared(k.thread, builder, loc, *buffer, from, regs, ownersOnly, {}, padding);
   mlir::gpu::BarrierOp::create(builder, loc);
-  Registers result =
-      loadTileFromShared(k.thread, builder, loc, *buffer, to, registerType,
-                         vectorAccessWidth(k.target, to, sharedElementType(registerType)));
+  Registers result = loadTileFromShared(k.thread, builder, loc, *buffer, to, registerType,
+                                        vectorAccessWidth(k.target, to, elementType), padding);
   mlir::gpu::BarrierOp::create(builder, loc);
   return result;
 }

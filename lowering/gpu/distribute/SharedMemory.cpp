@@ -52,6 +52,18 @@ void SharedMemory::release(Mark mark) {
   beginUser();
 }
 
+int64_t SharedMemory::conversionRowPadding(ArrayRef<int64_t> shape, Type elementType) const {
+  int64_t rows = 1;
+  for (int64_t extent : shape.drop_back())
+    rows *= extent;
+  if (!usesDynamicMemory() || rows < 2)
+    return 0;
+  int64_t padding = 16 / byteSize(elementType);
+  int64_t bytes = rows * (shape.back() + padding) * byteSize(elementType);
+  return llvm::alignTo(userBytes_, kMinAlignment) + bytes <= target_.maxSharedMemoryBytes ? padding
+                                                                                          : 0;
+}
+
 FailureOr<Value> SharedMemory::place(Operation *user, Type elementType, int64_t elements,
                                      int64_t alignment, bool reserve) {
   MLIRContext *context = user->getContext();
@@ -150,7 +162,7 @@ Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
 
 void storeTileToShared(ThreadContext &thread, OpBuilder &builder, Location loc, Value buffer,
                        const LinearLayout &layout, ValueRange registers, bool ownersOnly,
-                       ValueRange predicates) {
+                       ValueRange predicates, int64_t rowPadding) {
   Value owner = ownersOnly ? thread.ownsElements(layout) : Value();
   for (unsigned reg = 0; reg < layout.numRegisters(); ++reg) {
     if (layout.isDuplicateRegister(reg))
@@ -163,18 +175,19 @@ void storeTileToShared(ThreadContext &thread, OpBuilder &builder, Location loc, 
       auto ifOp = scf::IfOp::create(builder, loc, guard, /*withElseRegion=*/false);
       builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
     }
-    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, reg));
+    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, reg, rowPadding));
     memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, registers[reg]), buffer,
                             index);
   }
 }
 
 Registers loadTileFromShared(ThreadContext &thread, OpBuilder &builder, Location loc, Value buffer,
-                             const LinearLayout &layout, Type registerType, unsigned width) {
+                             const LinearLayout &layout, Type registerType, unsigned width,
+                             int64_t rowPadding) {
   Registers registers;
   auto type = VectorType::get({int64_t(width)}, sharedElementType(registerType));
   for (unsigned first = 0; first < layout.numRegisters(); first += width) {
-    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, first));
+    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, first, rowPadding));
     if (width == 1) {
       Value stored = memref::LoadOp::create(builder, loc, buffer, index);
       registers.push_back(fromSharedElement(builder, loc, stored, registerType));

@@ -53,6 +53,17 @@ public:
   /// Every buffer starts at a multiple of this many bytes, enough for the
   /// 128-bit vector accesses of the distribution and the tensor-core emitters.
   static constexpr int64_t kMinAlignment = 16;
+  /// Elements of `elementType` (a memory type) to pad each row of a layout
+  /// conversion's buffer for a tile of `shape` with, allocated next: on
+  /// NVIDIA 16 bytes for tiles of more than one row, where the padded buffer
+  /// fits; else 0. A tensor-core accumulator's threads write 4-byte pairs in
+  /// 8 rows at once; in rows of a multiple of 128 bytes those fall into 4 of
+  /// the 32 banks, an 8-way conflict on every store, and 16 more bytes per
+  /// row spread them over all 32. Rows stay aligned for 16-byte vector reads.
+  /// (Workgroup attributions elsewhere are not shared between sizes, so
+  /// padding would add to every kernel's total.)
+  int64_t conversionRowPadding(llvm::ArrayRef<int64_t> shape, mlir::Type elementType) const;
+
   /// Bytes of dynamic shared memory a launch must provide (0 when buffers are
   /// workgroup attributions).
   int64_t dynamicBytes() const { return usesDynamicMemory() ? peakBytes_ : 0; }
@@ -84,7 +95,7 @@ private:
 mlir::Type sharedElementType(mlir::Type type);
 
 /// Stores this thread's registers of a tile in `layout` at their row-major
-/// indices of `buffer`. Registers that copy another register are skipped, and
+/// indices of `buffer` (rows followed by `rowPadding` unused elements). Registers that copy another register are skipped, and
 /// with `ownersOnly` so are threads that hold copies of another thread's
 /// elements (else copies store the same value twice). `predicates`, when not
 /// empty, guards each register's store. (Scalar stores: LLVM pairs 16-bit
@@ -92,12 +103,13 @@ mlir::Type sharedElementType(mlir::Type type);
 /// in one cvt.rn.bf16x2.f32, which a vector store would split.)
 void storeTileToShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
                        mlir::Value buffer, const LinearLayout &layout, mlir::ValueRange registers,
-                       bool ownersOnly, mlir::ValueRange predicates = {});
-/// Loads the registers of a tile in `layout` from their row-major indices,
-/// `width` registers (vectorAccessWidth of the memory type) per vector load.
+                       bool ownersOnly, mlir::ValueRange predicates = {}, int64_t rowPadding = 0);
+/// Loads the registers of a tile in `layout` from their row-major indices
+/// (rows followed by `rowPadding` unused elements), `width` registers
+/// (vectorAccessWidth of the memory type) per vector load.
 Registers loadTileFromShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
                              mlir::Value buffer, const LinearLayout &layout, mlir::Type registerType,
-                             unsigned width = 1);
+                             unsigned width = 1, int64_t rowPadding = 0);
 /// One register to or from its memory type.
 mlir::Value toSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value);
 mlir::Value fromSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stored,

@@ -440,3 +440,29 @@ tile.func @debug_barrier(%p: !tile.ptr<f32>)
 // CHECK: memref.store
 // CHECK-NEXT: gpu.barrier {tessera.orders_global_memory}
 // CHECK: memref.load
+
+// -----
+
+// A 16x64 f16 tile from a tensor-core accumulator's distribution (lanes
+// 4 to a row, pairs of columns) to rows of 8-element runs, on NVIDIA: the
+// shared rows are padded by 16 bytes (64 + 8 elements, a row stride of 72)
+// so the 8 rows one store instruction writes fall into different banks.
+#Acc = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 8], [0, 16], [0, 32], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>
+#Rows = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 2], [0, 4], [4, 0], [8, 0]], lane = [[0, 8], [0, 16], [0, 32], [1, 0], [2, 0]], warp = []>
+tile.func @padded_rows(%p: !tile.ptr<f16>)
+    attributes {tgpu.num_warps = 1 : i32, tgpu.target = "cuda:sm_90a"} {
+  %z = arith.constant dense<1.0> : tensor<16x64xf16, #Acc>
+  %c = tgpu.convert_layout %z : tensor<16x64xf16, #Acc> -> tensor<16x64xf16, #Rows>
+  %b = arith.constant dense<0> : tensor<16x64xi32, #Rows>
+  %pb = tile.splat %p : !tile.ptr<f16> -> tensor<16x64x!tile.ptr<f16>, #Rows>
+  %pp = tile.addptr %pb, %b : tensor<16x64x!tile.ptr<f16>, #Rows>, tensor<16x64xi32, #Rows>
+  tile.store %pp, %c : tensor<16x64x!tile.ptr<f16>, #Rows>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @padded_rows
+// CHECK-SAME: tessera.shared_memory_bytes = 2304 : i32
+// CHECK: memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1152xf16, #gpu.address_space<workgroup>>
+// CHECK: arith.constant 72 : i32
+// CHECK: gpu.barrier
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1152xf16, #gpu.address_space<workgroup>>, vector<8xf16>

@@ -20,6 +20,8 @@ import time
 
 import torch
 
+from timing import time_ms
+
 MANIFEST = "manifest.json"
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
                 torch.float64: "fp64", torch.int32: "i32", torch.int64: "i64", torch.int8: "i8",
@@ -293,20 +295,8 @@ class AotKernels:
         self.driver.launch(self.loaded[entry["file"]], grid, entry["block_threads"],
                            entry["shared_bytes"], params)
 
-    def _time(self, entry, values, grid, warmup_ms=10.0, rep_ms=40.0):
-        """Milliseconds per launch, as Triton's do_bench: after `warmup_ms` of
-        launches, since an idle GPU raises its clocks over the first
-        milliseconds of work and the config timed first would look slow."""
-        def elapsed_ms(launches):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(launches):
-                self._launch(entry, values, grid)
-            end.record()
-            end.synchronize()
-            return start.elapsed_time(end)
-
-        estimate_ms = max(elapsed_ms(3) / 3, 1e-3)
-        elapsed_ms(max(1, int(warmup_ms / estimate_ms)))
-        launches = max(5, int(rep_ms / estimate_ms))
-        return elapsed_ms(launches) / launches
+    def _time(self, entry, values, grid):
+        """Milliseconds per launch, timed as the benchmark times its rows
+        (timing.time_ms): launched from Python, small GEMMs would all take
+        the host's launch time, and the pick would be noise."""
+        return time_ms(lambda: self._launch(entry, values, grid), warmup=10, reps=10)

@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
 
@@ -57,6 +58,10 @@ protected:
     if (failed(machine))
       return getOperation().emitError() << "this LLVM has no NVPTX target for " << triple << " "
                                         << chip;
+    // a * b + c as one fma.rn.f32, as Triton (enable_fp_fusion) and nvcc
+    // (--fmad) do by default. Without it NVPTX writes add.rn/mul.rn, which
+    // ptxas may not fuse either: twice the instructions of a layernorm row.
+    (*machine)->Options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
     FailureOr<SmallString<0>> ptx = translateModuleToISA(
         module, **machine, [&] { return getOperation().emitError(); });
     if (failed(ptx))

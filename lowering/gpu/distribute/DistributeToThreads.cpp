@@ -14,6 +14,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace tessera::gpu {
@@ -259,12 +261,18 @@ LogicalResult lowerElementwise(KernelLowering &k, Operation *op, OpBuilder &buil
   if (op->getNumRegions() != 0 || op->getNumResults() != 1)
     return k.unsupported(op, "this op");
   Type resultType = op->getResult(0).getType();
-  unsigned count = 1;
-  if (isa<RankedTensorType>(resultType)) {
+  unsigned count = 1, equalGroup = 1;
+  if (auto tileType = dyn_cast<RankedTensorType>(resultType)) {
     FailureOr<LinearLayout> layout = k.layout(op, resultType);
     if (failed(layout))
       return failure();
     count = layout->numRegisters();
+    // Registers of a run that the contiguity analysis proves equal (a mask
+    // `cols < n`, n a multiple of the group) share the first one's value:
+    // LLVM cannot see that `col + 1 < n` is `col < n`.
+    if (tileType.getElementType().isIntOrIndex())
+      equalGroup = std::gcd<int64_t>(layout->contiguousRegisters(),
+                                     k.contiguity.piecesOf(op->getResult(0)).constancy);
     for (Value operand : op->getOperands()) {
       if (!isa<RankedTensorType>(operand.getType()))
         continue;
@@ -296,6 +304,10 @@ LogicalResult lowerElementwise(KernelLowering &k, Operation *op, OpBuilder &buil
       llvm::map_to_vector(op->getOperands(), [&](Value operand) { return k.registers(operand); });
   Registers regs;
   for (unsigned reg = 0; reg < count; ++reg) {
+    if (reg % equalGroup != 0) {
+      regs.push_back(regs[reg - reg % equalGroup]);
+      continue;
+    }
     // Scalar operands (the condition of a select on tiles) serve every register.
     SmallVector<Value> operands = llvm::map_to_vector(
         operandRegs, [&](const Registers &r) { return r.size() == 1 ? r.front() : r[reg]; });

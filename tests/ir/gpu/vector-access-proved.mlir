@@ -64,3 +64,30 @@ tile.func @row_inclusive(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: 
 // CHECK: vector.load %arg0
 // CHECK: } else {
 // CHECK: memref.load %arg0
+
+// -----
+
+// The mask of a select is proved constant over each run of 4 registers
+// (`cols < n`, n a multiple of 16): one comparison per run serves all four
+// selects, where LLVM could not see that `col + 1 < n` is `col < n`.
+tile.func @masked_select(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
+  %cols = tile.make_range 0 to 128 : tensor<128xi32>
+  %ns = tile.splat %n : i32 -> tensor<128xi32>
+  %mask = arith.cmpi slt, %cols, %ns : tensor<128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xb, %cols : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %xp : tensor<128x!tile.ptr<f32>>
+  %w = arith.select %mask, %v, %zero : tensor<128xi1>, tensor<128xf32>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %yp = tile.addptr %yb, %cols : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %yp, %w : tensor<128x!tile.ptr<f32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @masked_select
+// CHECK: %[[IN:.*]] = arith.cmpi slt
+// CHECK-NOT: arith.cmpi slt
+// CHECK-COUNT-4: arith.select %[[IN]]
+// CHECK-NOT: arith.cmpi slt
+// CHECK: gpu.return

@@ -2,6 +2,8 @@
 #ifndef TESSERA_PYTHON_SRC_BINDINGS_H
 #define TESSERA_PYTHON_SRC_BINDINGS_H
 
+#include "lowering/gpu/Compile.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -17,6 +19,13 @@ struct PyModule {
   std::shared_ptr<mlir::MLIRContext> context;
   mlir::OwningOpRef<mlir::ModuleOp> module; // Declared after the context: destroyed first.
 };
+
+/// A kernel's launch options as the GPU compiler's: `num_warps` (a power of
+/// two), `num_stages` (at least 1), `fp_fusion` (Triton's enable_fp_fusion)
+/// and `max_registers` (Triton's maxnreg; 0: ptxas decides). ValueError on
+/// bad values.
+gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
+                                         unsigned maxRegisters);
 
 void bindBuilder(pybind11::module_ &m);
 void bindRuntime(pybind11::module_ &m);

@@ -6,7 +6,8 @@
 //   ok, text = _C.device_status("vulkan", 0)     # text: description or why not
 //   buf = _C.device_allocate("vulkan", 0, nbytes)
 //   buf.copy_from_host(address, nbytes)
-//   k = _C.device_compile(module, "add", "vulkan", 0, num_warps, num_stages)
+//   k = _C.device_compile(module, "add", "vulkan", 0, num_warps, num_stages,
+//                         fp_fusion=True, max_registers=0)
 //   _C.device_launch(k, [grid_x, grid_y, grid_z], [("buf", buf), ("int", n)], stream=0)
 #include "python/src/Bindings.h"
 
@@ -313,13 +314,10 @@ struct DeviceKernel {
 
 std::shared_ptr<DeviceKernel> compileForDevice(PyModule &m, const std::string &kernel,
                                                const std::string &kind, int index,
-                                               unsigned numWarps, unsigned numStages) {
+                                               unsigned numWarps, unsigned numStages,
+                                               bool fpFusion, unsigned maxRegisters) {
   Device &device = deviceFor(kind, index);
-  if (numWarps == 0 || (numWarps & (numWarps - 1)) != 0)
-    throw py::value_error("num_warps must be a power of two, got " + std::to_string(numWarps));
-  gpu::GpuCompileOptions options;
-  options.lowering.numWarps = numWarps;
-  options.lowering.numStages = numStages;
+  gpu::GpuCompileOptions options = gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters);
 #ifdef TESSERA_HAVE_VULKAN_RUNTIME
   if (device.vulkan)
     options.vulkan = device.vulkan->info().features;
@@ -528,7 +526,8 @@ void bindDevices(py::module_ &m) {
       },
       py::arg("kind"), py::arg("index"), py::arg("nbytes"));
   m.def("device_compile", &compileForDevice, py::arg("module"), py::arg("kernel"), py::arg("kind"),
-        py::arg("index"), py::arg("num_warps"), py::arg("num_stages"));
+        py::arg("index"), py::arg("num_warps"), py::arg("num_stages"), py::arg("fp_fusion") = true,
+        py::arg("max_registers") = 0);
   m.def("device_launch", &launchKernel, py::arg("kernel"), py::arg("grid"), py::arg("args"),
         py::arg("stream") = 0,
         "args: ('buf', DeviceBuffer), ('ptr', device address, bytes), ('int', v) or "

@@ -70,17 +70,6 @@ gpu::GpuTarget parseTarget(const std::string &spec) {
   return *target;
 }
 
-gpu::GpuCompileOptions compileOptions(unsigned numWarps, unsigned numStages) {
-  if (numWarps == 0 || (numWarps & (numWarps - 1)) != 0)
-    throw py::value_error("num_warps must be a power of two, got " + std::to_string(numWarps));
-  if (numStages == 0)
-    throw py::value_error("num_stages must be at least 1");
-  gpu::GpuCompileOptions options;
-  options.lowering.numWarps = numWarps;
-  options.lowering.numStages = numStages;
-  return options;
-}
-
 py::dict usageOf(const gpu::ResourceUsage &usage) {
   py::dict dict;
   dict["registers"] = usage.registers;
@@ -126,23 +115,26 @@ py::object vulkanAbiOf(const gpu::CompiledGpuKernel &kernel) {
 }
 
 gpu::CompiledGpuKernel compileGpu(PyModule &m, const std::string &kernel, const std::string &spec,
-                                  unsigned numWarps, unsigned numStages) {
+                                  unsigned numWarps, unsigned numStages, bool fpFusion,
+                                  unsigned maxRegisters) {
   gpu::GpuTarget target = parseTarget(spec);
-  llvm::Expected<gpu::CompiledGpuKernel> compiled =
-      gpu::compileTileForGpu(*m.module, kernel, target, compileOptions(numWarps, numStages));
+  llvm::Expected<gpu::CompiledGpuKernel> compiled = gpu::compileTileForGpu(
+      *m.module, kernel, target, gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters));
   if (!compiled)
     raiseCompilationError(m, kernel, compiled.takeError());
   return std::move(*compiled);
 }
 
 py::object emitGpu(PyModule &m, const std::string &kernel, const std::string &spec,
-                   const std::string &stageName, unsigned numWarps, unsigned numStages) {
+                   const std::string &stageName, unsigned numWarps, unsigned numStages,
+                   bool fpFusion, unsigned maxRegisters) {
   gpu::GpuTarget target = parseTarget(spec);
   llvm::Expected<gpu::GpuStage> stage = gpu::parseGpuStage(stageName, target);
   if (!stage)
     throw py::value_error(llvm::toString(stage.takeError()));
-  llvm::Expected<std::string> out = gpu::emitTileForGpu(*m.module, kernel, target, *stage,
-                                                        compileOptions(numWarps, numStages));
+  llvm::Expected<std::string> out =
+      gpu::emitTileForGpu(*m.module, kernel, target, *stage,
+                          gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters));
   if (!out)
     raiseCompilationError(m, kernel, out.takeError());
   if (*stage == gpu::GpuStage::Binary)
@@ -151,6 +143,20 @@ py::object emitGpu(PyModule &m, const std::string &kernel, const std::string &sp
 }
 
 } // namespace
+
+gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
+                                         unsigned maxRegisters) {
+  if (numWarps == 0 || (numWarps & (numWarps - 1)) != 0)
+    throw py::value_error("num_warps must be a power of two, got " + std::to_string(numWarps));
+  if (numStages == 0)
+    throw py::value_error("num_stages must be at least 1");
+  gpu::GpuCompileOptions options;
+  options.lowering.numWarps = numWarps;
+  options.lowering.numStages = numStages;
+  options.nvidia.fpFusion = fpFusion;
+  options.nvidia.maxRegisters = maxRegisters;
+  return options;
+}
 
 void bindGpuCompiler(py::module_ &m) {
   using gpu::CompiledGpuKernel;
@@ -186,11 +192,13 @@ void bindGpuCompiler(py::module_ &m) {
                              "version, capabilities and extensions");
 
   m.def("compile_gpu", &compileGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
-        py::arg("num_warps") = 4, py::arg("num_stages") = 2,
+        py::arg("num_warps") = 4, py::arg("num_stages") = 2, py::arg("fp_fusion") = true,
+        py::arg("max_registers") = 0,
         "Compiles `kernel` of a tile module for a GPU target ('cuda:sm_90a', 'hip:gfx942', "
         "'vulkan:1.3:subgroup=8')");
   m.def("emit_gpu", &emitGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
         py::arg("stage"), py::arg("num_warps") = 4, py::arg("num_stages") = 2,
+        py::arg("fp_fusion") = true, py::arg("max_registers") = 0,
         "One stage of the GPU compilation: 'tgpu', 'gpu', 'ptx'|'amdgcn'|'spirv' (str) or "
         "'cubin'|'hsaco'|'spv' (bytes)");
   m.def(

@@ -64,8 +64,9 @@ def default_backend():
 
 _MISSING = object()
 
-# Launch options accepted like Triton's. GPU launches honour num_warps and
-# num_stages (part of their cache key); the CPU ignores all of them.
+# Launch options accepted like Triton's. GPU launches honour num_warps,
+# num_stages, and on NVIDIA enable_fp_fusion and maxnreg (all part of their
+# cache key); the CPU ignores all of them.
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                    "launch_cooperative_grid")
 _DEFAULT_NUM_WARPS = 4
@@ -1110,9 +1111,11 @@ class JITFunction:
 
     # -- compiling -------------------------------------------------------------
     def compile_for(self, values, plan, backend, device=None, num_warps=_DEFAULT_NUM_WARPS,
-                    num_stages=_DEFAULT_NUM_STAGES):
+                    num_stages=_DEFAULT_NUM_STAGES, fp_fusion=True, maxnreg=0):
         """The CompiledKernel of one specialization for ``backend``; for a GPU
-        backend, compiled for ``device`` ("cuda:1") with ``num_warps`` warps."""
+        backend, compiled for ``device`` ("cuda:1") with ``num_warps`` warps,
+        ``a * b + c`` fused where ``fp_fusion`` and at most ``maxnreg``
+        registers per thread (0: no cap) on NVIDIA."""
         src = self.source()
         builder = _C.Builder()
         previous = (_state.builder, _state.loc)
@@ -1160,7 +1163,7 @@ class JITFunction:
         elif backend in GPU_DEVICES:
             kind, _, index = device.partition(":")
             compiled.device_kernel = _C.device_compile(module, self.__name__, kind, int(index or 0),
-                                                       num_warps, num_stages)
+                                                       num_warps, num_stages, fp_fusion, maxnreg)
             compiled.asm.update(compiled.device_kernel.asm)
         return compiled
 
@@ -1174,14 +1177,18 @@ class JITFunction:
             backend = kind
             num_warps = int(options.get("num_warps") or _DEFAULT_NUM_WARPS)
             num_stages = int(options.get("num_stages") or _DEFAULT_NUM_STAGES)
-            full_key = (device, num_warps, num_stages, key)
+            fp_fusion = bool(options.get("enable_fp_fusion", True))
+            maxnreg = int(options.get("maxnreg") or 0)
+            full_key = (device, num_warps, num_stages, fp_fusion, maxnreg, key)
         else:
             backend = default_backend()
             num_warps, num_stages = _DEFAULT_NUM_WARPS, _DEFAULT_NUM_STAGES
+            fp_fusion, maxnreg = True, 0
             full_key = (backend, key)
         compiled = self.cache.get(full_key)
         if compiled is None or not compiled.globals_unchanged():
-            compiled = self.compile_for(values, plan, backend, device, num_warps, num_stages)
+            compiled = self.compile_for(values, plan, backend, device, num_warps, num_stages,
+                                        fp_fusion, maxnreg)
             self.cache[full_key] = compiled
         return compiled, values, launch_args, keep, stream
 

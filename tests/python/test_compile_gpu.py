@@ -50,6 +50,15 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
+    def axpy(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        x = tl.load(x_ptr + offsets, mask=mask)
+        y = tl.load(y_ptr + offsets, mask=mask)
+        tl.store(out_ptr + offsets, a * x + y, mask=mask)
+
+
+    @triton.jit
     def printing(x_ptr, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + tl.arange(0, BLOCK))
         tl.device_print("x = ", x)
@@ -58,6 +67,7 @@ KERNELS = textwrap.dedent('''
 ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
 MATMUL_SIG = "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, 64, 64, 32"
 PRINT_SIG = "*fp32:16, 128"
+AXPY_SIG = "*fp32:16, *fp32:16, *fp32:16, fp32, i32, 1024"
 
 
 def print_line():
@@ -295,6 +305,18 @@ def test_emit_gpu_gives_text_or_bytes(kernels):
         _C.emit_gpu(module, "add_kernel", "rocm", "gpu")
     with pytest.raises(ValueError, match="num_warps must be a power of two, got 6"):
         _C.compile_gpu(module, "add_kernel", "cuda:sm_80", num_warps=6)
+
+
+def test_fp_fusion_and_register_cap_reach_the_ptx(kernels):
+    # Triton's enable_fp_fusion (default on) and maxnreg, as the JIT passes them.
+    module = traced(kernels, "axpy", AXPY_SIG)
+    fused = _C.emit_gpu(module, "axpy", "cuda:sm_90a", "ptx")
+    assert "fma.rn.f32" in fused and "mul.rn.f32" not in fused
+    separate = _C.emit_gpu(module, "axpy", "cuda:sm_90a", "ptx", fp_fusion=False)
+    assert "fma.rn.f32" not in separate
+    assert "mul.rn.f32" in separate and "add.rn.f32" in separate
+    capped = _C.compile_gpu(module, "axpy", "cuda:sm_90a", max_registers=32)
+    assert ".maxnreg 32" in capped.assembly and capped.usage["registers"] <= 32
 
 
 def test_compile_errors_are_compilation_errors_at_the_op(kernels):

@@ -202,6 +202,18 @@ def test_unary(place, rng, op, n):
                                atol=UNARY_ATOL.get(op, 1e-6))
 
 
+def test_launch_options_are_part_of_the_cache_key(place):
+    # num_warps, num_stages, enable_fp_fusion and maxnreg each select another
+    # compiled kernel (the last two change only NVIDIA's code).
+    x, out = place.put(np.ones(32, np.float32)), place.empty((32,), np.float32)
+    default = unary_kernel.warmup(x, out, 32, OP="exp", BLOCK=32)
+    assert unary_kernel.warmup(x, out, 32, OP="exp", BLOCK=32, enable_fp_fusion=True) is default
+    others = [unary_kernel.warmup(x, out, 32, OP="exp", BLOCK=32, **option)
+              for option in ({"enable_fp_fusion": False}, {"maxnreg": 64}, {"num_warps": 2})]
+    assert all(other is not default for other in others)
+    assert len({id(other) for other in others}) == 3
+
+
 @pytest.mark.parametrize("op", sorted(INT_BINARY))
 def test_binary_int(place, rng, op):
     n = 100

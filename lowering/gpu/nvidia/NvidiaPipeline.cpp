@@ -235,7 +235,7 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
   }
 
   CudaToolkit toolkit = CudaToolkit::locate(options.cudaRoot);
-  FailureOr<std::string> ptx = emitPtx(gpuModule, toolkit);
+  FailureOr<std::string> ptx = emitPtx(gpuModule, toolkit, options.fpFusion);
   if (failed(ptx))
     return failedWith("PTX generation");
   if (SmallVector<llvm::StringRef> calls = unresolvedLibdeviceCalls(*ptx); !calls.empty())

@@ -27,6 +27,10 @@ struct NvidiaCompileOptions {
   /// ptxas. Fewer registers let more blocks share a multiprocessor, at the
   /// price of spills.
   unsigned maxRegisters = 0;
+  /// `a * b + c` may become one fma.rn.f32, as Triton's `enable_fp_fusion`
+  /// and nvcc's `--fmad` allow by default; false keeps each product and sum
+  /// rounded on its own (add.rn/mul.rn, which ptxas does not fuse).
+  bool fpFusion = true;
   /// The CUDA toolkit providing libdevice and ptxas; empty: $CUDA_HOME,
   /// $CUDA_PATH, $CUDA_ROOT, /usr/local/cuda (see CudaToolkit).
   std::string cudaRoot;

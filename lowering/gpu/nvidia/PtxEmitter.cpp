@@ -23,10 +23,10 @@ namespace {
 class PtxEmitter : public LLVM::ModuleToObject {
 public:
   PtxEmitter(mlir::gpu::GPUModuleOp module, NVVM::NVVMTargetAttr target,
-             const tessera::gpu::CudaToolkit &toolkit)
+             const tessera::gpu::CudaToolkit &toolkit, bool fpFusion)
       : ModuleToObject(*module, target.getTriple(), target.getChip(), target.getFeatures(),
                        target.getO()),
-        toolkit(toolkit) {}
+        toolkit(toolkit), fpFusion(fpFusion) {}
 
 protected:
   std::optional<SmallVector<std::unique_ptr<llvm::Module>>>
@@ -58,10 +58,10 @@ protected:
     if (failed(machine))
       return getOperation().emitError() << "this LLVM has no NVPTX target for " << triple << " "
                                         << chip;
-    // a * b + c as one fma.rn.f32, as Triton (enable_fp_fusion) and nvcc
-    // (--fmad) do by default. Without it NVPTX writes add.rn/mul.rn, which
-    // ptxas may not fuse either: twice the instructions of a layernorm row.
-    (*machine)->Options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+    // Fusion lets NVPTX write a * b + c as one fma.rn.f32 (and plain add/mul
+    // that ptxas may fuse); without it, add.rn/mul.rn: each rounded.
+    (*machine)->Options.AllowFPOpFusion =
+        fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
     FailureOr<SmallString<0>> ptx = translateModuleToISA(
         module, **machine, [&] { return getOperation().emitError(); });
     if (failed(ptx))
@@ -71,11 +71,13 @@ protected:
 
 private:
   const tessera::gpu::CudaToolkit &toolkit;
+  bool fpFusion;
 };
 
 } // namespace
 
-FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module, const CudaToolkit &toolkit) {
+FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module, const CudaToolkit &toolkit,
+                                             bool fpFusion) {
   auto targets = module.getTargetsAttr();
   NVVM::NVVMTargetAttr target;
   if (targets && targets.size() == 1)
@@ -91,7 +93,7 @@ FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module, cons
   module->getContext()->appendDialectRegistry(registry);
   NVVM::SerializeGPUModuleBase::init(); // Registers the NVPTX backend once.
 
-  PtxEmitter emitter(module, target, toolkit);
+  PtxEmitter emitter(module, target, toolkit, fpFusion);
   std::optional<SmallVector<char, 0>> ptx = emitter.run();
   if (!ptx)
     return failure();

@@ -181,6 +181,34 @@ TEST(NvidiaPipeline, RegisterCapMakesPtxasSpill) {
   EXPECT_GT(binary->usage.stackFrameBytes, 0);
 }
 
+TEST(NvidiaPipeline, FpFusionDecidesWhetherAProductAndSumBecomeOneFma) {
+  constexpr llvm::StringLiteral kAxpy = R"mlir(
+module attributes {gpu.container_module} {
+  gpu.module @axpy {
+    gpu.func @axpy(%x: memref<?xf32>, %out: memref<?xf32>, %a: f32) kernel attributes {known_block_size = array<i32: 32, 1, 1>, tessera.shared_memory_bytes = 0 : i32} {
+      %tid = gpu.thread_id x
+      %v = memref.load %x[%tid] : memref<?xf32>
+      %m = arith.mulf %v, %a : f32
+      %s = arith.addf %m, %v : f32
+      memref.store %s, %out[%tid] : memref<?xf32>
+      gpu.return
+    }
+  }
+}
+)mlir";
+  llvm::Expected<KernelBinary> fused = compile(kAxpy, "cuda:sm_90a");
+  ASSERT_TRUE(bool(fused)) << llvm::toString(fused.takeError());
+  EXPECT_EQ(countOf(fused->assembly, "fma.rn.f32"), 1u) << fused->assembly;
+
+  NvidiaCompileOptions separate;
+  separate.fpFusion = false;
+  llvm::Expected<KernelBinary> binary = compile(kAxpy, "cuda:sm_90a", separate);
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_EQ(countOf(binary->assembly, "fma."), 0u) << binary->assembly;
+  EXPECT_EQ(countOf(binary->assembly, "mul.rn.f32"), 1u);
+  EXPECT_EQ(countOf(binary->assembly, "add.rn.f32"), 1u);
+}
+
 TEST(NvidiaPipeline, LeavesTheInputModuleAsItWas) {
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module = parseKernel(context, kernels::kVectorAdd);

@@ -50,15 +50,6 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
-    def axpy(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
-        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        mask = offsets < n
-        x = tl.load(x_ptr + offsets, mask=mask)
-        y = tl.load(y_ptr + offsets, mask=mask)
-        tl.store(out_ptr + offsets, a * x + y, mask=mask)
-
-
-    @triton.jit
     def printing(x_ptr, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + tl.arange(0, BLOCK))
         tl.device_print("x = ", x)
@@ -254,8 +245,12 @@ def test_an_unknown_target_lists_the_accepted_ones(kernels):
 # --- the Python API ------------------------------------------------------------
 
 def traced(kernels, name, signature):
-    from tessera.compile import load_kernel, parse_signature
-    fn = load_kernel(f"{kernels}:{name}")
+    from tessera.compile import load_kernel
+    return traced_kernel(load_kernel(f"{kernels}:{name}"), signature)
+
+
+def traced_kernel(fn, signature):
+    from tessera.compile import parse_signature
     values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
     return fn.compile_for(values, plan, "interpreter").module
 
@@ -307,9 +302,10 @@ def test_emit_gpu_gives_text_or_bytes(kernels):
         _C.compile_gpu(module, "add_kernel", "cuda:sm_80", num_warps=6)
 
 
-def test_fp_fusion_and_register_cap_reach_the_ptx(kernels):
+def test_fp_fusion_and_register_cap_reach_the_ptx():
     # Triton's enable_fp_fusion (default on) and maxnreg, as the JIT passes them.
-    module = traced(kernels, "axpy", AXPY_SIG)
+    from test_launch import axpy
+    module = traced_kernel(axpy, AXPY_SIG)
     fused = _C.emit_gpu(module, "axpy", "cuda:sm_90a", "ptx")
     assert "fma.rn.f32" in fused and "mul.rn.f32" not in fused
     separate = _C.emit_gpu(module, "axpy", "cuda:sm_90a", "ptx", fp_fusion=False)

@@ -25,7 +25,9 @@ assembly), ``obj`` (an ELF relocatable object exporting
 per-thread ``gpu.module``), then ``ptx``/``cubin`` (NVIDIA), ``amdgcn``/``hsaco``
 (AMD) or ``spirv``/``spv`` (Vulkan: the ``spirv.module`` / SPIR-V words).
 ``--num-warps N`` (default 4) and ``--num-stages S`` (default 2) set the
-program's warps and the pipelining depth; ``--verbose`` prints the kernel's
+program's warps and the pipelining depth; on NVIDIA ``--no-fp-fusion`` rounds
+each product and sum (Triton's ``enable_fp_fusion=False``) and ``--maxnreg N``
+caps the registers per thread; ``--verbose`` prints the kernel's
 resource usage to stderr (registers, spills and shared memory from ``ptxas
 -v`` on NVIDIA, VGPRs, SGPRs, LDS and spills on AMD, workgroup memory and the
 argument bindings on Vulkan).
@@ -198,10 +200,15 @@ def gpu_target(target):
         raise UsageError(f"{e}; for the host CPU: --target cpu") from None
 
 
-def check_target(target, emit, num_warps=None, num_stages=None):
+def check_target(target, emit, num_warps=None, num_stages=None, fp_fusion=True, maxnreg=None):
     """The canonical GPU target (None for cpu) after checking the options fit it."""
     from . import _C
     gpu = gpu_target(target)
+    if (maxnreg is not None or not fp_fusion) and not (gpu or "").startswith("cuda"):
+        raise UsageError("--maxnreg and --no-fp-fusion apply to NVIDIA targets "
+                         f"(cuda:...), not {gpu or target}")
+    if maxnreg is not None and not 1 <= maxnreg <= 255:
+        raise UsageError(f"--maxnreg {maxnreg}: 1 to 255 registers per thread")
     if gpu is None:
         if num_warps is not None or num_stages is not None:
             raise UsageError("--num-warps and --num-stages apply to GPU targets, not cpu")
@@ -258,13 +265,15 @@ def usage_report(kernel):
 
 
 def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, num_stages=None,
-                   verbose=False):
+                   verbose=False, fp_fusion=True, maxnreg=None):
     """bytes or str: the requested output for the kernel named by `spec`.
 
-    With `verbose`, a GPU kernel's resource usage is printed to stderr."""
+    With `verbose`, a GPU kernel's resource usage is printed to stderr. On
+    NVIDIA, `fp_fusion` lets `a * b + c` become one fma (Triton's
+    enable_fp_fusion) and `maxnreg` caps the registers per thread."""
     from . import _C
     from .errors import CompilationError
-    gpu = check_target(target, emit, num_warps, num_stages)
+    gpu = check_target(target, emit, num_warps, num_stages, fp_fusion, maxnreg)
     jit_fn = load_kernel(spec)
     try:
         values, plan = parse_signature(signature, jit_fn.arg_names, jit_fn.constexprs)
@@ -272,7 +281,9 @@ def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, n
         raise FailedError(str(e)) from None
     compiled = jit_fn.compile_for(values, plan, "interpreter")
     if gpu is not None:
-        return _compile_gpu(compiled, gpu, emit, num_warps or 4, num_stages or 2, verbose)
+        return _compile_gpu(compiled, gpu, emit, verbose, num_warps=num_warps or 4,
+                            num_stages=num_stages or 2, fp_fusion=fp_fusion,
+                            max_registers=maxnreg or 0)
     if emit == "tile":
         return compiled.asm["tile"]
     if not _C.cpu_available():
@@ -282,18 +293,19 @@ def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, n
     return out if emit == "obj" else out.decode()
 
 
-def _compile_gpu(compiled, target, emit, num_warps, num_stages, verbose):
+def _compile_gpu(compiled, target, emit, verbose, **options):
+    """`options`: compile_gpu's num_warps, num_stages, fp_fusion, max_registers."""
     from . import _C
     name = compiled.module.kernel_name
     out = None
     if emit == "tile":
         out = compiled.asm["tile"]
     elif emit in ("tgpu", "gpu"):
-        out = _C.emit_gpu(compiled.module, name, target, emit, num_warps, num_stages)
+        out = _C.emit_gpu(compiled.module, name, target, emit, **options)
     if out is not None and not verbose:
         return out
     # One compilation gives the assembly, the binary and the usage.
-    kernel = _C.compile_gpu(compiled.module, name, target, num_warps, num_stages)
+    kernel = _C.compile_gpu(compiled.module, name, target, **options)
     if verbose:
         sys.stderr.write(usage_report(kernel))
     if out is not None:
@@ -313,6 +325,9 @@ def main(argv=None):
                              "amdgcn|hsaco (hip), spirv|spv (vulkan)")
     parser.add_argument("--num-warps", type=int, help="GPU: warps per program (default 4)")
     parser.add_argument("--num-stages", type=int, help="GPU: software-pipelining depth (default 2)")
+    parser.add_argument("--no-fp-fusion", dest="fp_fusion", action="store_false",
+                        help="NVIDIA: round each product and sum (no fma for a * b + c)")
+    parser.add_argument("--maxnreg", type=int, help="NVIDIA: registers per thread at most")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="GPU: print registers, spills and shared memory to stderr")
     parser.add_argument("-o", "--output",
@@ -324,7 +339,7 @@ def main(argv=None):
     from .errors import CompilationError, LaunchError
     try:
         out = compile_kernel(args.kernel, args.signature, args.target, args.emit, args.num_warps,
-                             args.num_stages, args.verbose)
+                             args.num_stages, args.verbose, args.fp_fusion, args.maxnreg)
     except UsageError as e:
         print(f"tessera compile: error: {e}", file=sys.stderr)
         return 2

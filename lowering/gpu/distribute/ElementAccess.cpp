@@ -1,7 +1,8 @@
 #include "lowering/gpu/distribute/ElementAccess.h"
 
+#include "lowering/gpu/InlinePtx.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -96,20 +97,8 @@ SmallVector<Value> loadRunPredicated(OpBuilder &b, Location loc, VectorType type
                          std::to_string(words + 1) + "; @$" + std::to_string(words) +
                          " ld.global" + vectorSuffix + ".b32 " + destination +
                          ", [%tessera_global]; }";
-  Type resultType =
-      words == 1 ? Type(b.getI32Type())
-                 : LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                    SmallVector<Type>(words, b.getI32Type()));
-  auto load = LLVM::InlineAsmOp::create(
-      b, loc, resultType, operands, assembly, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  SmallVector<Value> loadedWords;
-  for (unsigned word = 0; word < words; ++word)
-    loadedWords.push_back(words == 1 ? load.getResult(0)
-                                     : Value(LLVM::ExtractValueOp::create(
-                                           b, loc, load.getResult(0), word)));
+  SmallVector<Value> loadedWords = inlinePtx(
+      b, loc, SmallVector<Type>(words, b.getI32Type()), operands, assembly, constraints);
   Value loaded = vector::BitCastOp::create(
       b, loc, type, vector::FromElementsOp::create(b, loc, wordsType, loadedWords));
   SmallVector<Value> elements;
@@ -224,8 +213,7 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
       llvm::append_range(regs, loadRun(builder, loc, first));
       continue;
     }
-    if (runAccess.provedWhole && runAccess.predicatedLoads &&
-        allowsPredicatedLoad(base, runs.vectorType())) {
+    if (runAccess.predicatedLoads && allowsPredicatedLoad(base, runs.vectorType())) {
       SmallVector<Value> fill;
       for (unsigned i = first; i < first + width; ++i)
         fill.push_back(otherwise(builder, i));

@@ -1,4 +1,5 @@
 #include "lowering/gpu/tensorcore/Wgmma.h"
+#include "lowering/gpu/InlinePtx.h"
 #include "lowering/gpu/tensorcore/NvidiaMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -81,18 +82,9 @@ SmallVector<Value> waitForWgmma(OpBuilder &builder, Location loc, unsigned pendi
     out << (value.getType().isF32() ? "=f," : "=r,");
   for (size_t tied = 0; tied < acc.size(); ++tied)
     out << (tied ? "," : "") << tied;
-  SmallVector<Type> types(acc.getTypes());
-  auto results = LLVM::LLVMStructType::getLiteral(builder.getContext(), types);
-  auto wait = LLVM::InlineAsmOp::create(
-      builder, loc, results, acc,
-      ("wgmma.wait_group.sync.aligned " + llvm::Twine(pending) + ";").str(), constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(builder.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  SmallVector<Value> waited;
-  for (size_t field = 0; field < acc.size(); ++field)
-    waited.push_back(LLVM::ExtractValueOp::create(builder, loc, wait.getResult(0), field));
-  return waited;
+  return inlinePtx(builder, loc, acc.getTypes(), acc,
+                   ("wgmma.wait_group.sync.aligned " + llvm::Twine(pending) + ";").str(),
+                   constraints);
 }
 
 struct Instruction {

@@ -1,0 +1,28 @@
+#include "lowering/gpu/InlinePtx.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+SmallVector<Value> inlinePtx(OpBuilder &builder, Location loc, TypeRange results,
+                             ValueRange operands, StringRef assembly, StringRef constraints) {
+  Type resultType = results.size() == 1
+                        ? results.front()
+                        : LLVM::LLVMStructType::getLiteral(builder.getContext(),
+                                                           SmallVector<Type>(results));
+  auto op = LLVM::InlineAsmOp::create(
+      builder, loc, resultType, operands, assembly, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(builder.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  if (results.size() == 1)
+    return {op.getResult(0)};
+  SmallVector<Value> values;
+  for (size_t field = 0; field < results.size(); ++field)
+    values.push_back(LLVM::ExtractValueOp::create(builder, loc, op.getResult(0), field));
+  return values;
+}
+
+} // namespace tessera::gpu

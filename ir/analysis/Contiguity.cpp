@@ -387,7 +387,7 @@ int64_t ContiguityAnalysis::runStartAlignment(Value pointer, int64_t run, int64_
 
 int64_t ContiguityAnalysis::alignmentAlong(Value pointer, int64_t run, int64_t elementBytes,
                                            unsigned dim) {
-  if (auto hypothesis = alignmentHypotheses.find({pointer, dim});
+  if (auto hypothesis = alignmentHypotheses.find({pointer, dim, run});
       hypothesis != alignmentHypotheses.end())
     return hypothesis->second;
   Operation *def = pointer.getDefiningOp();
@@ -439,13 +439,13 @@ int64_t ContiguityAnalysis::loopCarriedAlignment(scf::ForOp loop, BlockArgument 
   // powers of two only shrink, so this ends.
   int64_t hypothesis = alignmentAlong(loop.getInitArgs()[index], run, elementBytes, dim);
   for (;;) {
-    alignmentHypotheses[{arg, dim}] = hypothesis;
+    alignmentHypotheses[{arg, dim, run}] = hypothesis;
     int64_t next = std::gcd(hypothesis, alignmentAlong(yielded, run, elementBytes, dim));
     if (next == hypothesis)
       break;
     hypothesis = next;
   }
-  alignmentHypotheses.erase({arg, dim});
+  alignmentHypotheses.erase({arg, dim, run});
   return hypothesis;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <tuple>
 
 namespace tessera::tile {
 
@@ -134,9 +135,11 @@ private:
   /// Iteration arguments whose inductive assumption failed: unknown from then on.
   llvm::DenseSet<ValueDim> refuted;
   llvm::DenseSet<ValueDim> refutedPieces;
-  /// Run-start alignments assumed of loop-carried pointers while their
-  /// loop's step is checked.
-  llvm::DenseMap<ValueDim, int64_t> alignmentHypotheses;
+  /// Run-start alignments assumed of loop-carried pointers (pointer, dim,
+  /// run) while their loop's step is checked: a query for groups of another
+  /// size is another claim and must not read the hypothesis.
+  using AlignmentQuery = std::tuple<mlir::Value, unsigned, int64_t>;
+  llvm::DenseMap<AlignmentQuery, int64_t> alignmentHypotheses;
   /// Set when an assumption failed during the current query: every stride
   /// (or pieces) cached since may rest on it, so the query starts over.
   bool assumptionFailed = false;

@@ -362,6 +362,8 @@ TEST_F(ContiguityTest, LoopCarriedPointersKeepTheAlignmentTheirStepKeeps) {
   EXPECT_EQ(inductive.runStartAlignment(lost, 8, 2), 2);
   EXPECT_EQ(inductive.runStartAlignment(loop.getResult(1), 8, 2), 2);
   EXPECT_EQ(inductive.runStartAlignment(kept, 8, 2), 16); // nothing stale cached
+  // Every element (groups of 1): only its own 2 bytes, whatever runs start at.
+  EXPECT_EQ(inductive.runStartAlignment(kept, 1, 2), 2);
   // K - i: K % 16 == 0 and i % 64 == 0.
   EXPECT_EQ(inductive.piecesOf(mask).constancy, 16);
 

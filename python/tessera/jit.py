@@ -834,14 +834,31 @@ def _extent(shape, strides, itemsize):
     return builtins.sum((d - 1) * s for d, s in zip(shape, strides)) + itemsize
 
 
+def _dlpack_device_name(device, device_id):
+    name = _DLPACK_DEVICES.get(device, f"DLPack device type {device}")
+    return name if name == "cpu" else f"{name}:{device_id}"
+
+
+def array_device(value):
+    """Where an array argument lives, named as launches name devices ("cpu",
+    "cuda:0", "vulkan:0", ...); None for a value that is not an array."""
+    if isinstance(value, _DeviceArray):
+        return value.device if value._data is not None else f"{value.device_type}:{value.device_index}"
+    if hasattr(value, "__dlpack_device__"):
+        return _dlpack_device_name(*value.__dlpack_device__())
+    if isinstance(getattr(value, "__array_interface__", None), dict):
+        return "cpu"
+    return None
+
+
 def _array_arg(value, describe):
     if isinstance(value, _DeviceArray):
         dtype = _NUMPY_KINDS[(value.dtype.kind, value.itemsize)]
         if value._data is None:
-            return _ArrayArg(value._buffer.address, value.nbytes, dtype, value,
-                             f"{value.device_type}:{value.device_index}", buffer=value._buffer)
+            return _ArrayArg(value._buffer.address, value.nbytes, dtype, value, array_device(value),
+                             buffer=value._buffer)
         data = value._data
-        return _ArrayArg(data.ctypes.data, data.nbytes, dtype, value, value.device)
+        return _ArrayArg(data.ctypes.data, data.nbytes, dtype, value, array_device(value))
     ai = getattr(value, "__array_interface__", None)
     if isinstance(ai, dict):
         typestr = ai["typestr"]
@@ -867,9 +884,7 @@ def _array_arg(value, describe):
         address, shape, strides, (code, bits, lanes), (device, device_id) = _C.dlpack_info(capsule)
         if hasattr(value, "__dlpack_device__"):
             device, device_id = value.__dlpack_device__()
-        device_name = _DLPACK_DEVICES.get(device, f"DLPack device type {device}")
-        if device_name != "cpu":
-            device_name += f":{device_id}"
+        device_name = _dlpack_device_name(device, device_id)
         dtype = _DLPACK_KINDS.get((code, bits)) if lanes == 1 else None
         if dtype is None:
             raise TypeError(f"{describe}: tensors of DLPack type (code {code}, {bits} bits, {lanes} "

@@ -11,6 +11,7 @@ import pytest
 import tessera
 import tessera.compat.triton as triton
 import tessera.compat.triton.language as tl
+from tessera.arrays import is_available
 
 # ---------------------------------------------------------------------------
 # The kernels: Triton tutorial code, unchanged but for the imports above.
@@ -493,15 +494,16 @@ def test_autotune_on_a_gpu_times_with_do_bench(monkeypatch):
     from tessera.compat.triton import autotuner
 
     class CudaTensor:
-        is_cuda = True
+        """What the JIT reads of a PyTorch CUDA tensor: DLPack device type 2 (kDLCUDA)."""
 
-    class GpuArray:
-        device_type = "cuda"
+        def __dlpack_device__(self):
+            return (2, 0)
 
     assert autotuner._on_gpu({"x": CudaTensor(), "n": 3})
-    assert autotuner._on_gpu({"x": GpuArray()})
     assert not autotuner._on_gpu({"x": np.zeros(3), "n": 3, "flag": True})
     assert not autotuner._on_gpu({"x": tessera.asarray(np.zeros(3))})
+    if is_available("vulkan"):
+        assert autotuner._on_gpu({"x": tessera.asarray(np.zeros(3), device="vulkan")})
 
     benched = []
     monkeypatch.setattr(autotuner, "do_bench",

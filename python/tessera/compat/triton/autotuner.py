@@ -21,7 +21,7 @@ import builtins
 import time
 
 from tessera.errors import CompilationError, LaunchError
-from tessera.jit import default_backend
+from tessera.jit import array_device, default_backend
 
 from .testing import do_bench, timed_ms
 
@@ -98,11 +98,9 @@ class _KernelWrapper:
 
 
 def _on_gpu(named):
-    """Whether a launch with these arguments runs on a GPU: one of them is a
-    PyTorch CUDA tensor or a Tessera array on a GPU device."""
-    return builtins.any(getattr(value, "is_cuda", False) is True
-                        or getattr(value, "device_type", "cpu") not in ("cpu", None)
-                        for value in named.values())
+    """Whether a launch with these arguments runs on a GPU: an array among
+    them lives on one (a PyTorch CUDA tensor, a Tessera array on a GPU)."""
+    return builtins.any(array_device(value) not in ("cpu", None) for value in named.values())
 
 
 def _zero(value):

@@ -302,18 +302,21 @@ def test_emit_gpu_gives_text_or_bytes(kernels):
         _C.compile_gpu(module, "add_kernel", "cuda:sm_80", num_warps=6)
 
 
-def test_fp_fusion_and_register_cap_flags(kernels):
-    sig = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
-    fused = run(f"{kernels}:add_kernel", "-s", sig, "--target", "cuda:sm_90a", "--emit", "ptx")
+@cli
+def test_fp_fusion_and_register_cap_flags():
+    axpy = f"{os.path.join(os.path.dirname(__file__), 'test_launch.py')}:axpy"
+    fused = run(axpy, "-s", AXPY_SIG, "--target", "cuda:sm_90a", "--emit", "ptx")
     assert fused.returncode == 0, fused.stderr
-    capped = run(f"{kernels}:add_kernel", "-s", sig, "--target", "cuda:sm_90a", "--emit", "ptx",
-                 "--maxnreg", "32", "--no-fp-fusion")
-    assert capped.returncode == 0, capped.stderr
-    assert b".maxnreg 32" in capped.stdout and b".maxnreg" not in fused.stdout
+    separate = run(axpy, "-s", AXPY_SIG, "--target", "cuda:sm_90a", "--emit", "ptx",
+                   "--maxnreg", "32", "--no-fp-fusion")
+    assert separate.returncode == 0, separate.stderr
+    assert b"fma.rn.f32" in fused.stdout and b".maxnreg" not in fused.stdout
+    assert b"fma.rn.f32" not in separate.stdout and b"mul.rn.f32" in separate.stdout
+    assert b".maxnreg 32" in separate.stdout
     for args, message in [(["--target", "vulkan", "--maxnreg", "32"], "apply to NVIDIA targets"),
                           (["--no-fp-fusion"], "apply to NVIDIA targets (cuda:...), not cpu"),
                           (["--target", "cuda:sm_80", "--maxnreg", "0"], "1 to 255")]:
-        r = run(f"{kernels}:add_kernel", "-s", sig, *args)
+        r = run(axpy, "-s", AXPY_SIG, *args)
         assert r.returncode == 2 and message in r.stderr.decode(), r.stderr
 
 

@@ -95,15 +95,17 @@ private:
 mlir::Type sharedElementType(mlir::Type type);
 
 /// Stores this thread's registers of a tile in `layout` at their row-major
-/// indices of `buffer` (rows followed by `rowPadding` unused elements). Registers that copy another register are skipped, and
-/// with `ownersOnly` so are threads that hold copies of another thread's
-/// elements (else copies store the same value twice). `predicates`, when not
-/// empty, guards each register's store. (Scalar stores: LLVM pairs 16-bit
+/// indices of `buffer` (rows followed by `rowPadding` unused elements).
+/// Registers that copy another register are skipped, and with `ownersOnly`
+/// so are threads that hold copies of another thread's elements (else copies
+/// store the same value twice). `predicates`, when not empty, guards each
+/// register's store. (Scalar stores: LLVM pairs 16-bit
 /// neighbours itself, and NVPTX then converts both halves of a pair from f32
 /// in one cvt.rn.bf16x2.f32, which a vector store would split.)
 void storeTileToShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
                        mlir::Value buffer, const LinearLayout &layout, mlir::ValueRange registers,
-                       bool ownersOnly, mlir::ValueRange predicates = {}, int64_t rowPadding = 0);
+                       bool ownersOnly, mlir::ValueRange predicates = {},
+                       int64_t rowPadding = 0);
 /// Loads the registers of a tile in `layout` from their row-major indices
 /// (rows followed by `rowPadding` unused elements), `width` registers
 /// (vectorAccessWidth of the memory type) per vector load.

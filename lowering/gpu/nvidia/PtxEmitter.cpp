@@ -76,8 +76,8 @@ private:
 
 } // namespace
 
-FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module, const CudaToolkit &toolkit,
-                                             bool fpFusion) {
+FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module,
+                                             const CudaToolkit &toolkit, bool fpFusion) {
   auto targets = module.getTargetsAttr();
   NVVM::NVVMTargetAttr target;
   if (targets && targets.size() == 1)

@@ -15,9 +15,10 @@ namespace tessera::gpu {
 /// nvvm-attach-target giving chip, features and O level) to LLVM IR, links
 /// libdevice from `toolkit` when the code calls `__nv_*` functions, runs
 /// LLVM's optimizer at the target's O level (NVVMReflect resolves
-/// libdevice's `__nvvm_reflect` queries) and the NVPTX backend, with `a * b + c`
-/// contracted to fma where `fpFusion` (NvidiaCompileOptions::fpFusion). Failures are
-/// emitted as diagnostics on `module`.
+/// libdevice's `__nvvm_reflect` queries) and the NVPTX backend, with
+/// `a * b + c` contracted to fma where `fpFusion`
+/// (NvidiaCompileOptions::fpFusion). Failures are emitted as diagnostics on
+/// `module`.
 mlir::FailureOr<std::string> emitPtx(mlir::gpu::GPUModuleOp module, const CudaToolkit &toolkit,
                                      bool fpFusion);
 

@@ -98,8 +98,10 @@ class Recorder:
             def __getitem__(self, grid):
                 def record(*args, **kwargs):
                     options = {k: kwargs.pop(k) for k in ("num_warps", "num_stages") if k in kwargs}
-                    configs = [(c.kwargs, c.num_warps, c.num_stages)
-                               for c in getattr(wrapper, "configs", [])]
+                    tuned = getattr(wrapper, "configs", [])
+                    if tuned:  # as the autotuner would: only the configs it keeps
+                        tuned = wrapper.prune_configs(bind(wrapper.arg_names, args, kwargs))
+                    configs = [(c.kwargs, c.num_warps, c.num_stages) for c in tuned]
                     if not configs:
                         configs = [({}, options.get("num_warps", 4), options.get("num_stages", 2))]
                     recorder.launches.append((name, args, kwargs, configs))

@@ -10,7 +10,10 @@ are injected into the module before it runs.
 
 MATMUL_CONFIGS = [
     Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=8),
+    Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=5, num_warps=8),
     Config({"BLOCK_M": 256, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
+    Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=2, num_warps=8),
     Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=4, num_warps=4),
     Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
     Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8}, num_stages=4, num_warps=4),
@@ -28,31 +31,56 @@ def vector_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offsets, x + y, mask=mask)
 
 
+# Row kernels take ROWS rows per program: a row of 1024 halves is 2 KB, and
+# 8192 programs that each load one row and reduce it keep too few bytes in
+# flight to stream at the device's bandwidth. Both compilers tune ROWS and
+# num_warps among the same configs.
+ROW_CONFIGS = [Config({"ROWS": rows}, num_warps=warps) for rows in (1, 2, 4, 8) for warps in (4, 8)]
+ROW_CONFIGS += [Config({"ROWS": rows}, num_warps=16) for rows in (1, 2)]
+
+
+def keep_row_configs(configs, named, **kwargs):
+    """The configs that give each thread 8 to 64 elements of the [ROWS, BLOCK]
+    tile, else the one that gives it the most (Triton passes the caller's
+    BLOCK in kwargs, Tessera in named)."""
+    block = {**named, **kwargs}["BLOCK"]
+    per_thread = lambda c: c.kwargs["ROWS"] * block // (32 * c.num_warps)
+    return [c for c in configs if 8 <= per_thread(c) <= 64] or [max(configs, key=per_thread)]
+
+
+@autotune(configs=ROW_CONFIGS, key=["n_cols"], prune_configs_by={"early_config_prune": keep_row_configs})
 @jit
-def softmax(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
+def softmax(out_ptr, in_ptr, in_row_stride, out_row_stride, n_rows, n_cols, BLOCK: tl.constexpr,
+            ROWS: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)  # [ROWS]
     cols = tl.arange(0, BLOCK)  # [BLOCK]
-    mask = cols < n_cols
-    x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf")).to(tl.float32)
-    x = x - tl.max(x, axis=0)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)  # [ROWS, BLOCK]
+    x = tl.load(in_ptr + rows[:, None] * in_row_stride + cols[None, :], mask=mask,
+                other=-float("inf")).to(tl.float32)
+    x = x - tl.max(x, axis=1)[:, None]
     num = tl.exp(x)
-    y = num / tl.sum(num, axis=0)
-    tl.store(out_ptr + row * out_row_stride + cols, y.to(out_ptr.dtype.element_ty), mask=mask)
+    y = num / tl.sum(num, axis=1)[:, None]
+    tl.store(out_ptr + rows[:, None] * out_row_stride + cols[None, :],
+             y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+@autotune(configs=ROW_CONFIGS, key=["n_cols"], prune_configs_by={"early_config_prune": keep_row_configs})
 @jit
-def layernorm(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_cols, eps, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
+def layernorm(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_rows, n_cols, eps, BLOCK: tl.constexpr,
+              ROWS: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)  # [ROWS]
     cols = tl.arange(0, BLOCK)  # [BLOCK]
-    mask = cols < n_cols
-    x = tl.load(x_ptr + row * row_stride + cols, mask=mask, other=0.0).to(tl.float32)
-    mean = tl.sum(x, axis=0) / n_cols
-    centered = tl.where(mask, x - mean, 0.0)
-    rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=0) / n_cols + eps)
-    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
-    b = tl.load(b_ptr + cols, mask=mask).to(tl.float32)
-    y = centered * rstd * w + b
-    tl.store(y_ptr + row * row_stride + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+    col_mask = cols < n_cols
+    mask = (rows[:, None] < n_rows) & col_mask[None, :]  # [ROWS, BLOCK]
+    offsets = rows[:, None] * row_stride + cols[None, :]
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=1) / n_cols  # [ROWS]
+    centered = tl.where(mask, x - mean[:, None], 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
+    w = tl.load(w_ptr + cols, mask=col_mask).to(tl.float32)
+    b = tl.load(b_ptr + cols, mask=col_mask).to(tl.float32)
+    y = centered * rstd[:, None] * w[None, :] + b[None, :]
+    tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 @autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])

@@ -7,13 +7,15 @@
 
 Every kernel is first checked against PyTorch on the same inputs (a wrong
 result is reported as WRONG and makes the exit status 1), then timed on the
-device alone (time_ms: launches captured in a CUDA graph, L2 flushed before
-each, so the host's launch cost and warm caches favour no one). The
-Tessera and Triton kernels come from the same source, bench/gpu/kernels.py.
-GEMM is reported in TFLOP/s against torch.matmul (cuBLAS) and Triton;
-softmax and layernorm in GB/s against Triton and PyTorch; vector add in GB/s
-against a device-to-device copy of the same number of bytes. Needs PyTorch
-with CUDA; Triton is optional (its columns are left empty without it).
+device alone, all implementations of a row side by side (time_each_ms:
+launches captured in CUDA graphs, L2 flushed before each call, the graphs
+replayed in turns, so that the host's launch cost, warm caches and drifting
+clocks favour no one). The Tessera and Triton kernels come from the same
+source, bench/gpu/kernels.py. GEMM is reported in TFLOP/s against
+torch.matmul (cuBLAS) and Triton; softmax, layernorm and vector add in GB/s
+against Triton, PyTorch and a device-to-device copy of one input (its own
+bytes, read once and written once). Needs PyTorch with CUDA; Triton is
+optional (its columns are left empty without it).
 
 --compile-only TARGET needs no GPU: it compiles Tessera's version of every
 benchmark kernel (each GEMM tuning config, the row kernels at the widths the
@@ -38,7 +40,7 @@ import time
 
 import torch
 
-from timing import time_ms
+from timing import time_each_ms
 
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels.py")
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
@@ -75,25 +77,54 @@ def compilers(aot_directory=None):
 
 
 class Row:
-    def __init__(self, kernel, shape, dtype, unit):
-        self.kernel, self.shape, self.dtype, self.unit = kernel, shape, dtype, unit
-        self.rates, self.notes = {}, {}
+    """One line of the table: each implementation is checked as it is added,
+    and those that passed are timed together (time_all)."""
 
+    def __init__(self, kernel, shape, dtype, unit, work):
+        self.kernel, self.shape, self.dtype, self.unit, self.work = kernel, shape, dtype, unit, work
+        self.rates, self.notes, self.checked = {}, {}, {}
+        # Bytes or operations per call where an implementation's differ from
+        # the row's (the device copy's).
+        self.work_of = {}
 
-def measure(row, name, fn, reference, work, args, atol, rtol):
-    """Checks fn() against reference, then times it; records rate or why not."""
-    try:
-        result = fn()
-        torch.cuda.synchronize()
-        if not torch.allclose(result.float(), reference.float(), atol=atol, rtol=rtol):
+    def note(self, name, error):
+        first_line = (str(error).splitlines() or [""])[0]
+        self.notes[name] = f"{type(error).__name__}: {first_line[:70]}"
+
+    def check(self, name, fn, reference, atol, rtol):
+        """fn() against reference; False only for a wrong result (NaN is
+        wrong)."""
+        try:
+            result = fn()
+            torch.cuda.synchronize()
+            good = torch.allclose(result.float(), reference.float(), atol=atol, rtol=rtol)
             error = (result.float() - reference.float()).abs().max().item()
-            row.notes[name] = f"WRONG (max abs error {error:.3g})"
-            return False
-        ms = time_ms(fn, args.warmup, args.reps)
-        row.rates[name] = work / (ms * 1e-3) / (1e12 if row.unit == "TFLOP/s" else 1e9)
-    except Exception as error:
-        row.notes[name] = f"{type(error).__name__}: {str(error).splitlines()[0][:70]}"
-    return True
+            # Poisoned before it is freed: an implementation that writes
+            # nothing into memory the allocator hands it next fails its check.
+            result.fill_(float("nan"))
+            if not good:
+                self.notes[name] = f"WRONG (max abs error {error:.3g})"
+                return False
+            self.checked[name] = fn
+        except Exception as error:
+            self.note(name, error)
+        return True
+
+    def time_all(self, args):
+        """Times the checked implementations side by side; one that fails
+        there is timed alone to say which."""
+        per_second = 1e12 if self.unit == "TFLOP/s" else 1e9
+        try:
+            times = time_each_ms(self.checked, args.warmup, args.reps)
+        except Exception:
+            times = {}
+            for name, fn in self.checked.items():
+                try:
+                    times[name] = time_each_ms({name: fn}, args.warmup, args.reps)[name]
+                except Exception as error:
+                    self.note(name, error)
+        for name, ms in times.items():
+            self.rates[name] = self.work_of.get(name, self.work) / (ms * 1e-3) / per_second
 
 
 def launch_gemm(module, a, b, c):
@@ -103,19 +134,14 @@ def launch_gemm(module, a, b, c):
                         c.stride(0), c.stride(1))
 
 
-def row_block_and_warps(cols):
-    block = 1 << (cols - 1).bit_length()
-    return block, 4 if block <= 2048 else 8 if block <= 8192 else 16
-
-
 def launch_rows(module, kernel, x, y, w, bias):
     rows, cols = x.shape
-    block, warps = row_block_and_warps(cols)
+    block = 1 << (cols - 1).bit_length()
+    grid = lambda meta: (triton_cdiv(rows, meta["ROWS"]),)
     if kernel == "softmax":
-        module.softmax[(rows,)](y, x, x.stride(0), y.stride(0), cols, BLOCK=block, num_warps=warps)
+        module.softmax[grid](y, x, x.stride(0), y.stride(0), rows, cols, BLOCK=block)
     else:
-        module.layernorm[(rows,)](x, y, w, bias, x.stride(0), cols, 1e-5, BLOCK=block,
-                                  num_warps=warps)
+        module.layernorm[grid](x, y, w, bias, x.stride(0), rows, cols, 1e-5, BLOCK=block)
 
 
 def launch_add(module, x, y, out):
@@ -131,55 +157,68 @@ def gemm_operands(make, size, dtype, layout):
     return a, b
 
 
-def bench_gemm(kernels, args, size, dtype, layout):
-    a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda", dtype=dt), size, dtype,
-                         layout)
-    reference = torch.matmul(a, b)
-    row = Row(f"gemm-{layout}", f"{size}x{size}x{size}", args.dtype_name[dtype], "TFLOP/s")
-    flops = 2.0 * size ** 3
-    tol = dict(atol=1e-2 * math.sqrt(size), rtol=2e-2)
-    ok = measure(row, "cuBLAS", lambda: torch.matmul(a, b), reference, flops, args, **tol)
+def add_kernels(row, kernels, run, reference, **tol):
+    """Checks each compiler's run(module) into row; False if one was wrong."""
+    ok = True
     for name, module in kernels.items():
         if isinstance(module, Exception):
             row.notes[name] = f"unavailable: {str(module).splitlines()[0][:60]}"
             continue
+        ok &= row.check(name, lambda module=module: run(module), reference, **tol)
+    return ok
 
-        def run(module=module):
-            c = torch.empty(size, size, device="cuda", dtype=dtype)
-            launch_gemm(module, a, b, c)
-            return c
-        ok &= measure(row, name, run, reference, flops, args, **tol)
+
+def add_copy(row, src, dst):
+    """A device-to-device copy of src's bytes, the bandwidth the kernels of a
+    row that reads src and writes as much are held to."""
+    row.check("copy", lambda: dst.copy_(src), src, atol=0, rtol=0)
+    row.work_of["copy"] = 2.0 * src.numel() * src.element_size()
+
+
+def bench_gemm(kernels, args, size, dtype, layout):
+    a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda", dtype=dt), size, dtype,
+                         layout)
+    reference = torch.matmul(a, b)
+    row = Row(f"gemm-{layout}", f"{size}x{size}x{size}", args.dtype_name[dtype], "TFLOP/s",
+              2.0 * size ** 3)
+    tol = dict(atol=1e-2 * math.sqrt(size), rtol=2e-2)
+    ok = row.check("cuBLAS", lambda: torch.matmul(a, b), reference, **tol)
+
+    def run(module):
+        c = torch.empty(size, size, device="cuda", dtype=dtype)
+        launch_gemm(module, a, b, c)
+        return c
+    ok &= add_kernels(row, kernels, run, reference, **tol)
+    row.time_all(args)
     row.ratios = [("tessera", "cuBLAS"), ("tessera", "triton")]
     return row, ok
 
 
 def bench_rows(kernels, args, kernel, rows, cols, dtype):
     x = torch.randn(rows, cols, device="cuda", dtype=dtype)
-    row = Row(kernel, f"{rows}x{cols}", args.dtype_name[dtype], "GB/s")
     w = torch.rand(cols, device="cuda", dtype=dtype)
     bias = torch.rand(cols, device="cuda", dtype=dtype)
+    moved = 2.0 * x.numel() * x.element_size()
     if kernel == "softmax":
         reference = torch.softmax(x.float(), dim=1).to(dtype)
-        moved = 2.0 * x.numel() * x.element_size()
         torch_fn = lambda: torch.softmax(x, dim=1)
     else:
         reference = torch.nn.functional.layer_norm(x.float(), (cols,), w.float(), bias.float(),
                                                    1e-5).to(dtype)
-        moved = 2.0 * x.numel() * x.element_size() + 2.0 * cols * x.element_size()
+        moved += 2.0 * cols * x.element_size()
         torch_fn = lambda: torch.nn.functional.layer_norm(x, (cols,), w, bias, 1e-5)
+    row = Row(kernel, f"{rows}x{cols}", args.dtype_name[dtype], "GB/s", moved)
     tol = dict(atol=2e-2, rtol=2e-2)
-    ok = measure(row, "torch", torch_fn, reference, moved, args, **tol)
-    for name, module in kernels.items():
-        if isinstance(module, Exception):
-            row.notes[name] = f"unavailable: {str(module).splitlines()[0][:60]}"
-            continue
+    ok = row.check("torch", torch_fn, reference, **tol)
+    add_copy(row, x, torch.empty_like(x))
 
-        def run(module=module):
-            y = torch.empty_like(x)
-            launch_rows(module, kernel, x, y, w, bias)
-            return y
-        ok &= measure(row, name, run, reference, moved, args, **tol)
-    row.ratios = [("tessera", "triton"), ("tessera", "torch")]
+    def run(module):
+        y = torch.empty_like(x)
+        launch_rows(module, kernel, x, y, w, bias)
+        return y
+    ok &= add_kernels(row, kernels, run, reference, **tol)
+    row.time_all(args)
+    row.ratios = [("tessera", "copy"), ("tessera", "triton"), ("triton", "copy")]
     return row, ok
 
 
@@ -187,27 +226,15 @@ def bench_add(kernels, args, n, dtype):
     x = torch.randn(n, device="cuda", dtype=dtype)
     y = torch.randn(n, device="cuda", dtype=dtype)
     reference = x + y
-    row = Row("vector_add", f"{n}", args.dtype_name[dtype], "GB/s")
-    copy_dst = torch.empty_like(x)
-    copy_src = torch.cat([x, y])[: n]
-    copy_bytes = 2.0 * n * x.element_size()
-    try:  # the device copy moves 2n elements; reported at its own GB/s
-        ms = time_ms(lambda: copy_dst.copy_(copy_src), args.warmup, args.reps)
-        row.rates["copy"] = copy_bytes / (ms * 1e-3) / 1e9
-    except Exception as error:
-        row.notes["copy"] = str(error)[:70]
-    moved = 3.0 * n * x.element_size()
-    ok = True
-    for name, module in kernels.items():
-        if isinstance(module, Exception):
-            row.notes[name] = f"unavailable: {str(module).splitlines()[0][:60]}"
-            continue
+    row = Row("vector_add", f"{n}", args.dtype_name[dtype], "GB/s", 3.0 * n * x.element_size())
+    add_copy(row, x, torch.empty_like(x))
 
-        def run(module=module):
-            out = torch.empty_like(x)
-            launch_add(module, x, y, out)
-            return out
-        ok &= measure(row, name, run, reference, moved, args, atol=1e-2, rtol=1e-2)
+    def run(module):
+        out = torch.empty_like(x)
+        launch_add(module, x, y, out)
+        return out
+    ok = add_kernels(row, kernels, run, reference, atol=1e-2, rtol=1e-2)
+    row.time_all(args)
     row.ratios = [("tessera", "copy"), ("triton", "copy")]
     return row, ok
 

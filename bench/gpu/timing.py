@@ -26,39 +26,58 @@ def capture(body):
     return graph
 
 
-def replay_ms(graph, reps):
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+def replay_ms(graph):
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    graph.replay()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
 
 
-def time_ms(fn, warmup, reps):
-    """Device time of one fn(), in ms, free of the host's launch cost and of
-    inputs left in L2: GRAPH_CALLS calls, each after an L2 flush, replayed as
-    one CUDA graph, less the same graph of flushes alone; the median of
-    `reps` replays. The same for every column, so ratios compare kernels."""
-    for _ in range(warmup):
-        fn()
+def time_each_ms(fns, warmup, reps):
+    """Device time of one call of each of `fns` (name -> callable), in ms,
+    free of the host's launch cost and of inputs left in L2: GRAPH_CALLS
+    calls, each after an L2 flush, captured as one CUDA graph, less the same
+    graph of flushes alone; the median of `reps` replays. The graphs replay
+    in turns (one replay of each per round), so that a GPU whose clocks drift
+    as it heats or idles favours none of them: ratios compare kernels."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
     torch.cuda.synchronize()
     flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8, device="cuda")
 
-    def calls():
-        for _ in range(GRAPH_CALLS):
-            flush.zero_()
-            fn()
+    def calls(fn):
+        def body():
+            for _ in range(GRAPH_CALLS):
+                flush.zero_()
+                fn()
+        return body
 
     def flushes():
         for _ in range(GRAPH_CALLS):
             flush.zero_()
-    with_calls, alone = capture(calls), capture(flushes)
-    replay_ms(with_calls, warmup)
-    ms = (replay_ms(with_calls, reps) - replay_ms(alone, reps)) / GRAPH_CALLS
-    if ms <= 0:
-        raise RuntimeError("the kernel's time is lost in the timing noise of the L2 flush")
-    return ms
+    graphs = {name: capture(calls(fn)) for name, fn in fns.items()}
+    graphs[None] = capture(flushes)
+    for graph in graphs.values():
+        for _ in range(warmup):
+            replay_ms(graph)
+    samples = {name: [] for name in graphs}
+    for _ in range(reps):
+        for name, graph in graphs.items():
+            samples[name].append(replay_ms(graph))
+    alone = statistics.median(samples.pop(None))
+    result = {}
+    for name, times in samples.items():
+        ms = (statistics.median(times) - alone) / GRAPH_CALLS
+        if ms <= 0:
+            raise RuntimeError(f"{name}: the kernel's time is lost in the timing noise of the L2 "
+                               "flush")
+        result[name] = ms
+    return result
+
+
+def time_ms(fn, warmup, reps):
+    """time_each_ms of fn alone."""
+    return time_each_ms({"kernel": fn}, warmup, reps)["kernel"]

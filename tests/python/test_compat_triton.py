@@ -405,6 +405,29 @@ def test_autotune_reset_to_zero_and_conflicts(backend, rng):
         sum_kernel[(1,)](x, out, 1000, BLOCK=64)
 
 
+def test_autotune_early_config_prune(backend, rng):
+    seen = []
+
+    def keep_small(configs, named, **kwargs):
+        seen.append(named["n"])
+        return [c for c in configs if c.kwargs["BLOCK"] <= named["n"]]
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 128})],
+                     key=["n"], prune_configs_by={"early_config_prune": keep_small})
+    @triton.jit
+    def copy_kernel(src, dst, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+    x = rng.random(100, dtype=np.float32)
+    y = np.zeros_like(x)
+    copy_kernel[lambda meta: (triton.cdiv(100, meta["BLOCK"]),)](x, y, 100)
+    np.testing.assert_array_equal(y, x)
+    assert seen == [100] and list(copy_kernel.configs_timings) == [copy_kernel.configs[0]]
+    with pytest.raises(ValueError, match="early_config_prune kept none of its 2 configs"):
+        copy_kernel[(1,)](x, y, 20)
+
+
 def test_autotune_bad_key():
     with pytest.raises(ValueError, match="autotune key 'm' is not a parameter"):
         @triton.autotune(configs=[triton.Config({})], key=["m"])

@@ -163,6 +163,9 @@ class Autotuner(_KernelWrapper):
         configs = self.configs
         if self.early_config_prune:
             configs = list(self.early_config_prune(configs, named))
+            if not configs:
+                raise ValueError(f"kernel '{self.__name__}': early_config_prune kept none of its "
+                                 f"{len(self.configs)} configs")
         if self.perf_model and self.configs_top_k:
             top_k = self.configs_top_k
             if isinstance(top_k, float) and top_k <= 1.0:

@@ -26,10 +26,12 @@ namespace tessera::gpu {
 #define GEN_PASS_REGISTRATION
 #include "lowering/gpu/distribute/Passes.h.inc"
 
-/// Registers tile-gpu-assign-layouts and tile-gpu-transpose-column-loads.
+/// Registers tile-gpu-assign-layouts, tile-gpu-transpose-column-loads and
+/// tile-gpu-issue-loads-early.
 inline void registerGpuLayoutPasses() {
   registerTileGpuAssignLayouts();
   registerTileGpuTransposeColumnLoads();
+  registerTileGpuIssueLoadsEarly();
 }
 
 } // namespace tessera::gpu

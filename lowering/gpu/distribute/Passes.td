@@ -91,6 +91,29 @@ def TileGpuAssignLayouts : Pass<"tile-gpu-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessera::gpu::TileGpuDialect"];
 }
 
+def TileGpuIssueLoadsEarly : Pass<"tile-gpu-issue-loads-early", "::mlir::ModuleOp"> {
+  let summary = "Issue loads before the reductions, scans and dots they do not depend on";
+  let description = [{
+    The distribution lowers `tile.reduce`, `tile.scan` and `tile.dot` with
+    barriers, across which neither LLVM nor ptxas moves a global load. A
+    `tile.load` written after such an op that it does not depend on (and with
+    no op that may write memory in between) moves above it, together with the
+    pure ops of its block that compute its pointers, mask and `other`, so that
+    its latency overlaps the exchange:
+
+    ```mlir
+    %x = tile.load %xp, %m, %zero : tensor<1024x!tile.ptr<f16>>
+    %mean = "tile.reduce"(%x) ... // barrier
+    %wp = tile.addptr %wbase, %cols : ...
+    %w = tile.load %wp, %m : tensor<1024x!tile.ptr<f16>>
+    // becomes: %wp and %w right after %x, above the reduction
+    ```
+
+    Volatile loads stay where they are; loads move nowhere else (ptxas
+    schedules them among ordinary instructions itself).
+  }];
+}
+
 def TileGpuTransposeColumnLoads : Pass<"tile-gpu-transpose-column-loads", "::mlir::ModuleOp"> {
   let summary = "Load dot operands whose addresses run down columns as the transpose of a row load";
   let description = [{

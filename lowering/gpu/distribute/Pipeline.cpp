@@ -14,6 +14,7 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileGpuTransposeColumnLoads());
+  pm.addPass(createTileGpuIssueLoadsEarly());
   TileGpuAssignLayoutsOptions assign;
   assign.target = target.str();
   assign.numWarps = options.numWarps;

@@ -99,3 +99,32 @@ def test_aot_export_writes_cubins_and_a_manifest(tmp_path):
     assert entry["kernel"] == "vector_add" and entry["spills"] == 0
     assert entry["runtime_signature"].startswith("*fp32:16, *fp32:16, *fp32:16, i32")
     assert (out / entry["file"]).read_bytes()[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("rows_per_program", [1, 4])
+def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
+    """The benchmark's softmax and layernorm sources, ROWS rows per program
+    (37 rows: the last program's rows are masked), on Tessera's CPU backend
+    against PyTorch; on a GPU run.py checks them again before timing."""
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, os.path.dirname(RUN))
+    try:
+        import run
+    finally:
+        sys.path.pop(0)
+    kernels = run.tessera_kernels()
+    generator = torch.Generator().manual_seed(rows_per_program)
+    rows, cols, block = 37, 200, 256
+    for dtype in (torch.float32, torch.float16):
+        x = (torch.randn(rows, cols, generator=generator) * 3).to(dtype)
+        w, b = (torch.rand(cols, generator=generator).to(dtype) for _ in range(2))
+        grid = (run.triton_cdiv(rows, rows_per_program),)
+        y = torch.full_like(x, float("nan"))
+        kernels.softmax.fn[grid](y, x, x.stride(0), y.stride(0), rows, cols, BLOCK=block,
+                                 ROWS=rows_per_program)
+        torch.testing.assert_close(y.float(), torch.softmax(x.float(), 1), atol=2e-3, rtol=2e-3)
+        y = torch.full_like(x, float("nan"))
+        kernels.layernorm.fn[grid](x, y, w, b, x.stride(0), rows, cols, 1e-5, BLOCK=block,
+                                   ROWS=rows_per_program)
+        expected = torch.nn.functional.layer_norm(x.float(), (cols,), w.float(), b.float(), 1e-5)
+        torch.testing.assert_close(y.float(), expected, atol=1e-2, rtol=1e-2)

@@ -390,12 +390,34 @@ bool OnDemandTiles::isCheap(Value value) {
       result = true;
     else if (auto constant = dyn_cast<arith::ConstantOp>(def))
       result = isa<DenseElementsAttr>(constant.getValue());
-    else if ((isElementwise(def) && isPure(def)) || isShapeView(def))
+    else if ((isElementwise(def) && isPure(def)) || isShapeView(def) || isBroadcastOnlyLoad(def))
       result = llvm::all_of(def->getOperands(), [&](Value operand) {
         return !tileType(operand) || isCheap(operand);
       });
   }
   cheap[value] = result;
+  return result;
+}
+
+bool OnDemandTiles::isBroadcastOnlyLoad(Operation *op) {
+  auto load = dyn_cast<tile::LoadOp>(op);
+  return load && !load.getIsVolatile() && feedsOnlyBroadcasts(load.getResult());
+}
+
+bool OnDemandTiles::feedsOnlyBroadcasts(Value value) {
+  if (auto it = broadcastOnly.find(value); it != broadcastOnly.end())
+    return it->second;
+  broadcastOnly[value] = false; // a use cycle (through a loop) is not broadcast-only
+  bool result = !value.use_empty() && llvm::all_of(value.getUsers(), [&](Operation *user) {
+    if (isa<tile::BroadcastOp>(user))
+      return true;
+    if (!((isElementwise(user) && isPure(user)) || isShapeView(user)) ||
+        user->getNumResults() == 0)
+      return false;
+    return llvm::all_of(user->getResults(),
+                        [&](Value result) { return tileType(result) && feedsOnlyBroadcasts(result); });
+  });
+  broadcastOnly[value] = result;
   return result;
 }
 

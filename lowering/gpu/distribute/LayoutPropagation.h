@@ -7,9 +7,10 @@
 //    tiles, shape ops other than broadcast on fixed tiles, loop-carried tiles
 //    and the results of scf ops);
 //  * on demand: computed again in every layout a user asks for. These are the
-//    cheap tiles (made only of make_range, splat, constants and elementwise or
-//    shape ops on those) and broadcasts (with the shape ops above them), whose
-//    operand is fetched in the layout that makes the broadcast a renaming.
+//    cheap tiles (made only of make_range, splat, constants, loads that are
+//    only broadcast, and elementwise or shape ops on those) and broadcasts
+//    (with the shape ops above them), whose operand is fetched in the layout
+//    that makes the broadcast a renaming.
 #ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_LAYOUTPROPAGATION_H
 #define TESSERA_LOWERING_GPU_DISTRIBUTE_LAYOUTPROPAGATION_H
 
@@ -27,14 +28,21 @@ bool isElementwise(mlir::Operation *op);
 /// Classifies tiles as on demand (see above), with memoization.
 class OnDemandTiles {
 public:
-  /// Made only of make_range, splat, dense constants, and pure elementwise or
-  /// shape ops on such tiles.
+  /// Made only of make_range, splat, dense constants, broadcast-only loads,
+  /// and pure elementwise or shape ops on such tiles.
   bool isCheap(mlir::Value value);
   /// Cheap, a broadcast, or an expand_dims/reshape/trans of an on-demand tile.
   bool isOnDemand(mlir::Value value);
 
 private:
-  llvm::DenseMap<mlir::Value, bool> cheap, onDemand;
+  /// A non-volatile tile.load whose result reaches only broadcasts (through
+  /// pure elementwise and shape ops): a bias or a row of weights, which each
+  /// thread reads in the layout of the tile it is broadcast over instead of
+  /// receiving it through shared memory. Its clone stays where the load is.
+  bool isBroadcastOnlyLoad(mlir::Operation *op);
+  bool feedsOnlyBroadcasts(mlir::Value value);
+
+  llvm::DenseMap<mlir::Value, bool> cheap, onDemand, broadcastOnly;
 };
 
 /// The result of the assignment.

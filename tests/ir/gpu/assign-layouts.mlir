@@ -411,3 +411,55 @@ tile.func @descriptor(%p: !tile.ptr<f16>, %m: i32, %k: i32, %ld: i64) {
   tile.descriptor_store %d[%c0, %c0], %e : !tile.tensordesc<tensor<64x32xf16>>
   tile.return
 }
+
+// -----
+
+// Weights loaded as [512] and only broadcast over the [2, 512] rows are read
+// in the rows' layout with the row bit zeroed (the two warps of each row
+// read the halves of the weights their columns need), not in the default
+// [512] layout (both warp bits along the columns) and sent through shared
+// memory.
+// The x load keeps its anchor layout; the one conversion left is the row
+// sums' register renaming.
+// SM80-DAG: #[[ROWS:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [0, 2], [0, 256]], lane = {{\[}}[0, 4], [0, 8], [0, 16], [0, 32], [0, 64]], warp = {{\[}}[0, 128], [1, 0]]>
+// SM80-DAG: #[[WEIGHTS:layout[0-9]*]] = #tgpu.layout<rank = 1, reg = {{\[}}[1], [2], [256]], lane = {{\[}}[4], [8], [16], [32], [64]], warp = {{\[}}[128], [0]]>
+// SM80-LABEL: tile.func @broadcast_weights
+// SM80: tile.load %{{.*}} : tensor<2x512x!tile.ptr<f32>, #[[ROWS]]>
+// SM80: tgpu.convert_layout %{{.*}} : tensor<2x1xf32, #{{.*}}> -> tensor<2x1xf32, #{{.*}}>
+// SM80-NOT: tgpu.convert_layout
+// SM80: tile.load %{{.*}} : tensor<512x!tile.ptr<f32>, #[[WEIGHTS]]>
+// SM80-NOT: tgpu.convert_layout
+// SM80: tile.return
+tile.func @broadcast_weights(%x: !tile.ptr<f32>, %w: !tile.ptr<f32>, %y: !tile.ptr<f32>) {
+  %c512 = arith.constant 512 : i32
+  %rows = tile.make_range 0 to 2 : tensor<2xi32>
+  %cols = tile.make_range 0 to 512 : tensor<512xi32>
+  %re = tile.expand_dims %rows, axis = 1 : tensor<2xi32> -> tensor<2x1xi32>
+  %stride = tile.splat %c512 : i32 -> tensor<2x1xi32>
+  %rs = arith.muli %re, %stride : tensor<2x1xi32>
+  %rb = tile.broadcast %rs : tensor<2x1xi32> -> tensor<2x512xi32>
+  %ce = tile.expand_dims %cols, axis = 0 : tensor<512xi32> -> tensor<1x512xi32>
+  %cb = tile.broadcast %ce : tensor<1x512xi32> -> tensor<2x512xi32>
+  %off = arith.addi %rb, %cb : tensor<2x512xi32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<2x512x!tile.ptr<f32>>
+  %xp = tile.addptr %xb, %off : tensor<2x512x!tile.ptr<f32>>, tensor<2x512xi32>
+  %xv = tile.load %xp : tensor<2x512x!tile.ptr<f32>>
+  %sum = tile.reduce %xv axis = 1 : tensor<2x512xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.yield %s : f32
+  }
+  %se = tile.expand_dims %sum, axis = 1 : tensor<2xf32> -> tensor<2x1xf32>
+  %sb = tile.broadcast %se : tensor<2x1xf32> -> tensor<2x512xf32>
+  %centered = arith.subf %xv, %sb : tensor<2x512xf32>
+  %wb = tile.splat %w : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+  %wp = tile.addptr %wb, %cols : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %wv = tile.load %wp : tensor<512x!tile.ptr<f32>>
+  %we = tile.expand_dims %wv, axis = 0 : tensor<512xf32> -> tensor<1x512xf32>
+  %wbc = tile.broadcast %we : tensor<1x512xf32> -> tensor<2x512xf32>
+  %out = arith.mulf %centered, %wbc : tensor<2x512xf32>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<2x512x!tile.ptr<f32>>
+  %yp = tile.addptr %yb, %off : tensor<2x512x!tile.ptr<f32>>, tensor<2x512xi32>
+  tile.store %yp, %out : tensor<2x512x!tile.ptr<f32>>
+  tile.return
+}

@@ -249,9 +249,9 @@ class AotKernels:
             def __getitem__(self, grid):
                 def launch(*args, **kwargs):
                     warps = kwargs.pop("num_warps", None)
-                    kwargs.pop("num_stages", None)
+                    stages = kwargs.pop("num_stages", None)
                     values = bind(arg_names, args, kwargs)
-                    return aot.run(name, arg_names, constexprs, values, grid, warps)
+                    return aot.run(name, arg_names, constexprs, values, grid, warps, stages)
                 return launch
         return Launch()
 
@@ -263,16 +263,17 @@ class AotKernels:
                 f"{' WGMMA SERIALIZED' if entry.get('serialized_wgmma') else ''}"
                 for key, entry in self.chosen.items()]
 
-    def run(self, name, arg_names, constexprs, values, grid, warps):
+    def run(self, name, arg_names, constexprs, values, grid, warps, stages=None):
         given = {k: values[k] for k in constexprs if k in values}
         runtime = runtime_signature(arg_names, constexprs, values)
         # As the autotuner: one pick per value of its key (M, N, K), too.
         tuned_on = tuple(values[k] for k in self.tune_keys.get(name, []) if k in values)
-        key = (name, runtime, tuple(sorted(given.items())), tuned_on, warps)
+        key = (name, runtime, tuple(sorted(given.items())), tuned_on, warps, stages)
         if key not in self.chosen:
             candidates = [e for e in self.entries if e["kernel"] == name
                           and all(e["constexprs"].get(k) == v for k, v in given.items())
                           and (warps is None or e["num_warps"] == warps)
+                          and (stages is None or e["num_stages"] == stages)
                           and e["runtime_signature"] == runtime]
             if not candidates:
                 raise LookupError(f"{name}: no exported cubin for [{runtime}] with {given} "

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Everything the NVIDIA benchmark measures, in one call on a lent GPU machine
-# that has PyTorch, Triton and a driver but no Tessera build.
+# Everything the NVIDIA checks and benchmark measure, in one call on a lent GPU
+# machine that has PyTorch, Triton and a driver but no Tessera build.
 #
 # Here (no GPU needed, about 6 minutes on 2 cores):
 #     bench/gpu/lent_device.sh export
-# There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep"]):
+# There (the device tool's run,
+# carry=["build/gpu-aot", "build/gpu-aot-sweep", "build/gpu-check"]):
 #     bench/gpu/lent_device.sh measure "$OUT"
 #
 # `measure` writes, most telling first so that a run cut short still says
-# something: quick.json/.log (every row checked against PyTorch, then timed
+# something: correctness.log (correctness.py: the kernels' cases against
+# NumPy), quick.json/.log (every row checked against PyTorch, then timed
 # against cuBLAS and Triton), ncu-nn4096.txt where Nsight Compute can read the
 # counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT).
 set -uo pipefail
@@ -17,13 +19,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 quick_dir=$repo/build/gpu-aot
 sweep_dir=$repo/build/gpu-aot-sweep
+check_dir=$repo/build/gpu-check
 sweep_rows=(--suite gemm --sizes 1024,2048,4096,8192 --dtypes bf16 --layouts nn,nt)
 
 case "${1:-}" in
 export)
     export PYTHONPATH=$repo/build/python${PYTHONPATH:+:$PYTHONPATH}
-    rm -rf "$quick_dir" "$sweep_dir"
-    python3 "$here/run.py" --quick --export "$quick_dir" &&
+    rm -rf "$quick_dir" "$sweep_dir" "$check_dir"
+    python3 "$here/correctness.py" --export "$check_dir" &&
+        python3 "$here/run.py" --quick --export "$quick_dir" &&
         python3 "$here/run.py" "${sweep_rows[@]}" --export "$sweep_dir"
     ;;
 measure)
@@ -34,6 +38,7 @@ measure)
         tee "$out/device.txt"
     python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' |
         tee -a "$out/device.txt"
+    python3 "$here/correctness.py" --aot "$check_dir" 2>&1 | tee "$out/correctness.log"
     python3 "$here/run.py" --quick --aot "$quick_dir" --json "$out/quick.json" 2>&1 |
         tee "$out/quick.log"
     ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)

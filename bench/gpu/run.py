@@ -46,9 +46,11 @@ KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels.py")
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 
 
-def load_kernels(name, jit, language, autotune, config):
-    """kernels.py as a module whose jit/tl/autotune/Config are the given ones."""
-    spec = importlib.util.spec_from_file_location(f"bench_kernels_{name}", KERNELS)
+def load_kernels(name, jit, language, autotune, config, path=KERNELS):
+    """kernels.py (or `path`) as a module whose jit/tl/autotune/Config are the
+    given ones."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(f"bench_{stem}_{name}", path)
     module = importlib.util.module_from_spec(spec)
     module.jit, module.tl, module.autotune, module.Config = jit, language, autotune, config
     sys.modules[spec.name] = module
@@ -319,9 +321,9 @@ WORK_INSTRUCTIONS = ("wgmma.mma_async", "mma.sync", "cp.async.cg", "cp.async.ca"
                      "v_mfma", "v_wmma", "global_load_dwordx4")
 
 
-def tessera_kernels():
+def tessera_kernels(path=KERNELS):
     import tessera.compat.triton as tt
-    return load_kernels("tessera", tt.jit, tt.language, tt.autotune, tt.Config)
+    return load_kernels("tessera", tt.jit, tt.language, tt.autotune, tt.Config, path)
 
 
 def recorded_launches(kernels, args):

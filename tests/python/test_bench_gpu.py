@@ -128,3 +128,31 @@ def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
                                    ROWS=rows_per_program)
         expected = torch.nn.functional.layer_norm(x.float(), (cols,), w.float(), b.float(), 1e-5)
         torch.testing.assert_close(y.float(), expected, atol=1e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("name", [
+    "matmul fp16 nt 150x136x200 tile 64x64x32 ieee warps=4 stages=3",
+    "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=8 stages=3",
+    "matmul fp32 nt 150x136x200 tile 64x64x32 tf32 warps=4 stages=3",
+    "matmul i8 nn 150x136x200 tile 64x64x64 ieee warps=4 stages=3",
+    "reduce argmax axis=1 29x100 warps=4",
+    "reduce cumsum axis=0 29x100 warps=1",
+    "unary exp n=1000", "unary div_rn n=1000", "integer // and % n=1000",
+    "atomic_add histogram and float sum n=5000", "trans fp16 100x70",
+    "tensor descriptor 96x64"])
+def test_device_correctness_cases_on_cpu(name):
+    """bench/gpu/correctness.py's cases (what a lent GPU machine checks from
+    exported cubins) on Tessera's CPU backend: the harness, the inputs and
+    the NumPy references are right before a GPU run relies on them. A
+    sample; `correctness.py --cpu` runs them all (about 4 minutes)."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, os.path.dirname(RUN))
+    try:
+        import correctness
+    finally:
+        sys.path.pop(0)
+    [case] = [c for c in correctness.cases() if c.name == name]
+    on = correctness.OnDevice(seed=0, device="cpu")
+    case.launch(correctness.tessera_kernels(correctness.KERNELS), on)
+    good, detail = on.verdict()
+    assert good, detail

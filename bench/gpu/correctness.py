@@ -1,0 +1,273 @@
+"""Tessera's GPU kernels checked on a GPU machine that cannot build Tessera.
+
+The lent GPU machines have PyTorch and a driver but no LLVM 22, so `ctest -L
+gpu` and `pytest -m gpu` (docs/gpu-nvidia.md) cannot run there. This script
+compiles the kernels of correctness_kernels.py here, for every case below
+(ragged sizes, several warps and pipeline depths), and checks them there
+against NumPy on random inputs drawn there, with outputs poisoned first:
+
+    python3 bench/gpu/correctness.py --export build/gpu-check      # here, no GPU needed
+    python3 bench/gpu/correctness.py --aot build/gpu-check         # there
+
+It prints one line per case and exits 1 if any result is wrong.
+"""
+
+import argparse
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+
+import aot
+from run import tessera_kernels, triton_cdiv
+
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correctness_kernels.py")
+
+TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
+         "i8": torch.int8, "i32": torch.int32}
+
+
+class OnDevice:
+    """Inputs drawn from a seeded generator on `device`, poisoned outputs, and
+    the checks to run once the launches are done."""
+
+    def __init__(self, seed, device="cuda"):
+        self.rng = np.random.default_rng(seed)
+        self.device = device
+        self.checks = []
+
+    def input(self, shape, dtype, low=-1.0, high=1.0):
+        if dtype in ("i8", "i32"):
+            values = self.rng.integers(int(low), int(high), shape)
+        else:
+            values = self.rng.uniform(low, high, shape)
+        return torch.from_numpy(values).to(device=self.device, dtype=TORCH[dtype])
+
+    def output(self, shape, dtype):
+        poison = -7 if dtype in ("i8", "i32") else float("nan")
+        return torch.full(shape, poison, dtype=TORCH[dtype], device=self.device)
+
+    def zeros(self, shape, dtype):
+        return torch.zeros(shape, dtype=TORCH[dtype], device=self.device)
+
+    def check(self, result, expected, rtol=0.0, atol=0.0):
+        self.checks.append((result, expected, rtol, atol))
+
+    def verdict(self):
+        if self.device == "cuda":
+            torch.cuda.synchronize()
+        worst = 0.0
+        for result, expected, rtol, atol in self.checks:
+            got = result.double().cpu().numpy()
+            want = np.asarray(expected(), dtype=np.float64)
+            if got.shape != want.shape or not np.all(np.isfinite(got) == np.isfinite(want)):
+                return False, "wrong shape or NaN/inf where the reference has none"
+            error = np.abs(got - want)
+            if not np.all(error <= atol + rtol * np.abs(want)):
+                return False, f"max abs error {error.max():.3g} (atol {atol:g}, rtol {rtol:g})"
+            worst = max(worst, float(error.max()) if error.size else 0.0)
+        return True, f"max abs error {worst:.3g}"
+
+
+class ForExport:
+    """Stands in for OnDevice at export: shapes and types only."""
+
+    def input(self, shape, dtype, low=-1.0, high=1.0):
+        return aot.TensorSpec(tuple(shape), TORCH[dtype])
+
+    output = zeros = input
+
+    def check(self, *args, **kwargs):
+        pass
+
+
+class Case:
+    def __init__(self, name, launch, on_cpu=True):
+        self.name, self.launch, self.on_cpu = name, launch, on_cpu
+
+
+def host(tensor):
+    return tensor.double().cpu().numpy()
+
+
+def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 64, 32),
+                precision="ieee", on_cpu=True):
+    M, N, K = size
+    BM, BN, BK = block
+
+    def run(kernels, on):
+        a = on.input((M, K), dtype, -8 if dtype == "i8" else -1, 8 if dtype == "i8" else 1)
+        if layout == "nt":  # B the transpose of a row-major [N, K]
+            b = on.input((N, K), dtype, -8 if dtype == "i8" else -1, 8 if dtype == "i8" else 1).t()
+        else:
+            b = on.input((K, N), dtype, -8 if dtype == "i8" else -1, 8 if dtype == "i8" else 1)
+        out_type = "i32" if dtype == "i8" else "fp32"
+        c = on.output((M, N), out_type)
+        kernels.matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+            a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+            c.stride(1), BM=BM, BN=BN, BK=BK, PRECISION=precision, INTEGER=dtype == "i8",
+            num_warps=warps, num_stages=stages)
+        # tf32 keeps 10 mantissa bits of each operand; the others are exact
+        # products summed in fp32.
+        tol = dict(rtol=1e-2, atol=2e-2) if precision == "tf32" else dict(rtol=1e-4, atol=1e-3)
+        on.check(c, lambda: host(a) @ host(b), **(tol if dtype != "i8" else {}))
+    return Case(f"matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} {precision} "
+                f"warps={warps} stages={stages}", run, on_cpu)
+
+
+def reduce_case(op, axis, warps, shape=(29, 100), block=(32, 128)):
+    M, N = shape
+
+    def run(kernels, on):
+        x = on.input(shape, "fp32", -10, 10)
+        out_shape = shape if op == "cumsum" else (shape[1 - axis],)
+        out = on.output(out_shape, "i32" if op == "argmax" else "fp32")
+        kernels.reduce[(1,)](x, out, M, N, OP=op, AXIS=axis, BM=block[0], BN=block[1],
+                             num_warps=warps)
+        numpy_op = {"sum": np.sum, "max": np.max, "argmax": np.argmax,
+                    "cumsum": np.cumsum}[op]
+        on.check(out, lambda: numpy_op(host(x), axis=axis), rtol=1e-5, atol=1e-3)
+    return Case(f"reduce {op} axis={axis} {M}x{N} warps={warps}", run)
+
+
+def unary_case(op, n=1000, block=256):
+    def run(kernels, on):
+        low, high = (0.1, 10.0) if op in ("log", "sqrt", "rsqrt", "div", "div_rn") else (-4.0, 4.0)
+        x = on.input((n,), "fp32", low, high)
+        out = on.output((n,), "fp32")
+        kernels.unary[(triton_cdiv(n, block),)](x, out, n, OP=op, BLOCK=block)
+        reference = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt,
+                     "rsqrt": lambda v: 1 / np.sqrt(v), "sin": np.sin,
+                     "erf": np.vectorize(math.erf), "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+                     "div": lambda v: 1 / v, "div_rn": lambda v: 1 / v}[op]
+        # exp, / and sigmoid are the fast approximations Triton also uses
+        # (ex2.approx, div.full); div_rn must be correctly rounded.
+        rtol = 1e-7 if op == "div_rn" else 2e-6
+        on.check(out, lambda: reference(host(x)).astype(np.float32), rtol=rtol, atol=1e-7)
+    return Case(f"unary {op} n={n}", run)
+
+
+def integer_case(n=1000, block=128):
+    def run(kernels, on):
+        x = on.input((n,), "i32", -1000, 1000)
+        y = on.input((n,), "i32", 1, 50)
+        div, mod = on.output((n,), "i32"), on.output((n,), "i32")
+        kernels.integer_ops[(triton_cdiv(n, block),)](x, y, div, mod, n, BLOCK=block)
+        # Triton's // and % truncate toward zero, as C does.
+        on.check(div, lambda: np.trunc(host(x) / host(y)))
+        on.check(mod, lambda: np.fmod(host(x), host(y)))
+    return Case(f"integer // and % n={n}", run)
+
+
+def histogram_case(n=5000, block=256):
+    def run(kernels, on):
+        x = on.input((n,), "i32", 0, 16)
+        hist, total = on.zeros((16,), "i32"), on.zeros((1,), "fp32")
+        kernels.histogram[(triton_cdiv(n, block),)](x, hist, total, n, BLOCK=block)
+        on.check(hist, lambda: np.bincount(host(x).astype(np.int64), minlength=16))
+        on.check(total, lambda: [host(x).sum()], rtol=1e-6)
+    return Case(f"atomic_add histogram and float sum n={n}", run)
+
+
+def transpose_case(dtype, shape=(100, 70), block=(32, 64), warps=4):
+    M, N = shape
+
+    def run(kernels, on):
+        x = on.input(shape, dtype, -100, 100)
+        out = on.output((N, M), dtype)
+        kernels.transpose[(triton_cdiv(M, block[0]), triton_cdiv(N, block[1]))](
+            x, out, M, N, BM=block[0], BN=block[1], num_warps=warps)
+        on.check(out, lambda: host(x).T)
+    return Case(f"trans {dtype} {M}x{N}", run)
+
+
+def descriptor_case(shape=(96, 64), block=(32, 16)):
+    M, N = shape
+
+    def run(kernels, on):
+        x = on.input(shape, "fp32")
+        out = on.output((N, M), "fp32")
+        kernels.descriptor_copy[(M // block[0], N // block[1])](x, out, M, N, BM=block[0],
+                                                               BN=block[1])
+        on.check(out, lambda: host(x).T * 2)
+    return Case(f"tensor descriptor {M}x{N}", run)
+
+
+def cases():
+    found = []
+    for dtype in ("fp16", "bf16"):
+        for layout in ("nn", "nt"):
+            for warps, stages in ((4, 2), (4, 3), (8, 3)):
+                found.append(matmul_case(dtype, layout, warps, stages))
+    # On the CPU backend tiles stop at 2^17 bits (docs/cpu-backend.md).
+    found.append(matmul_case("fp16", "nn", 4, 3, block=(128, 128, 64), on_cpu=False))
+    found.append(matmul_case("fp16", "nn", 2, 2, block=(32, 32, 16)))  # mma.sync
+    found.append(matmul_case("fp32", "nn", 4, 3, precision="tf32"))
+    found.append(matmul_case("fp32", "nt", 4, 3, precision="tf32"))
+    found.append(matmul_case("fp32", "nn", 4, 2, precision="ieee"))
+    found.append(matmul_case("i8", "nn", 4, 3, block=(64, 64, 64)))
+    found.append(matmul_case("i8", "nt", 4, 3, block=(64, 64, 64)))
+    for op in ("sum", "max", "argmax", "cumsum"):
+        for axis in (0, 1):
+            for warps in (1, 4):
+                found.append(reduce_case(op, axis, warps))
+    for op in ("exp", "log", "sqrt", "rsqrt", "sin", "erf", "sigmoid", "div", "div_rn"):
+        found.append(unary_case(op))
+    found += [integer_case(), histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
+              descriptor_case()]
+    return found
+
+
+def export(directory, target):
+    kernels = tessera_kernels(KERNELS)
+    recorder = aot.Recorder(kernels)
+    for case in cases():
+        case.launch(recorder, ForExport())
+    print(f"exporting the correctness kernels for {target} to {directory}")
+    return aot.export(directory, kernels, recorder.launches, target)
+
+
+def check(kernels, device, where):
+    """Runs every case (those the CPU backend can lower, on the CPU) and
+    prints one line each; 1 if any is wrong."""
+    selected = [case for case in cases() if device == "cuda" or case.on_cpu]
+    failed = 0
+    for seed, case in enumerate(selected):
+        on = OnDevice(seed, device)
+        try:
+            case.launch(kernels, on)
+            good, detail = on.verdict()
+        except Exception as error:  # reported; the other cases still run
+            good, detail = False, f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
+        failed += not good
+        print(f"{'ok   ' if good else 'WRONG'} {case.name}: {detail}")
+    print(f"\n{len(selected) - failed} of {len(selected)} cases correct on {where}")
+    return 1 if failed else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--export", metavar="DIR", help="compile the cases' kernels into DIR")
+    parser.add_argument("--target", default="cuda:sm_90a", help="--export's target")
+    parser.add_argument("--aot", metavar="DIR", help="check the cubins in DIR on this GPU")
+    parser.add_argument("--cpu", action="store_true",
+                        help="run the cases on Tessera's CPU backend instead (needs the build): "
+                             "checks the cases and their references without a GPU")
+    args = parser.parse_args()
+    if args.export:
+        return 1 if export(args.export, args.target) else 0
+    if args.cpu:
+        return check(tessera_kernels(KERNELS), "cpu", "Tessera's CPU backend")
+    if args.aot:
+        if not torch.cuda.is_available():
+            print("bench/gpu/correctness.py: no CUDA device visible to PyTorch; nothing to check.")
+            return 2
+        return check(aot.AotKernels(args.aot), "cuda", torch.cuda.get_device_name())
+    parser.print_usage()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""The kernels correctness.py checks on a GPU, written in Triton's language.
+
+As kernels.py: correctness.py loads this file with ``jit``/``tl`` bound to
+Tessera's (``tessera.compat.triton``) to export their cubins, and the machine
+with the GPU needs neither compiler. Each kernel exercises one part of the
+GPU lowering: the K loop with tensor cores (mma.sync, wgmma; fp16, bf16, tf32,
+fp32, int8) and masked ragged edges, reductions and scans across lanes and
+warps, libdevice and fast math, atomics, layout conversions (trans), tensor
+descriptors, and loads only broadcast (the multi-row layernorm is run.py's).
+"""
+
+# Injected by correctness.py: jit, tl.
+
+
+@jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
+           stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+           PRECISION: tl.constexpr, INTEGER: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    if INTEGER:
+        acc = tl.zeros((BM, BN), dtype=tl.int32)
+    else:
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        kk = k * BK + rk
+        a = tl.load(a_ptr + rm[:, None] * stride_am + kk[None, :] * stride_ak,
+                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
+        b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :] * stride_bn,
+                    mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
+        if INTEGER:
+            acc = tl.dot(a, b, acc)
+        else:
+            acc = tl.dot(a, b, acc, input_precision=PRECISION)
+    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn,
+             acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@jit
+def reduce(x_ptr, out_ptr, M, N, OP: tl.constexpr, AXIS: tl.constexpr, BM: tl.constexpr,
+           BN: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    if OP == "max" or OP == "argmax":
+        x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=mask, other=-float("inf"))
+    else:
+        x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=mask, other=0.0)
+    if OP == "sum":
+        r = tl.sum(x, axis=AXIS)
+    elif OP == "max":
+        r = tl.max(x, axis=AXIS)
+    elif OP == "argmax":
+        r = tl.argmax(x, axis=AXIS)
+    elif OP == "cumsum":
+        r = tl.cumsum(x, axis=AXIS)
+    if OP == "cumsum":
+        tl.store(out_ptr + rm[:, None] * N + rn[None, :], r, mask=mask)
+    elif AXIS == 0:
+        tl.store(out_ptr + rn, r, mask=rn < N)
+    else:
+        tl.store(out_ptr + rm, r, mask=rm < M)
+
+
+@jit
+def unary(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    if OP == "exp":
+        y = tl.exp(x)
+    elif OP == "log":
+        y = tl.log(x)
+    elif OP == "sqrt":
+        y = tl.sqrt(x)
+    elif OP == "rsqrt":
+        y = tl.rsqrt(x)
+    elif OP == "sin":
+        y = tl.sin(x)
+    elif OP == "erf":
+        y = tl.erf(x)
+    elif OP == "sigmoid":
+        y = tl.sigmoid(x)
+    elif OP == "div":
+        y = 1.0 / x
+    elif OP == "div_rn":
+        y = tl.div_rn(1.0, x)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+@jit
+def integer_ops(x_ptr, y_ptr, div_ptr, mod_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    y = tl.load(y_ptr + offs, mask=mask, other=1)
+    tl.store(div_ptr + offs, x // y, mask=mask)
+    tl.store(mod_ptr + offs, x % y, mask=mask)
+
+
+@jit
+def histogram(x_ptr, hist_ptr, sum_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(hist_ptr + x, 1, mask=mask)
+    tl.atomic_add(sum_ptr, tl.sum(x.to(tl.float32), axis=0))
+
+
+@jit
+def transpose(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=(rm[:, None] < M) & (rn[None, :] < N))
+    tl.store(out_ptr + rn[:, None] * M + rm[None, :], tl.trans(x),
+             mask=(rn[:, None] < N) & (rm[None, :] < M))
+
+
+@jit
+def descriptor_copy(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(out_ptr, shape=[N, M], strides=[M, 1], block_shape=[BN, BM])
+    block = src.load([pm * BM, pn * BN])
+    dst.store([pn * BN, pm * BM], tl.trans(block) * 2)

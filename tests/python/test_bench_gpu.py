@@ -151,8 +151,8 @@ def test_device_correctness_cases_on_cpu(name):
         import correctness
     finally:
         sys.path.pop(0)
-    [case] = [c for c in correctness.cases() if c.name == name]
-    on = correctness.OnDevice(seed=0, device="cpu")
+    [(seed, case)] = [(i, c) for i, c in enumerate(correctness.cases()) if c.name == name]
+    on = correctness.OnDevice(seed, device="cpu")
     case.launch(correctness.tessera_kernels(correctness.KERNELS), on)
     good, detail = on.verdict()
     assert good, detail

@@ -317,7 +317,7 @@ def print_table(rows):
 
 
 WORK_INSTRUCTIONS = ("wgmma.mma_async", "mma.sync", "cp.async.cg", "cp.async.ca", "ld.global.v4",
-                     "st.global.v4", "st.shared.v4",
+                     "st.global.v4", "st.shared.v4", "stmatrix",
                      "v_mfma", "v_wmma", "global_load_dwordx4")
 
 

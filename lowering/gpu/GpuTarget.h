@@ -33,6 +33,8 @@ struct GpuTarget {
   bool hasWgmma() const { return chip == "sm_90a"; }
   bool hasCpAsync() const { return computeCapability() >= 80; }
   bool hasTma() const { return computeCapability() >= 90; }
+  /// stmatrix: warp-wide stores of 8x8 16-bit matrices to shared memory.
+  bool hasStMatrix() const { return computeCapability() >= 90; }
   /// CDNA matrix cores (v_mfma_*).
   bool hasMfma() const { return chip == "gfx90a" || chip == "gfx942"; }
   /// RDNA3 matrix instructions (v_wmma_*).

@@ -86,16 +86,40 @@ Value ThreadContext::coordinate(OpBuilder &builder, Location loc, const LinearLa
 
 Value ThreadContext::flatIndex(OpBuilder &builder, Location loc, const LinearLayout &layout,
                                unsigned reg, int64_t rowPadding) {
+  // Coordinates and indices are non-negative and below a tile's element
+  // count: saying that the arithmetic cannot wrap lets LLVM move the constant
+  // part of an index through the widening to 64-bit addresses, into the
+  // immediate offset of each shared-memory access.
+  constexpr auto noWrap = arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
   Value index;
   int64_t stride = 1;
   for (int dim = static_cast<int>(layout.rank()) - 1; dim >= 0; --dim) {
     Value term = coordinate(builder, loc, layout, reg, dim);
     if (stride != 1)
-      term = arith::MulIOp::create(builder, loc, term, i32Constant(builder, loc, stride));
-    index = index ? Value(arith::AddIOp::create(builder, loc, index, term)) : term;
+      term = arith::MulIOp::create(builder, loc, term, i32Constant(builder, loc, stride), noWrap);
+    index = index ? Value(arith::AddIOp::create(builder, loc, index, term, noWrap)) : term;
     stride *= layout.shape[dim] + (dim + 1 == static_cast<int>(layout.rank()) ? rowPadding : 0);
   }
   return index ? index : i32Constant(builder, loc, 0);
+}
+
+std::optional<int64_t> registerIndexOffset(const LinearLayout &layout, unsigned reg,
+                                           int64_t rowPadding) {
+  Basis offset = layout.registerOffset(reg);
+  int64_t index = 0, stride = 1;
+  for (int dim = static_cast<int>(layout.rank()) - 1; dim >= 0; --dim) {
+    int64_t threadBits = 0, registerBits = 0;
+    for (llvm::ArrayRef<Basis> bases : {llvm::ArrayRef(layout.lanes), llvm::ArrayRef(layout.warps)})
+      for (const Basis &basis : bases)
+        threadBits |= basis[dim];
+    for (const Basis &basis : layout.registers)
+      registerBits |= basis[dim];
+    if (threadBits & registerBits)
+      return std::nullopt;
+    index += offset[dim] * stride;
+    stride *= layout.shape[dim] + (dim + 1 == static_cast<int>(layout.rank()) ? rowPadding : 0);
+  }
+  return index;
 }
 
 Value ThreadContext::ownsElements(const LinearLayout &layout) {

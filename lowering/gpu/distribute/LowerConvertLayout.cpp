@@ -1,9 +1,11 @@
 // tgpu.convert_layout: a register renaming when every thread already holds
 // what it needs (same lane and warp bases, registers in another order or
 // copied), else a round trip through a row-major workgroup buffer whose rows
-// are padded against bank conflicts (conversionRowPadding).
+// are padded against bank conflicts (conversionRowPadding), written with
+// stmatrix where the source holds its fragments (MatrixStores.h).
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
+#include "lowering/gpu/distribute/MatrixStores.h"
 
 using namespace mlir;
 
@@ -23,7 +25,13 @@ FailureOr<Registers> exchangeThroughShared(KernelLowering &k, Operation *user, O
   if (failed(buffer))
     return failure();
   Location loc = user->getLoc();
-  storeTileToShared(k.thread, builder, loc, *buffer, from, regs, ownersOnly, {}, padding);
+  std::optional<MatrixStores> matrixStores;
+  if (k.target.hasStMatrix() && !ownersOnly && elementType.getIntOrFloatBitWidth() == 16)
+    matrixStores = planMatrixStores(from);
+  if (matrixStores)
+    storeTileWithMatrixStores(k.thread, builder, loc, *buffer, *matrixStores, regs, padding);
+  else
+    storeTileToShared(k.thread, builder, loc, *buffer, from, regs, ownersOnly, {}, padding);
   mlir::gpu::BarrierOp::create(builder, loc);
   Registers result = loadTileFromShared(k.thread, builder, loc, *buffer, to, registerType,
                                         vectorAccessWidth(k.target, to, elementType), padding);

@@ -160,22 +160,35 @@ Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(builder, loc, value);
 }
 
+Value registerIndex(ThreadContext &thread, OpBuilder &builder, Location loc,
+                    const LinearLayout &layout, unsigned reg, int64_t rowPadding,
+                    Value firstIndex) {
+  std::optional<int64_t> offset = registerIndexOffset(layout, reg, rowPadding);
+  if (!offset)
+    return toIndex(builder, loc, thread.flatIndex(builder, loc, layout, reg, rowPadding));
+  if (*offset == 0)
+    return firstIndex;
+  return arith::AddIOp::create(builder, loc, firstIndex, indexConstant(builder, loc, *offset),
+                               arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
+}
+
 void storeTileToShared(ThreadContext &thread, OpBuilder &builder, Location loc, Value buffer,
                        const LinearLayout &layout, ValueRange registers, bool ownersOnly,
                        ValueRange predicates, int64_t rowPadding) {
   Value owner = ownersOnly ? thread.ownsElements(layout) : Value();
+  Value firstIndex = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, 0, rowPadding));
   for (unsigned reg = 0; reg < layout.numRegisters(); ++reg) {
     if (layout.isDuplicateRegister(reg))
       continue;
     Value guard = owner;
     if (!predicates.empty())
       guard = guard ? Value(arith::AndIOp::create(builder, loc, guard, predicates[reg])) : predicates[reg];
+    Value index = registerIndex(thread, builder, loc, layout, reg, rowPadding, firstIndex);
     OpBuilder::InsertionGuard insertion(builder);
     if (guard) {
       auto ifOp = scf::IfOp::create(builder, loc, guard, /*withElseRegion=*/false);
       builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
     }
-    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, reg, rowPadding));
     memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, registers[reg]), buffer,
                             index);
   }
@@ -186,8 +199,9 @@ Registers loadTileFromShared(ThreadContext &thread, OpBuilder &builder, Location
                              int64_t rowPadding) {
   Registers registers;
   auto type = VectorType::get({int64_t(width)}, sharedElementType(registerType));
+  Value firstIndex = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, 0, rowPadding));
   for (unsigned first = 0; first < layout.numRegisters(); first += width) {
-    Value index = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, first, rowPadding));
+    Value index = registerIndex(thread, builder, loc, layout, first, rowPadding, firstIndex);
     if (width == 1) {
       Value stored = memref::LoadOp::create(builder, loc, buffer, index);
       registers.push_back(fromSharedElement(builder, loc, stored, registerType));

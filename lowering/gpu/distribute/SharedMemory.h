@@ -112,6 +112,14 @@ void storeTileToShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Lo
 Registers loadTileFromShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
                              mlir::Value buffer, const LinearLayout &layout, mlir::Type registerType,
                              unsigned width = 1, int64_t rowPadding = 0);
+/// The `index` of register `reg` of a tile in `layout` in a row-major buffer
+/// (rows followed by `rowPadding` unused elements): `firstIndex`, the index of
+/// register 0 (toIndex of ThreadContext::flatIndex), plus a constant where
+/// registerIndexOffset allows, so that LLVM folds it into the access's
+/// immediate offset; else computed in full.
+mlir::Value registerIndex(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
+                          const LinearLayout &layout, unsigned reg, int64_t rowPadding,
+                          mlir::Value firstIndex);
 /// One register to or from its memory type.
 mlir::Value toSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value);
 mlir::Value fromSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stored,

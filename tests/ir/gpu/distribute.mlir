@@ -286,7 +286,7 @@ tile.func @fma_dot(%x: f16)
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[ABUF]]
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[BBUF]]
 // CHECK: gpu.barrier
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c1 iter_args(%{{.*}} = %cst
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %cst
 // CHECK-SAME: -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
 // One row of A, 16 columns of B per step.
 // CHECK: memref.load %[[ABUF]]
@@ -366,7 +366,6 @@ tile.func @histogram(%bins: !tile.ptr<f32>, %out: !tile.ptr<f32>)
 // CHECK-NEXT: %[[RMW:.*]] = memref.atomic_rmw addf %cst, %{{.*}}[%{{.*}}] : (f32, memref<?xf32>) -> f32
 // CHECK-NEXT: scf.yield %[[RMW]]
 // CHECK: scf.if %[[OWNER]] {
-// CHECK-NEXT: arith.index_cast
 // CHECK-NEXT: memref.store %[[OLD]], %[[BUF]]
 // CHECK: gpu.barrier
 // CHECK: %[[SHARED:.*]] = memref.load %[[BUF]]
@@ -446,7 +445,9 @@ tile.func @debug_barrier(%p: !tile.ptr<f32>)
 // A 16x64 f16 tile from a tensor-core accumulator's distribution (lanes
 // 4 to a row, pairs of columns) to rows of 8-element runs, on NVIDIA: the
 // shared rows are padded by 16 bytes (64 + 8 elements, a row stride of 72)
-// so the 8 rows one store instruction writes fall into different banks.
+// so the 8 rows one store instruction writes fall into different banks. The
+// accumulator holds stmatrix fragments: on sm_90 each thread's 16 pairs go
+// out in 4 stmatrix.x4 (sm_80 below stores its 32 elements one by one).
 #Acc = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 8], [0, 16], [0, 32], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>
 #Rows = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 2], [0, 4], [4, 0], [8, 0]], lane = [[0, 8], [0, 16], [0, 32], [1, 0], [2, 0]], warp = []>
 tile.func @padded_rows(%p: !tile.ptr<f16>)
@@ -463,6 +464,31 @@ tile.func @padded_rows(%p: !tile.ptr<f16>)
 // CHECK-LABEL: gpu.func @padded_rows
 // CHECK-SAME: tessera.shared_memory_bytes = 2304 : i32
 // CHECK: memref.view %{{.*}}[%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1152xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.store
 // CHECK: arith.constant 72 : i32
+// CHECK-COUNT-4: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NOT: nvvm.stmatrix
+// CHECK-NOT: memref.store
 // CHECK: gpu.barrier
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1152xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+
+// -----
+
+#Acc = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 8], [0, 16], [0, 32], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = []>
+#Rows = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 2], [0, 4], [4, 0], [8, 0]], lane = [[0, 8], [0, 16], [0, 32], [1, 0], [2, 0]], warp = []>
+tile.func @padded_rows_sm80(%p: !tile.ptr<f16>)
+    attributes {tgpu.num_warps = 1 : i32, tgpu.target = "cuda:sm_80"} {
+  %z = arith.constant dense<1.0> : tensor<16x64xf16, #Acc>
+  %c = tgpu.convert_layout %z : tensor<16x64xf16, #Acc> -> tensor<16x64xf16, #Rows>
+  %b = arith.constant dense<0> : tensor<16x64xi32, #Rows>
+  %pb = tile.splat %p : !tile.ptr<f16> -> tensor<16x64x!tile.ptr<f16>, #Rows>
+  %pp = tile.addptr %pb, %b : tensor<16x64x!tile.ptr<f16>, #Rows>, tensor<16x64xi32, #Rows>
+  tile.store %pp, %c : tensor<16x64x!tile.ptr<f16>, #Rows>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @padded_rows_sm80
+// CHECK-NOT: nvvm.stmatrix
+// CHECK-COUNT-32: memref.store %{{.*}} : memref<1152xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.store %{{.*}} : memref<1152xf16
+// CHECK: gpu.barrier

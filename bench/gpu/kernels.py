@@ -83,13 +83,12 @@ def layernorm(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_rows, n_cols, eps, BLOCK
     tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
-@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
 @jit
-def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-           stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-           BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                stride_cm, stride_cn, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """Output tile `pid` of C = A @ B: the body of both GEMM kernels."""
     # Grouped ordering: GROUP_M row-blocks share their B columns in L2.
-    pid = tl.program_id(0)
     blocks_m = tl.cdiv(M, BLOCK_M)
     blocks_n = tl.cdiv(N, BLOCK_N)
     per_group = GROUP_M * blocks_n
@@ -123,3 +122,26 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
     cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     c_ptrs = c_ptr + cm[:, None] * stride_cm + cn[None, :] * stride_cn
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
+@jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+           stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+           BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                stride_cm, stride_cn, tl.program_id(0), BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+
+
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
+@jit
+def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                      stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    # As Triton's persistent tutorial: a grid of about one program per SM, each
+    # walking the tiles in matmul's order, so that no program starts after the
+    # first wave and the last tiles spread over every SM.
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    for tile in range(tl.program_id(0), tiles, tl.num_programs(0)):
+        matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                    stride_cm, stride_cn, tile, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)

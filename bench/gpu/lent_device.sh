@@ -12,7 +12,8 @@
 # something: correctness.log (correctness.py: the kernels' cases against
 # NumPy), quick.json/.log (every row checked against PyTorch, then timed
 # against cuBLAS and Triton), ncu-nn4096.txt where Nsight Compute can read the
-# counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT).
+# counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as
+# the tiled and the persistent kernel).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +21,8 @@ repo=$(cd "$here/../.." && pwd)
 quick_dir=$repo/build/gpu-aot
 sweep_dir=$repo/build/gpu-aot-sweep
 check_dir=$repo/build/gpu-check
-sweep_rows=(--suite gemm --sizes 1024,2048,4096,8192 --dtypes bf16 --layouts nn,nt)
+sweep_rows=(--suite gemm --sizes 1024,2048,4096,8192 --dtypes bf16 --layouts nn,nt
+            --gemm-kernels matmul,matmul_persistent)
 
 case "${1:-}" in
 export)

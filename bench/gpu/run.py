@@ -11,7 +11,8 @@ device alone, all implementations of a row side by side (time_each_ms:
 launches captured in CUDA graphs, L2 flushed before each call, the graphs
 replayed in turns, so that the host's launch cost, warm caches and drifting
 clocks favour no one). The Tessera and Triton kernels come from the same
-source, bench/gpu/kernels.py. GEMM is reported in TFLOP/s against
+source, bench/gpu/kernels.py (--gemm-kernels adds the persistent GEMM).
+GEMM is reported in TFLOP/s against
 torch.matmul (cuBLAS) and Triton; softmax, layernorm and vector add in GB/s
 against Triton, PyTorch and a device-to-device copy of one input (its own
 bytes, read once and written once). Needs PyTorch with CUDA; Triton is
@@ -129,11 +130,18 @@ class Row:
             self.rates[name] = self.work_of.get(name, self.work) / (ms * 1e-3) / per_second
 
 
-def launch_gemm(module, a, b, c):
+def launch_gemm(module, a, b, c, kernel="matmul", programs=None):
+    """C = A @ B with `kernel`: "matmul" (a program per output tile) or
+    "matmul_persistent" (at most `programs` programs, one per SM, walking the
+    tiles)."""
     (M, K), N = a.shape, b.shape[1]
-    grid = lambda meta: (triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"]),)
-    module.matmul[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                        c.stride(0), c.stride(1))
+    tiles = lambda meta: triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"])
+    if kernel == "matmul_persistent":
+        grid = lambda meta: (min(programs, tiles(meta)),)
+    else:
+        grid = lambda meta: (tiles(meta),)
+    getattr(module, kernel)[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                                  b.stride(1), c.stride(0), c.stride(1))
 
 
 def launch_rows(module, kernel, x, y, w, bias):
@@ -177,18 +185,23 @@ def add_copy(row, src, dst):
     row.work_of["copy"] = 2.0 * src.numel() * src.element_size()
 
 
-def bench_gemm(kernels, args, size, dtype, layout):
+def gemm_row_name(layout, kernel):
+    return f"gemm-{layout}" + ("-p" if kernel == "matmul_persistent" else "")
+
+
+def bench_gemm(kernels, args, size, dtype, layout, kernel):
     a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda", dtype=dt), size, dtype,
                          layout)
     reference = torch.matmul(a, b)
-    row = Row(f"gemm-{layout}", f"{size}x{size}x{size}", args.dtype_name[dtype], "TFLOP/s",
-              2.0 * size ** 3)
+    programs = torch.cuda.get_device_properties(a.device).multi_processor_count
+    row = Row(gemm_row_name(layout, kernel), f"{size}x{size}x{size}", args.dtype_name[dtype],
+              "TFLOP/s", 2.0 * size ** 3)
     tol = dict(atol=1e-2 * math.sqrt(size), rtol=2e-2)
     ok = row.check("cuBLAS", lambda: torch.matmul(a, b), reference, **tol)
 
     def run(module):
         c = torch.empty(size, size, device="cuda", dtype=dtype)
-        launch_gemm(module, a, b, c)
+        launch_gemm(module, a, b, c, kernel, programs)
         return c
     ok &= add_kernels(row, kernels, run, reference, **tol)
     row.time_all(args)
@@ -248,7 +261,8 @@ def plan(args):
         for dtype in args.dtypes.split(","):
             for size in [int(s) for s in args.sizes.split(",")]:
                 for layout in args.layouts.split(","):
-                    rows.append(("gemm", size, DTYPES[dtype], layout))
+                    for kernel in args.gemm_kernels.split(","):
+                        rows.append(("gemm", size, DTYPES[dtype], layout, kernel))
     for kernel in ("softmax", "layernorm"):
         if args.suite in ("all", kernel):
             for cols in (1024, 4096) if args.quick else (1024, 2048, 4096, 8192):
@@ -274,9 +288,10 @@ def export_row(recorder, item):
     from aot import TensorSpec
     kind, *shape = item
     if kind == "gemm":
-        size, dtype, layout = shape
+        size, dtype, layout, kernel = shape
         a, b = gemm_operands(TensorSpec, size, dtype, layout)
-        launch_gemm(recorder, a, b, TensorSpec((size, size), dtype))
+        # The program count is a launch value, not compiled in.
+        launch_gemm(recorder, a, b, TensorSpec((size, size), dtype), kernel, programs=132)
     elif kind == "add":
         n, dtype = shape
         launch_add(recorder, *[TensorSpec((n,), dtype)] * 3)
@@ -375,6 +390,9 @@ def main():
     parser.add_argument("--suite", default="all", choices=["all", "gemm", "softmax", "layernorm", "add"])
     parser.add_argument("--sizes", default="1024,2048,4096,8192", help="GEMM sizes (M=N=K)")
     parser.add_argument("--dtypes", default="bf16,fp16", help="GEMM dtypes: fp16, bf16, fp32")
+    parser.add_argument("--gemm-kernels", default="matmul",
+                        help="GEMM kernels of kernels.py: matmul (a program per tile), "
+                             "matmul_persistent (a program per SM; rows gemm-nn-p, gemm-nt-p)")
     parser.add_argument("--layouts", default="nn,nt",
                         help="GEMM operand layouts: nn (B row-major [K, N]), nt (B the transpose of "
                              "a row-major [N, K], as a PyTorch Linear's weight)")

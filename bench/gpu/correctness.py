@@ -93,7 +93,9 @@ def host(tensor):
 
 
 def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 64, 32),
-                precision="ieee", on_cpu=True):
+                precision="ieee", on_cpu=True, out=None):
+    """C = A @ B, written as `out` (default: the fp32 or i32 accumulator; a
+    16-bit `out` goes through the epilogue's stmatrix stores on sm_90)."""
     M, N, K = size
     BM, BN, BK = block
 
@@ -105,7 +107,7 @@ def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 6
             b = on.input((N, K), dtype, -bound, bound).t()
         else:
             b = on.input((K, N), dtype, -bound, bound)
-        out_type = "i32" if dtype == "i8" else "fp32"
+        out_type = out or ("i32" if dtype == "i8" else "fp32")
         c = on.output((M, N), out_type)
         kernels.matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
             a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
@@ -113,10 +115,11 @@ def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 6
             num_warps=warps, num_stages=stages)
         # tf32 keeps 10 mantissa bits of each operand; the others are exact
         # products summed in fp32.
-        tol = dict(rtol=1e-2, atol=2e-2) if precision == "tf32" else dict(rtol=1e-4, atol=1e-3)
+        # A 16-bit result rounds to 8 (bf16) or 11 (fp16) significant bits.
+        tol = dict(rtol=1e-2, atol=2e-2) if precision == "tf32" or out else dict(rtol=1e-4, atol=1e-3)
         on.check(c, lambda: host(a) @ host(b), **(tol if dtype != "i8" else {}))
     return Case(f"matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} {precision} "
-                f"warps={warps} stages={stages}", run, on_cpu)
+                f"warps={warps} stages={stages}" + (f" -> {out}" if out else ""), run, on_cpu)
 
 
 def reduce_case(op, axis, warps, shape=(29, 100), block=(32, 128)):
@@ -219,6 +222,12 @@ def cases():
         found.append(unary_case(op))
     found += [integer_case(), histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
               descriptor_case()]
+    # 16-bit results: the accumulators leave through stmatrix on sm_90 (one and
+    # two warpgroups, the benchmark's 128x256 tile, mma.sync on 2 warps).
+    found.append(matmul_case("bf16", "nn", 4, 3, out="bf16"))
+    found.append(matmul_case("fp16", "nt", 8, 3, out="fp16"))
+    found.append(matmul_case("bf16", "nn", 8, 3, block=(128, 256, 64), on_cpu=False, out="bf16"))
+    found.append(matmul_case("bf16", "nn", 2, 2, block=(32, 32, 16), out="bf16"))
     return found
 
 

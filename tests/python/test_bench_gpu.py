@@ -167,7 +167,8 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     "reduce cumsum axis=0 29x100 warps=1",
     "unary exp n=1000", "unary div_rn n=1000", "integer // and % n=1000",
     "atomic_add histogram and float sum n=5000", "trans fp16 100x70",
-    "tensor descriptor 96x64"])
+    "tensor descriptor 96x64",
+    "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=4 stages=3 -> bf16"])
 def test_device_correctness_cases_on_cpu(name):
     """bench/gpu/correctness.py's cases (what a lent GPU machine checks from
     exported cubins) on Tessera's CPU backend: the harness, the inputs and

@@ -2,6 +2,7 @@
 compiling for the targets the benchmark runs on, without a GPU. The script
 itself needs PyTorch; the NVIDIA target needs ptxas (CUDA toolkit)."""
 
+import importlib
 import os
 import shutil
 import subprocess
@@ -11,6 +12,16 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN = os.path.join(ROOT, "bench", "gpu", "run.py")
+
+
+def bench_module(name):
+    """bench/gpu/NAME.py, imported with its directory on the path (as run.py
+    imports its neighbours)."""
+    sys.path.insert(0, os.path.dirname(RUN))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
 
 
 def has_ptxas():
@@ -52,11 +63,7 @@ def test_aot_signatures_follow_the_jit_specialization():
     torch = pytest.importorskip("torch")
     import tessera
     import tessera.language as tl
-    sys.path.insert(0, os.path.dirname(RUN))
-    try:
-        import aot
-    finally:
-        sys.path.pop(0)
+    aot = bench_module("aot")
 
     @tessera.jit
     def kernel(p, q, a, b, c, d, e, flag, x, BLOCK: tl.constexpr):
@@ -110,11 +117,7 @@ def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
     (37 rows: the last program's rows are masked), on Tessera's CPU backend
     against PyTorch; on a GPU run.py checks them again before timing."""
     torch = pytest.importorskip("torch")
-    sys.path.insert(0, os.path.dirname(RUN))
-    try:
-        import run
-    finally:
-        sys.path.pop(0)
+    run = bench_module("run")
     kernels = run.tessera_kernels()
     generator = torch.Generator().manual_seed(rows_per_program)
     rows, cols, block = 37, 200, 256
@@ -139,11 +142,7 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     150x136 has ragged tiles of 32x32, and the persistent kernel's 4
     programs walk 25 tiles (7, 6, 6 and 6 each)."""
     torch = pytest.importorskip("torch")
-    sys.path.insert(0, os.path.dirname(RUN))
-    try:
-        import run
-    finally:
-        sys.path.pop(0)
+    run = bench_module("run")
     kernels = run.tessera_kernels()
     generator = torch.Generator().manual_seed(len(kernel))
     M, N, K = 150, 136, 200
@@ -175,11 +174,7 @@ def test_device_correctness_cases_on_cpu(name):
     the NumPy references are right before a GPU run relies on them. A
     sample; `correctness.py --cpu` runs them all (about 4 minutes)."""
     pytest.importorskip("torch")
-    sys.path.insert(0, os.path.dirname(RUN))
-    try:
-        import correctness
-    finally:
-        sys.path.pop(0)
+    correctness = bench_module("correctness")
     [(seed, case)] = [(i, c) for i, c in enumerate(correctness.cases()) if c.name == name]
     on = correctness.OnDevice(seed, device="cpu")
     case.launch(correctness.tessera_kernels(correctness.KERNELS), on)

@@ -8,15 +8,18 @@ namespace tessera::gpu {
 
 SmallVector<Value> inlinePtx(OpBuilder &builder, Location loc, TypeRange results,
                              ValueRange operands, StringRef assembly, StringRef constraints) {
-  Type resultType = results.size() == 1
-                        ? results.front()
-                        : LLVM::LLVMStructType::getLiteral(builder.getContext(),
-                                                           SmallVector<Type>(results));
+  // No result (a store): the op has none, as LLVM's void inline asm.
+  Type resultType = results.empty()       ? Type()
+                    : results.size() == 1 ? results.front()
+                                          : LLVM::LLVMStructType::getLiteral(
+                                                builder.getContext(), SmallVector<Type>(results));
   auto op = LLVM::InlineAsmOp::create(
       builder, loc, resultType, operands, assembly, constraints,
       /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(builder.getContext(), LLVM::AsmDialect::AD_ATT),
       /*operand_attrs=*/ArrayAttr());
+  if (results.empty())
+    return {};
   if (results.size() == 1)
     return {op.getResult(0)};
   SmallVector<Value> values;

@@ -1,5 +1,5 @@
 // PTX the NVVM dialect has no op for (a wgmma wait that names the registers
-// it orders, a predicated load), as one llvm.inline_asm.
+// it orders, a predicated load or store), as one llvm.inline_asm.
 #ifndef TESSERA_LOWERING_GPU_INLINEPTX_H
 #define TESSERA_LOWERING_GPU_INLINEPTX_H
 
@@ -10,7 +10,8 @@ namespace tessera::gpu {
 /// `assembly` with `operands` and one result per type of `results`, bound by
 /// `constraints` (LLVM's spelling: "=r,=f,b,l,0,1"); kept in program order
 /// with every memory access (it may read or write memory). Returns the
-/// results, out of the struct LLVM returns for more than one.
+/// results, out of the struct LLVM returns for more than one (none for an
+/// empty `results`).
 llvm::SmallVector<mlir::Value> inlinePtx(mlir::OpBuilder &builder, mlir::Location loc,
                                          mlir::TypeRange results, mlir::ValueRange operands,
                                          llvm::StringRef assembly, llvm::StringRef constraints);

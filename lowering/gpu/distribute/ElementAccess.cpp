@@ -107,12 +107,38 @@ SmallVector<Value> loadRunPredicated(OpBuilder &b, Location loc, VectorType type
   return elements;
 }
 
-/// Whether runs of `type` from `base` may be predicated loads: whole 32-bit
-/// words, 1, 2 or 4, from global memory (a memref in the default space).
-bool allowsPredicatedLoad(Value base, VectorType type) {
+/// Whether runs of `type` at `base` may be predicated accesses: whole
+/// 32-bit words, 1, 2 or 4, in global memory (a memref in the default space).
+bool allowsPredicatedAccess(Value base, VectorType type) {
   int64_t bits = type.getNumElements() * type.getElementTypeBitWidth();
   return !cast<MemRefType>(base.getType()).getMemorySpace() &&
          (bits == 32 || bits == 64 || bits == 128);
+}
+
+/// `values` (a run of `type`) written at `address` (an index, the run's
+/// first byte in global memory) by one `@p st.global` under `condition`.
+/// Runs of whole 32-bit words, 1, 2 or 4 of them.
+void storeRunPredicated(OpBuilder &b, Location loc, VectorType type, Value address,
+                        Value condition, ValueRange values) {
+  unsigned words = type.getNumElements() * type.getElementTypeBitWidth() / 32;
+  auto wordsType = VectorType::get({int64_t(words)}, b.getI32Type());
+  Value packed = vector::BitCastOp::create(
+      b, loc, wordsType, vector::FromElementsOp::create(b, loc, type, values));
+  SmallVector<Value> operands = {
+      condition, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)};
+  std::string constraints = "b,l", registers;
+  llvm::raw_string_ostream constraintOut(constraints), registerOut(registers);
+  for (unsigned word = 0; word < words; ++word) {
+    constraintOut << ",r";
+    registerOut << (word ? ", $" : "$") << word + 2;
+    operands.push_back(vector::ExtractOp::create(b, loc, packed, int64_t(word)));
+  }
+  std::string vectorSuffix = words > 1 ? ".v" + std::to_string(words) : "";
+  std::string source = words > 1 ? "{" + registers + "}" : registers;
+  std::string assembly = "{ .reg .u64 %tessera_global; cvta.to.global.u64 %tessera_global, $1; "
+                         "@$0 st.global" + vectorSuffix + ".b32 [%tessera_global], " + source +
+                         "; }";
+  inlinePtx(b, loc, TypeRange{}, operands, assembly, constraints);
 }
 
 Value loadElement(OpBuilder &builder, Location loc, Value base, ElementAccess access,
@@ -213,7 +239,7 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
       llvm::append_range(regs, loadRun(builder, loc, first));
       continue;
     }
-    if (runAccess.predicatedLoads && allowsPredicatedLoad(base, runs.vectorType())) {
+    if (runAccess.predicated && allowsPredicatedAccess(base, runs.vectorType())) {
       SmallVector<Value> fill;
       for (unsigned i = first; i < first + width; ++i)
         fill.push_back(otherwise(builder, i));
@@ -267,8 +293,16 @@ void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<Elemen
                               /*nontemporal=*/false, runs.alignment());
     };
     if (runAccess.provedWhole) {
+      Value condition = accesses[first].condition;
+      if (condition && runAccess.predicated &&
+          allowsPredicatedAccess(base, runs.vectorType())) {
+        storeRunPredicated(builder, loc, runs.vectorType(),
+                           runs.addressOf(builder, loc, accesses[first]), condition,
+                           values.slice(first, width));
+        continue;
+      }
       OpBuilder::InsertionGuard insertion(builder);
-      if (Value condition = accesses[first].condition) {
+      if (condition) {
         auto ifOp = scf::IfOp::create(builder, loc, condition, /*withElseRegion=*/false);
         builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
       }

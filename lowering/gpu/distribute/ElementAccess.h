@@ -63,12 +63,15 @@ struct RunAccess {
   /// access's condition, with no run-time check and no element fallback.
   bool provedWhole = false;
   /// NVIDIA, proved runs of global memory: each run under a condition is one
-  /// `ld.global` predicated on it, its registers first holding the fill
-  /// (inline PTX), rather than a branch around a vector load. After such a
-  /// branch LLVM moves what reads the loaded values (an f16 to f32
-  /// extension) into it, and each thread then waits for one run's load
-  /// before it issues the next: the loads of a row no longer overlap.
-  bool predicatedLoads = false;
+  /// `ld.global` or `st.global` predicated on it (inline PTX; a load's
+  /// registers first hold the fill) rather than a branch around a vector
+  /// access. After such a branch LLVM moves what reads the loaded values (an
+  /// f16 to f32 extension) into it, and each thread then waits for one run's
+  /// load before it issues the next: the loads of a row no longer overlap.
+  /// Around stores, ptxas keeps the branches, each with a convergence
+  /// barrier (BSSY/BSYNC) and its own reloads of kernel parameters: a third
+  /// of the SASS of a 128x256 GEMM's epilogue.
+  bool predicated = false;
 };
 
 /// i1: every non-null value of `conditions` holds (null when none is).

@@ -62,7 +62,7 @@ FailureOr<RunAccess> runAccessOf(KernelLowering &k, Operation *op, Value ptrTile
   runs.provedWhole =
       k.contiguity.runStartAlignment(ptrTile, runs.width, runBytes / runs.width) % runBytes == 0 &&
       (!mask || k.contiguity.piecesOf(mask).constancy % runs.width == 0);
-  runs.predicatedLoads = runs.provedWhole && k.target.vendor == GpuVendor::Nvidia;
+  runs.predicated = runs.provedWhole && k.target.vendor == GpuVendor::Nvidia;
   return runs;
 }
 

@@ -6,8 +6,9 @@
 // mask at compile time, so each is one vector access under the mask of its
 // first element: no alignment check, no element-by-element fallback. On
 // NVIDIA the load is one predicated ld.global whose registers start as the
-// fill (no branch for LLVM to sink the loaded values' users into); on AMD a
-// branch around a vector load.
+// fill (no branch for LLVM to sink the loaded values' users into) and the
+// store one predicated st.global (no branch for ptxas to keep); on AMD
+// branches around a vector load and store.
 tile.func @row(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
   %cols = tile.make_range 0 to 128 : tensor<128xi32>
   %ns = tile.splat %n : i32 -> tensor<128xi32>
@@ -30,8 +31,12 @@ tile.func @row(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .u64 %tessera_global; cvta.to.global.u64 %tessera_global, $5; @$4 ld.global.v4.b32 {$0, $1, $2, $3}, [%tessera_global]; }", "=r,=r,=r,=r,b,l,0,1,2,3" %[[IN]], %[[ADDRESS]]
 // CHECK-NOT: scf.if %[[IN]] ->
 // CHECK-NOT: memref.load
-// CHECK: scf.if %{{.*}} {
-// CHECK-NEXT: vector.store %{{.*}}, %arg1[%{{.*}}] {alignment = 16 : i64}
+// CHECK: %[[OUT:.*]] = memref.extract_aligned_pointer_as_index %arg1
+// CHECK: %[[OUTSTART:.*]] = arith.addi %[[OUT]]
+// CHECK: %[[OUTADDRESS:.*]] = arith.index_castui %[[OUTSTART]] : index to i64
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .u64 %tessera_global; cvta.to.global.u64 %tessera_global, $1; @$0 st.global.v4.b32 [%tessera_global], {$2, $3, $4, $5}; }", "b,l,r,r,r,r" %[[IN]], %[[OUTADDRESS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i1, i64, i32, i32, i32, i32) -> ()
+// CHECK-NOT: scf.if
+// CHECK-NOT: vector.store
 // CHECK-NOT: memref.store
 
 // AMD-LABEL: gpu.func @row
@@ -40,6 +45,8 @@ tile.func @row(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<
 // AMD: %[[IN:.*]] = arith.cmpi slt
 // AMD: scf.if %[[IN]] -> (f32, f32, f32, f32)
 // AMD-NEXT: vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// AMD: scf.if %{{.*}} {
+// AMD: vector.store %{{.*}}, %arg1[%{{.*}}] {alignment = 16 : i64}
 
 // -----
 

@@ -68,16 +68,36 @@ ElementAccess inRun(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> ac
   return access;
 }
 
+/// The 32-bit words (1, 2 or 4) that a run of `type` made of `elements` is.
+SmallVector<Value> wordsOf(OpBuilder &b, Location loc, VectorType type, ValueRange elements) {
+  unsigned words = type.getNumElements() * type.getElementTypeBitWidth() / 32;
+  auto wordsType = VectorType::get({int64_t(words)}, b.getI32Type());
+  Value packed = vector::BitCastOp::create(
+      b, loc, wordsType, vector::FromElementsOp::create(b, loc, type, elements));
+  SmallVector<Value> result;
+  for (unsigned word = 0; word < words; ++word)
+    result.push_back(vector::ExtractOp::create(b, loc, packed, int64_t(word)));
+  return result;
+}
+
+/// PTX for `access` ("ld.global.v4.b32 {$0, ...}, [%tessera_global]") under
+/// predicate operand `predicate`, %tessera_global being the global-space
+/// form of the generic address operand `address`.
+std::string predicatedGlobalAccess(unsigned predicate, unsigned address,
+                                   llvm::StringRef access) {
+  return "{ .reg .u64 %tessera_global; cvta.to.global.u64 %tessera_global, $" +
+         std::to_string(address) + "; @$" + std::to_string(predicate) + " " + access.str() +
+         "; }";
+}
+
 /// The run of `type` at `address` (an index, the run's first byte in
 /// global memory): one `@p ld.global` whose registers hold `fill` first,
 /// so that where `condition` is false they keep it. Runs of whole 32-bit
 /// words, 1, 2 or 4 of them.
 SmallVector<Value> loadRunPredicated(OpBuilder &b, Location loc, VectorType type, Value address,
                                      Value condition, ArrayRef<Value> fill) {
-  unsigned words = type.getNumElements() * type.getElementTypeBitWidth() / 32;
-  auto wordsType = VectorType::get({int64_t(words)}, b.getI32Type());
-  Value fillWords = vector::BitCastOp::create(
-      b, loc, wordsType, vector::FromElementsOp::create(b, loc, type, fill));
+  SmallVector<Value> fillWords = wordsOf(b, loc, type, fill);
+  unsigned words = fillWords.size();
   SmallVector<Value> operands = {
       condition, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)};
   std::string constraints, registers;
@@ -87,18 +107,18 @@ SmallVector<Value> loadRunPredicated(OpBuilder &b, Location loc, VectorType type
     registerOut << (word ? ", $" : "$") << word;
   }
   constraintOut << "b,l";
-  for (unsigned word = 0; word < words; ++word) {
+  for (unsigned word = 0; word < words; ++word)
     constraintOut << "," << word;
-    operands.push_back(vector::ExtractOp::create(b, loc, fillWords, int64_t(word)));
-  }
+  llvm::append_range(operands, fillWords);
   std::string vectorSuffix = words > 1 ? ".v" + std::to_string(words) : "";
   std::string destination = words > 1 ? "{" + registers + "}" : registers;
-  std::string assembly = "{ .reg .u64 %tessera_global; cvta.to.global.u64 %tessera_global, $" +
-                         std::to_string(words + 1) + "; @$" + std::to_string(words) +
-                         " ld.global" + vectorSuffix + ".b32 " + destination +
-                         ", [%tessera_global]; }";
   SmallVector<Value> loadedWords = inlinePtx(
-      b, loc, SmallVector<Type>(words, b.getI32Type()), operands, assembly, constraints);
+      b, loc, SmallVector<Type>(words, b.getI32Type()), operands,
+      predicatedGlobalAccess(words, words + 1,
+                             "ld.global" + vectorSuffix + ".b32 " + destination +
+                                 ", [%tessera_global]"),
+      constraints);
+  auto wordsType = VectorType::get({int64_t(words)}, b.getI32Type());
   Value loaded = vector::BitCastOp::create(
       b, loc, type, vector::FromElementsOp::create(b, loc, wordsType, loadedWords));
   SmallVector<Value> elements;
@@ -120,25 +140,22 @@ bool allowsPredicatedAccess(Value base, VectorType type) {
 /// Runs of whole 32-bit words, 1, 2 or 4 of them.
 void storeRunPredicated(OpBuilder &b, Location loc, VectorType type, Value address,
                         Value condition, ValueRange values) {
-  unsigned words = type.getNumElements() * type.getElementTypeBitWidth() / 32;
-  auto wordsType = VectorType::get({int64_t(words)}, b.getI32Type());
-  Value packed = vector::BitCastOp::create(
-      b, loc, wordsType, vector::FromElementsOp::create(b, loc, type, values));
+  SmallVector<Value> words = wordsOf(b, loc, type, values);
   SmallVector<Value> operands = {
       condition, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)};
   std::string constraints = "b,l", registers;
   llvm::raw_string_ostream constraintOut(constraints), registerOut(registers);
-  for (unsigned word = 0; word < words; ++word) {
+  for (unsigned word = 0; word < words.size(); ++word) {
     constraintOut << ",r";
     registerOut << (word ? ", $" : "$") << word + 2;
-    operands.push_back(vector::ExtractOp::create(b, loc, packed, int64_t(word)));
   }
-  std::string vectorSuffix = words > 1 ? ".v" + std::to_string(words) : "";
-  std::string source = words > 1 ? "{" + registers + "}" : registers;
-  std::string assembly = "{ .reg .u64 %tessera_global; cvta.to.global.u64 %tessera_global, $1; "
-                         "@$0 st.global" + vectorSuffix + ".b32 [%tessera_global], " + source +
-                         "; }";
-  inlinePtx(b, loc, TypeRange{}, operands, assembly, constraints);
+  llvm::append_range(operands, words);
+  std::string vectorSuffix = words.size() > 1 ? ".v" + std::to_string(words.size()) : "";
+  std::string source = words.size() > 1 ? "{" + registers + "}" : registers;
+  inlinePtx(b, loc, TypeRange{}, operands,
+            predicatedGlobalAccess(0, 1,
+                                   "st.global" + vectorSuffix + ".b32 [%tessera_global], " + source),
+            constraints);
 }
 
 Value loadElement(OpBuilder &builder, Location loc, Value base, ElementAccess access,

@@ -6,24 +6,30 @@
 #include "llvm/Support/raw_ostream.h"
 
 using tessera::gpu::Basis;
+using tessera::gpu::isZero;
 using tessera::gpu::LinearLayout;
+using tessera::gpu::xorBasesOf;
 
-namespace {
-
-bool isZero(const Basis &basis) {
+bool tessera::gpu::isZero(const Basis &basis) {
   return llvm::all_of(basis, [](int64_t v) { return v == 0; });
 }
+
+namespace {
 
 void xorInto(Basis &into, const Basis &basis) {
   for (auto [a, b] : llvm::zip(into, basis))
     a ^= b;
 }
 
-void xorBasesOf(Basis &coords, llvm::ArrayRef<Basis> bases, unsigned index) {
+} // namespace
+
+void tessera::gpu::xorBasesOf(Basis &coords, llvm::ArrayRef<Basis> bases, unsigned index) {
   for (unsigned bit = 0; bit < bases.size(); ++bit)
     if (index & (1u << bit))
       xorInto(coords, bases[bit]);
 }
+
+namespace {
 
 Basis along(unsigned rank, unsigned dim, int64_t value) {
   Basis basis(rank, 0);

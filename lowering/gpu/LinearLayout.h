@@ -29,6 +29,12 @@ namespace tessera::gpu {
 
 using Basis = llvm::SmallVector<int64_t, 4>;
 
+/// Every entry of `basis` is 0: a basis that moves nowhere (copies).
+bool isZero(const Basis &basis);
+/// XORs into `coords` the bases whose bits are set in `index` (bit i:
+/// bases[i]), as a hardware index contributes its bases' moves.
+void xorBasesOf(Basis &coords, llvm::ArrayRef<Basis> bases, unsigned index);
+
 struct LinearLayout {
   llvm::SmallVector<int64_t, 4> shape;
   llvm::SmallVector<Basis> registers;

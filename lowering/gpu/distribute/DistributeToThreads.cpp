@@ -221,7 +221,6 @@ LogicalResult lowerConstant(KernelLowering &k, arith::ConstantOp op, OpBuilder &
     k.map(op, Registers(layout->numRegisters(), scalar));
     return success();
   }
-  auto isZero = [](const Basis &basis) { return llvm::all_of(basis, [](int64_t v) { return !v; }); };
   if (!llvm::all_of(layout->lanes, isZero) || !llvm::all_of(layout->warps, isZero))
     return k.unsupported(op, "a non-splat constant tile spread over several threads");
   auto values = elements.getValues<Attribute>();

@@ -15,10 +15,6 @@ Value i32Constant(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(builder, loc, value, 32);
 }
 
-bool isZero(const Basis &basis) {
-  return llvm::all_of(basis, [](int64_t v) { return v == 0; });
-}
-
 } // namespace
 
 ThreadContext::ThreadContext(Block &entry, Location loc, unsigned warpSize, unsigned numWarps)

@@ -13,12 +13,9 @@ namespace tessera::gpu {
 
 namespace {
 
-constexpr unsigned kRowsPerMatrix = 8;
+/// stmatrix's matrices are 8x8: 8 rows of 8 16-bit columns (16 bytes).
+constexpr unsigned kMatrixSide = 8;
 constexpr unsigned kSharedAddressSpace = 3;
-
-bool isZero(const Basis &basis) {
-  return llvm::all_of(basis, [](int64_t v) { return v == 0; });
-}
 
 /// `basis` moves exactly `columns` along the last dimension and nowhere else.
 bool movesColumns(const Basis &basis, int64_t columns) {
@@ -28,23 +25,15 @@ bool movesColumns(const Basis &basis, int64_t columns) {
   return true;
 }
 
-Basis xorOf(Basis lhs, const Basis &rhs) {
-  for (auto [l, r] : llvm::zip_equal(lhs, rhs))
-    l ^= r;
-  return lhs;
-}
-
 /// Lane bits 2 to 4 pick the row of a matrix: no column move, and the eight
 /// rows they reach are distinct.
 bool lanesPickRows(llvm::ArrayRef<Basis> rowLanes) {
   for (const Basis &lane : rowLanes)
     if (lane.back() != 0)
       return false;
-  for (unsigned subset = 1; subset < kRowsPerMatrix; ++subset) {
+  for (unsigned subset = 1; subset < kMatrixSide; ++subset) {
     Basis reached(rowLanes.front().size(), 0);
-    for (unsigned bit = 0; bit < rowLanes.size(); ++bit)
-      if (subset & (1u << bit))
-        reached = xorOf(std::move(reached), rowLanes[bit]);
+    xorBasesOf(reached, rowLanes, subset);
     if (isZero(reached))
       return false;
   }
@@ -80,7 +69,7 @@ std::optional<MatrixStores> planMatrixStores(const LinearLayout &layout) {
       !movesColumns(layout.lanes[1], 4) || !lanesPickRows(ArrayRef(layout.lanes).drop_front(2)))
     return std::nullopt;
   // A column move of a multiple of 8 XORed into the run's first column adds.
-  auto movesWholeMatrices = [](const Basis &basis) { return basis.back() % kRowsPerMatrix == 0; };
+  auto movesWholeMatrices = [](const Basis &basis) { return basis.back() % kMatrixSide == 0; };
   if (!llvm::all_of(ArrayRef(layout.registers).drop_front(), movesWholeMatrices) ||
       !llvm::all_of(layout.warps, movesWholeMatrices))
     return std::nullopt;
@@ -151,7 +140,7 @@ void storeTileWithMatrixStores(ThreadContext &thread, OpBuilder &builder, Locati
       words.push_back(vector::ExtractOp::create(builder, loc, word, ArrayRef<int64_t>{0}));
     }
     NVVM::StMatrixOp::create(builder, loc, pointer, words, NVVM::MMALayout::row,
-                             NVVM::LdStMatrixShapeAttr::get(context, kRowsPerMatrix, 8),
+                             NVVM::LdStMatrixShapeAttr::get(context, kMatrixSide, kMatrixSide),
                              NVVM::LdStMatrixEltType::B16);
   }
 }

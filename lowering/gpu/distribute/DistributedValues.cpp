@@ -99,25 +99,6 @@ Value ThreadContext::flatIndex(OpBuilder &builder, Location loc, const LinearLay
   return index ? index : i32Constant(builder, loc, 0);
 }
 
-std::optional<int64_t> registerIndexOffset(const LinearLayout &layout, unsigned reg,
-                                           int64_t rowPadding) {
-  Basis offset = layout.registerOffset(reg);
-  int64_t index = 0, stride = 1;
-  for (int dim = static_cast<int>(layout.rank()) - 1; dim >= 0; --dim) {
-    int64_t threadBits = 0, registerBits = 0;
-    for (llvm::ArrayRef<Basis> bases : {llvm::ArrayRef(layout.lanes), llvm::ArrayRef(layout.warps)})
-      for (const Basis &basis : bases)
-        threadBits |= basis[dim];
-    for (const Basis &basis : layout.registers)
-      registerBits |= basis[dim];
-    if (threadBits & registerBits)
-      return std::nullopt;
-    index += offset[dim] * stride;
-    stride *= layout.shape[dim] + (dim + 1 == static_cast<int>(layout.rank()) ? rowPadding : 0);
-  }
-  return index;
-}
-
 Value ThreadContext::ownsElements(const LinearLayout &layout) {
   ThreadPart &part = threadPart(layout);
   if (part.ownerComputed)

@@ -94,14 +94,6 @@ std::optional<llvm::SmallVector<RegisterSource>>
 registerRenaming(const LinearLayout &result, llvm::ArrayRef<LinearLayout> operands,
                  CoordinateMap map);
 
-/// flatIndex(layout, reg, rowPadding) - flatIndex(layout, 0, rowPadding), a
-/// constant where register bases move along no bit of a coordinate that a
-/// lane or warp basis moves along (their XOR is then a sum); std::nullopt
-/// otherwise. Adding it to register 0's index in 64 bits lets the constant
-/// become an access's immediate offset.
-std::optional<int64_t> registerIndexOffset(const LinearLayout &layout, unsigned reg,
-                                           int64_t rowPadding = 0);
-
 /// Row-major index of `coords` in a tile of `shape`.
 int64_t rowMajorIndex(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> coords);
 /// The coordinates of row-major index `index` in a tile of `shape`.

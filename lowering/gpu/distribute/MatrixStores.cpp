@@ -123,11 +123,9 @@ void storeTileWithMatrixStores(ThreadContext &thread, OpBuilder &builder, Locati
   constexpr auto noWrap = arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
   Value elementBytes = indexConstant(builder, loc, 2);
-  Value firstIndex =
-      toIndex(builder, loc, thread.flatIndex(builder, loc, stores.rowStarts, 0, rowPadding));
+  RegisterIndices rowStartIndices(thread, builder, loc, stores.rowStarts, rowPadding);
   for (auto [instruction, fragments] : llvm::enumerate(stores.fragments)) {
-    Value index =
-        registerIndex(thread, builder, loc, stores.rowStarts, instruction, rowPadding, firstIndex);
+    Value index = rowStartIndices(builder, loc, instruction);
     Value address = arith::AddIOp::create(
         builder, loc, base, arith::MulIOp::create(builder, loc, index, elementBytes, noWrap),
         noWrap);

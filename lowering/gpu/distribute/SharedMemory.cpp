@@ -160,15 +160,42 @@ Value indexConstant(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(builder, loc, value);
 }
 
-Value registerIndex(ThreadContext &thread, OpBuilder &builder, Location loc,
-                    const LinearLayout &layout, unsigned reg, int64_t rowPadding,
-                    Value firstIndex) {
-  std::optional<int64_t> offset = registerIndexOffset(layout, reg, rowPadding);
-  if (!offset)
-    return toIndex(builder, loc, thread.flatIndex(builder, loc, layout, reg, rowPadding));
-  if (*offset == 0)
-    return firstIndex;
-  return arith::AddIOp::create(builder, loc, firstIndex, indexConstant(builder, loc, *offset),
+namespace {
+/// No register basis moves along a coordinate bit that a lane or warp basis
+/// moves along.
+bool registerBitsApartFromThreadBits(const LinearLayout &layout) {
+  for (unsigned dim = 0; dim < layout.rank(); ++dim) {
+    int64_t threadBits = 0, registerBits = 0;
+    for (llvm::ArrayRef<Basis> bases : {llvm::ArrayRef(layout.lanes), llvm::ArrayRef(layout.warps)})
+      for (const Basis &basis : bases)
+        threadBits |= basis[dim];
+    for (const Basis &basis : layout.registers)
+      registerBits |= basis[dim];
+    if (threadBits & registerBits)
+      return false;
+  }
+  return true;
+}
+} // namespace
+
+RegisterIndices::RegisterIndices(ThreadContext &thread, OpBuilder &builder, Location loc,
+                                 const LinearLayout &layout, int64_t rowPadding)
+    : thread_(thread), layout_(layout), rowPadding_(rowPadding), paddedShape_(layout.shape),
+      registerOffsetsAdd_(registerBitsApartFromThreadBits(layout)),
+      first_(toIndex(builder, loc, thread.flatIndex(builder, loc, layout, 0, rowPadding))) {
+  if (!paddedShape_.empty())
+    paddedShape_.back() += rowPadding;
+}
+
+Value RegisterIndices::operator()(OpBuilder &builder, Location loc, unsigned reg) const {
+  if (reg == 0)
+    return first_;
+  if (!registerOffsetsAdd_)
+    return toIndex(builder, loc, thread_.flatIndex(builder, loc, layout_, reg, rowPadding_));
+  int64_t offset = rowMajorIndex(paddedShape_, layout_.registerOffset(reg));
+  if (offset == 0)
+    return first_;
+  return arith::AddIOp::create(builder, loc, first_, indexConstant(builder, loc, offset),
                                arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
 }
 
@@ -176,14 +203,14 @@ void storeTileToShared(ThreadContext &thread, OpBuilder &builder, Location loc, 
                        const LinearLayout &layout, ValueRange registers, bool ownersOnly,
                        ValueRange predicates, int64_t rowPadding) {
   Value owner = ownersOnly ? thread.ownsElements(layout) : Value();
-  Value firstIndex = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, 0, rowPadding));
+  RegisterIndices indices(thread, builder, loc, layout, rowPadding);
   for (unsigned reg = 0; reg < layout.numRegisters(); ++reg) {
     if (layout.isDuplicateRegister(reg))
       continue;
     Value guard = owner;
     if (!predicates.empty())
       guard = guard ? Value(arith::AndIOp::create(builder, loc, guard, predicates[reg])) : predicates[reg];
-    Value index = registerIndex(thread, builder, loc, layout, reg, rowPadding, firstIndex);
+    Value index = indices(builder, loc, reg);
     OpBuilder::InsertionGuard insertion(builder);
     if (guard) {
       auto ifOp = scf::IfOp::create(builder, loc, guard, /*withElseRegion=*/false);
@@ -199,9 +226,9 @@ Registers loadTileFromShared(ThreadContext &thread, OpBuilder &builder, Location
                              int64_t rowPadding) {
   Registers registers;
   auto type = VectorType::get({int64_t(width)}, sharedElementType(registerType));
-  Value firstIndex = toIndex(builder, loc, thread.flatIndex(builder, loc, layout, 0, rowPadding));
+  RegisterIndices indices(thread, builder, loc, layout, rowPadding);
   for (unsigned first = 0; first < layout.numRegisters(); first += width) {
-    Value index = registerIndex(thread, builder, loc, layout, first, rowPadding, firstIndex);
+    Value index = indices(builder, loc, first);
     if (width == 1) {
       Value stored = memref::LoadOp::create(builder, loc, buffer, index);
       registers.push_back(fromSharedElement(builder, loc, stored, registerType));

@@ -112,14 +112,30 @@ void storeTileToShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Lo
 Registers loadTileFromShared(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
                              mlir::Value buffer, const LinearLayout &layout, mlir::Type registerType,
                              unsigned width = 1, int64_t rowPadding = 0);
-/// The `index` of register `reg` of a tile in `layout` in a row-major buffer
-/// (rows followed by `rowPadding` unused elements): `firstIndex`, the index of
-/// register 0 (toIndex of ThreadContext::flatIndex), plus a constant where
-/// registerIndexOffset allows, so that LLVM folds it into the access's
-/// immediate offset; else computed in full.
-mlir::Value registerIndex(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
-                          const LinearLayout &layout, unsigned reg, int64_t rowPadding,
-                          mlir::Value firstIndex);
+/// The `index` of each register of a tile in `layout` in a row-major buffer
+/// (rows followed by `rowPadding` unused elements). Register 0's
+/// (ThreadContext::flatIndex) is emitted where this is made. Where no
+/// register basis moves along a coordinate bit that a lane or warp basis
+/// moves along, a coordinate's thread and register parts XOR as a sum, and
+/// every other register's index is register 0's plus a constant, added in 64
+/// bits so that LLVM folds it into the access's immediate offset; elsewhere
+/// each index is computed in full.
+class RegisterIndices {
+public:
+  RegisterIndices(ThreadContext &thread, mlir::OpBuilder &builder, mlir::Location loc,
+                  const LinearLayout &layout, int64_t rowPadding);
+  mlir::Value operator()(mlir::OpBuilder &builder, mlir::Location loc, unsigned reg) const;
+
+private:
+  ThreadContext &thread_;
+  const LinearLayout &layout_;
+  int64_t rowPadding_;
+  /// The shape with the padding in its rows: row-major indices over it are
+  /// the buffer's.
+  llvm::SmallVector<int64_t, 4> paddedShape_;
+  bool registerOffsetsAdd_;
+  mlir::Value first_;
+};
 /// One register to or from its memory type.
 mlir::Value toSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value value);
 mlir::Value fromSharedElement(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stored,

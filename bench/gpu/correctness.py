@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 import aot
-from run import tessera_kernels, triton_cdiv
+from run import error_summary, tessera_kernels, triton_cdiv
 
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correctness_kernels.py")
 
@@ -253,7 +253,7 @@ def check(kernels, device, where):
             case.launch(kernels, on)
             good, detail = on.verdict()
         except Exception as error:  # reported; the other cases still run
-            good, detail = False, f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
+            good, detail = False, error_summary(error)
         failed += not good
         print(f"{'ok   ' if good else 'WRONG'} {case.name}: {detail}")
     print(f"\n{len(selected) - failed} of {len(selected)} cases correct on {where}")

@@ -79,6 +79,12 @@ def compilers(aot_directory=None):
     return found
 
 
+def error_summary(error, width=None):
+    """"TypeName: first line of the message", the line cut at `width`."""
+    first_line = (str(error).splitlines() or [""])[0]
+    return f"{type(error).__name__}: {first_line[:width]}"
+
+
 class Row:
     """One line of the table: each implementation is checked as it is added,
     and those that passed are timed together (time_all)."""
@@ -91,8 +97,7 @@ class Row:
         self.work_of = {}
 
     def note(self, name, error):
-        first_line = (str(error).splitlines() or [""])[0]
-        self.notes[name] = f"{type(error).__name__}: {first_line[:70]}"
+        self.notes[name] = error_summary(error, 70)
 
     def check(self, name, fn, reference, atol, rtol):
         """fn() against reference; False only for a wrong result (NaN is

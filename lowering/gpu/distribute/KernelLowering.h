@@ -185,6 +185,9 @@ mlir::FailureOr<Registers> exchangeThroughShared(KernelLowering &k, mlir::Operat
                                                  mlir::OpBuilder &builder, mlir::ValueRange regs,
                                                  const LinearLayout &from, const LinearLayout &to,
                                                  mlir::Type registerType, bool ownersOnly);
+/// The least shared memory (bytes) lowering `op` needs: 0 for a renaming,
+/// else the smallest pieces exchangeThroughShared can move it in.
+mlir::FailureOr<int64_t> leastConversionBytes(KernelLowering &k, ConvertLayoutOp op);
 
 } // namespace tessera::gpu
 

@@ -36,6 +36,22 @@ FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64
   return place(user, elementType, elements, alignment, /*reserve=*/false);
 }
 
+bool SharedMemory::canAllocate(Type elementType, int64_t elements, int64_t alignment) const {
+  int64_t bytes = elements * byteSize(elementType);
+  if (usesDynamicMemory())
+    return llvm::alignTo(userBytes_, alignment) + bytes <= target_.maxSharedMemoryBytes;
+  auto type = MemRefType::get({elements}, elementType, MemRefLayoutAttrInterface(),
+                              workgroupSpace(elementType.getContext()));
+  auto alignAttr = Builder(elementType.getContext()).getI64IntegerAttr(alignment);
+  mlir::gpu::GPUFuncOp func = func_;
+  for (auto [index, attribution] : llvm::enumerate(attributions_))
+    if (!attribution.inUse && attribution.type == type &&
+        func.getWorkgroupAttributionAttr(index, kAlignAttr) == alignAttr)
+      return true;
+  return attributionBytes_ + int64_t(llvm::alignTo(bytes, alignment)) <=
+         target_.maxSharedMemoryBytes;
+}
+
 FailureOr<Value> SharedMemory::reserve(Operation *user, Type elementType, int64_t elements,
                                        int64_t alignment) {
   beginUser();

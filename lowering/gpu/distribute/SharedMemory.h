@@ -35,6 +35,9 @@ public:
   /// shared memory than the target has.
   mlir::FailureOr<mlir::Value> allocate(mlir::Operation *user, mlir::Type elementType,
                                         int64_t elements, int64_t alignment = kMinAlignment);
+  /// Whether `allocate` with these arguments would succeed now.
+  bool canAllocate(mlir::Type elementType, int64_t elements,
+                   int64_t alignment = kMinAlignment) const;
 
   /// What is reserved at one point; `release` frees what was reserved since.
   struct Mark {

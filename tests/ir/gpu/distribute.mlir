@@ -492,3 +492,26 @@ tile.func @padded_rows_sm80(%p: !tile.ptr<f16>)
 // CHECK-COUNT-32: memref.store %{{.*}} : memref<1152xf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: memref.store %{{.*}} : memref<1152xf16
 // CHECK: gpu.barrier
+
+// -----
+
+// A conversion of 128 KiB on a target with 32 KiB of shared memory goes
+// through one 32 KiB buffer in four pieces, halved along the coordinate's
+// top bits, which register bits of both layouts hold: a barrier after each
+// piece's stores and after its loads.
+#L = #tgpu.layout<rank = 1, reg = [[1], [2], [4], [8], [16], [32], [64], [128], [256], [512], [1024], [2048]], lane = [[4096], [8192], [16384]], warp = []>
+#T = #tgpu.layout<rank = 1, reg = [[8], [16], [32], [64], [128], [256], [512], [1024], [2048], [4096], [8192], [16384]], lane = [[1], [2], [4]], warp = []>
+tile.func @conversion_in_pieces(%out: !tile.ptr<i32>)
+    attributes {tgpu.num_warps = 1 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %r = tile.make_range 0 to 32768 : tensor<32768xi32, #L>
+  %c = tgpu.convert_layout %r : tensor<32768xi32, #L> -> tensor<32768xi32, #T>
+  %base = tile.splat %out : !tile.ptr<i32> -> tensor<32768x!tile.ptr<i32>, #T>
+  %ptrs = tile.addptr %base, %c : tensor<32768x!tile.ptr<i32>, #T>, tensor<32768xi32, #T>
+  tile.store %ptrs, %c : tensor<32768x!tile.ptr<i32>, #T>
+  tile.return
+}
+// CHECK-LABEL: gpu.func @conversion_in_pieces
+// CHECK-SAME: workgroup(%{{.*}} : memref<8192xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-COUNT-8: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return

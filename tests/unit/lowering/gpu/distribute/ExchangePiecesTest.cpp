@@ -1,0 +1,140 @@
+// planExchangePieces (lowering/gpu/distribute/ExchangePieces.h) run on a CPU
+// model of the exchange: for each piece, every thread stores its registers
+// of the piece at their row-major index of a piece-sized buffer, then loads
+// the registers of the target layout's piece from theirs. Every register of
+// the target layout must receive the element it holds in the whole tile,
+// and each piece must fill its buffer, on the layouts of a GEMM epilogue
+// (a wgmma accumulator moved to rows of 16-byte runs) and on others.
+#include "lowering/gpu/distribute/ExchangePieces.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+namespace tessera::gpu {
+namespace {
+
+int64_t rowMajor(const Basis &coords, llvm::ArrayRef<int64_t> shape) {
+  int64_t index = 0;
+  for (auto [coord, extent] : llvm::zip_equal(coords, shape))
+    index = index * extent + coord;
+  return index;
+}
+
+LinearLayout layoutOf(llvm::SmallVector<int64_t, 4> shape, llvm::SmallVector<Basis> registers,
+                      llvm::SmallVector<Basis> lanes, llvm::SmallVector<Basis> warps) {
+  LinearLayout layout{std::move(shape), std::move(registers), std::move(lanes), std::move(warps)};
+  EXPECT_TRUE(layout.isValid()) << layout.str();
+  return layout;
+}
+
+/// A 128x256 wgmma accumulator of 8 warps (two warpgroups along M) and the
+/// layout its bf16 GEMM result is stored from (8 columns per thread).
+LinearLayout wgmmaAccumulator() {
+  return layoutOf({128, 256}, {{0, 1}, {8, 0}, {0, 8}, {0, 16}, {0, 32}, {0, 64}, {0, 128}},
+                  {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}, {{16, 0}, {32, 0}, {64, 0}});
+}
+LinearLayout rowsOfRuns() {
+  return layoutOf({128, 256}, {{0, 1}, {0, 2}, {0, 4}, {8, 0}, {16, 0}, {32, 0}, {64, 0}},
+                  {{0, 8}, {0, 16}, {0, 32}, {0, 64}, {0, 128}}, {{1, 0}, {2, 0}, {4, 0}});
+}
+
+/// Runs the exchange of `pieces` on the model and checks every register of
+/// `to` against the element `from` holds there.
+void expectExchanges(const LinearLayout &from, const LinearLayout &to,
+                     const ExchangePieces &pieces) {
+  ASSERT_EQ(pieces.fromRegisters.size(), pieces.toRegisters.size());
+  std::set<unsigned> loadedRegisters;
+  for (unsigned piece = 0; piece < pieces.count(); ++piece) {
+    SCOPED_TRACE("piece " + std::to_string(piece) + " of " + std::to_string(pieces.count()));
+    ASSERT_EQ(pieces.fromRegisters[piece].size(), pieces.from.numRegisters());
+    ASSERT_EQ(pieces.toRegisters[piece].size(), pieces.to.numRegisters());
+    std::map<int64_t, Basis> buffer;
+    for (unsigned warp = 0; warp < from.numWarps(); ++warp)
+      for (unsigned lane = 0; lane < from.numLanes(); ++lane)
+        for (unsigned reg = 0; reg < pieces.from.numRegisters(); ++reg) {
+          if (pieces.from.isDuplicateRegister(reg))
+            continue;
+          int64_t index = rowMajor(pieces.from.coordinates(reg, lane, warp), pieces.from.shape);
+          ASSERT_LT(index, pieces.elements()) << "a store past the piece's buffer";
+          Basis element = from.coordinates(pieces.fromRegisters[piece][reg], lane, warp);
+          auto [at, inserted] = buffer.emplace(index, element);
+          ASSERT_TRUE(inserted || at->second == element)
+              << "two elements stored at " << index << " by lane " << lane << " warp " << warp;
+        }
+    ASSERT_EQ(int64_t(buffer.size()), pieces.elements()) << "the piece leaves its buffer unfilled";
+    for (unsigned warp = 0; warp < to.numWarps(); ++warp)
+      for (unsigned lane = 0; lane < to.numLanes(); ++lane)
+        for (unsigned reg = 0; reg < pieces.to.numRegisters(); ++reg) {
+          int64_t index = rowMajor(pieces.to.coordinates(reg, lane, warp), pieces.to.shape);
+          unsigned whole = pieces.toRegisters[piece][reg];
+          loadedRegisters.insert(whole);
+          ASSERT_EQ(buffer.at(index), to.coordinates(whole, lane, warp))
+              << "register " << whole << " of lane " << lane << " warp " << warp;
+        }
+  }
+  EXPECT_EQ(loadedRegisters.size(), to.numRegisters()) << "some register of the target is never loaded";
+}
+
+TEST(ExchangePieces, AWholeTileThatFitsIsOnePiece) {
+  ExchangePieces pieces =
+      planExchangePieces(wgmmaAccumulator(), rowsOfRuns(), [](int64_t) { return true; });
+  EXPECT_EQ(pieces.count(), 1u);
+  EXPECT_EQ(pieces.from, wgmmaAccumulator());
+  expectExchanges(wgmmaAccumulator(), rowsOfRuns(), pieces);
+}
+
+TEST(ExchangePieces, AGemmEpilogueGoesThroughInHalvesOfRows) {
+  // 128x256 bf16 (64 KiB) beside four 48 KiB stages of a pipelined loop.
+  ExchangePieces pieces = planExchangePieces(wgmmaAccumulator(), rowsOfRuns(),
+                                             [](int64_t elements) { return elements <= 17000; });
+  ASSERT_EQ(pieces.count(), 2u);
+  // Row bit 3 is a register bit of both layouts; the columns keep their runs.
+  EXPECT_EQ(pieces.from.shape, (llvm::SmallVector<int64_t, 4>{64, 256}));
+  EXPECT_EQ(pieces.to.contiguousRegisters(), 8u);
+  expectExchanges(wgmmaAccumulator(), rowsOfRuns(), pieces);
+}
+
+TEST(ExchangePieces, SmallestPiecesSplitTheLastDimensionToo) {
+  ExchangePieces pieces =
+      planExchangePieces(wgmmaAccumulator(), rowsOfRuns(), [](int64_t) { return false; });
+  // Row bit 3, then column bit 0: the only register bits the layouts share.
+  ASSERT_EQ(pieces.count(), 4u);
+  EXPECT_EQ(pieces.from.shape, (llvm::SmallVector<int64_t, 4>{64, 128}));
+  expectExchanges(wgmmaAccumulator(), rowsOfRuns(), pieces);
+  ExchangePieces back =
+      planExchangePieces(rowsOfRuns(), wgmmaAccumulator(), [](int64_t) { return false; });
+  ASSERT_EQ(back.count(), 4u);
+  expectExchanges(rowsOfRuns(), wgmmaAccumulator(), back);
+}
+
+TEST(ExchangePieces, RegisterCopiesAndThreeDimensions) {
+  // Register bit 1 copies bit 0's element (a zero basis); warps along the
+  // batch. Batch bit 0 and row bit 2 are shared register bits.
+  LinearLayout from = layoutOf({2, 8, 16}, {{0, 0, 1}, {0, 0, 0}, {1, 0, 0}, {0, 4, 0}},
+                               {{0, 0, 2}, {0, 0, 4}, {0, 0, 8}, {0, 1, 0}, {0, 2, 0}}, {});
+  LinearLayout to = layoutOf({2, 8, 16}, {{0, 4, 0}, {1, 0, 0}, {0, 0, 8}},
+                             {{0, 0, 1}, {0, 0, 2}, {0, 0, 4}, {0, 1, 0}, {0, 2, 0}}, {});
+  for (int64_t limit : {256, 128, 64, 32}) {
+    SCOPED_TRACE("at most " + std::to_string(limit) + " elements");
+    ExchangePieces pieces =
+        planExchangePieces(from, to, [&](int64_t elements) { return elements <= limit; });
+    EXPECT_EQ(pieces.count(), unsigned(std::max<int64_t>(1, 256 / std::max<int64_t>(limit, 64))));
+    expectExchanges(from, to, pieces);
+  }
+}
+
+TEST(ExchangePieces, LayoutsSharingNoRegisterBitStayWhole) {
+  // A transpose: every register bit of one is a lane bit of the other.
+  LinearLayout rows = layoutOf({32, 32}, {{0, 1}, {0, 2}, {8, 0}, {16, 0}},
+                               {{0, 4}, {0, 8}, {0, 16}, {1, 0}, {2, 0}}, {{4, 0}});
+  LinearLayout columns = layoutOf({32, 32}, {{1, 0}, {2, 0}, {0, 8}, {0, 16}},
+                                  {{4, 0}, {8, 0}, {16, 0}, {0, 1}, {0, 2}}, {{0, 4}});
+  ExchangePieces pieces = planExchangePieces(rows, columns, [](int64_t) { return false; });
+  EXPECT_EQ(pieces.count(), 1u);
+  expectExchanges(rows, columns, pieces);
+}
+
+} // namespace
+} // namespace tessera::gpu

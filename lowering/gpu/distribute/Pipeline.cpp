@@ -19,6 +19,10 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   assign.target = target.str();
   assign.numWarps = options.numWarps;
   pm.addPass(createTileGpuAssignLayouts(assign));
+  // A conversion that only one branch reads moves into it: a persistent
+  // GEMM's epilogue, under `if the tile is done`, converts its accumulator
+  // there, and the dot need not finish on the other path.
+  pm.addPass(createControlFlowSinkPass());
 }
 
 void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,

@@ -28,11 +28,19 @@
 // ring size. The loop waits for the last dot after its last iteration.
 //
 // To copy ahead, the loads' operands are computed S - 1 iterations early:
-// the ops of the body that compute them (pure ops only) are lowered a second
-// time with the induction variable and the iteration arguments they read (the
-// "address recurrence", e.g. pointers advanced every iteration) of the later
-// iteration, which the loop carries. Iteration arguments only the staged
-// loads needed are not carried in their current form at all.
+// the ops of the body that compute them (without memory effects; branches
+// of such ops too) are lowered a second time with the induction variable and
+// the iteration arguments they read (the "address recurrence", e.g. pointers
+// advanced every iteration) of the later iteration, which the loop carries.
+// Iteration arguments only the staged loads needed are not carried in their
+// current form at all. Where one of those ops may not run speculatively (a
+// division by a value that is not a constant), the later iteration's
+// addresses are computed with its copies, only where that iteration exists.
+//
+// A loop over several output tiles (a persistent GEMM, its K loop flattened
+// into it) restarts its accumulator after each tile's epilogue, which reads
+// the dot under `if last`: its wgmma is still left running, and waited for
+// only in that branch (AccumulatorReset).
 //
 // On sm_80 and later a run of a row that is aligned and wholly in or out of
 // its mask is one cp.async of 4, 8 or 16 bytes (zero-filled when out);
@@ -84,6 +92,9 @@ struct PipelineAnalysis {
   SmallVector<unsigned> carried;
   /// Ops of the body lowered for the current iteration.
   llvm::DenseSet<Operation *> liveOps;
+  /// Whether every address op may run for an iteration past the loop's end
+  /// (no division by a value that may then be zero).
+  bool speculatableAddresses = true;
 };
 
 /// True for a splat of +0 (what cp.async's zero fill writes).
@@ -140,7 +151,7 @@ std::optional<StagedLoad> stagedLoadOf(Operation *op) {
 }
 
 /// Finds the staged loads and the ops that compute their operands; nullopt
-/// when nothing can be staged or the operands need more than pure ops of the
+/// when nothing can be staged or the operands need ops with effects of the
 /// body.
 std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
   if (loop.getUnsignedCmp())
@@ -190,11 +201,16 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
   llvm::DenseSet<Operation *> slice;
   LogicalResult sliced =
       walkBack(loadOperands, recurrence, [&](Operation *def, SmallVector<Value> &worklist) {
-        if (def->getBlock() != body || stagedOps.contains(def) || !isPure(def) ||
-            def->getNumRegions() != 0)
+        if (def->getBlock() != body || stagedOps.contains(def) || !isMemoryEffectFree(def))
           return failure();
+        analysis.speculatableAddresses &= isSpeculatable(def);
         slice.insert(def);
         llvm::append_range(worklist, def->getOperands());
+        // A branch that computes addresses (a persistent loop moving to its
+        // next tile) reads what its regions use too.
+        llvm::SetVector<Value> captured;
+        getUsedValuesDefinedAbove(def->getRegions(), captured);
+        llvm::append_range(worklist, captured);
         return success();
       });
   if (failed(sliced))
@@ -343,17 +359,24 @@ private:
   /// arguments hold `state`; returns the recurrence's next state.
   FailureOr<SmallVector<Registers>> addressesFor(OpBuilder &builder, Value iv,
                                                  ArrayRef<Registers> state);
-  /// Copies the staged loads (their operands lowered) into `stage` where
-  /// `valid` holds, and closes the copies' group.
-  LogicalResult issueCopies(OpBuilder &builder, Value stage, Value valid);
+  /// Copies the staged loads of the iteration at `iv`, whose recurrence
+  /// arguments hold `state`, into `stage` where `valid` (the iteration
+  /// exists) holds, and closes the copies' group; returns the recurrence's
+  /// next state.
+  FailureOr<SmallVector<Registers>> copyAhead(OpBuilder &builder, Value iv,
+                                              ArrayRef<Registers> state, Value stage, Value valid);
+  /// The copies of copyAhead, their operands lowered.
+  LogicalResult copyStagedLoads(OpBuilder &builder, Value stage);
   /// i1: `iv + stepsAhead * step` is still an iteration of the loop.
   Value isIteration(OpBuilder &builder, Value iv, int64_t stepsAhead);
   Value stageStart(OpBuilder &builder, const Ring &ring, Value stage) {
     return arith::MulIOp::create(builder, loc, stage, indexConstant(builder, loc, ring.stageElements));
   }
 
-  /// The dot that may run on into the next iteration, or null.
+  /// The dot that may run on into the next iteration, or null; sets `reset`.
   tile::DotOp overlappableDot();
+  /// Lowers the overlapped dot's reset (with its epilogue, if any).
+  LogicalResult lowerReset(OpBuilder &builder);
 
   KernelLowering &k;
   scf::ForOp loop;
@@ -363,6 +386,17 @@ private:
   /// The ring's size, and how many iterations ahead the copies are issued.
   unsigned stages = 0, ahead = 0;
   tile::DotOp overlapped;
+  /// A loop over several output tiles (a persistent GEMM with its loops
+  /// flattened) starts the accumulator again after each tile:
+  /// `acc = select(last, fresh, dot)`, where the tile's epilogue, under
+  /// `if last`, reads the dot. The overlapped dot is then waited for only in
+  /// that branch, which also resets its registers.
+  struct AccumulatorReset {
+    arith::SelectOp select;
+    /// Null where nothing else reads the dot.
+    scf::IfOp epilogue;
+  };
+  std::optional<AccumulatorReset> reset;
   SmallVector<Ring, 2> rings;
   SmallVector<Value> bases;
   Value lowerBound, upperBound, step;
@@ -404,23 +438,63 @@ Value PipelinedLoop::isIteration(OpBuilder &builder, Value iv, int64_t stepsAhea
   return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, ahead, widen(upperBound));
 }
 
-LogicalResult PipelinedLoop::issueCopies(OpBuilder &builder, Value stage, Value valid) {
-  LogicalResult result = success();
-  scf::IfOp::create(builder, loc, valid, [&](OpBuilder &then, Location loc) {
-    for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
-      FailureOr<LoadAccesses> load = loadAccessesOf(k, staged.load, then);
-      if (failed(load)) {
-        result = failure();
-        break;
-      }
-      copyToStage(k, then, staged.load->getLoc(), *load, ring.plan, staged.slot, ring.source,
-                  {ring.buffer, stageStart(then, ring, stage)}, async);
+LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
+  for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
+    FailureOr<LoadAccesses> load = loadAccessesOf(k, staged.load, builder);
+    if (failed(load))
+      return failure();
+    copyToStage(k, builder, staged.load->getLoc(), *load, ring.plan, staged.slot, ring.source,
+                {ring.buffer, stageStart(builder, ring, stage)}, async);
+  }
+  return success();
+}
+
+FailureOr<SmallVector<Registers>> PipelinedLoop::copyAhead(OpBuilder &builder, Value iv,
+                                                           ArrayRef<Registers> state, Value stage,
+                                                           Value valid) {
+  FailureOr<SmallVector<Registers>> next;
+  if (analysis.speculatableAddresses) {
+    next = addressesFor(builder, iv, state);
+    if (failed(next))
+      return failure();
+    LogicalResult copied = success();
+    scf::IfOp::create(builder, loc, valid, [&](OpBuilder &then, Location loc) {
+      copied = copyStagedLoads(then, stage);
+      scf::YieldOp::create(then, loc);
+    });
+    if (failed(copied))
+      return failure();
+  } else {
+    // The addresses of an iteration past the end may divide by zero: they
+    // are computed only where the iteration exists, which keeps the state.
+    SmallVector<Value> flatState;
+    for (const Registers &regs : state)
+      llvm::append_range(flatState, regs);
+    auto guarded = scf::IfOp::create(builder, loc, ValueRange(flatState).getTypes(), valid,
+                                     /*withElseRegion=*/true);
+    for (Block *block : {guarded.thenBlock(), guarded.elseBlock()})
+      if (!block->empty())
+        block->getTerminator()->erase();
+    OpBuilder then = OpBuilder::atBlockBegin(guarded.thenBlock());
+    next = addressesFor(then, iv, state);
+    if (failed(next) || failed(copyStagedLoads(then, stage)))
+      return failure();
+    SmallVector<Value> flatNext;
+    for (const Registers &regs : *next)
+      llvm::append_range(flatNext, regs);
+    scf::YieldOp::create(then, loc, flatNext);
+    OpBuilder orElse = OpBuilder::atBlockBegin(guarded.elseBlock());
+    scf::YieldOp::create(orElse, loc, flatState);
+    size_t first = 0;
+    for (Registers &regs : *next) {
+      regs.assign(guarded.getResults().begin() + first,
+                  guarded.getResults().begin() + first + regs.size());
+      first += regs.size();
     }
-    scf::YieldOp::create(then, loc);
-  });
+  }
   if (async)
     NVVM::CpAsyncCommitGroupOp::create(builder, loc);
-  return result;
+  return next;
 }
 
 tile::DotOp PipelinedLoop::overlappableDot() {
@@ -435,12 +509,70 @@ tile::DotOp PipelinedLoop::overlappableDot() {
   loop.getBody()->walk([&](tile::DotOp) { ++dots; });
   auto acc = dyn_cast<BlockArgument>(dot.getAcc());
   if (!async || dots != 1 || !stagedA || !stagedB || !acc || acc.getOwner() != loop.getBody() ||
-      !acc.hasOneUse() || !dot.getResult().hasOneUse())
+      !acc.hasOneUse())
     return {};
-  OpOperand &use = *dot.getResult().getUses().begin();
-  bool yieldedToAcc = use.getOwner() == loop.getBody()->getTerminator() &&
-                      use.getOperandNumber() + 1 == acc.getArgNumber();
-  return yieldedToAcc ? dot : tile::DotOp();
+  Operation *yield = loop.getBody()->getTerminator();
+  auto yieldedToAcc = [&](Value value) {
+    if (!value.hasOneUse())
+      return false;
+    OpOperand &use = *value.getUses().begin();
+    return use.getOwner() == yield && use.getOperandNumber() + 1 == acc.getArgNumber();
+  };
+  Value result = dot.getResult();
+  if (yieldedToAcc(result))
+    return dot;
+
+  AccumulatorReset found;
+  for (Operation *user : result.getUsers()) {
+    auto select = dyn_cast<arith::SelectOp>(user);
+    if (select && !found.select && select.getFalseValue() == result &&
+        select.getTrueValue() != result && select.getCondition().getType().isInteger(1)) {
+      found.select = select;
+      continue;
+    }
+    auto epilogue = dyn_cast_or_null<scf::IfOp>(loop.getBody()->findAncestorOpInBlock(*user));
+    if (!epilogue || epilogue == user || (found.epilogue && found.epilogue != epilogue) ||
+        !epilogue.getThenRegion().isAncestor(user->getParentRegion()))
+      return {};
+    found.epilogue = epilogue;
+  }
+  if (!found.select || !yieldedToAcc(found.select.getResult()) ||
+      !loop.isDefinedOutsideOfLoop(found.select.getTrueValue()))
+    return {};
+  if (found.epilogue && (found.epilogue.getCondition() != found.select.getCondition() ||
+                         found.epilogue.getNumResults() != 0))
+    return {};
+  reset = found;
+  return dot;
+}
+
+LogicalResult PipelinedLoop::lowerReset(OpBuilder &builder) {
+  Value result = overlapped.getResult();
+  Registers running = k.registers(result);
+  Registers fresh = k.registers(reset->select.getTrueValue());
+  auto branch = scf::IfOp::create(builder, loc, ValueRange(running).getTypes(),
+                                  k.registers(reset->select.getCondition()).front(),
+                                  /*withElseRegion=*/true);
+  for (Block *block : {branch.thenBlock(), branch.elseBlock()})
+    if (!block->empty())
+      block->getTerminator()->erase();
+
+  OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
+  const TensorCoreDot &instruction = *rings.front().plan.instruction;
+  SmallVector<Value> finished = instruction.emitWaitForAll(then, loc, running);
+  k.map(result, Registers(finished.begin(), finished.end()));
+  if (reset->epilogue && failed(k.lowerBlock(*reset->epilogue.thenBlock(), then)))
+    return failure();
+  scf::YieldOp::create(then, loc, instruction.emitRestart(then, loc, fresh));
+
+  k.map(result, running);
+  OpBuilder orElse = OpBuilder::atBlockBegin(branch.elseBlock());
+  if (reset->epilogue && reset->epilogue.elseBlock() &&
+      failed(k.lowerBlock(*reset->epilogue.elseBlock(), orElse)))
+    return failure();
+  scf::YieldOp::create(orElse, loc, ValueRange(running));
+  k.map(reset->select.getResult(), Registers(branch.getResults().begin(), branch.getResults().end()));
+  return success();
 }
 
 FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
@@ -475,6 +607,18 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     }
     rings.push_back(std::move(ring));
   }
+  // The body's own users of shared memory (a persistent GEMM's epilogue
+  // converting its accumulator) work beside the rings.
+  int64_t bodyBytes = dotScratchBytes;
+  WalkResult walked = loop.getBody()->walk([&](ConvertLayoutOp convert) {
+    FailureOr<int64_t> bytes = leastConversionBytes(k, convert);
+    if (failed(bytes))
+      return WalkResult::interrupt();
+    bodyBytes = std::max(bodyBytes, *bytes);
+    return WalkResult::advance();
+  });
+  if (walked.wasInterrupted())
+    return failure();
   // Synchronous copies gain nothing from deeper rings, which on AMD and
   // Vulkan (static workgroup buffers) also stay allocated for the kernel.
   // An overlapped dot holds one more stage, and needs a third.
@@ -482,7 +626,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   unsigned busyStages = overlapped ? 2 : 1;
   stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
   auto fits = [&] {
-    return stages * stageBytes + dotScratchBytes <= int64_t(k.target.maxSharedMemoryBytes);
+    return stages * stageBytes + bodyBytes <= int64_t(k.target.maxSharedMemoryBytes);
   };
   auto shrink = [&] {
     while (stages > busyStages + 1 && !fits())
@@ -491,6 +635,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   shrink();
   if (overlapped && !fits()) {
     overlapped = {};
+    reset.reset();
     busyStages = 1;
     shrink();
   }
@@ -526,10 +671,10 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     Value iv = arith::AddIOp::create(
         builder, loc, lowerBound,
         arith::MulIOp::create(builder, loc, step, ivConstant(builder, iteration)));
-    FailureOr<SmallVector<Registers>> next = addressesFor(builder, iv, state);
-    if (failed(next) ||
-        failed(issueCopies(builder, indexConstant(builder, loc, iteration),
-                           isIteration(builder, lowerBound, iteration))))
+    FailureOr<SmallVector<Registers>> next =
+        copyAhead(builder, iv, state, indexConstant(builder, loc, iteration),
+                  isIteration(builder, lowerBound, iteration));
+    if (failed(next))
       return failure();
     state = std::move(*next);
   }
@@ -597,8 +742,9 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
             stageCount);
         Value aheadIv = arith::AddIOp::create(
             body, loc, iv, arith::MulIOp::create(body, loc, step, ivConstant(body, ahead)));
-        FailureOr<SmallVector<Registers>> nextState = addressesFor(body, aheadIv, aheadState);
-        if (failed(nextState) || failed(issueCopies(body, writeStage, isIteration(body, iv, ahead))))
+        FailureOr<SmallVector<Registers>> nextState =
+            copyAhead(body, aheadIv, aheadState, writeStage, isIteration(body, iv, ahead));
+        if (failed(nextState))
           return fail();
 
         k.map(loop.getInductionVar(), {iv});
@@ -608,9 +754,15 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
                   {ring.buffer, stageStart(body, ring, readStage), /*ready=*/true});
         if (overlapped)
           k.overlap(overlapped);
-        for (Operation &op : loop.getBody()->without_terminator())
-          if (analysis.liveOps.contains(&op) && failed(k.lowerOp(&op, body)))
+        Operation *resetAt = nullptr;
+        if (reset)
+          resetAt = reset->epilogue ? reset->epilogue.getOperation() : reset->select;
+        for (Operation &op : loop.getBody()->without_terminator()) {
+          if (!analysis.liveOps.contains(&op) || (reset && &op == reset->select && resetAt != &op))
+            continue;
+          if (failed(&op == resetAt ? lowerReset(body) : k.lowerOp(&op, body)))
             return fail();
+        }
         for (auto [value, base] : llvm::zip(carriedYields, carriedBases))
           if (k.pointerBase(value) != base) {
             k.unsupported(loop, "a pointer that points into another kernel argument on another path");

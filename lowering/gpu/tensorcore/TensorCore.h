@@ -134,6 +134,16 @@ public:
                                                         mlir::ValueRange acc) const {
     return llvm::SmallVector<mlir::Value>(acc);
   }
+  /// After emitWaitForAll on one path of a branch (a persistent GEMM's
+  /// epilogue), the accumulator the next issue starts from on that path:
+  /// `fresh`, passed through where the compiler cannot merge it with the
+  /// other path's running registers into a select, which would read those
+  /// before their wait.
+  virtual llvm::SmallVector<mlir::Value> emitRestart(mlir::OpBuilder &builder,
+                                                     mlir::Location loc,
+                                                     mlir::ValueRange fresh) const {
+    return llvm::SmallVector<mlir::Value>(fresh);
+  }
 };
 
 /// How warps cover a grid of tilesM x tilesN instruction tiles: a

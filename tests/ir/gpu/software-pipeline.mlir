@@ -483,3 +483,113 @@ tile.func @columns_of_b_proved(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32
 // WGMMA: nvvm.cp.async.commit.group
 // WGMMA: nvvm.wgmma.mma_async
 // WGMMA: scf.yield
+
+// -----
+
+// A persistent loop over output tiles, its K loop flattened into it (the
+// persistent GEMM of Triton's tutorials): each step's tile and k-block come
+// from dividing the step by the loop-invariant k-block count, and the last
+// step of a tile stores the accumulator and starts it again from zero.
+tile.func @persistent_tiles(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>, %kTiles: i32, %steps: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  %c64 = arith.constant 64 : i32
+  %rows = tile.make_range 0 to 64 : tensor<64xi32>
+  %k = tile.make_range 0 to 32 : tensor<32xi32>
+  %K = arith.muli %kTiles, %c32 : i32
+  %last = arith.subi %kTiles, %c1 : i32
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0) -> (tensor<64x64xf32>) : i32 {
+    %tile = arith.divsi %i, %kTiles : i32
+    %ki = arith.remsi %i, %kTiles : i32
+    %row0 = arith.muli %tile, %c64 : i32
+    %row0s = tile.splat %row0 : i32 -> tensor<64xi32>
+    %arows = arith.addi %row0s, %rows : tensor<64xi32>
+    %are = tile.expand_dims %arows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %Ks = tile.splat %K : i32 -> tensor<64x1xi32>
+    %aroff = arith.muli %are, %Ks : tensor<64x1xi32>
+    %aroffb = tile.broadcast %aroff : tensor<64x1xi32> -> tensor<64x32xi32>
+    %k0 = arith.muli %ki, %c32 : i32
+    %k0s = tile.splat %k0 : i32 -> tensor<32xi32>
+    %ks = arith.addi %k0s, %k : tensor<32xi32>
+    %ke = tile.expand_dims %ks, axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+    %keb = tile.broadcast %ke : tensor<1x32xi32> -> tensor<64x32xi32>
+    %aoff = arith.addi %aroffb, %keb : tensor<64x32xi32>
+    %abase = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+    %aptrs = tile.addptr %abase, %aoff : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+    %bre = tile.expand_dims %rows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %broff = arith.muli %bre, %Ks : tensor<64x1xi32>
+    %broffb = tile.broadcast %broff : tensor<64x1xi32> -> tensor<64x32xi32>
+    %boff = arith.addi %broffb, %keb : tensor<64x32xi32>
+    %bbase = tile.splat %b : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+    %bptrs = tile.addptr %bbase, %boff : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+    %at = tile.load %aptrs : tensor<64x32x!tile.ptr<bf16>>
+    %bnk = tile.load %bptrs : tensor<64x32x!tile.ptr<bf16>>
+    %bt = tile.trans %bnk, order = [1, 0] : tensor<64x32xbf16> -> tensor<32x64xbf16>
+    %dot = tile.dot %at, %bt, %acc_i : tensor<64x32xbf16> * tensor<32x64xbf16> -> tensor<64x64xf32>
+    %isLast = arith.cmpi eq, %ki, %last : i32
+    %next = arith.select %isLast, %acc0, %dot : tensor<64x64xf32>
+    scf.if %isLast {
+      %cre = tile.expand_dims %arows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+      %c64s = tile.splat %c64 : i32 -> tensor<64x1xi32>
+      %croff = arith.muli %cre, %c64s : tensor<64x1xi32>
+      %croffb = tile.broadcast %croff : tensor<64x1xi32> -> tensor<64x64xi32>
+      %cn = tile.expand_dims %rows, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+      %cnb = tile.broadcast %cn : tensor<1x64xi32> -> tensor<64x64xi32>
+      %coff = arith.addi %croffb, %cnb : tensor<64x64xi32>
+      %cbase = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+      %cptrs = tile.addptr %cbase, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+      tile.store %cptrs, %dot : tensor<64x64x!tile.ptr<f32>>
+    }
+    scf.yield %next : tensor<64x64xf32>
+  }
+  tile.return
+}
+
+// The addresses of a later step divide by %kTiles, which a step past the
+// end may not make safe: they are computed, with the copies, only where
+// that step exists. The rings get num-stages + 1 = 4 stages of 4 KiB (the
+// wgmma runs on into the next step), the epilogue's conversion buffer sits
+// above them, and the dot is waited for only in the branch that stores it,
+// which restarts the accumulator through one inline asm (a select of zeros
+// and the running registers would read them before their wait).
+// WGMMA-LABEL: gpu.func @persistent_tiles
+// WGMMA: %[[ARING:.*]] = memref.view %{{.*}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xbf16, #gpu.address_space<workgroup>>
+// WGMMA: memref.view %{{.*}}[%c32768][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4352xf32, #gpu.address_space<workgroup>>
+// WGMMA: scf.if %{{.*}} {
+// WGMMA-NEXT: arith.divsi %c0_i32, %arg3 : i32
+// WGMMA: nvgpu.device_async_copy %arg0[%{{.*}}], %[[ARING]][%{{.*}}], 8 {bypassL1}
+// WGMMA: nvvm.cp.async.commit.group
+// WGMMA: scf.for
+// WGMMA-NEXT: nvvm.cp.async.wait.group 1
+// WGMMA-NEXT: nvvm.fence.proxy
+// WGMMA-NEXT: gpu.barrier
+// WGMMA: scf.if %{{.*}} {
+// WGMMA-NEXT: arith.divsi
+// WGMMA: nvgpu.device_async_copy %arg1
+// WGMMA: nvvm.cp.async.commit.group
+// WGMMA: nvvm.wgmma.commit.group.sync.aligned
+// WGMMA: "wgmma.wait_group.sync.aligned 1;"
+// WGMMA-NOT: wgmma.wait_group
+// WGMMA: scf.if %{{.*}} -> ([[ACC:(f32, ){31}f32]]) {
+// WGMMA-NEXT: "wgmma.wait_group.sync.aligned 0;"
+// WGMMA: gpu.barrier
+// WGMMA: "mov.b32 $0, $32;
+// WGMMA-NEXT: llvm.extractvalue
+// WGMMA: } else {
+// WGMMA-NEXT: scf.yield
+// WGMMA-NEXT: }
+// WGMMA: scf.yield
+// WGMMA-NEXT: }
+// WGMMA-NEXT: "wgmma.wait_group.sync.aligned 0;"
+
+// mma.sync finishes in its step: the accumulator restarts with a select.
+// CUDA-LABEL: gpu.func @persistent_tiles
+// CUDA: scf.for
+// CUDA: scf.if %{{.*}} {
+// CUDA-NEXT: arith.divsi
+// CUDA: nvgpu.device_async_copy %arg0
+// CUDA: nvvm.cp.async.commit.group
+// CUDA: nvvm.mma.sync
+// CUDA: arith.select %{{.*}}, %cst, %{{.*}} : f32

@@ -122,6 +122,26 @@ def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 6
                 f"warps={warps} stages={stages}" + (f" -> {out}" if out else ""), run, on_cpu)
 
 
+def persistent_matmul_case(dtype, layout, warps, stages, size, block, programs, out="fp32",
+                           on_cpu=True):
+    """C = A @ B by `programs` programs, each walking several output tiles
+    with the K loop flattened into the walk."""
+    M, N, K = size
+    BM, BN, BK = block
+
+    def run(kernels, on):
+        a = on.input((M, K), dtype)
+        b = on.input((N, K), dtype).t() if layout == "nt" else on.input((K, N), dtype)
+        c = on.output((M, N), out)
+        kernels.matmul_persistent[(programs,)](
+            a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+            c.stride(1), BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
+        tol = dict(rtol=1e-2, atol=2e-2) if out != "fp32" else dict(rtol=1e-4, atol=1e-3)
+        on.check(c, lambda: host(a) @ host(b), **tol)
+    return Case(f"persistent matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
+                f"programs={programs} warps={warps} stages={stages} -> {out}", run, on_cpu)
+
+
 def reduce_case(op, axis, warps, shape=(29, 100), block=(32, 128)):
     M, N = shape
 
@@ -228,6 +248,17 @@ def cases():
     found.append(matmul_case("fp16", "nt", 8, 3, out="fp16"))
     found.append(matmul_case("bf16", "nn", 8, 3, block=(128, 256, 64), on_cpu=False, out="bf16"))
     found.append(matmul_case("bf16", "nn", 2, 2, block=(32, 32, 16), out="bf16"))
+    # Flattened persistent loops: 3x3 ragged tiles over fewer programs, the
+    # last K block of each tile partly masked; wgmma restarts its
+    # accumulator in the epilogue, whose 128x256 bf16 conversion goes
+    # through shared memory in halves beside the pipeline's stages.
+    found.append(persistent_matmul_case("bf16", "nn", 4, 3, (150, 136, 200), (64, 64, 32), 4))
+    found.append(persistent_matmul_case("fp16", "nt", 8, 3, (300, 200, 200), (128, 128, 64), 2,
+                                        out="fp16", on_cpu=False))
+    found.append(persistent_matmul_case("bf16", "nn", 8, 3, (300, 600, 300), (128, 256, 64), 4,
+                                        out="bf16", on_cpu=False))
+    found.append(persistent_matmul_case("bf16", "nn", 2, 3, (150, 136, 200), (32, 32, 32), 5,
+                                        out="bf16"))  # mma.sync
     return found
 
 

@@ -38,6 +38,34 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
 
 
 @jit
+def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                      stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """The K loop flattened into a walk over output tiles (program p takes
+    tiles p, p + programs, ...): the pipelined loop divides by the K-block
+    count for its addresses, and the accumulator restarts after each tile's
+    last K block, which stores it."""
+    tiles_n = tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    programs = tl.num_programs(0)
+    my_tiles = (tl.cdiv(M, BM) * tiles_n - tl.program_id(0) + programs - 1) // programs
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for step in range(0, my_tiles * k_tiles):
+        tile = tl.program_id(0) + (step // k_tiles) * programs
+        rm = (tile // tiles_n) * BM + tl.arange(0, BM)
+        rn = (tile % tiles_n) * BN + tl.arange(0, BN)
+        kk = (step % k_tiles) * BK + tl.arange(0, BK)
+        a = tl.load(a_ptr + rm[:, None] * stride_am + kk[None, :] * stride_ak,
+                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
+        b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :] * stride_bn,
+                    mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc)
+        if step % k_tiles == k_tiles - 1:
+            tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn,
+                     acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+
+
+@jit
 def reduce(x_ptr, out_ptr, M, N, OP: tl.constexpr, AXIS: tl.constexpr, BM: tl.constexpr,
            BN: tl.constexpr):
     rm = tl.arange(0, BM)

@@ -84,28 +84,50 @@ def layernorm(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_rows, n_cols, eps, BLOCK
 
 
 @jit
-def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                stride_cm, stride_cn, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    """Output tile `pid` of C = A @ B: the body of both GEMM kernels."""
-    # Grouped ordering: GROUP_M row-blocks share their B columns in L2.
+def grouped_tile(tile, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    """Row and column block of output tile `tile` in grouped order: GROUP_M
+    row-blocks share their B columns in L2."""
     blocks_m = tl.cdiv(M, BLOCK_M)
     blocks_n = tl.cdiv(N, BLOCK_N)
     per_group = GROUP_M * blocks_n
-    first_m = (pid // per_group) * GROUP_M
+    first_m = (tile // per_group) * GROUP_M
     group_rows = min(blocks_m - first_m, GROUP_M)
-    pid_m = first_m + ((pid % per_group) % group_rows)
-    pid_n = (pid % per_group) // group_rows
+    pid_m = first_m + ((tile % per_group) % group_rows)
+    pid_n = (tile % per_group) // group_rows
     # As in Triton's tutorial: facts the compilers cannot prove. With them
     # `% M` and `% N` below provably keep runs of consecutive offsets.
     tl.assume(pid_m >= 0)
     tl.assume(pid_n >= 0)
+    return pid_m, pid_n
+
+
+@jit
+def assume_positive_strides(stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn):
     tl.assume(stride_am > 0)
     tl.assume(stride_ak > 0)
     tl.assume(stride_bk > 0)
     tl.assume(stride_bn > 0)
     tl.assume(stride_cm > 0)
     tl.assume(stride_cn > 0)
+
+
+@jit
+def store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M: tl.constexpr,
+               BLOCK_N: tl.constexpr):
+    cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + cm[:, None] * stride_cm + cn[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
+@jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+           stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+           BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """C = A @ B, one program per output tile."""
+    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    assume_positive_strides(stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn)
     rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M  # [BLOCK_M]
     rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N  # [BLOCK_N]
     rk = tl.arange(0, BLOCK_K)  # [BLOCK_K]
@@ -118,19 +140,7 @@ def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, s
         acc = tl.dot(a, b, acc)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
-    cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    c_ptrs = c_ptr + cm[:, None] * stride_cm + cn[None, :] * stride_cn
-    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
-
-
-@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
-@jit
-def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-           stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-           BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                stride_cm, stride_cn, tl.program_id(0), BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+    store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
 
 
 @autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
@@ -138,10 +148,31 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
 def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                       stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                       BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    # As Triton's persistent tutorial: a grid of about one program per SM, each
-    # walking the tiles in matmul's order, so that no program starts after the
-    # first wave and the last tiles spread over every SM.
+    """C = A @ B (K > 0) as Triton's persistent tutorial: a grid of about one
+    program per SM, each walking the tiles in matmul's order, so that no
+    program starts after the first wave and the last tiles spread over every
+    SM. The K loop is flattened into the walk, so that the compilers'
+    pipelining runs across tiles: the next tile's first blocks load while
+    this one's epilogue stores."""
+    assume_positive_strides(stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn)
+    k_tiles = tl.cdiv(K, BLOCK_K)
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
-    for tile in range(tl.program_id(0), tiles, tl.num_programs(0)):
-        matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                    stride_cm, stride_cn, tile, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+    first = tl.program_id(0)
+    programs = tl.num_programs(0)
+    my_tiles = (tiles - first + programs - 1) // programs
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for step in range(0, my_tiles * k_tiles):
+        ki = step % k_tiles
+        pid_m, pid_n = grouped_tile(first + (step // k_tiles) * programs, M, N, BLOCK_M, BLOCK_N,
+                                    GROUP_M)
+        rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+        rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+        rk = ki * BLOCK_K + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak,
+                    mask=rk[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn,
+                    mask=rk[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        if ki == k_tiles - 1:
+            store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)

@@ -111,6 +111,32 @@ def test_aot_export_writes_cubins_and_a_manifest(tmp_path):
     assert (out / entry["file"]).read_bytes()[:4] == b"\x7fELF"
 
 
+@pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
+def test_persistent_gemm_is_pipelined_across_tiles_on_hopper():
+    """The benchmark's persistent GEMM at its 128x256x64 config on sm_90a:
+    copies ahead with cp.async, the wgmma left running in the loop and waited
+    for in the epilogue's branch, which stores through stmatrix, without
+    spills and without ptxas serializing the wgmmas."""
+    pytest.importorskip("torch")
+    from tessera import _C
+    from tessera.compile import _unwrap_kernel, parse_signature
+    fn = _unwrap_kernel(bench_module("run").tessera_kernels().matmul_persistent)
+    signature = ("*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, "
+                 "i32:1, i32:16, i32:1, 128, 256, 64, 8")
+    values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
+    compiled = fn.compile_for(values, plan, "interpreter")
+    kernel = _C.compile_gpu(compiled.module, compiled.module.kernel_name, "cuda:sm_90a", 8, 3)
+    ptx = kernel.assembly
+    assert ptx.count("cp.async.cg.shared.global") == 36  # 12 per stage, 2 ahead + 1 in the loop
+    assert ptx.count("wgmma.wait_group.sync.aligned 1;") == 1
+    assert ptx.count("wgmma.wait_group.sync.aligned 0;") == 2  # the epilogue, after the loop
+    assert ptx.count("stmatrix.sync.aligned") == 16
+    # Four stages of A and B (the running wgmma holds one), and the epilogue's
+    # conversion beside them in halves of 64 padded rows.
+    assert kernel.shared_bytes == 4 * (128 * 64 + 64 * 256) * 2 + 64 * (256 + 8) * 2
+    assert kernel.usage["spills"] == 0 and not kernel.usage["serialized_wgmma"]
+
+
 @pytest.mark.parametrize("rows_per_program", [1, 4])
 def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
     """The benchmark's softmax and layernorm sources, ROWS rows per program
@@ -167,7 +193,8 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     "unary exp n=1000", "unary div_rn n=1000", "integer // and % n=1000",
     "atomic_add histogram and float sum n=5000", "trans fp16 100x70",
     "tensor descriptor 96x64",
-    "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=4 stages=3 -> bf16"])
+    "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=4 stages=3 -> bf16",
+    "persistent matmul bf16 nn 150x136x200 tile 32x32x32 programs=5 warps=2 stages=3 -> bf16"])
 def test_device_correctness_cases_on_cpu(name):
     """bench/gpu/correctness.py's cases (what a lent GPU machine checks from
     exported cubins) on Tessera's CPU backend: the harness, the inputs and

@@ -19,8 +19,8 @@ from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, b
                            cast_kernel, dot_kernel, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
-from test_tutorials import (_layer_norm_fwd_fused, add_kernel, matmul_kernel, softmax_kernel,
-                            softmax_reference)
+from test_tutorials import (_layer_norm_fwd_fused, add_kernel, matmul_kernel,
+                            matmul_kernel_persistent, softmax_kernel, softmax_reference)
 
 
 class Placement:
@@ -190,6 +190,27 @@ def test_matmul_f16_leaky_relu(place, rng):
     assert out.dtype == np.float16
     np.testing.assert_allclose(out.astype(np.float64), np.where(ref >= 0, ref, 0.01 * ref),
                                rtol=2e-3, atol=2e-2)
+
+
+@pytest.mark.parametrize("M,N,K,programs,dtype,block,stages", [
+    (77, 45, 61, 3, np.float32, (32, 32, 16), 2),
+    (130, 97, 33, 4, np.float16, (32, 32, 16), 2),
+    (64, 64, 100, 2, np.float16, (32, 32, 32), 3)])
+def test_matmul_persistent(place, rng, M, N, K, programs, dtype, block, stages):
+    # Each program walks several ragged tiles, its K loop flattened into the
+    # walk and software-pipelined across tiles: the next step's addresses
+    # divide by the K-block count and come out of the branch that moves to
+    # the next tile, and the accumulator restarts after each tile.
+    a = rng.standard_normal((M, K)).astype(dtype)
+    b = rng.standard_normal((K, N)).astype(dtype)
+    c = place.empty((M, N), dtype)
+    matmul_kernel_persistent[(programs,)](
+        place.put(a), place.put(b), c, M, N, K, K, 1, N, 1, N, 1, BLOCK_SIZE_M=block[0],
+        BLOCK_SIZE_N=block[1], BLOCK_SIZE_K=block[2], GROUP_SIZE_M=2, NUM_SMS=programs,
+        num_stages=stages)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    tol = dict(rtol=1e-4, atol=1e-4 * np.sqrt(K)) if dtype == np.float32 else dict(rtol=2e-3, atol=3e-2)
+    np.testing.assert_allclose(place.get(c).astype(np.float64), ref, **tol)
 
 
 @pytest.mark.parametrize("M,N,block", [(1, 8, None), (5, 300, None), (9, 300, 64), (4, 1151, 256)])

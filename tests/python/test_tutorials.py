@@ -190,6 +190,95 @@ def test_matmul_transposed_input(backend, rng):
 
 
 # ---------------------------------------------------------------------------
+# 09: persistent matmul, its K loop flattened into the walk over tiles
+# (the tutorial's form before tl.range(flatten=True))
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def matmul_kernel_persistent(a_ptr, b_ptr, c_ptr, M, N, K,
+                             stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                             BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                             BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
+                             NUM_SMS: tl.constexpr):
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
+    num_tiles = num_pid_m * num_pid_n
+    tiles_per_sm = num_tiles // NUM_SMS
+    if start_pid < num_tiles % NUM_SMS:
+        tiles_per_sm += 1
+
+    tile_id = start_pid - NUM_SMS
+    ki = -1
+    offs_k_for_mask = tl.arange(0, BLOCK_SIZE_K)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    pid_m = 0
+    pid_n = 0
+    offs_am = tl.arange(0, BLOCK_SIZE_M)
+    offs_bn = tl.arange(0, BLOCK_SIZE_N)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+
+    for _ in range(0, k_tiles * tiles_per_sm):
+        ki = tl.where(ki == k_tiles - 1, 0, ki + 1)
+        if ki == 0:
+            tile_id += NUM_SMS
+            group_id = tile_id // num_pid_in_group
+            first_pid_m = group_id * GROUP_SIZE_M
+            group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+            pid_m = first_pid_m + (tile_id % group_size_m)
+            pid_n = (tile_id % num_pid_in_group) // group_size_m
+            start_m = pid_m * BLOCK_SIZE_M
+            start_n = pid_n * BLOCK_SIZE_N
+            offs_am = start_m + tl.arange(0, BLOCK_SIZE_M)
+            offs_bn = start_n + tl.arange(0, BLOCK_SIZE_N)
+            offs_am = tl.where(offs_am < M, offs_am, 0)
+            offs_bn = tl.where(offs_bn < N, offs_bn, 0)
+            offs_am = tl.max_contiguous(tl.multiple_of(offs_am, BLOCK_SIZE_M), BLOCK_SIZE_M)
+            offs_bn = tl.max_contiguous(tl.multiple_of(offs_bn, BLOCK_SIZE_N), BLOCK_SIZE_N)
+        offs_k = ki * BLOCK_SIZE_K + tl.arange(0, BLOCK_SIZE_K)
+        a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+        b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+        a = tl.load(a_ptrs, mask=offs_k_for_mask[None, :] < K - ki * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k_for_mask[:, None] < K - ki * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+
+        if ki == k_tiles - 1:
+            offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+            offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+            c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+            c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+            c = accumulator.to(c_ptr.dtype.element_ty)
+            tl.store(c_ptrs, c, mask=c_mask)
+            accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+
+
+def matmul_persistent(a, b, num_sms=3, block=(32, 32, 16), out=None, **options):
+    """C = A @ B by `num_sms` programs; arrays `a`, `b` and `out` (NumPy or
+    device arrays) are passed as they are."""
+    M, K = a.shape
+    N = b.shape[1]
+    c = np.empty((M, N), dtype=a.dtype) if out is None else out
+    s = lambda arr, i: arr.strides[i] // arr.itemsize
+    matmul_kernel_persistent[(num_sms,)](
+        a, b, c, M, N, K, s(a, 0), s(a, 1), s(b, 0), s(b, 1), s(c, 0), s(c, 1),
+        BLOCK_SIZE_M=block[0], BLOCK_SIZE_N=block[1], BLOCK_SIZE_K=block[2], GROUP_SIZE_M=2,
+        NUM_SMS=num_sms, **options)
+    return c
+
+
+@pytest.mark.parametrize("M,N,K,num_sms", [(77, 45, 61, 3), (130, 97, 33, 4), (32, 32, 16, 2)])
+def test_matmul_persistent(backend, rng, M, N, K, num_sms):
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(matmul_persistent(a, b, num_sms), ref, rtol=1e-4,
+                               atol=1e-4 * np.sqrt(K))
+
+
+# ---------------------------------------------------------------------------
 # 05: layer norm (forward)
 # ---------------------------------------------------------------------------
 

@@ -47,6 +47,19 @@ ContiguityAnalysis::Pieces elementwise(const ContiguityAnalysis::Pieces &pieces)
   return element;
 }
 
+/// What holds of a value that is one or the other (a branch's result).
+ContiguityAnalysis::Pieces either(const ContiguityAnalysis::Pieces &a,
+                                  const ContiguityAnalysis::Pieces &b) {
+  ContiguityAnalysis::Pieces pieces;
+  pieces.run = std::gcd(a.run, b.run);
+  pieces.constancy = std::gcd(a.constancy, b.constancy);
+  int64_t group = std::max(pieces.run, pieces.constancy);
+  pieces.divisibility = std::gcd(groupDivisibility(a, group), groupDivisibility(b, group));
+  pieces.nonNegative = a.nonNegative && b.nonNegative;
+  pieces.checkEndpoints = pieces.run > 1 && (a.checkEndpoints || b.checkEndpoints);
+  return pieces;
+}
+
 } // namespace
 
 std::optional<int64_t> ContiguityAnalysis::constantValue(Value value) {
@@ -109,7 +122,9 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::cachedPieces(Value value, unsigne
   if (it != piecesCache.end())
     return it->second;
   piecesCache[{value, dim}] = Pieces(); // cycles stay unknown
+  inProgress.insert({value, dim});
   Pieces pieces = computePieces(value, dim);
+  inProgress.erase({value, dim});
   piecesCache[{value, dim}] = pieces;
   return pieces;
 }
@@ -205,7 +220,10 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value, unsign
 
   if (!def) {
     // A loop-carried tile keeps the groups of its initial value when the
-    // value it yields does, assuming it does (as loopCarriedStride).
+    // value it yields does, assuming it does (as loopCarriedStride), and
+    // the divisibility both have: where the yielded value has less, the
+    // assumption is weakened to what both have and tried again (a persistent
+    // loop's offsets start at 0 and move to multiples of the block).
     auto arg = dyn_cast<BlockArgument>(value);
     auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
     if (loops != LoopCarriedStrides::Inductive || !loop || arg.getArgNumber() == 0 ||
@@ -217,17 +235,39 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value, unsign
     hypothesis.run = initial.run;
     hypothesis.constancy = initial.constancy;
     hypothesis.checkEndpoints = initial.checkEndpoints;
+    hypothesis.divisibility = initial.divisibility;
+    if (auto weakened = weakenedDivisibility.find({value, dim});
+        weakened != weakenedDivisibility.end())
+      hypothesis.divisibility = std::gcd(hypothesis.divisibility, weakened->second);
     piecesCache[{value, dim}] = hypothesis;
-    Pieces yielded = cachedPieces(loop.getBody()->getTerminator()->getOperand(index), dim);
+    // A query that started at the yielded value itself (a tile moved to the
+    // next tile under `if`, read before the loop's argument) is still being
+    // computed: its placeholder says nothing, so compute it under the
+    // assumption.
+    Value next = loop.getBody()->getTerminator()->getOperand(index);
+    Pieces yielded =
+        inProgress.contains({next, dim}) ? computePieces(next, dim) : cachedPieces(next, dim);
     if (yielded.run % hypothesis.run == 0 && yielded.constancy % hypothesis.constancy == 0 &&
-        (!yielded.checkEndpoints || hypothesis.checkEndpoints))
-      return hypothesis;
-    refutedPieces.insert({value, dim});
+        (!yielded.checkEndpoints || hypothesis.checkEndpoints)) {
+      int64_t group = std::max(hypothesis.run, hypothesis.constancy);
+      int64_t kept = groupDivisibility(yielded, group);
+      if (kept % hypothesis.divisibility == 0)
+        return hypothesis;
+      weakenedDivisibility[{value, dim}] = std::gcd(hypothesis.divisibility, kept);
+    } else {
+      refutedPieces.insert({value, dim});
+    }
     assumptionFailed = true;
     return unknown;
   }
   if (auto loop = dyn_cast<scf::ForOp>(def))
     return cachedPieces(loop.getRegionIterArgs()[cast<OpResult>(value).getResultNumber()], dim);
+  // Offsets a persistent loop moves to its next tile under `if`, else keeps.
+  if (auto branch = dyn_cast<scf::IfOp>(def); branch && branch.elseBlock()) {
+    unsigned index = cast<OpResult>(value).getResultNumber();
+    return either(cachedPieces(branch.thenYield().getOperand(index), dim),
+                  cachedPieces(branch.elseYield().getOperand(index), dim));
+  }
 
   if (auto range = dyn_cast<MakeRangeOp>(def)) {
     Pieces pieces;

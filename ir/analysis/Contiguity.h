@@ -135,6 +135,10 @@ private:
   /// Iteration arguments whose inductive assumption failed: unknown from then on.
   llvm::DenseSet<ValueDim> refuted;
   llvm::DenseSet<ValueDim> refutedPieces;
+  /// The divisibility a loop-carried tile's assumption was weakened to.
+  llvm::DenseMap<ValueDim, int64_t> weakenedDivisibility;
+  /// The pieces queries under way (their cache entries are placeholders).
+  llvm::DenseSet<ValueDim> inProgress;
   /// Run-start alignments assumed of loop-carried pointers (pointer, dim,
   /// run) while their loop's step is checked: a query for groups of another
   /// size is another claim and must not read the hypothesis.

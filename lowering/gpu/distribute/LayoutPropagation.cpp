@@ -5,6 +5,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -60,6 +61,13 @@ private:
   LinearLayout ownOrFallback(Value value);
   /// Demands every tile operand of `op` in `layout`.
   void demandAll(Operation *op, const LinearLayout &layout);
+  /// The layout the uses of `value` ask for where it differs from the one it
+  /// has (where a conversion would go), mapped back through the ops that
+  /// derive their layout from it (elementwise ops, shape views).
+  std::optional<LinearLayout> wantedByUses(Value value, unsigned depth = 0) const;
+  /// Hints for the next round from this one's conversions; true when some
+  /// hint changed.
+  bool hintFromUses();
   InFlightDiagnostic unsupported(Operation *op, StringRef why);
 
   LayoutAnchors &anchors;
@@ -69,6 +77,15 @@ private:
   DenseMap<Value, unsigned> groupOfMember;
   /// The layout each group got in the previous round.
   DenseMap<unsigned, LinearLayout> hints;
+  /// Groups that nothing placed in the first round (no member or source had
+  /// a layout of its own): they take what their uses convert them to.
+  llvm::DenseSet<unsigned> freeGroups;
+  /// Elementwise results whose operands all lacked a layout (all rebuilt on
+  /// demand: the offsets made from a loop-carried tile, broadcast) fall back
+  /// to the default layout, or to what their uses asked for in an earlier
+  /// round.
+  DenseMap<Value, LinearLayout> fallbackHints;
+  llvm::SetVector<Value> fellBack;
   LayoutAssignment assignment;
 };
 
@@ -289,6 +306,12 @@ LogicalResult Propagation::visit(Operation *op) {
     std::optional<LinearLayout> layout = firstFixed(tiles);
     if (!layout && llvm::any_of(tiles, [&](Value v) { return isPending(v); }))
       return success(); // placed in a later round
+    if (!layout && op->getNumResults() == 1 && isElementwise(op)) {
+      fellBack.insert(op->getResult(0));
+      auto hint = fallbackHints.find(op->getResult(0));
+      if (hint != fallbackHints.end())
+        layout = hint->second;
+    }
     if (!layout)
       layout = anchors.fallback(tileType(tiles.front()));
     if (auto split = dyn_cast<tile::SplitOp>(op)) {
@@ -323,19 +346,78 @@ LogicalResult Propagation::visit(Operation *op) {
   return unsupported(op, "on tiles");
 }
 
+std::optional<LinearLayout> Propagation::wantedByUses(Value value, unsigned depth) const {
+  constexpr unsigned kMaxDepth = 16;
+  if (depth > kMaxDepth)
+    return std::nullopt;
+  std::optional<LinearLayout> own = layoutOf(value);
+  for (OpOperand &use : value.getUses()) {
+    auto demanded = assignment.demands.find(&use);
+    if (demanded != assignment.demands.end() && (!own || demanded->second != *own))
+      return demanded->second;
+    Operation *user = use.getOwner();
+    if (user->getNumResults() != 1 || !tileType(user->getResult(0)) ||
+        !(isElementwise(user) || isShapeView(user)))
+      continue;
+    // Only where the user's layout follows this value's.
+    std::optional<LinearLayout> result = layoutOf(user->getResult(0));
+    if (result && own && !isShapeView(user) && *result != *own)
+      continue;
+    std::optional<LinearLayout> wanted = wantedByUses(user->getResult(0), depth + 1);
+    if (!wanted)
+      continue;
+    ArrayRef<int64_t> shape = tileType(value).getShape();
+    if (auto expand = dyn_cast<tile::ExpandDimsOp>(user))
+      return wanted->reduced(expand.getAxis());
+    if (isa<tile::BroadcastOp>(user))
+      return wanted->broadcastSource(shape);
+    if (isa<tile::ReshapeOp>(user))
+      return wanted->reshaped(shape);
+    if (auto trans = dyn_cast<tile::TransOp>(user))
+      return wanted->untransposed(trans.getOrder());
+    return wanted;
+  }
+  return std::nullopt;
+}
+
+bool Propagation::hintFromUses() {
+  bool changed = false;
+  for (Value value : fellBack) {
+    std::optional<LinearLayout> wanted = wantedByUses(value);
+    auto hint = fallbackHints.find(value);
+    if (wanted && (hint == fallbackHints.end() || hint->second != *wanted)) {
+      fallbackHints[value] = *wanted;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 FailureOr<LayoutAssignment> Propagation::run(tile::FuncOp kernel) {
   collectGroups(kernel);
   for (unsigned round = 0;; ++round) {
     assignment = LayoutAssignment();
+    fellBack.clear();
     for (auto &[index, layout] : hints)
       for (Value member : groups[index].members)
         fix(member, layout);
     if (failed(visitBlock(kernel.getBody().front())))
       return failure();
-    bool changed = false;
+    bool changed = round + 1 < kMaxRounds && hintFromUses();
     for (auto [index, group] : llvm::enumerate(groups)) {
-      LinearLayout chosen = firstFixed(group.preference)
-                                .value_or(anchors.fallback(tileType(group.members.front())));
+      // A carried tile that nothing places (the offsets a persistent GEMM
+      // carries to its next tile) takes the layout its uses convert it to:
+      // its loads'. Others keep what the body yields.
+      std::optional<LinearLayout> placed = firstFixed(group.preference);
+      if (round == 0 && !placed)
+        freeGroups.insert(index);
+      std::optional<LinearLayout> wanted;
+      if (freeGroups.contains(index))
+        for (Value member : group.members)
+          if (!wanted)
+            wanted = wantedByUses(member);
+      LinearLayout chosen =
+          wanted.value_or(placed.value_or(anchors.fallback(tileType(group.members.front()))));
       auto hint = hints.find(index);
       if (hint == hints.end() || hint->second != chosen) {
         changed = true;

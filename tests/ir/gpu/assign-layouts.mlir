@@ -463,3 +463,61 @@ tile.func @broadcast_weights(%x: !tile.ptr<f32>, %w: !tile.ptr<f32>, %y: !tile.p
   tile.store %yp, %out : tensor<2x512x!tile.ptr<f32>>
   tile.return
 }
+
+// -----
+
+// A persistent loop's row offsets: carried around the loop, moved to the
+// next tile's rows under `if`, added to the K offsets for a load. Nothing
+// places the carried tile; it takes the layout the load's pointers convert
+// it to (their rows' slice), so that no conversion runs in the loop. A
+// carried accumulator keeps the layout its body yields.
+tile.func @carried_offsets(%a: !tile.ptr<f32>, %c: !tile.ptr<f32>, %n: i32, %ld: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %rows = tile.make_range 0 to 64 : tensor<64xi32>
+  %k = tile.make_range 0 to 32 : tensor<32xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x32xf32>
+  %offs, %acc = scf.for %i = %c0 to %n step %c1 iter_args(%o = %rows, %s = %zero)
+      -> (tensor<64xi32>, tensor<64x32xf32>) : i32 {
+    %first = arith.cmpi eq, %i, %c0 : i32
+    %moved = scf.if %first -> (tensor<64xi32>) {
+      %start = arith.muli %i, %c64 : i32
+      %ss = tile.splat %start : i32 -> tensor<64xi32>
+      %next = arith.addi %ss, %rows : tensor<64xi32>
+      scf.yield %next : tensor<64xi32>
+    } else {
+      scf.yield %o : tensor<64xi32>
+    }
+    %re = tile.expand_dims %moved, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %lds = tile.splat %ld : i32 -> tensor<64x1xi32>
+    %ro = arith.muli %re, %lds : tensor<64x1xi32>
+    %rb = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x32xi32>
+    %ke = tile.expand_dims %k, axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+    %kb = tile.broadcast %ke : tensor<1x32xi32> -> tensor<64x32xi32>
+    %off = arith.addi %rb, %kb : tensor<64x32xi32>
+    %ab = tile.splat %a : !tile.ptr<f32> -> tensor<64x32x!tile.ptr<f32>>
+    %ap = tile.addptr %ab, %off : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi32>
+    %x = tile.load %ap : tensor<64x32x!tile.ptr<f32>>
+    %sum = arith.addf %s, %x : tensor<64x32xf32>
+    scf.yield %moved, %sum : tensor<64xi32>, tensor<64x32xf32>
+  }
+  %re = tile.expand_dims %rows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %ro = arith.muli %re, %c32 : tensor<64x1xi32>
+  %rb = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x32xi32>
+  %ke = tile.expand_dims %k, axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %kb = tile.broadcast %ke : tensor<1x32xi32> -> tensor<64x32xi32>
+  %off = arith.addi %rb, %kb : tensor<64x32xi32>
+  %cb = tile.splat %c : !tile.ptr<f32> -> tensor<64x32x!tile.ptr<f32>>
+  %cp = tile.addptr %cb, %off : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi32>
+  tile.store %cp, %acc : tensor<64x32x!tile.ptr<f32>>
+  tile.return
+}
+// SM80-LABEL: tile.func @carried_offsets
+// SM80: scf.for
+// SM80-NOT: tgpu.convert_layout
+// SM80: tile.load
+// SM80-NOT: tgpu.convert_layout
+// SM80: scf.yield
+// SM80-NEXT: }

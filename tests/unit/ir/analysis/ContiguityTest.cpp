@@ -461,5 +461,71 @@ TEST_F(ContiguityTest, HintsPromiseWhatTheAnalysisCannotProve) {
   EXPECT_EQ(analysis.piecesOf(hints[4]).divisibility, 16);
 }
 
+// A persistent GEMM's column offsets (Triton's tutorial): carried around the
+// loop, moved to the next tile's block under `if` (a promise of runs of 64
+// starting at multiples of 64), kept otherwise. `%drifted` moves by one
+// element instead, and `%scattered` to offsets nothing is known of.
+constexpr llvm::StringLiteral kOffsetsMovedInABranch = R"mlir(
+tile.func @k(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32, %s: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %b = tile.splat %p : !tile.ptr<f16> -> tensor<64x!tile.ptr<f16>>
+  %kept, %drift, %scatter = scf.for %i = %c0 to %n step %c1
+      iter_args(%offs = %r, %drifted = %r, %scattered = %r)
+      -> (tensor<64xi32>, tensor<64xi32>, tensor<64xi32>) : i32 {
+    %ptrs = tile.addptr %b, %offs : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+    %x = tile.load %ptrs : tensor<64x!tile.ptr<f16>>
+    %first = arith.cmpi eq, %i, %c0 : i32
+    %moved:3 = scf.if %first -> (tensor<64xi32>, tensor<64xi32>, tensor<64xi32>) {
+      %start = arith.muli %i, %c64 : i32
+      %ss = tile.splat %start : i32 -> tensor<64xi32>
+      %next = arith.addi %ss, %r : tensor<64xi32>
+      %wrapped = tile.splat %s : i32 -> tensor<64xi32>
+      %some = arith.remsi %next, %wrapped : tensor<64xi32>
+      %m = tile.hint %some {multiple_of = 64 : i64} : tensor<64xi32>
+      %promised = tile.hint %m {max_contiguous = 64 : i64} : tensor<64xi32>
+      %ones = tile.splat %c1 : i32 -> tensor<64xi32>
+      %nudged = arith.addi %drifted, %ones : tensor<64xi32>
+      %rs = arith.muli %r, %wrapped : tensor<64xi32>
+      scf.yield %promised, %nudged, %rs : tensor<64xi32>, tensor<64xi32>, tensor<64xi32>
+    } else {
+      scf.yield %offs, %drifted, %scattered : tensor<64xi32>, tensor<64xi32>, tensor<64xi32>
+    }
+    scf.yield %moved#0, %moved#1, %moved#2 : tensor<64xi32>, tensor<64xi32>, tensor<64xi32>
+  }
+  tile.return
+}
+)mlir";
+
+TEST_F(ContiguityTest, OffsetsMovedInABranchKeepTheirRunsAndDivisibility) {
+  auto module = parse(kOffsetsMovedInABranch);
+  ASSERT_TRUE(module);
+  mlir::scf::IfOp branch;
+  mlir::scf::ForOp loop;
+  module->walk([&](mlir::scf::IfOp op) { branch = op; });
+  module->walk([&](mlir::scf::ForOp op) { loop = op; });
+  ASSERT_TRUE(branch && loop);
+  // Asked first of the branch's result, whose query reaches the loop's
+  // argument and, through the loop's yield, itself.
+  for (bool branchFirst : {true, false}) {
+    SCOPED_TRACE(branchFirst ? "the branch's result first" : "the loop's argument first");
+    ContiguityAnalysis analysis(LoopCarriedStrides::Inductive);
+    mlir::Value offs = loop.getRegionIterArgs()[0];
+    if (branchFirst)
+      EXPECT_EQ(analysis.piecesOf(branch.getResult(0)).run, 64);
+    ContiguityAnalysis::Pieces pieces = analysis.piecesOf(offs);
+    EXPECT_EQ(pieces.run, 64);
+    EXPECT_EQ(pieces.divisibility, 64); // 0 at first, then multiples of 64
+    EXPECT_EQ(analysis.piecesOf(loop.getRegionIterArgs()[1]).run, 64);
+    EXPECT_EQ(analysis.piecesOf(loop.getRegionIterArgs()[1]).divisibility, 1);
+    EXPECT_EQ(analysis.piecesOf(loop.getRegionIterArgs()[2]).run, 1);
+  }
+  // Without the inductive mode nothing is assumed of loop-carried tiles.
+  ContiguityAnalysis plain;
+  EXPECT_EQ(plain.piecesOf(loop.getRegionIterArgs()[0]).run, 1);
+}
+
 } // namespace
 } // namespace tessera::tile::testing

@@ -3,6 +3,7 @@
 
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -31,7 +32,9 @@ void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
   TileGpuDistributeOptions distribute;
   distribute.numStages = options.numStages;
   pm.addPass(createTileGpuDistribute(distribute));
-  pm.addPass(createCanonicalizerPass());
+  // Bottom-up: MLIR 22's top-down traversal took 16 s instead of 0.2 s on a
+  // persistent GEMM's distributed body (thousands of ops in nested branches).
+  pm.addPass(createCanonicalizerPass(GreedyRewriteConfig().setUseTopDownTraversal(false)));
   pm.addPass(createCSEPass());
 }
 

@@ -94,10 +94,6 @@ def grouped_tile(tile, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP
     group_rows = min(blocks_m - first_m, GROUP_M)
     pid_m = first_m + ((tile % per_group) % group_rows)
     pid_n = (tile % per_group) // group_rows
-    # As in Triton's tutorial: facts the compilers cannot prove. With them
-    # `% M` and `% N` below provably keep runs of consecutive offsets.
-    tl.assume(pid_m >= 0)
-    tl.assume(pid_n >= 0)
     return pid_m, pid_n
 
 
@@ -127,6 +123,10 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
            BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
     """C = A @ B, one program per output tile."""
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    # As in Triton's tutorial: facts the compilers cannot prove. With them
+    # `% M` and `% N` below provably keep runs of consecutive offsets.
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
     assume_positive_strides(stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn)
     rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M  # [BLOCK_M]
     rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N  # [BLOCK_N]
@@ -165,8 +165,53 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride
         ki = step % k_tiles
         pid_m, pid_n = grouped_tile(first + (step // k_tiles) * programs, M, N, BLOCK_M, BLOCK_N,
                                     GROUP_M)
+        tl.assume(pid_m >= 0)
+        tl.assume(pid_n >= 0)
         rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
         rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+        rk = ki * BLOCK_K + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak,
+                    mask=rk[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn,
+                    mask=rk[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        if ki == k_tiles - 1:
+            store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+
+
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
+@jit
+def matmul_persistent_carried(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+                              stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,
+                              BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                              GROUP_M: tl.constexpr):
+    """matmul_persistent in the form of Triton's tutorial: the rows and columns
+    of a tile are found once, under `if ki == 0`, and carried through its K
+    blocks, instead of dividing the step in every one."""
+    assume_positive_strides(stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    programs = tl.num_programs(0)
+    my_tiles = (tiles - tl.program_id(0) + programs - 1) // programs
+    tile = tl.program_id(0) - programs
+    ki = -1
+    pid_m = 0
+    pid_n = 0
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for _ in range(0, my_tiles * k_tiles):
+        ki = tl.where(ki == k_tiles - 1, 0, ki + 1)
+        if ki == 0:
+            tile += programs
+            pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            # Rows and columns past the edge read row or column 0 (their
+            # results are not stored); the promises say what `where` hides.
+            rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+            rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+            rm = tl.max_contiguous(tl.multiple_of(tl.where(rm < M, rm, 0), BLOCK_M), BLOCK_M)
+            rn = tl.max_contiguous(tl.multiple_of(tl.where(rn < N, rn, 0), BLOCK_N), BLOCK_N)
         rk = ki * BLOCK_K + tl.arange(0, BLOCK_K)
         a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak,
                     mask=rk[None, :] < K, other=0.0)

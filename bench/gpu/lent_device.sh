@@ -13,7 +13,7 @@
 # NumPy), quick.json/.log (every row checked against PyTorch, then timed
 # against cuBLAS and Triton), ncu-nn4096.txt where Nsight Compute can read the
 # counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as
-# the tiled and the persistent kernel).
+# the tiled and the two persistent kernels).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +22,7 @@ quick_dir=$repo/build/gpu-aot
 sweep_dir=$repo/build/gpu-aot-sweep
 check_dir=$repo/build/gpu-check
 sweep_rows=(--suite gemm --sizes 1024,2048,4096,8192 --dtypes bf16 --layouts nn,nt
-            --gemm-kernels matmul,matmul_persistent)
+            --gemm-kernels matmul,matmul_persistent,matmul_persistent_carried)
 
 case "${1:-}" in
 export)

@@ -11,7 +11,7 @@ device alone, all implementations of a row side by side (time_each_ms:
 launches captured in CUDA graphs, L2 flushed before each call, the graphs
 replayed in turns, so that the host's launch cost, warm caches and drifting
 clocks favour no one). The Tessera and Triton kernels come from the same
-source, bench/gpu/kernels.py (--gemm-kernels adds the persistent GEMM).
+source, bench/gpu/kernels.py (--gemm-kernels adds the persistent GEMMs).
 GEMM is reported in TFLOP/s against
 torch.matmul (cuBLAS) and Triton; softmax, layernorm and vector add in GB/s
 against Triton, PyTorch and a device-to-device copy of one input (its own
@@ -135,13 +135,16 @@ class Row:
             self.rates[name] = self.work_of.get(name, self.work) / (ms * 1e-3) / per_second
 
 
+PERSISTENT_GEMMS = {"matmul_persistent": "-p", "matmul_persistent_carried": "-pc"}
+
+
 def launch_gemm(module, a, b, c, kernel="matmul", programs=None):
-    """C = A @ B with `kernel`: "matmul" (a program per output tile) or
-    "matmul_persistent" (at most `programs` programs, one per SM, walking the
-    tiles)."""
+    """C = A @ B with `kernel`: "matmul" (a program per output tile) or a
+    persistent GEMM (PERSISTENT_GEMMS: at most `programs` programs, one per
+    SM, walking the tiles)."""
     (M, K), N = a.shape, b.shape[1]
     tiles = lambda meta: triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"])
-    if kernel == "matmul_persistent":
+    if kernel in PERSISTENT_GEMMS:
         grid = lambda meta: (min(programs, tiles(meta)),)
     else:
         grid = lambda meta: (tiles(meta),)
@@ -191,7 +194,7 @@ def add_copy(row, src, dst):
 
 
 def gemm_row_name(layout, kernel):
-    return f"gemm-{layout}" + ("-p" if kernel == "matmul_persistent" else "")
+    return f"gemm-{layout}" + PERSISTENT_GEMMS.get(kernel, "")
 
 
 def bench_gemm(kernels, args, size, dtype, layout, kernel):
@@ -397,7 +400,9 @@ def main():
     parser.add_argument("--dtypes", default="bf16,fp16", help="GEMM dtypes: fp16, bf16, fp32")
     parser.add_argument("--gemm-kernels", default="matmul",
                         help="GEMM kernels of kernels.py: matmul (a program per tile), "
-                             "matmul_persistent (a program per SM; rows gemm-nn-p, gemm-nt-p)")
+                             "matmul_persistent (a program per SM; rows gemm-nn-p, gemm-nt-p), "
+                             "matmul_persistent_carried (the same in the form of Triton's "
+                             "tutorial; rows gemm-nn-pc, gemm-nt-pc)")
     parser.add_argument("--layouts", default="nn,nt",
                         help="GEMM operand layouts: nn (B row-major [K, N]), nt (B the transpose of "
                              "a row-major [N, K], as a PyTorch Linear's weight)")

@@ -112,7 +112,8 @@ def test_aot_export_writes_cubins_and_a_manifest(tmp_path):
 
 
 @pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
-def test_persistent_gemm_is_pipelined_across_tiles_on_hopper():
+@pytest.mark.parametrize("kernel", ["matmul_persistent", "matmul_persistent_carried"])
+def test_persistent_gemm_is_pipelined_across_tiles_on_hopper(kernel):
     """The benchmark's persistent GEMM at its 128x256x64 config on sm_90a:
     copies ahead with cp.async, the wgmma left running in the loop and waited
     for in the epilogue's branch, which stores through stmatrix, without
@@ -120,7 +121,7 @@ def test_persistent_gemm_is_pipelined_across_tiles_on_hopper():
     pytest.importorskip("torch")
     from tessera import _C
     from tessera.compile import _unwrap_kernel, parse_signature
-    fn = _unwrap_kernel(bench_module("run").tessera_kernels().matmul_persistent)
+    fn = _unwrap_kernel(getattr(bench_module("run").tessera_kernels(), kernel))
     signature = ("*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:16, i32:1, i32:16, "
                  "i32:1, i32:16, i32:1, 128, 256, 64, 8")
     values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
@@ -162,7 +163,7 @@ def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
         torch.testing.assert_close(y.float(), expected, atol=1e-2, rtol=1e-2)
 
 
-@pytest.mark.parametrize("kernel", ["matmul", "matmul_persistent"])
+@pytest.mark.parametrize("kernel", ["matmul", "matmul_persistent", "matmul_persistent_carried"])
 def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     """The benchmark's GEMM sources on Tessera's CPU backend against PyTorch:
     150x136 has ragged tiles of 32x32, and the persistent kernel's 4
@@ -177,7 +178,7 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     c = torch.full((M, N), float("nan"), dtype=torch.bfloat16)
     meta = dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=2)
     tiles = run.triton_cdiv(M, 32) * run.triton_cdiv(N, 32)
-    grid = (4,) if kernel == "matmul_persistent" else (tiles,)
+    grid = (tiles,) if kernel == "matmul" else (4,)
     getattr(kernels, kernel).fn[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
                                       b.stride(1), c.stride(0), c.stride(1), **meta)
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=2e-2)

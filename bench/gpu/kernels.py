@@ -143,6 +143,25 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
     store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
 
 
+@jit
+def persistent_step(a_ptr, b_ptr, c_ptr, acc, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                    stride_cm, stride_cn, pid_m, pid_n, rm, rn, ki, k_tiles,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """K block `ki` of the tile at rows `rm` and columns `rn` of a persistent
+    GEMM: the accumulator after it, restarted where it was the tile's last
+    block (which stores the tile)."""
+    rk = ki * BLOCK_K + tl.arange(0, BLOCK_K)
+    a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak,
+                mask=rk[None, :] < K, other=0.0)
+    b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn,
+                mask=rk[:, None] < K, other=0.0)
+    acc = tl.dot(a, b, acc)
+    if ki == k_tiles - 1:
+        store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    return acc
+
+
 @autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
 @jit
 def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
@@ -169,15 +188,9 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride
         tl.assume(pid_n >= 0)
         rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
         rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-        rk = ki * BLOCK_K + tl.arange(0, BLOCK_K)
-        a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak,
-                    mask=rk[None, :] < K, other=0.0)
-        b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn,
-                    mask=rk[:, None] < K, other=0.0)
-        acc = tl.dot(a, b, acc)
-        if ki == k_tiles - 1:
-            store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
-            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        acc = persistent_step(a_ptr, b_ptr, c_ptr, acc, M, N, K, stride_am, stride_ak, stride_bk,
+                              stride_bn, stride_cm, stride_cn, pid_m, pid_n, rm, rn, ki, k_tiles,
+                              BLOCK_M, BLOCK_N, BLOCK_K)
 
 
 @autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
@@ -212,12 +225,6 @@ def matmul_persistent_carried(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak
             rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
             rm = tl.max_contiguous(tl.multiple_of(tl.where(rm < M, rm, 0), BLOCK_M), BLOCK_M)
             rn = tl.max_contiguous(tl.multiple_of(tl.where(rn < N, rn, 0), BLOCK_N), BLOCK_N)
-        rk = ki * BLOCK_K + tl.arange(0, BLOCK_K)
-        a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak,
-                    mask=rk[None, :] < K, other=0.0)
-        b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn,
-                    mask=rk[:, None] < K, other=0.0)
-        acc = tl.dot(a, b, acc)
-        if ki == k_tiles - 1:
-            store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
-            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        acc = persistent_step(a_ptr, b_ptr, c_ptr, acc, M, N, K, stride_am, stride_ak, stride_bk,
+                              stride_bn, stride_cm, stride_cn, pid_m, pid_n, rm, rn, ki, k_tiles,
+                              BLOCK_M, BLOCK_N, BLOCK_K)

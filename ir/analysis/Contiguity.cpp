@@ -242,7 +242,7 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::computePieces(Value value, unsign
     piecesCache[{value, dim}] = hypothesis;
     // A query that started at the yielded value itself (a tile moved to the
     // next tile under `if`, read before the loop's argument) is still being
-    // computed: its placeholder says nothing, so compute it under the
+    // computed: its cache entry says nothing yet, so compute it under the
     // assumption.
     Value next = loop.getBody()->getTerminator()->getOperand(index);
     Pieces yielded =

@@ -137,7 +137,8 @@ private:
   llvm::DenseSet<ValueDim> refutedPieces;
   /// The divisibility a loop-carried tile's assumption was weakened to.
   llvm::DenseMap<ValueDim, int64_t> weakenedDivisibility;
-  /// The pieces queries under way (their cache entries are placeholders).
+  /// The pieces queries under way (their cache entries say "unknown" until
+  /// they finish).
   llvm::DenseSet<ValueDim> inProgress;
   /// Run-start alignments assumed of loop-carried pointers (pointer, dim,
   /// run) while their loop's step is checked: a query for groups of another

@@ -17,6 +17,13 @@ namespace tessera::gpu {
 
 namespace {
 
+/// The register of `from` each register of `to` copies, where no element
+/// moves between threads.
+std::optional<SmallVector<RegisterSource>> renamingOf(const LinearLayout &from,
+                                                      const LinearLayout &to) {
+  return registerRenaming(to, from, [](const Basis &coords) { return std::pair(0u, coords); });
+}
+
 int64_t elementsWithPadding(ArrayRef<int64_t> shape, int64_t padding) {
   int64_t elements = shape.back() + padding;
   for (int64_t extent : shape.drop_back())
@@ -71,7 +78,7 @@ FailureOr<int64_t> leastConversionBytes(KernelLowering &k, ConvertLayoutOp op) {
   FailureOr<LinearLayout> to = k.layout(op, op.getResult());
   if (failed(from) || failed(to))
     return failure();
-  if (registerRenaming(*to, *from, [](const Basis &coords) { return std::pair(0u, coords); }))
+  if (renamingOf(*from, *to))
     return int64_t(0);
   Type elementType = sharedElementType(KernelLowering::registerType(op.getType()));
   ExchangePieces pieces = planExchangePieces(*from, *to, [](int64_t) { return false; });
@@ -85,9 +92,7 @@ LogicalResult lowerConvertLayout(KernelLowering &k, ConvertLayoutOp op, OpBuilde
     return failure();
   const Registers &source = k.registers(op.getSrc());
   Value base = k.pointerBase(op.getSrc());
-  std::optional<SmallVector<RegisterSource>> renaming =
-      registerRenaming(*to, *from, [](const Basis &coords) { return std::pair(0u, coords); });
-  if (renaming) {
+  if (std::optional<SmallVector<RegisterSource>> renaming = renamingOf(*from, *to)) {
     Registers regs;
     for (const RegisterSource &reg : *renaming)
       regs.push_back(source[reg.reg]);

@@ -20,6 +20,12 @@ Attribute workgroupSpace(MLIRContext *context) {
 
 int64_t byteSize(Type type) { return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8); }
 
+/// A 1-D workgroup buffer of `elements` values of `elementType`.
+MemRefType bufferType(Type elementType, int64_t elements) {
+  return MemRefType::get({elements}, elementType, MemRefLayoutAttrInterface(),
+                         workgroupSpace(elementType.getContext()));
+}
+
 } // namespace
 
 SharedMemory::SharedMemory(mlir::gpu::GPUFuncOp func, const GpuTarget &target, ThreadContext &thread)
@@ -40,16 +46,19 @@ bool SharedMemory::canAllocate(Type elementType, int64_t elements, int64_t align
   int64_t bytes = elements * byteSize(elementType);
   if (usesDynamicMemory())
     return llvm::alignTo(userBytes_, alignment) + bytes <= target_.maxSharedMemoryBytes;
-  auto type = MemRefType::get({elements}, elementType, MemRefLayoutAttrInterface(),
-                              workgroupSpace(elementType.getContext()));
-  auto alignAttr = Builder(elementType.getContext()).getI64IntegerAttr(alignment);
+  return freeAttribution(bufferType(elementType, elements), alignment) ||
+         attributionBytes_ + int64_t(llvm::alignTo(bytes, alignment)) <=
+             target_.maxSharedMemoryBytes;
+}
+
+std::optional<size_t> SharedMemory::freeAttribution(MemRefType type, int64_t alignment) const {
+  auto alignAttr = Builder(type.getContext()).getI64IntegerAttr(alignment);
   mlir::gpu::GPUFuncOp func = func_;
   for (auto [index, attribution] : llvm::enumerate(attributions_))
     if (!attribution.inUse && attribution.type == type &&
         func.getWorkgroupAttributionAttr(index, kAlignAttr) == alignAttr)
-      return true;
-  return attributionBytes_ + int64_t(llvm::alignTo(bytes, alignment)) <=
-         target_.maxSharedMemoryBytes;
+      return index;
+  return std::nullopt;
 }
 
 FailureOr<Value> SharedMemory::reserve(Operation *user, Type elementType, int64_t elements,
@@ -83,8 +92,7 @@ int64_t SharedMemory::conversionRowPadding(ArrayRef<int64_t> shape, Type element
 FailureOr<Value> SharedMemory::place(Operation *user, Type elementType, int64_t elements,
                                      int64_t alignment, bool reserve) {
   MLIRContext *context = user->getContext();
-  auto type = MemRefType::get({elements}, elementType, MemRefLayoutAttrInterface(),
-                              workgroupSpace(context));
+  MemRefType type = bufferType(elementType, elements);
   int64_t bytes = elements * byteSize(elementType);
   auto tooLarge = [&](int64_t total) {
     return user->emitOpError() << "needs " << total << " bytes of shared memory in all, more than the "
@@ -119,11 +127,8 @@ FailureOr<Value> SharedMemory::place(Operation *user, Type elementType, int64_t 
     }
     return attributions_[index].buffer;
   };
-  for (auto [index, attribution] : llvm::enumerate(attributions_))
-    if (!attribution.inUse && attribution.type == type &&
-        func_.getWorkgroupAttributionAttr(index, kAlignAttr) ==
-            Builder(context).getI64IntegerAttr(alignment))
-      return claim(index);
+  if (std::optional<size_t> free = freeAttribution(type, alignment))
+    return claim(*free);
   attributionBytes_ += llvm::alignTo(bytes, alignment);
   if (attributionBytes_ > target_.maxSharedMemoryBytes)
     return tooLarge(attributionBytes_);

@@ -80,6 +80,8 @@ private:
     bool inUse = false;
     bool reserved = false;
   };
+  /// An unused attribution of `type` and `alignment` (not on NVIDIA).
+  std::optional<size_t> freeAttribution(mlir::MemRefType type, int64_t alignment) const;
   mlir::FailureOr<mlir::Value> place(mlir::Operation *user, mlir::Type elementType,
                                      int64_t elements, int64_t alignment, bool reserve);
 

@@ -97,6 +97,35 @@ struct PipelineAnalysis {
   bool speculatableAddresses = true;
 };
 
+/// The registers of several values, one after the other.
+SmallVector<Value> flatten(ArrayRef<Registers> values) {
+  SmallVector<Value> flat;
+  for (const Registers &regs : values)
+    llvm::append_range(flat, regs);
+  return flat;
+}
+
+/// `flat` cut into values of as many registers as those of `like`.
+SmallVector<Registers> regroup(ValueRange flat, ArrayRef<Registers> like) {
+  SmallVector<Registers> values;
+  size_t first = 0;
+  for (const Registers &regs : like) {
+    values.emplace_back(flat.begin() + first, flat.begin() + first + regs.size());
+    first += regs.size();
+  }
+  return values;
+}
+
+/// An scf.if with results of `types` whose blocks are empty, to be filled
+/// and terminated by the caller.
+scf::IfOp emptyIf(OpBuilder &builder, Location loc, TypeRange types, Value condition) {
+  auto branch = scf::IfOp::create(builder, loc, types, condition, /*withElseRegion=*/true);
+  for (Block *block : {branch.thenBlock(), branch.elseBlock()})
+    if (!block->empty())
+      block->getTerminator()->erase();
+  return branch;
+}
+
 /// True for a splat of +0 (what cp.async's zero fill writes).
 bool isPositiveZero(Value value) {
   if (auto splat = value.getDefiningOp<tile::SplatOp>())
@@ -467,30 +496,16 @@ FailureOr<SmallVector<Registers>> PipelinedLoop::copyAhead(OpBuilder &builder, V
   } else {
     // The addresses of an iteration past the end may divide by zero: they
     // are computed only where the iteration exists, which keeps the state.
-    SmallVector<Value> flatState;
-    for (const Registers &regs : state)
-      llvm::append_range(flatState, regs);
-    auto guarded = scf::IfOp::create(builder, loc, ValueRange(flatState).getTypes(), valid,
-                                     /*withElseRegion=*/true);
-    for (Block *block : {guarded.thenBlock(), guarded.elseBlock()})
-      if (!block->empty())
-        block->getTerminator()->erase();
+    SmallVector<Value> flatState = flatten(state);
+    scf::IfOp guarded = emptyIf(builder, loc, ValueRange(flatState).getTypes(), valid);
     OpBuilder then = OpBuilder::atBlockBegin(guarded.thenBlock());
     next = addressesFor(then, iv, state);
     if (failed(next) || failed(copyStagedLoads(then, stage)))
       return failure();
-    SmallVector<Value> flatNext;
-    for (const Registers &regs : *next)
-      llvm::append_range(flatNext, regs);
-    scf::YieldOp::create(then, loc, flatNext);
+    scf::YieldOp::create(then, loc, flatten(*next));
     OpBuilder orElse = OpBuilder::atBlockBegin(guarded.elseBlock());
     scf::YieldOp::create(orElse, loc, flatState);
-    size_t first = 0;
-    for (Registers &regs : *next) {
-      regs.assign(guarded.getResults().begin() + first,
-                  guarded.getResults().begin() + first + regs.size());
-      first += regs.size();
-    }
+    next = regroup(guarded.getResults(), state);
   }
   if (async)
     NVVM::CpAsyncCommitGroupOp::create(builder, loc);
@@ -550,12 +565,8 @@ LogicalResult PipelinedLoop::lowerReset(OpBuilder &builder) {
   Value result = overlapped.getResult();
   Registers running = k.registers(result);
   Registers fresh = k.registers(reset->select.getTrueValue());
-  auto branch = scf::IfOp::create(builder, loc, ValueRange(running).getTypes(),
-                                  k.registers(reset->select.getCondition()).front(),
-                                  /*withElseRegion=*/true);
-  for (Block *block : {branch.thenBlock(), branch.elseBlock()})
-    if (!block->empty())
-      block->getTerminator()->erase();
+  scf::IfOp branch = emptyIf(builder, loc, ValueRange(running).getTypes(),
+                            k.registers(reset->select.getCondition()).front());
 
   OpBuilder then = OpBuilder::atBlockBegin(branch.thenBlock());
   const TensorCoreDot &instruction = *rings.front().plan.instruction;
@@ -691,8 +702,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   }
   SmallVector<Value> inits = k.flatRegisters(carriedInits);
   size_t carriedCount = inits.size();
-  for (const Registers &regs : state)
-    llvm::append_range(inits, regs);
+  llvm::append_range(inits, flatten(state));
   inits.push_back(indexConstant(builder, loc, 0));
 
   // An overlapped dot's loop and its last wait sit under `if the loop runs`:
@@ -719,12 +729,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           scf::YieldOp::create(body, loc, args);
         };
         Value count = args.back();
-        SmallVector<Registers> aheadState;
-        size_t next = carriedCount;
-        for (const Registers &regs : state) {
-          aheadState.emplace_back(args.begin() + next, args.begin() + next + regs.size());
-          next += regs.size();
-        }
+        SmallVector<Registers> aheadState = regroup(args.drop_front(carriedCount), state);
         if (async)
           NVVM::CpAsyncWaitGroupOp::create(body, loc, ahead - 1);
         // The stages of t are then ready for the dots: fenced for
@@ -769,8 +774,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
             return fail();
           }
         SmallVector<Value> yields = k.flatRegisters(carriedYields);
-        for (const Registers &regs : *nextState)
-          llvm::append_range(yields, regs);
+        llvm::append_range(yields, flatten(*nextState));
         yields.push_back(arith::AddIOp::create(body, loc, count, indexConstant(body, loc, 1)));
         scf::YieldOp::create(body, loc, yields);
       });

@@ -5,6 +5,7 @@
 // the target layout must receive the element it holds in the whole tile,
 // and each piece must fill its buffer, on the layouts of a GEMM epilogue
 // (a wgmma accumulator moved to rows of 16-byte runs) and on others.
+#include "lowering/gpu/distribute/DistributedValues.h"
 #include "lowering/gpu/distribute/ExchangePieces.h"
 
 #include <gtest/gtest.h>
@@ -14,13 +15,6 @@
 
 namespace tessera::gpu {
 namespace {
-
-int64_t rowMajor(const Basis &coords, llvm::ArrayRef<int64_t> shape) {
-  int64_t index = 0;
-  for (auto [coord, extent] : llvm::zip_equal(coords, shape))
-    index = index * extent + coord;
-  return index;
-}
 
 LinearLayout layoutOf(llvm::SmallVector<int64_t, 4> shape, llvm::SmallVector<Basis> registers,
                       llvm::SmallVector<Basis> lanes, llvm::SmallVector<Basis> warps) {
@@ -56,7 +50,7 @@ void expectExchanges(const LinearLayout &from, const LinearLayout &to,
         for (unsigned reg = 0; reg < pieces.from.numRegisters(); ++reg) {
           if (pieces.from.isDuplicateRegister(reg))
             continue;
-          int64_t index = rowMajor(pieces.from.coordinates(reg, lane, warp), pieces.from.shape);
+          int64_t index = rowMajorIndex(pieces.from.shape, pieces.from.coordinates(reg, lane, warp));
           ASSERT_LT(index, pieces.elements()) << "a store past the piece's buffer";
           Basis element = from.coordinates(pieces.fromRegisters[piece][reg], lane, warp);
           auto [at, inserted] = buffer.emplace(index, element);
@@ -67,7 +61,7 @@ void expectExchanges(const LinearLayout &from, const LinearLayout &to,
     for (unsigned warp = 0; warp < to.numWarps(); ++warp)
       for (unsigned lane = 0; lane < to.numLanes(); ++lane)
         for (unsigned reg = 0; reg < pieces.to.numRegisters(); ++reg) {
-          int64_t index = rowMajor(pieces.to.coordinates(reg, lane, warp), pieces.to.shape);
+          int64_t index = rowMajorIndex(pieces.to.shape, pieces.to.coordinates(reg, lane, warp));
           unsigned whole = pieces.toRegisters[piece][reg];
           loadedRegisters.insert(whole);
           ASSERT_EQ(buffer.at(index), to.coordinates(whole, lane, warp))

@@ -2,6 +2,8 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 using namespace mlir;
 
 namespace tessera::gpu {
@@ -26,6 +28,19 @@ SmallVector<Value> inlinePtx(OpBuilder &builder, Location loc, TypeRange results
   for (size_t field = 0; field < results.size(); ++field)
     values.push_back(LLVM::ExtractValueOp::create(builder, loc, op.getResult(0), field));
   return values;
+}
+
+SmallVector<Value> opaqueCopies(OpBuilder &builder, Location loc, ValueRange values) {
+  std::string assembly;
+  llvm::raw_string_ostream code(assembly);
+  SmallVector<std::string> outputs, inputs;
+  for (auto [i, value] : llvm::enumerate(values)) {
+    code << "mov.b32 $" << i << ", $" << i + values.size() << ";\n";
+    inputs.push_back(value.getType().isF32() ? "f" : "r");
+    outputs.push_back("=" + inputs.back());
+  }
+  llvm::append_range(outputs, inputs);
+  return inlinePtx(builder, loc, values.getTypes(), values, assembly, llvm::join(outputs, ","));
 }
 
 } // namespace tessera::gpu

@@ -16,6 +16,13 @@ llvm::SmallVector<mlir::Value> inlinePtx(mlir::OpBuilder &builder, mlir::Locatio
                                          mlir::TypeRange results, mlir::ValueRange operands,
                                          llvm::StringRef assembly, llvm::StringRef constraints);
 
+/// `values` passed through one inline asm of movs, which no compiler can see
+/// through: a branch that yields them (an accumulator's restart after a
+/// persistent GEMM's epilogue) stays a branch where constants would let it
+/// be folded into a select on every register.
+llvm::SmallVector<mlir::Value> opaqueCopies(mlir::OpBuilder &builder, mlir::Location loc,
+                                            mlir::ValueRange values);
+
 } // namespace tessera::gpu
 
 #endif // TESSERA_LOWERING_GPU_INLINEPTX_H

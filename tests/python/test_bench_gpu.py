@@ -111,13 +111,9 @@ def test_aot_export_writes_cubins_and_a_manifest(tmp_path):
     assert (out / entry["file"]).read_bytes()[:4] == b"\x7fELF"
 
 
-@pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
-@pytest.mark.parametrize("kernel", ["matmul_persistent", "matmul_persistent_carried"])
-def test_persistent_gemm_is_pipelined_across_tiles_on_hopper(kernel):
-    """The benchmark's persistent GEMM at its 128x256x64 config on sm_90a:
-    copies ahead with cp.async, the wgmma left running in the loop and waited
-    for in the epilogue's branch, which stores through stmatrix, without
-    spills and without ptxas serializing the wgmmas."""
+def compile_large_gemm_tile(kernel, target):
+    """The benchmark GEMM `kernel` (bf16, unit inner strides) compiled for
+    `target` at its largest config: 128x256x64, 8 warps, 3 stages."""
     pytest.importorskip("torch")
     from tessera import _C
     from tessera.compile import _unwrap_kernel, parse_signature
@@ -126,7 +122,17 @@ def test_persistent_gemm_is_pipelined_across_tiles_on_hopper(kernel):
                  "i32:1, i32:16, i32:1, 128, 256, 64, 8")
     values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
     compiled = fn.compile_for(values, plan, "interpreter")
-    kernel = _C.compile_gpu(compiled.module, compiled.module.kernel_name, "cuda:sm_90a", 8, 3)
+    return _C.compile_gpu(compiled.module, compiled.module.kernel_name, target, 8, 3)
+
+
+@pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
+@pytest.mark.parametrize("kernel", ["matmul_persistent", "matmul_persistent_carried"])
+def test_persistent_gemm_is_pipelined_across_tiles_on_hopper(kernel):
+    """The benchmark's persistent GEMM at its 128x256x64 config on sm_90a:
+    copies ahead with cp.async, the wgmma left running in the loop and waited
+    for in the epilogue's branch, which stores through stmatrix, without
+    spills and without ptxas serializing the wgmmas."""
+    kernel = compile_large_gemm_tile(kernel, "cuda:sm_90a")
     ptx = kernel.assembly
     assert ptx.count("cp.async.cg.shared.global") == 36  # 12 per stage, 2 ahead + 1 in the loop
     assert ptx.count("wgmma.wait_group.sync.aligned 1;") == 1
@@ -136,6 +142,21 @@ def test_persistent_gemm_is_pipelined_across_tiles_on_hopper(kernel):
     # conversion beside them in halves of 64 padded rows.
     assert kernel.shared_bytes == 4 * (128 * 64 + 64 * 256) * 2 + 64 * (256 + 8) * 2
     assert kernel.usage["spills"] == 0 and not kernel.usage["serialized_wgmma"]
+
+
+@pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
+@pytest.mark.parametrize("kernel", ["matmul_persistent", "matmul_persistent_carried"])
+def test_persistent_gemm_restarts_its_accumulator_in_the_epilogue_on_ampere(kernel):
+    """The same at 128x256x64 on sm_80 (mma.sync): the accumulator restarts
+    in the branch that stores the tile, not through a select of its 128
+    registers in every K block (which left the flattened form spilling 432
+    bytes)."""
+    binary = compile_large_gemm_tile(kernel, "cuda:sm_80")
+    ptx = binary.assembly
+    assert ptx.count("mma.sync.aligned.m16n8k16") == 128
+    assert ptx.count("selp.f32") == 0
+    if kernel == "matmul_persistent":
+        assert binary.usage["spills"] == 0
 
 
 @pytest.mark.parametrize("rows_per_program", [1, 4])

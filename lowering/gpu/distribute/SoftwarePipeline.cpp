@@ -39,8 +39,9 @@
 //
 // A loop over several output tiles (a persistent GEMM, its K loop flattened
 // into it) restarts its accumulator after each tile's epilogue, which reads
-// the dot under `if last`: its wgmma is still left running, and waited for
-// only in that branch (AccumulatorReset).
+// the dot under `if last` (AccumulatorReset): the restart happens in that
+// branch, not as a select of every accumulator register in every iteration,
+// and a wgmma is still left running, waited for only in that branch.
 //
 // On sm_80 and later a run of a row that is aligned and wholly in or out of
 // its mask is one cp.async of 4, 8 or 16 bytes (zero-filled when out);
@@ -383,6 +384,17 @@ private:
     Value buffer;
     int64_t stageElements = 0;
   };
+  /// A loop over several output tiles (a persistent GEMM with its loops
+  /// flattened) starts the accumulator again after each tile:
+  /// `acc = select(last, fresh, dot)`, where the tile's epilogue, under
+  /// `if last`, reads the dot. That branch resets the registers (and waits
+  /// for an overlapped dot, which nothing else then waits for).
+  struct AccumulatorReset {
+    tile::DotOp dot;
+    arith::SelectOp select;
+    /// Null where nothing else reads the dot.
+    scf::IfOp epilogue;
+  };
 
   /// Lowers the address ops for the iteration at `iv` whose recurrence
   /// arguments hold `state`; returns the recurrence's next state.
@@ -402,9 +414,16 @@ private:
     return arith::MulIOp::create(builder, loc, stage, indexConstant(builder, loc, ring.stageElements));
   }
 
-  /// The dot that may run on into the next iteration, or null; sets `reset`.
+  /// The accumulator of the loop's one dot, where it is an iteration
+  /// argument read by nothing else; null otherwise.
+  BlockArgument carriedAccumulator(tile::DotOp dot);
+  /// Whether `value` is yielded to `acc` and read by nothing else.
+  bool yieldedOnlyTo(Value value, BlockArgument acc);
+  /// The restart of a staged tensor-core dot's accumulator after each tile.
+  std::optional<AccumulatorReset> accumulatorReset();
+  /// The dot that may run on into the next iteration, or null.
   tile::DotOp overlappableDot();
-  /// Lowers the overlapped dot's reset (with its epilogue, if any).
+  /// Lowers the reset (with its epilogue, if any) in one branch.
   LogicalResult lowerReset(OpBuilder &builder);
 
   KernelLowering &k;
@@ -415,16 +434,6 @@ private:
   /// The ring's size, and how many iterations ahead the copies are issued.
   unsigned stages = 0, ahead = 0;
   tile::DotOp overlapped;
-  /// A loop over several output tiles (a persistent GEMM with its loops
-  /// flattened) starts the accumulator again after each tile:
-  /// `acc = select(last, fresh, dot)`, where the tile's epilogue, under
-  /// `if last`, reads the dot. The overlapped dot is then waited for only in
-  /// that branch, which also resets its registers.
-  struct AccumulatorReset {
-    arith::SelectOp select;
-    /// Null where nothing else reads the dot.
-    scf::IfOp epilogue;
-  };
   std::optional<AccumulatorReset> reset;
   SmallVector<Ring, 2> rings;
   SmallVector<Value> bases;
@@ -512,6 +521,52 @@ FailureOr<SmallVector<Registers>> PipelinedLoop::copyAhead(OpBuilder &builder, V
   return next;
 }
 
+BlockArgument PipelinedLoop::carriedAccumulator(tile::DotOp dot) {
+  unsigned dots = 0;
+  loop.getBody()->walk([&](tile::DotOp) { ++dots; });
+  auto acc = dyn_cast<BlockArgument>(dot.getAcc());
+  if (dots != 1 || !acc || acc.getOwner() != loop.getBody() || !acc.hasOneUse())
+    return {};
+  return acc;
+}
+
+bool PipelinedLoop::yieldedOnlyTo(Value value, BlockArgument acc) {
+  if (!value.hasOneUse())
+    return false;
+  OpOperand &use = *value.getUses().begin();
+  return use.getOwner() == loop.getBody()->getTerminator() &&
+         use.getOperandNumber() + 1 == acc.getArgNumber();
+}
+
+std::optional<PipelinedLoop::AccumulatorReset> PipelinedLoop::accumulatorReset() {
+  tile::DotOp dot = analysis.loads.front().dot;
+  BlockArgument acc = carriedAccumulator(dot);
+  if (!acc || !rings.front().plan.instruction)
+    return std::nullopt;
+  AccumulatorReset found{dot, {}, {}};
+  for (Operation *user : dot.getResult().getUsers()) {
+    auto select = dyn_cast<arith::SelectOp>(user);
+    if (select && !found.select && select.getFalseValue() == dot.getResult() &&
+        select.getTrueValue() != dot.getResult() &&
+        select.getCondition().getType().isInteger(1)) {
+      found.select = select;
+      continue;
+    }
+    auto epilogue = dyn_cast_or_null<scf::IfOp>(loop.getBody()->findAncestorOpInBlock(*user));
+    if (!epilogue || epilogue == user || (found.epilogue && found.epilogue != epilogue) ||
+        !epilogue.getThenRegion().isAncestor(user->getParentRegion()))
+      return std::nullopt;
+    found.epilogue = epilogue;
+  }
+  if (!found.select || !yieldedOnlyTo(found.select.getResult(), acc) ||
+      !loop.isDefinedOutsideOfLoop(found.select.getTrueValue()))
+    return std::nullopt;
+  if (found.epilogue && (found.epilogue.getCondition() != found.select.getCondition() ||
+                         found.epilogue.getNumResults() != 0))
+    return std::nullopt;
+  return found;
+}
+
 tile::DotOp PipelinedLoop::overlappableDot() {
   tile::DotOp dot = analysis.loads.front().dot;
   bool stagedA = false, stagedB = false;
@@ -520,49 +575,16 @@ tile::DotOp PipelinedLoop::overlappableDot() {
       return {};
     (staged.slot == DotOperand::A ? stagedA : stagedB) = true;
   }
-  unsigned dots = 0;
-  loop.getBody()->walk([&](tile::DotOp) { ++dots; });
-  auto acc = dyn_cast<BlockArgument>(dot.getAcc());
-  if (!async || dots != 1 || !stagedA || !stagedB || !acc || acc.getOwner() != loop.getBody() ||
-      !acc.hasOneUse())
+  if (!async || !stagedA || !stagedB)
     return {};
-  Operation *yield = loop.getBody()->getTerminator();
-  auto yieldedToAcc = [&](Value value) {
-    if (!value.hasOneUse())
-      return false;
-    OpOperand &use = *value.getUses().begin();
-    return use.getOwner() == yield && use.getOperandNumber() + 1 == acc.getArgNumber();
-  };
-  Value result = dot.getResult();
-  if (yieldedToAcc(result))
+  if (reset)
     return dot;
-
-  AccumulatorReset found;
-  for (Operation *user : result.getUsers()) {
-    auto select = dyn_cast<arith::SelectOp>(user);
-    if (select && !found.select && select.getFalseValue() == result &&
-        select.getTrueValue() != result && select.getCondition().getType().isInteger(1)) {
-      found.select = select;
-      continue;
-    }
-    auto epilogue = dyn_cast_or_null<scf::IfOp>(loop.getBody()->findAncestorOpInBlock(*user));
-    if (!epilogue || epilogue == user || (found.epilogue && found.epilogue != epilogue) ||
-        !epilogue.getThenRegion().isAncestor(user->getParentRegion()))
-      return {};
-    found.epilogue = epilogue;
-  }
-  if (!found.select || !yieldedToAcc(found.select.getResult()) ||
-      !loop.isDefinedOutsideOfLoop(found.select.getTrueValue()))
-    return {};
-  if (found.epilogue && (found.epilogue.getCondition() != found.select.getCondition() ||
-                         found.epilogue.getNumResults() != 0))
-    return {};
-  reset = found;
-  return dot;
+  BlockArgument acc = carriedAccumulator(dot);
+  return acc && yieldedOnlyTo(dot.getResult(), acc) ? dot : tile::DotOp();
 }
 
 LogicalResult PipelinedLoop::lowerReset(OpBuilder &builder) {
-  Value result = overlapped.getResult();
+  Value result = reset->dot.getResult();
   Registers running = k.registers(result);
   Registers fresh = k.registers(reset->select.getTrueValue());
   scf::IfOp branch = emptyIf(builder, loc, ValueRange(running).getTypes(),
@@ -633,6 +655,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // Synchronous copies gain nothing from deeper rings, which on AMD and
   // Vulkan (static workgroup buffers) also stay allocated for the kernel.
   // An overlapped dot holds one more stage, and needs a third.
+  reset = accumulatorReset();
   overlapped = overlappableDot();
   unsigned busyStages = overlapped ? 2 : 1;
   stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
@@ -646,7 +669,6 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   shrink();
   if (overlapped && !fits()) {
     overlapped = {};
-    reset.reset();
     busyStages = 1;
     shrink();
   }

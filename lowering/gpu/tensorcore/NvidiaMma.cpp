@@ -1,4 +1,5 @@
 #include "lowering/gpu/tensorcore/NvidiaMma.h"
+#include "lowering/gpu/InlinePtx.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -123,6 +124,13 @@ public:
   SmallVector<Value> emit(OpBuilder &builder, Location loc, Value lane, Value warp,
                           const SharedOperand &aShared, const SharedOperand &bShared,
                           ValueRange acc, Value accumulatorScratch) const override;
+
+  // Constants would let the restart fold into a select of every accumulator
+  // register on every iteration, not only the epilogue's.
+  SmallVector<Value> emitRestart(OpBuilder &builder, Location loc,
+                                 ValueRange fresh) const override {
+    return opaqueCopies(builder, loc, fresh);
+  }
 
 private:
   using AFragment = std::array<Value, 4>;

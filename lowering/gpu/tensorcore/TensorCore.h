@@ -137,8 +137,9 @@ public:
   /// After emitWaitForAll on one path of a branch (a persistent GEMM's
   /// epilogue), the accumulator the next issue starts from on that path:
   /// `fresh`, passed through where the compiler cannot merge it with the
-  /// other path's running registers into a select, which would read those
-  /// before their wait.
+  /// other path's running registers into a select, which would cost a select
+  /// per register in every iteration (and for wgmma read the registers
+  /// before their wait).
   virtual llvm::SmallVector<mlir::Value> emitRestart(mlir::OpBuilder &builder,
                                                      mlir::Location loc,
                                                      mlir::ValueRange fresh) const {

@@ -223,16 +223,7 @@ public:
   // reads an accumulator register between a wgmma and its wait (C7514).
   SmallVector<Value> emitRestart(OpBuilder &builder, Location loc,
                                  ValueRange fresh) const override {
-    std::string assembly;
-    llvm::raw_string_ostream code(assembly);
-    SmallVector<std::string> outputs, inputs;
-    for (auto [i, value] : llvm::enumerate(fresh)) {
-      code << "mov.b32 $" << i << ", $" << i + fresh.size() << ";\n";
-      inputs.push_back(value.getType().isF32() ? "f" : "r");
-      outputs.push_back("=" + inputs.back());
-    }
-    llvm::append_range(outputs, inputs);
-    return inlinePtx(builder, loc, fresh.getTypes(), fresh, assembly, llvm::join(outputs, ","));
+    return opaqueCopies(builder, loc, fresh);
   }
 
 private:

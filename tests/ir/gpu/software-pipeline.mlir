@@ -584,7 +584,9 @@ tile.func @persistent_tiles(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, 
 // WGMMA-NEXT: }
 // WGMMA-NEXT: "wgmma.wait_group.sync.aligned 0;"
 
-// mma.sync finishes in its step: the accumulator restarts with a select.
+// mma.sync finishes in its step; the accumulator restarts in the branch
+// that stores it, through one inline asm, not by a select of every register
+// in every step.
 // CUDA-LABEL: gpu.func @persistent_tiles
 // CUDA: scf.for
 // CUDA: scf.if %{{.*}} {
@@ -592,4 +594,12 @@ tile.func @persistent_tiles(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, 
 // CUDA: nvgpu.device_async_copy %arg0
 // CUDA: nvvm.cp.async.commit.group
 // CUDA: nvvm.mma.sync
-// CUDA: arith.select %{{.*}}, %cst, %{{.*}} : f32
+// CUDA-NOT: arith.select %{{.*}}, %cst
+// CUDA: scf.if %{{.*}} -> ([[ACC:(f32, ){31}f32]]) {
+// CUDA: gpu.barrier
+// CUDA: "mov.b32 $0, $32;
+// CUDA: } else {
+// CUDA-NEXT: scf.yield
+// CUDA-NEXT: }
+// CUDA-NOT: arith.select %{{.*}}, %cst
+// CUDA: scf.yield

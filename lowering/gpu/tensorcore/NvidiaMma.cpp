@@ -378,13 +378,26 @@ std::optional<MmaSyncPlan> planMmaSync(const GpuTarget &target, const DotProblem
   if ((problem.m * problem.k + problem.k * problem.n) * elementBytes > target.maxSharedMemoryBytes)
     return std::nullopt;
   MmaSyncPlan plan{instruction->name, instruction->k};
-  plan.warpsM = std::min<int64_t>(numWarps, problem.m / kTileM);
-  plan.warpsN = numWarps / plan.warpsM;
-  if (problem.n / plan.warpsN < kTileN)
+  // A warp's wm x wn block reads (wm + wn) / 16 ldmatrix.x4 per k16 step for
+  // its wm * wn / 128 instructions: a square-ish grid reads the least shared
+  // memory (at 128x256 on 8 warps, half what warps all along M read, which
+  // left shared memory rather than the tensor cores the bound). Chained dots
+  // keep their warps along M while M allows.
+  if (problem.chained) {
+    plan.warpsM = std::min<int64_t>(numWarps, problem.m / kTileM);
+    plan.warpsN = numWarps / plan.warpsM;
+  } else {
+    WarpGrid grid = chooseWarpGrid(problem.m / kTileM, problem.n / kTileN, numWarps);
+    plan.warpsM = grid.warpsM;
+    plan.warpsN = grid.warpsN;
+  }
+  if (plan.warpsM * plan.warpsN != numWarps || problem.n / plan.warpsN < kTileN)
     return std::nullopt;
   plan.tilesM = problem.m / plan.warpsM / kTileM;
   plan.tilesN = problem.n / plan.warpsN / kTileN;
-  plan.bKContiguous = elementBytes != 2;
+  // ldmatrix transposes 16-bit B from [K, N]; other types, and B that
+  // memory holds [N, K] (copied then in 16-byte runs), are stored [N, K].
+  plan.bKContiguous = elementBytes != 2 || problem.bTransposed;
   return plan;
 }
 

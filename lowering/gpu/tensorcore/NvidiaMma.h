@@ -72,7 +72,8 @@ struct MmaSyncPlan {
   int64_t instructionK = 0;
   int64_t warpsM = 1, warpsN = 1;
   int64_t tilesM = 1, tilesN = 1;
-  /// B is stored [N, K] in shared memory (tf32, i8) rather than [K, N].
+  /// B is stored [N, K] in shared memory (tf32, i8, and B given as the
+  /// transpose of an [N, K] tile) rather than [K, N].
   bool bKContiguous = false;
 };
 

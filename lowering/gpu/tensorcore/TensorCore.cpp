@@ -5,6 +5,7 @@
 #include "lowering/gpu/tensorcore/NvidiaMma.h"
 #include "lowering/gpu/tensorcore/Wgmma.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 namespace tessera::gpu {
@@ -31,6 +32,25 @@ void emitAsyncProxyFence(mlir::OpBuilder &builder, mlir::Location loc) {
       mlir::NVVM::SharedSpaceAttr::get(builder.getContext(), mlir::NVVM::SharedSpace::shared_cta));
 }
 
+namespace {
+
+bool isChained(tile::DotOp op) {
+  auto inBlock = [&](mlir::Operation *other) { return other->getBlock() == op->getBlock(); };
+  llvm::SetVector<mlir::Operation *> slice;
+  mlir::ForwardSliceOptions forward;
+  forward.filter = inBlock;
+  mlir::getForwardSlice(op.getOperation(), &slice, forward);
+  mlir::BackwardSliceOptions backward;
+  backward.filter = inBlock;
+  backward.omitBlockArguments = true;
+  (void)mlir::getBackwardSlice(op.getOperation(), &slice, backward);
+  return llvm::any_of(slice, [&](mlir::Operation *other) {
+    return other != op.getOperation() && mlir::isa<tile::DotOp>(other);
+  });
+}
+
+} // namespace
+
 DotProblem dotProblemOf(tile::DotOp op) {
   auto aType = cast<mlir::RankedTensorType>(op.getA().getType());
   auto bType = cast<mlir::RankedTensorType>(op.getB().getType());
@@ -43,6 +63,7 @@ DotProblem dotProblemOf(tile::DotOp op) {
   problem.accElement = op.getType().getElementType();
   problem.precision = op.getInputPrecision();
   problem.bTransposed = static_cast<bool>(op.getB().getDefiningOp<tile::TransOp>());
+  problem.chained = isChained(op);
   return problem;
 }
 

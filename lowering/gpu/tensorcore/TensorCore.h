@@ -46,6 +46,11 @@ struct DotProblem {
   /// holds B's columns contiguous, and an instruction that can read B either
   /// way keeps it K-major in shared memory (else N-major, as B [K, N] sits).
   bool bTransposed = false;
+  /// Whether another dot of the same block feeds this one or is fed by it
+  /// (attention's two GEMMs, with a softmax over rows between them): each
+  /// row of the result then stays within one warp, so that the reductions
+  /// along rows exchange nothing between warps.
+  bool chained = false;
 };
 
 /// The problem `op` poses (its last two dimensions: batches are split).

@@ -135,12 +135,13 @@ tile.func @softmax(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %stride: i32) {
 
 // -----
 
-// A matmul k-loop. On sm_80 the accumulator takes mma.sync's m16n8 layout:
+// A matmul k-loop. On sm_80 the accumulator takes mma.sync's m16n8 layout
+// with the warps in a 2x2 grid of 32x32 blocks:
 // its zero initial value is built in it before the loop, the iteration
 // argument, the dot and the loop result carry it, and the only conversion
 // is the one before the coalesced store after the loop. The pointer tiles
 // advanced every iteration stay contiguous (8 halves per thread).
-// SM80-DAG: #[[MMA:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [8, 0], [0, 8], [0, 16], [0, 32]], lane = {{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = {{\[}}[16, 0], [32, 0]]>
+// SM80-DAG: #[[MMA:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [8, 0], [0, 8], [0, 16], [16, 0]], lane = {{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = {{\[}}[0, 32], [32, 0]]>
 // SM80-DAG: #[[A:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [0, 2], [0, 4], [32, 0]], lane = {{\[}}[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]], warp = {{\[}}[8, 0], [16, 0]]>
 // SM80-DAG: #[[B:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [0, 2], [0, 4], [16, 0]], lane = {{\[}}[0, 8], [0, 16], [0, 32], [1, 0], [2, 0]], warp = {{\[}}[4, 0], [8, 0]]>
 // SM80-DAG: #[[C:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [0, 2], [8, 0], [16, 0], [32, 0]], lane = {{\[}}[0, 4], [0, 8], [0, 16], [0, 32], [1, 0]], warp = {{\[}}[2, 0], [4, 0]]>
@@ -214,6 +215,33 @@ tile.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %l
   %cbase = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
   %cptrs = tile.addptr %cbase, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
   tile.store %cptrs, %acc : tensor<64x64x!tile.ptr<f32>>
+  tile.return
+}
+
+// -----
+
+// Two chained dots (attention's S = Q K^T, then O = P V): both keep their
+// warps along M, so that whole rows of S stay within one warp for the
+// softmax between them.
+// SM80-DAG: #[[S:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [8, 0], [0, 8], [0, 16], [0, 32]], lane = {{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = {{\[}}[16, 0], [32, 0]]>
+// SM80-DAG: #[[O:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [8, 0], [0, 8], [0, 16]], lane = {{\[}}[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = {{\[}}[16, 0], [32, 0]]>
+// SM80-LABEL: tile.func @chained_dots
+// SM80: tile.dot {{.*}} -> tensor<64x64xf32, #[[S]]>
+// SM80: tile.dot {{.*}} -> tensor<64x32xf32, #[[O]]>
+tile.func @chained_dots(%q: !tile.ptr<f16>, %o: !tile.ptr<f32>) {
+  %qp = tile.splat %q : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>>
+  %qt = tile.load %qp : tensor<64x32x!tile.ptr<f16>>
+  %kp = tile.splat %q : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+  %kt = tile.load %kp : tensor<32x64x!tile.ptr<f16>>
+  %zs = arith.constant dense<0.0> : tensor<64x64xf32>
+  %s = tile.dot %qt, %kt, %zs : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+  %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xf16>
+  %vp = tile.splat %q : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>>
+  %vt = tile.load %vp : tensor<64x32x!tile.ptr<f16>>
+  %zo = arith.constant dense<0.0> : tensor<64x32xf32>
+  %out = tile.dot %p, %vt, %zo : tensor<64x64xf16> * tensor<64x32xf16> -> tensor<64x32xf32>
+  %op = tile.splat %o : !tile.ptr<f32> -> tensor<64x32x!tile.ptr<f32>>
+  tile.store %op, %out : tensor<64x32x!tile.ptr<f32>>
   tile.return
 }
 

@@ -25,11 +25,14 @@ struct DotCase {
   unsigned numWarps;
   /// The warp grid and instruction tiles per warp planMmaSync must choose.
   int64_t warpsM, warpsN, tilesM, tilesN;
+  /// B reaches the dot as the transpose of an [N, K] tile.
+  bool bTransposed = false;
 };
 
 std::string describe(const DotCase &c) {
   return std::string(dotTypesName(c.types)) + "_" + std::to_string(c.m) + "x" +
-         std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps);
+         std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps) +
+         (c.bTransposed ? "_transB" : "");
 }
 
 void PrintTo(const DotCase &c, std::ostream *os) { *os << describe(c); }
@@ -42,21 +45,28 @@ GpuTarget target(llvm::StringRef spec) {
 }
 
 const DotCase kCases[] = {
-    // Warps along M while they get a 16-row tile each.
-    {DotTypes::F16, 64, 64, 32, 4, 4, 1, 1, 8},
-    {DotTypes::F16, 128, 128, 32, 8, 8, 1, 1, 16},
+    // Warps doubled along whichever dimension leaves each more m16 / n8
+    // tiles: square-ish blocks, the fewest ldmatrix per mma.
+    {DotTypes::F16, 64, 64, 32, 4, 2, 2, 2, 4},
+    {DotTypes::F16, 128, 128, 32, 8, 2, 4, 4, 4},
     {DotTypes::F16AccF16, 32, 16, 16, 2, 2, 1, 1, 2},
-    {DotTypes::BF16, 128, 64, 64, 4, 4, 1, 2, 8},
+    {DotTypes::BF16, 128, 64, 64, 4, 2, 2, 4, 4},
     // One n8 tile per warp: B is read with ldmatrix .x2.
     {DotTypes::BF16, 128, 8, 32, 4, 4, 1, 2, 1},
-    // M too short for all warps: the rest go along N.
+    // M too short for more warps: the rest go along N.
     {DotTypes::BF16, 16, 64, 32, 4, 1, 4, 1, 2},
     {DotTypes::BF16, 32, 32, 16, 8, 2, 4, 1, 1},
-    {DotTypes::F32, 64, 32, 32, 4, 4, 1, 1, 4},
+    {DotTypes::F32, 64, 32, 32, 4, 2, 2, 2, 2},
     {DotTypes::F32, 32, 8, 16, 2, 2, 1, 1, 1},
-    {DotTypes::S8, 64, 64, 64, 4, 4, 1, 1, 8},
+    {DotTypes::S8, 64, 64, 64, 4, 2, 2, 2, 4},
     {DotTypes::S8, 16, 16, 32, 1, 1, 1, 1, 2},
-    {DotTypes::S8, 32, 64, 128, 2, 2, 1, 1, 8},
+    {DotTypes::S8, 32, 64, 128, 2, 1, 2, 2, 4},
+    // The benchmark GEMM's largest tile: 64x64 per warp.
+    {DotTypes::BF16, 128, 256, 64, 8, 2, 4, 4, 8},
+    // B given as W^T (a Linear layer's weight): stored [N, K] as memory
+    // holds it, its fragments read by ldmatrix without .trans.
+    {DotTypes::BF16, 128, 256, 64, 8, 2, 4, 4, 8, true},
+    {DotTypes::F16, 64, 16, 32, 4, 4, 1, 1, 2, true},
 };
 
 class MmaSyncCaseTest : public ::testing::TestWithParam<DotCase> {
@@ -64,6 +74,7 @@ protected:
   void SetUp() override {
     loadDotKernelDialects(context);
     problem = dotProblem(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
+    problem.bTransposed = GetParam().bTransposed;
     dot = selectTensorCoreDot(sm80, problem, GetParam().numWarps);
     ASSERT_NE(dot, nullptr);
   }
@@ -217,6 +228,23 @@ TEST(MmaSyncSelection, NamesTheInstruction) {
   EXPECT_EQ(name(DotTypes::BF16), "mma.sync.m16n8k16.bf16");
   EXPECT_EQ(name(DotTypes::F32), "mma.sync.m16n8k8.tf32");
   EXPECT_EQ(name(DotTypes::S8), "mma.sync.m16n8k32.s8");
+}
+
+// Attention's two dots keep whole rows of a block within one warp; where M
+// runs out of 16-row tiles, the remaining warps still go along N.
+TEST(MmaSyncSelection, ChainedDotsKeepTheirWarpsAlongM) {
+  MLIRContext context;
+  DotProblem problem = dotProblem(context, DotTypes::F16, 128, 128, 64);
+  problem.chained = true;
+  std::optional<MmaSyncPlan> plan = planMmaSync(target("cuda:sm_80"), problem, 8);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->warpsM, 8);
+  EXPECT_EQ(plan->warpsN, 1);
+  problem.m = 32;
+  plan = planMmaSync(target("cuda:sm_80"), problem, 8);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->warpsM, 2);
+  EXPECT_EQ(plan->warpsN, 4);
 }
 
 TEST(MmaSyncSelection, ExactFp32KeepsTheFmaPath) {

@@ -410,6 +410,15 @@ private:
   LogicalResult copyStagedLoads(OpBuilder &builder, Value stage);
   /// i1: `iv + stepsAhead * step` is still an iteration of the loop.
   Value isIteration(OpBuilder &builder, Value iv, int64_t stepsAhead);
+  /// The stage after `stage`, wrapping around the ring.
+  Value nextStage(OpBuilder &builder, Value stage) {
+    Value next = arith::AddIOp::create(builder, loc, stage, indexConstant(builder, loc, 1));
+    if (llvm::isPowerOf2_32(stages))
+      return arith::AndIOp::create(builder, loc, next, indexConstant(builder, loc, stages - 1));
+    Value wraps = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, next,
+                                        indexConstant(builder, loc, stages));
+    return arith::SelectOp::create(builder, loc, wraps, indexConstant(builder, loc, 0), next);
+  }
   Value stageStart(OpBuilder &builder, const Ring &ring, Value stage) {
     return arith::MulIOp::create(builder, loc, stage, indexConstant(builder, loc, ring.stageElements));
   }
@@ -713,7 +722,10 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   }
 
   // The loop carries the needed iteration arguments, the recurrence's state
-  // `ahead` iterations ahead and the iteration count.
+  // `ahead` iterations ahead, and the stages read and written, advanced by
+  // one and wrapped (a remainder of an iteration count would be divided
+  // every iteration, and LLVM strength-reduces it into an induction
+  // variable per shared-memory address).
   SmallVector<Value> carriedInits, carriedArgs, carriedYields;
   SmallVector<Value> carriedBases;
   for (unsigned arg : analysis.carried) {
@@ -726,6 +738,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   size_t carriedCount = inits.size();
   llvm::append_range(inits, flatten(state));
   inits.push_back(indexConstant(builder, loc, 0));
+  inits.push_back(indexConstant(builder, loc, ahead));
 
   // An overlapped dot's loop and its last wait sit under `if the loop runs`:
   // where the loop's exit joined the path that skips it, the registers the
@@ -750,7 +763,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           bodyResult = failure();
           scf::YieldOp::create(body, loc, args);
         };
-        Value count = args.back();
+        Value readStage = args[args.size() - 2], writeStage = args.back();
         SmallVector<Registers> aheadState = regroup(args.drop_front(carriedCount), state);
         if (async)
           NVVM::CpAsyncWaitGroupOp::create(body, loc, ahead - 1);
@@ -762,11 +775,6 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           emitAsyncProxyFence(body, loc);
         mlir::gpu::BarrierOp::create(body, loc);
 
-        Value stageCount = indexConstant(body, loc, stages);
-        Value readStage = arith::RemUIOp::create(body, loc, count, stageCount);
-        Value writeStage = arith::RemUIOp::create(
-            body, loc, arith::AddIOp::create(body, loc, count, indexConstant(body, loc, ahead)),
-            stageCount);
         Value aheadIv = arith::AddIOp::create(
             body, loc, iv, arith::MulIOp::create(body, loc, step, ivConstant(body, ahead)));
         FailureOr<SmallVector<Registers>> nextState =
@@ -797,7 +805,8 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           }
         SmallVector<Value> yields = k.flatRegisters(carriedYields);
         llvm::append_range(yields, flatten(*nextState));
-        yields.push_back(arith::AddIOp::create(body, loc, count, indexConstant(body, loc, 1)));
+        yields.push_back(nextStage(body, readStage));
+        yields.push_back(nextStage(body, writeStage));
         scf::YieldOp::create(body, loc, yields);
       });
   for (const StagedLoad &staged : analysis.loads)

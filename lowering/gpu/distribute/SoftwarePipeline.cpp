@@ -28,8 +28,8 @@
 // ring size. The loop waits for the last dot after its last iteration.
 //
 // To copy ahead, the loads' operands are computed S - 1 iterations early:
-// the ops of the body that compute them (without memory effects; branches
-// of such ops too) are lowered a second time with the induction variable and
+// the ops of the body that compute them (without memory effects other than
+// promises; branches of such ops too) are lowered a second time with the induction variable and
 // the iteration arguments they read (the "address recurrence", e.g. pointers
 // advanced every iteration) of the later iteration, which the loop carries.
 // Iteration arguments only the staged loads needed are not carried in their
@@ -80,6 +80,21 @@ struct StagedLoad {
   /// What the dot receives.
   Value operand() const { return trans ? Value(trans->getResult(0)) : load->getResult(0); }
 };
+
+/// Whether `op` and the ops its regions hold have no memory effects but
+/// promises (tile.assume), which a later iteration's addresses may make
+/// again: they only tell the analyses what holds.
+bool freeOfEffectsButPromises(Operation *op) {
+  WalkResult walked = op->walk([](Operation *nested) {
+    if (isa<tile::AssumeOp>(nested))
+      return WalkResult::advance();
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested))
+      return effects.hasNoEffect() ? WalkResult::advance() : WalkResult::interrupt();
+    return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ? WalkResult::advance()
+                                                                  : WalkResult::interrupt();
+  });
+  return !walked.wasInterrupted();
+}
 
 struct PipelineAnalysis {
   SmallVector<StagedLoad> loads;
@@ -231,7 +246,7 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
   llvm::DenseSet<Operation *> slice;
   LogicalResult sliced =
       walkBack(loadOperands, recurrence, [&](Operation *def, SmallVector<Value> &worklist) {
-        if (def->getBlock() != body || stagedOps.contains(def) || !isMemoryEffectFree(def))
+        if (def->getBlock() != body || stagedOps.contains(def) || !freeOfEffectsButPromises(def))
           return failure();
         analysis.speculatableAddresses &= isSpeculatable(def);
         slice.insert(def);

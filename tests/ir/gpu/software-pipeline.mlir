@@ -607,3 +607,84 @@ tile.func @persistent_tiles(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, 
 // CUDA-NEXT: }
 // CUDA-NOT: arith.select %{{.*}}, %cst
 // CUDA: scf.yield
+
+// -----
+
+// The carried form of a persistent loop moves to its next tile under
+// `if ki == 0`, with a promise about it there (tile.assume, as Triton's
+// tutorial writes `tl.assume(pid_m >= 0)`): a promise is no effect that
+// keeps the branch out of the later iteration's addresses, so the loop is
+// pipelined; the branch is computed with the copies where that step exists.
+// CUDA-LABEL: gpu.func @promise_in_address_branch
+// CUDA: scf.for
+// CUDA-NEXT: nvvm.cp.async.wait.group 1
+// CUDA-NEXT: gpu.barrier
+// CUDA: scf.if %{{.*}} -> (
+// CUDA: nvgpu.device_async_copy %arg0
+// CUDA: nvvm.cp.async.commit.group
+// CUDA: nvvm.mma.sync
+tile.func @promise_in_address_branch(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>, %kTiles: i32, %steps: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %cm1 = arith.constant -1 : i32
+  %c32 = arith.constant 32 : i32
+  %c64 = arith.constant 64 : i32
+  %rows = tile.make_range 0 to 64 : tensor<64xi32>
+  %k = tile.make_range 0 to 32 : tensor<32xi32>
+  %K = arith.muli %kTiles, %c32 : i32
+  %last = arith.subi %kTiles, %c1 : i32
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc, %tileOut = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %tile_i = %cm1) -> (tensor<64x64xf32>, i32) : i32 {
+    %ki = arith.remsi %i, %kTiles : i32
+    %first = arith.cmpi eq, %ki, %c0 : i32
+    %tile = scf.if %first -> (i32) {
+      %t = arith.addi %tile_i, %c1 : i32
+      %ok = arith.cmpi sge, %t, %c0 : i32
+      tile.assume %ok
+      scf.yield %t : i32
+    } else {
+      scf.yield %tile_i : i32
+    }
+    %row0 = arith.muli %tile, %c64 : i32
+    %row0s = tile.splat %row0 : i32 -> tensor<64xi32>
+    %arows = arith.addi %row0s, %rows : tensor<64xi32>
+    %are = tile.expand_dims %arows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %Ks = tile.splat %K : i32 -> tensor<64x1xi32>
+    %aroff = arith.muli %are, %Ks : tensor<64x1xi32>
+    %aroffb = tile.broadcast %aroff : tensor<64x1xi32> -> tensor<64x32xi32>
+    %k0 = arith.muli %ki, %c32 : i32
+    %k0s = tile.splat %k0 : i32 -> tensor<32xi32>
+    %ks = arith.addi %k0s, %k : tensor<32xi32>
+    %ke = tile.expand_dims %ks, axis = 0 : tensor<32xi32> -> tensor<1x32xi32>
+    %keb = tile.broadcast %ke : tensor<1x32xi32> -> tensor<64x32xi32>
+    %aoff = arith.addi %aroffb, %keb : tensor<64x32xi32>
+    %abase = tile.splat %a : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+    %aptrs = tile.addptr %abase, %aoff : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+    %bre = tile.expand_dims %rows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+    %broff = arith.muli %bre, %Ks : tensor<64x1xi32>
+    %broffb = tile.broadcast %broff : tensor<64x1xi32> -> tensor<64x32xi32>
+    %boff = arith.addi %broffb, %keb : tensor<64x32xi32>
+    %bbase = tile.splat %b : !tile.ptr<bf16> -> tensor<64x32x!tile.ptr<bf16>>
+    %bptrs = tile.addptr %bbase, %boff : tensor<64x32x!tile.ptr<bf16>>, tensor<64x32xi32>
+    %at = tile.load %aptrs : tensor<64x32x!tile.ptr<bf16>>
+    %bnk = tile.load %bptrs : tensor<64x32x!tile.ptr<bf16>>
+    %bt = tile.trans %bnk, order = [1, 0] : tensor<64x32xbf16> -> tensor<32x64xbf16>
+    %dot = tile.dot %at, %bt, %acc_i : tensor<64x32xbf16> * tensor<32x64xbf16> -> tensor<64x64xf32>
+    %isLast = arith.cmpi eq, %ki, %last : i32
+    %next = arith.select %isLast, %acc0, %dot : tensor<64x64xf32>
+    scf.if %isLast {
+      %cre = tile.expand_dims %arows, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+      %c64s = tile.splat %c64 : i32 -> tensor<64x1xi32>
+      %croff = arith.muli %cre, %c64s : tensor<64x1xi32>
+      %croffb = tile.broadcast %croff : tensor<64x1xi32> -> tensor<64x64xi32>
+      %cn = tile.expand_dims %rows, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+      %cnb = tile.broadcast %cn : tensor<1x64xi32> -> tensor<64x64xi32>
+      %coff = arith.addi %croffb, %cnb : tensor<64x64xi32>
+      %cbase = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+      %cptrs = tile.addptr %cbase, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+      tile.store %cptrs, %dot : tensor<64x64x!tile.ptr<f32>>
+    }
+    scf.yield %next, %tile : tensor<64x64xf32>, i32
+  }
+  tile.return
+}

@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -142,8 +143,8 @@ private:
   /// The per-lane values every fragment address is built from.
   struct LaneCoordinates {
     Value rowBaseA, rowOrChunkBaseB;
-    /// lane % 16, lane / 16, lane % 8, (lane / 8) % 2.
-    Value low16, high, low8, bit3;
+    /// lane % 16, lane / 16, lane % 8, (lane / 8) % 2, lane / 4, lane % 4.
+    Value low16, high, low8, bit3, group, inGroup;
   };
   LaneCoordinates laneCoordinates(OpBuilder &builder, Location loc, Value lane,
                                   Value warp) const;
@@ -153,6 +154,11 @@ private:
   AFragment loadA(OpBuilder &builder, Location loc, const SharedOperand &shared,
                   const LaneCoordinates &lane,
                   int64_t step, int64_t tm) const;
+  /// tf32 B stored [K, N], which ldmatrix cannot transpose: fragment
+  /// registers b0, b1 of column tn are (k, n) = (threadInGroup (+ 4), groupID)
+  /// of the step, one 32-bit shared load each.
+  BFragment loadTf32BByWords(OpBuilder &builder, Location loc, const SharedOperand &shared,
+                             const LaneCoordinates &lane, int64_t step, int64_t tn) const;
   /// The fragments of instruction columns tn and, when `pair`, tn + 1.
   SmallVector<BFragment, 2> loadB(OpBuilder &builder, Location loc, const SharedOperand &shared,
                                   const LaneCoordinates &lane, int64_t step, int64_t tn,
@@ -183,6 +189,8 @@ MmaSyncDot::LaneCoordinates MmaSyncDot::laneCoordinates(OpBuilder &builder, Loca
   coords.high = shiftRight(builder, loc, laneIndex, 4);
   coords.low8 = bitAnd(builder, loc, laneIndex, 7);
   coords.bit3 = bitAnd(builder, loc, shiftRight(builder, loc, laneIndex, 3), 1);
+  coords.group = shiftRight(builder, loc, laneIndex, 2);
+  coords.inGroup = bitAnd(builder, loc, laneIndex, 3);
   return coords;
 }
 
@@ -236,6 +244,12 @@ SmallVector<MmaSyncDot::BFragment, 2> MmaSyncDot::loadB(OpBuilder &builder, Loca
                                                         int64_t step, int64_t tn,
                                                         bool pair) const {
   int64_t count = pair ? 4 : 2;
+  if (!plan.bKContiguous && problem.bElement.getIntOrFloatBitWidth() == 32) {
+    SmallVector<BFragment, 2> fragments{loadTf32BByWords(builder, loc, shared, lane, step, tn)};
+    if (pair)
+      fragments.push_back(loadTf32BByWords(builder, loc, shared, lane, step, tn + 1));
+    return fragments;
+  }
   Value row, chunk;
   if (plan.bKContiguous) {
     // Stored [N, K]: matrix j is n rows 8 * (j / 2) and chunk j % 2 of the step.
@@ -257,6 +271,22 @@ SmallVector<MmaSyncDot::BFragment, 2> MmaSyncDot::loadB(OpBuilder &builder, Loca
   for (int64_t i = 0; i < count; i += 2)
     fragments.push_back({regs[i], regs[i + 1]});
   return fragments;
+}
+
+MmaSyncDot::BFragment MmaSyncDot::loadTf32BByWords(OpBuilder &builder, Location loc,
+                                                   const SharedOperand &shared,
+                                                   const LaneCoordinates &lane, int64_t step,
+                                                   int64_t tn) const {
+  Value col = add(builder, loc, mul(builder, loc, lane.rowOrChunkBaseB, b.chunkElements),
+                  add(builder, loc, lane.group, tn * kTileN));
+  BFragment fragment;
+  for (int64_t half = 0; half < 2; ++half) {
+    Value row = add(builder, loc, lane.inGroup, step * instruction.k + half * 4);
+    Value index = arith::AddIOp::create(builder, loc, shared.start, b.index(builder, loc, row, col));
+    Value word = memref::LoadOp::create(builder, loc, shared.buffer, ValueRange{index});
+    fragment[half] = arith::BitcastOp::create(builder, loc, builder.getI32Type(), word);
+  }
+  return fragment;
 }
 
 void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
@@ -395,9 +425,11 @@ std::optional<MmaSyncPlan> planMmaSync(const GpuTarget &target, const DotProblem
     return std::nullopt;
   plan.tilesM = problem.m / plan.warpsM / kTileM;
   plan.tilesN = problem.n / plan.warpsN / kTileN;
-  // ldmatrix transposes 16-bit B from [K, N]; other types, and B that
-  // memory holds [N, K] (copied then in 16-byte runs), are stored [N, K].
-  plan.bKContiguous = elementBytes != 2 || problem.bTransposed;
+  // B is stored as memory holds it, so that its copies are 16-byte runs:
+  // [N, K] where it arrives transposed, else [K, N], read with ldmatrix.trans
+  // (16-bit) or by 32-bit words (tf32). ldmatrix cannot gather s8 along K
+  // from [K, N]: s8 is always stored [N, K].
+  plan.bKContiguous = elementBytes == 1 || problem.bTransposed;
   return plan;
 }
 

@@ -67,6 +67,7 @@ const DotCase kCases[] = {
     // holds it, its fragments read by ldmatrix without .trans.
     {DotTypes::BF16, 128, 256, 64, 8, 2, 4, 4, 8, true},
     {DotTypes::F16, 64, 16, 32, 4, 4, 1, 1, 2, true},
+    {DotTypes::F32, 64, 64, 32, 4, 2, 2, 2, 4, true},
 };
 
 class MmaSyncCaseTest : public ::testing::TestWithParam<DotCase> {
@@ -197,8 +198,12 @@ TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
                            : problem.aElement.isF32()                      ? 8
                                                                           : 32);
     EXPECT_EQ(outputs->mmaCount, steps * c.tilesM * c.tilesN);
-    EXPECT_EQ(outputs->ldmatrixCount, steps * (c.tilesM + (c.tilesN + 1) / 2));
+    // tf32 B stored [K, N] is read by words, two per instruction column.
+    bool bByWords = c.types == DotTypes::F32 && !c.bTransposed;
+    EXPECT_EQ(outputs->ldmatrixCount, steps * (c.tilesM + (bByWords ? 0 : (c.tilesN + 1) / 2)));
+    EXPECT_EQ(outputs->sharedLoadCount, bByWords ? steps * c.tilesN * 2 : 0);
     EXPECT_EQ(outputs->bankConflictedMatrices, 0u);
+    EXPECT_LE(outputs->sharedLoadConflictWays, 2u);
     for (unsigned lane = 0; lane < 32; ++lane)
       for (unsigned r = 0; r < layout.numRegisters(); ++r) {
         Basis at = layout.coordinates(r, lane, w);

@@ -3,6 +3,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -11,6 +12,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <array>
+#include <map>
 #include <set>
 
 using namespace mlir;
@@ -99,7 +101,8 @@ private:
   llvm::Error step(Operation &op) {
     return llvm::TypeSwitch<Operation *, llvm::Error>(&op)
         .Case<arith::ConstantOp>([&](arith::ConstantOp c) { return constant(c); })
-        .Case<arith::IndexCastOp, arith::IndexCastUIOp, vector::BitCastOp>([&](Operation *cast) {
+        .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::BitcastOp, vector::BitCastOp>(
+            [&](Operation *cast) {
           values[cast->getResult(0)] = values.lookup(cast->getOperand(0));
           return llvm::Error::success();
         })
@@ -107,6 +110,7 @@ private:
               arith::XOrIOp, arith::ShLIOp, arith::ShRUIOp, arith::DivUIOp, arith::RemUIOp>(
             [&](Operation *binary) { return integerBinary(binary); })
         .Case<nvgpu::LdMatrixOp>([&](nvgpu::LdMatrixOp load) { return ldmatrix(load); })
+        .Case<memref::LoadOp>([&](memref::LoadOp load) { return sharedLoad(load); })
         .Case<vector::ExtractOp>([&](vector::ExtractOp extract) { return vectorExtract(extract); })
         .Case<vector::FromElementsOp>([&](vector::FromElementsOp from) {
           LaneValues &result = values[from.getResult()];
@@ -214,6 +218,31 @@ private:
           out.push_back((*buffer)[start + e]);
       }
     }
+    return llvm::Error::success();
+  }
+
+  // ld.shared of one element per lane. Shared memory has 32 banks of 4
+  // bytes; lanes reading different words of one bank are serialized.
+  llvm::Error sharedLoad(memref::LoadOp load) {
+    const std::vector<double> *buffer = buffers.lookup(load.getMemRef());
+    if (!buffer || load.getIndices().size() != 1)
+      return failure(load, "expected one index into a simulated shared buffer");
+    ++outputs.sharedLoadCount;
+    const LaneValues &index = values.lookup(load.getIndices()[0]);
+    std::map<int64_t, std::set<int64_t>> wordsOfBank;
+    LaneValues &result = values[load.getResult()];
+    for (unsigned lane = 0; lane < kSimulatedWarpSize; ++lane) {
+      auto at = static_cast<int64_t>(index[lane].front());
+      if (at < 0 || at >= static_cast<int64_t>(buffer->size()))
+        return failure(load, llvm::formatv("lane {0} reads element {1} of a {2}-element buffer",
+                                           lane, at, buffer->size()));
+      int64_t word = at * inputs.elementBytes / 4;
+      wordsOfBank[word % 32].insert(word);
+      result[lane] = {(*buffer)[at]};
+    }
+    for (const auto &[bank, words] : wordsOfBank)
+      outputs.sharedLoadConflictWays =
+          std::max<unsigned>(outputs.sharedLoadConflictWays, static_cast<unsigned>(words.size()));
     return llvm::Error::success();
   }
 

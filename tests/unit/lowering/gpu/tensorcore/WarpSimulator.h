@@ -1,7 +1,8 @@
 // A CPU model of one NVIDIA warp running the straight-line code that
 // TensorCoreDot::emit produces, for checking its numbers where there is no GPU.
 // The 32 lanes execute each op in lock step: index arithmetic, nvgpu.ldmatrix
-// (with its exchange of rows between lanes), vector/LLVM value plumbing and
+// (with its exchange of rows between lanes), element loads from shared
+// memory (memref.load), vector/LLVM value plumbing and
 // nvvm.mma.sync, whose operand and result fragments are placed with the
 // formulas of the PTX ISA ("Matrix Fragments for mma.m16n8k*"), written here
 // independently of the emitter.
@@ -39,6 +40,9 @@ struct WarpOutputs {
   /// distinct 16-byte positions of the 128-byte bank line.
   unsigned bankConflictedMatrices = 0;
   unsigned ldmatrixCount = 0, mmaCount = 0;
+  /// Element loads from shared memory, and the most distinct 4-byte words
+  /// that one of them read from a single bank (1: conflict-free).
+  unsigned sharedLoadCount = 0, sharedLoadConflictWays = 0;
 };
 
 /// Runs the body of `function` for the 32 lanes of warp `inputs.warp`. Fails

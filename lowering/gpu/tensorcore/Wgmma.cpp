@@ -7,6 +7,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -299,11 +300,20 @@ SmallVector<Value> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
   Value bFirst = descriptor(builder, loc, bShared, b, plan.bNMajor,
                             mul(builder, loc, warpgroupCol, bOffset(0, warpgroupTileN())));
 
+  // A dot that starts from zeros (attention's S = Q K^T) ignores its
+  // accumulator in the first step (scale-d = 0) and hands no registers in:
+  // zeros would be moved into each tile's registers just before its wgmma,
+  // ordinary writes between wgmmas around which ptxas injects waits (C7519).
+  bool fromZeros = llvm::all_of(acc, [](Value value) {
+    return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+  });
   int64_t tiles = plan.tilesM * plan.tilesN;
   SmallVector<Value> tileValues;
-  for (int64_t tile = 0; tile < tiles; ++tile)
-    tileValues.push_back(
-        packTile(builder, loc, acc.slice(tile * registersPerTile(), registersPerTile())));
+  for (int64_t tile = 0; tile < tiles; ++tile) {
+    Value packed = packTile(builder, loc, acc.slice(tile * registersPerTile(), registersPerTile()));
+    tileValues.push_back(fromZeros ? LLVM::PoisonOp::create(builder, loc, packed.getType())
+                                   : packed);
+  }
   // The accumulator registers were written by ordinary instructions.
   NVVM::WgmmaFenceAlignedOp::create(builder, loc);
 
@@ -323,7 +333,8 @@ SmallVector<Value> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
         tile = NVVM::WgmmaMmaAsyncOp::create(
             builder, loc, tile.getType(), tile, aDescriptor, bDescriptor, shape,
             instruction.operandType, instruction.operandType, instruction.accumulatorType,
-            NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+            fromZeros && step == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
             NVVM::MMALayout::row, plan.bNMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
             /*satfinite=*/nullptr);
       }

@@ -171,7 +171,7 @@ OwningOpRef<ModuleOp> buildDotKernel(MLIRContext &context, const TensorCoreDot &
 }
 
 func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
-                               const DotProblem &problem) {
+                               const DotProblem &problem, bool fromZeros) {
   MLIRContext *context = into.getContext();
   Location loc = UnknownLoc::get(context);
   OpBuilder b(context);
@@ -191,10 +191,14 @@ func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
   b.setInsertionPointToStart(body);
   Value start = arith::ConstantIndexOp::create(b, loc, 0);
   unsigned firstAcc = scratchElements ? 5 : 4;
+  SmallVector<Value> acc(body->getArguments().drop_front(firstAcc));
+  if (fromZeros) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(problem.accElement));
+    acc.assign(acc.size(), zero);
+  }
   SmallVector<Value> result =
       dot.emit(b, loc, body->getArgument(0), body->getArgument(1), {body->getArgument(2), start},
-               {body->getArgument(3), start}, body->getArguments().drop_front(firstAcc),
-               scratchElements ? body->getArgument(4) : Value());
+               {body->getArgument(3), start}, acc, scratchElements ? body->getArgument(4) : Value());
   func::ReturnOp::create(b, loc, result);
   return function;
 }

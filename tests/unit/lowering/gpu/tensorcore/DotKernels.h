@@ -41,9 +41,10 @@ mlir::OwningOpRef<mlir::ModuleOp> buildDotKernel(mlir::MLIRContext &context,
 /// func.func @warp(%lane: i32, %warp: i32, %aShared, %bShared, %acc...) ->
 /// (acc...) whose body is `emit` alone, for simulateWarp. An emitter that
 /// asks for an accumulator buffer gets it as one more argument after
-/// %bShared.
+/// %bShared. With `fromZeros`, `emit` gets constant zeros instead of %acc
+/// (a dot such as attention's S = Q K^T), which it may read as it likes.
 mlir::func::FuncOp buildWarpFunction(mlir::ModuleOp into, const TensorCoreDot &dot,
-                                     const DotProblem &problem);
+                                     const DotProblem &problem, bool fromZeros = false);
 
 /// sharedIndex(operand, row, col) evaluated by folding constants; -1 when the
 /// index does not fold to a constant. The ops are built in, and then erased

@@ -7,6 +7,8 @@
 
 #include "lowering/gpu/tensorcore/Wgmma.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 
@@ -95,7 +97,8 @@ protected:
   std::vector<WarpgroupOutputs> simulate(uint64_t aAddress, uint64_t bAddress,
                                          const std::vector<double> &a,
                                          const std::vector<double> &b,
-                                         const std::vector<double> &acc);
+                                         const std::vector<double> &acc,
+                                         bool fromZeros = false);
 
   MLIRContext context;
   GpuTarget target = sm90a();
@@ -187,10 +190,11 @@ TEST_P(WgmmaCaseTest, EightLinesOfAChunkColumnHitDistinctBankPositions) {
 std::vector<WarpgroupOutputs> WgmmaCaseTest::simulate(uint64_t aAddress, uint64_t bAddress,
                                                       const std::vector<double> &a,
                                                       const std::vector<double> &b,
-                                                      const std::vector<double> &acc) {
+                                                      const std::vector<double> &acc,
+                                                      bool fromZeros) {
   const WgmmaCase &c = GetParam();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  func::FuncOp function = buildWarpFunction(*module, *dot, problem);
+  func::FuncOp function = buildWarpFunction(*module, *dot, problem, fromZeros);
   EXPECT_TRUE(succeeded(verify(*module)));
 
   WarpgroupInputs inputs;
@@ -260,6 +264,37 @@ TEST_P(WgmmaCaseTest, EmitComputesTheProductOnASimulatedWarpgroup) {
             << ", " << at[1] << ")";
       }
   }
+}
+
+// A dot from zeros ignores its accumulator in the first step (scale-d = 0)
+// and hands no registers in; the registers the simulated threads hold there
+// (random here) must not reach the product.
+TEST_P(WgmmaCaseTest, EmitFromZerosIgnoresTheAccumulatorRegisters) {
+  const WgmmaCase &c = GetParam();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  buildWarpFunction(*module, *dot, problem, /*fromZeros=*/true);
+  int64_t fromNothing = 0;
+  module->walk([&](NVVM::WgmmaMmaAsyncOp wgmma) {
+    fromNothing += wgmma.getScaleD() == NVVM::WGMMAScaleOut::zero &&
+                   wgmma.getInouts().getDefiningOp<LLVM::PoisonOp>();
+  });
+  EXPECT_EQ(fromNothing, c.tilesM * c.tilesN);
+
+  DotOperands x = randomOperands(c);
+  std::vector<WarpgroupOutputs> outputs = simulate(
+      kAAddress, bAddressAfter(kAAddress, c.m * c.k * elementBytes()), x.a, x.b, x.acc, true);
+  ASSERT_EQ(outputs.size(), c.numWarps / 4);
+  LinearLayout layout = dot->accumulatorLayout();
+  for (unsigned g = 0; g < outputs.size(); ++g)
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, t % 32, 4 * g + t / 32);
+        double expected = 0;
+        for (int64_t k = 0; k < c.k; ++k)
+          expected += x.a[at[0] * c.k + k] * x.b[k * c.n + at[1]];
+        ASSERT_EQ(outputs[g].acc[t][r], expected)
+            << "warpgroup " << g << " thread " << t << " register " << r;
+      }
 }
 
 // The swizzle is applied to absolute addresses: a buffer that starts off the

@@ -142,6 +142,26 @@ def persistent_matmul_case(dtype, layout, warps, stages, size, block, programs, 
                 f"programs={programs} warps={warps} stages={stages} -> {out}", run, on_cpu)
 
 
+def chained_dots_case(warps, rows, block, width, on_cpu=True):
+    """(A @ B).to(fp16) @ C, A [rows, width] in blocks of `block` rows (the
+    last one masked), B and C [width, width]: the first dot starts from
+    zeros (wgmma's scale-d = 0), and the two keep each row within one warp
+    on mma.sync (warps along M)."""
+    def run(kernels, on):
+        a = on.input((rows, width), "fp16")
+        b = on.input((width, width), "fp16")
+        c = on.input((width, width), "fp16")
+        out = on.output((rows, width), "fp32")
+        kernels.chained_dots[(triton_cdiv(rows, block),)](a, b, c, out, rows, BM=block, D=width,
+                                                          num_warps=warps)
+        # The intermediate rounds to fp16 from fp32 sums on the device, from
+        # float64 here: one fp16 ulp apart in a few places.
+        on.check(out, lambda: (host(a) @ host(b)).astype(np.float16).astype(np.float64) @ host(c),
+                 rtol=1e-2, atol=2e-2)
+    return Case(f"chained dots fp16 {rows}x{width} blocks of {block} rows warps={warps}", run,
+                on_cpu)
+
+
 def reduce_case(op, axis, warps, shape=(29, 100), block=(32, 128)):
     M, N = shape
 
@@ -163,12 +183,12 @@ def unary_case(op, n=1000, block=256):
         x = on.input((n,), "fp32", low, high)
         out = on.output((n,), "fp32")
         kernels.unary[(triton_cdiv(n, block),)](x, out, n, OP=op, BLOCK=block)
-        reference = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt,
+        reference = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "sqrt": np.sqrt,
                      "rsqrt": lambda v: 1 / np.sqrt(v), "sin": np.sin,
                      "erf": np.vectorize(math.erf), "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
                      "div": lambda v: 1 / v, "div_rn": lambda v: 1 / v}[op]
-        # exp, / and sigmoid are the fast approximations Triton also uses
-        # (ex2.approx, div.full); div_rn must be correctly rounded.
+        # exp, exp2, / and sigmoid are the fast approximations Triton also
+        # uses (ex2.approx, div.full); div_rn must be correctly rounded.
         rtol = 1e-7 if op == "div_rn" else 2e-6
         on.check(out, lambda: reference(host(x)).astype(np.float32), rtol=rtol, atol=1e-7)
     return Case(f"unary {op} n={n}", run)
@@ -238,10 +258,13 @@ def cases():
         for axis in (0, 1):
             for warps in (1, 4):
                 found.append(reduce_case(op, axis, warps))
-    for op in ("exp", "log", "sqrt", "rsqrt", "sin", "erf", "sigmoid", "div", "div_rn"):
+    for op in ("exp", "exp2", "log", "sqrt", "rsqrt", "sin", "erf", "sigmoid", "div", "div_rn"):
         found.append(unary_case(op))
     found += [integer_case(), histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
               descriptor_case()]
+    # On the CPU backend tiles stop at 2^17 bits (docs/cpu-backend.md).
+    found += [chained_dots_case(4, 150, 64, 64), chained_dots_case(8, 300, 128, 64, on_cpu=False),
+              chained_dots_case(2, 70, 32, 32)]
     # 16-bit results: the accumulators leave through stmatrix on sm_90 (one and
     # two warpgroups, the benchmark's 128x256 tile, mma.sync on 2 warps).
     found.append(matmul_case("bf16", "nn", 4, 3, out="bf16"))

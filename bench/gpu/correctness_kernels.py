@@ -4,7 +4,7 @@ As kernels.py: correctness.py loads this file with ``jit``/``tl`` bound to
 Tessera's (``tessera.compat.triton``) to export their cubins, and the machine
 with the GPU needs neither compiler. Each kernel exercises one part of the
 GPU lowering: the K loop with tensor cores (mma.sync, wgmma; fp16, bf16, tf32,
-fp32, int8) and masked ragged edges, reductions and scans across lanes and
+fp32, int8) and masked ragged edges, chained dots (attention's shape), reductions and scans across lanes and
 warps, libdevice and fast math, atomics, layout conversions (trans), tensor
 descriptors, and loads only broadcast (the multi-row layernorm is run.py's).
 """
@@ -66,6 +66,20 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride
 
 
 @jit
+def chained_dots(a_ptr, b_ptr, c_ptr, out_ptr, M, BM: tl.constexpr, D: tl.constexpr):
+    """out = (A @ B).to(fp16) @ C for BM rows of A per program: two chained
+    dots as attention's S = Q K^T and P V, the first with no accumulator."""
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, D)
+    a = tl.load(a_ptr + rows[:, None] * D + cols[None, :], mask=rows[:, None] < M, other=0.0)
+    b = tl.load(b_ptr + cols[:, None] * D + cols[None, :])
+    c = tl.load(c_ptr + cols[:, None] * D + cols[None, :])
+    s = tl.dot(a, b)
+    out = tl.dot(s.to(tl.float16), c)
+    tl.store(out_ptr + rows[:, None] * D + cols[None, :], out, mask=rows[:, None] < M)
+
+
+@jit
 def reduce(x_ptr, out_ptr, M, N, OP: tl.constexpr, AXIS: tl.constexpr, BM: tl.constexpr,
            BN: tl.constexpr):
     rm = tl.arange(0, BM)
@@ -98,6 +112,8 @@ def unary(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=mask, other=1.0)
     if OP == "exp":
         y = tl.exp(x)
+    elif OP == "exp2":
+        y = tl.exp2(x)
     elif OP == "log":
         y = tl.log(x)
     elif OP == "sqrt":

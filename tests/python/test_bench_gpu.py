@@ -216,7 +216,8 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     "atomic_add histogram and float sum n=5000", "trans fp16 100x70",
     "tensor descriptor 96x64",
     "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=4 stages=3 -> bf16",
-    "persistent matmul bf16 nn 150x136x200 tile 32x32x32 programs=5 warps=2 stages=3 -> bf16"])
+    "persistent matmul bf16 nn 150x136x200 tile 32x32x32 programs=5 warps=2 stages=3 -> bf16",
+    "chained dots fp16 150x64 blocks of 64 rows warps=4", "unary exp2 n=1000"])
 def test_device_correctness_cases_on_cpu(name):
     """bench/gpu/correctness.py's cases (what a lent GPU machine checks from
     exported cubins) on Tessera's CPU backend: the harness, the inputs and

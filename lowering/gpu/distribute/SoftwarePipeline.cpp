@@ -29,9 +29,10 @@
 //
 // To copy ahead, the loads' operands are computed S - 1 iterations early:
 // the ops of the body that compute them (without memory effects other than
-// promises; branches of such ops too) are lowered a second time with the induction variable and
-// the iteration arguments they read (the "address recurrence", e.g. pointers
-// advanced every iteration) of the later iteration, which the loop carries.
+// promises; branches of such ops too) are lowered a second time with the
+// induction variable and the iteration arguments they read (the "address
+// recurrence", e.g. pointers advanced every iteration) of the later
+// iteration, which the loop carries.
 // Iteration arguments only the staged loads needed are not carried in their
 // current form at all. Where one of those ops may not run speculatively (a
 // division by a value that is not a constant), the later iteration's

@@ -282,7 +282,8 @@ MmaSyncDot::BFragment MmaSyncDot::loadTf32BByWords(OpBuilder &builder, Location 
   BFragment fragment;
   for (int64_t half = 0; half < 2; ++half) {
     Value row = add(builder, loc, lane.inGroup, step * instruction.k + half * 4);
-    Value index = arith::AddIOp::create(builder, loc, shared.start, b.index(builder, loc, row, col));
+    Value index =
+        arith::AddIOp::create(builder, loc, shared.start, b.index(builder, loc, row, col));
     Value word = memref::LoadOp::create(builder, loc, shared.buffer, ValueRange{index});
     fragment[half] = arith::BitcastOp::create(builder, loc, builder.getI32Type(), word);
   }

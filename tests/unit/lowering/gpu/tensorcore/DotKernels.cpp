@@ -198,7 +198,8 @@ func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
   }
   SmallVector<Value> result =
       dot.emit(b, loc, body->getArgument(0), body->getArgument(1), {body->getArgument(2), start},
-               {body->getArgument(3), start}, acc, scratchElements ? body->getArgument(4) : Value());
+               {body->getArgument(3), start}, acc,
+               scratchElements ? body->getArgument(4) : Value());
   func::ReturnOp::create(b, loc, result);
   return function;
 }

@@ -180,6 +180,18 @@ TEST_F(AmdMatrixLayoutTest, PicksTheLargestInstructionThatKeepsEveryWaveBusy) {
   ASSERT_TRUE(plan);
   EXPECT_EQ(plan->warpsM, 4);
   EXPECT_EQ(plan->warpsN, 2);
+
+  // Chained dots (attention) keep their waves along M while M allows.
+  DotProblem chained = problem(f16, f32, 128, 128, 32);
+  chained.chained = true;
+  plan = planAmdMatrixDot(target("hip:gfx942"), chained, 4);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->warpsM, 4);
+  EXPECT_EQ(plan->warpsN, 1);
+  plan = planAmdMatrixDot(target("hip:gfx942"), problem(f16, f32, 128, 128, 32), 4);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->warpsM, 2);
+  EXPECT_EQ(plan->warpsN, 2);
 }
 
 TEST_F(AmdMatrixLayoutTest, ReturnsNothingWithoutAMatchingInstruction) {

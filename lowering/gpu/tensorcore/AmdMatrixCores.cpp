@@ -369,16 +369,10 @@ std::optional<AmdDotPlan> planAmdMatrixDot(const GpuTarget &target, const DotPro
     return std::nullopt;
   AmdDotPlan plan;
   plan.instruction = *chosen;
-  if (problem.chained) {
-    // As mma.sync: rows stay within one wave for the reductions between
-    // chained dots.
-    plan.warpsM = std::min<int64_t>(numWarps, problem.m / chosen->m);
-    plan.warpsN = std::min<int64_t>(numWarps / plan.warpsM, problem.n / chosen->n);
-  } else {
-    WarpGrid grid = chooseWarpGrid(problem.m / chosen->m, problem.n / chosen->n, numWarps);
-    plan.warpsM = grid.warpsM;
-    plan.warpsN = grid.warpsN;
-  }
+  WarpGrid grid = chooseWarpGrid(problem.m / chosen->m, problem.n / chosen->n, numWarps,
+                                 problem.chained);
+  plan.warpsM = grid.warpsM;
+  plan.warpsN = grid.warpsN;
   chooseSwizzle(plan, problem.k, elementBytes);
   return plan;
 }

@@ -412,18 +412,13 @@ std::optional<MmaSyncPlan> planMmaSync(const GpuTarget &target, const DotProblem
   // A warp's wm x wn block reads (wm + wn) / 16 ldmatrix.x4 per k16 step for
   // its wm * wn / 128 instructions: a square-ish grid reads the least shared
   // memory (at 128x256 on 8 warps, half what warps all along M read, which
-  // left shared memory rather than the tensor cores the bound). Chained dots
-  // keep their warps along M while M allows.
-  if (problem.chained) {
-    plan.warpsM = std::min<int64_t>(numWarps, problem.m / kTileM);
-    plan.warpsN = numWarps / plan.warpsM;
-  } else {
-    WarpGrid grid = chooseWarpGrid(problem.m / kTileM, problem.n / kTileN, numWarps);
-    plan.warpsM = grid.warpsM;
-    plan.warpsN = grid.warpsN;
-  }
-  if (plan.warpsM * plan.warpsN != numWarps || problem.n / plan.warpsN < kTileN)
+  // left shared memory rather than the tensor cores the bound).
+  WarpGrid grid =
+      chooseWarpGrid(problem.m / kTileM, problem.n / kTileN, numWarps, problem.chained);
+  if (grid.warpsM * grid.warpsN != numWarps)
     return std::nullopt;
+  plan.warpsM = grid.warpsM;
+  plan.warpsN = grid.warpsN;
   plan.tilesM = problem.m / plan.warpsM / kTileM;
   plan.tilesN = problem.n / plan.warpsN / kTileN;
   // B is stored as memory holds it, so that its copies are 16-byte runs:

@@ -12,8 +12,14 @@ namespace tessera::gpu {
 
 TensorCoreDot::~TensorCoreDot() = default;
 
-WarpGrid chooseWarpGrid(int64_t tilesM, int64_t tilesN, unsigned numWarps) {
+WarpGrid chooseWarpGrid(int64_t tilesM, int64_t tilesN, unsigned numWarps,
+                        bool rowsWithinWarps) {
   WarpGrid grid;
+  if (rowsWithinWarps) {
+    grid.warpsM = std::min<int64_t>(numWarps, tilesM);
+    grid.warpsN = std::min<int64_t>(numWarps / grid.warpsM, tilesN);
+    return grid;
+  }
   while (grid.warpsM * grid.warpsN < numWarps) {
     int64_t perWarpM = tilesM / grid.warpsM, perWarpN = tilesN / grid.warpsN;
     if (perWarpM >= perWarpN && perWarpM > 1)

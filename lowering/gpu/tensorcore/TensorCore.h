@@ -160,7 +160,10 @@ struct WarpGrid {
 /// Doubles the warps along whichever dimension leaves each the larger share,
 /// so blocks stay square-ish (fewest operand reads per instruction); stops
 /// when every warp holds one tile, so a grid may use fewer warps than given.
-WarpGrid chooseWarpGrid(int64_t tilesM, int64_t tilesN, unsigned numWarps);
+/// With `rowsWithinWarps` (DotProblem::chained) the warps go along M while M
+/// has tiles for them, and only the rest along N.
+WarpGrid chooseWarpGrid(int64_t tilesM, int64_t tilesN, unsigned numWarps,
+                        bool rowsWithinWarps = false);
 
 /// fence.proxy.async (shared::cta): orders this thread's ordinary stores to
 /// shared memory before reads through the async proxy.

@@ -240,6 +240,8 @@ private:
   int64_t bOffset(int64_t k, int64_t n) const {
     return plan.bNMajor ? b.byteOffset(k, n) : b.byteOffset(n, k);
   }
+  /// The struct of one instruction tile's accumulator registers.
+  LLVM::LLVMStructType tileType(MLIRContext *context) const;
   Value packTile(OpBuilder &builder, Location loc, ValueRange registers) const;
   /// The dot's wgmma instructions, as one commit group, and a wait until at
   /// most `pending` groups are unfinished.
@@ -267,10 +269,13 @@ Value WgmmaDot::descriptor(OpBuilder &builder, Location loc, const SharedOperand
       constant(builder, loc, i64, static_cast<int64_t>(stored.descriptorFields(mnMajor))));
 }
 
+LLVM::LLVMStructType WgmmaDot::tileType(MLIRContext *context) const {
+  SmallVector<Type> fields(registersPerTile(), problem.accElement);
+  return LLVM::LLVMStructType::getLiteral(context, fields);
+}
+
 Value WgmmaDot::packTile(OpBuilder &builder, Location loc, ValueRange registers) const {
-  SmallVector<Type> fields(registers.size(), problem.accElement);
-  auto type = LLVM::LLVMStructType::getLiteral(builder.getContext(), fields);
-  Value packed = LLVM::PoisonOp::create(builder, loc, type);
+  Value packed = LLVM::PoisonOp::create(builder, loc, tileType(builder.getContext()));
   for (auto [field, value] : llvm::enumerate(registers))
     packed = LLVM::InsertValueOp::create(builder, loc, packed, value, field);
   return packed;
@@ -310,9 +315,12 @@ SmallVector<Value> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
   int64_t tiles = plan.tilesM * plan.tilesN;
   SmallVector<Value> tileValues;
   for (int64_t tile = 0; tile < tiles; ++tile) {
-    Value packed = packTile(builder, loc, acc.slice(tile * registersPerTile(), registersPerTile()));
-    tileValues.push_back(fromZeros ? LLVM::PoisonOp::create(builder, loc, packed.getType())
-                                   : packed);
+    if (fromZeros) {
+      tileValues.push_back(LLVM::PoisonOp::create(builder, loc, tileType(builder.getContext())));
+      continue;
+    }
+    tileValues.push_back(
+        packTile(builder, loc, acc.slice(tile * registersPerTile(), registersPerTile())));
   }
   // The accumulator registers were written by ordinary instructions.
   NVVM::WgmmaFenceAlignedOp::create(builder, loc);

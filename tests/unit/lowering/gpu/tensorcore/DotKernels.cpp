@@ -278,4 +278,12 @@ DotOperands randomDotOperands(int64_t m, int64_t n, int64_t k, int range, unsign
   return operands;
 }
 
+double referenceDot(const DotOperands &x, int64_t n, int64_t k, int64_t row, int64_t col,
+                    bool accumulate) {
+  double sum = accumulate ? x.acc[row * n + col] : 0.0;
+  for (int64_t kk = 0; kk < k; ++kk)
+    sum += x.a[row * k + kk] * x.b[kk * n + col];
+  return sum;
+}
+
 } // namespace tessera::gpu::testing

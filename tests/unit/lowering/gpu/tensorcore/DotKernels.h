@@ -66,6 +66,11 @@ struct DotOperands {
   std::vector<double> a, b, acc;
 };
 DotOperands randomDotOperands(int64_t m, int64_t n, int64_t k, int range, unsigned seed);
+/// The simulated dots' independent reference: element (row, col) of
+/// C + A B in float64 for row-major A [M, K], B [K, N], C [M, N] (A B alone
+/// without `accumulate`).
+double referenceDot(const DotOperands &x, int64_t n, int64_t k, int64_t row, int64_t col,
+                    bool accumulate = true);
 
 } // namespace tessera::gpu::testing
 

@@ -167,9 +167,8 @@ TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
   func::FuncOp warpFunction = buildWarpFunction(*module, *dot, problem);
   ASSERT_TRUE(succeeded(verify(*module)));
 
-  auto [a, b, acc] =
-      randomDotOperands(c.m, c.n, c.k, c.types == DotTypes::S8 ? 127 : 3,
-                        static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
+  DotOperands x = randomDotOperands(c.m, c.n, c.k, c.types == DotTypes::S8 ? 127 : 3,
+                                    static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
 
   WarpInputs inputs;
   inputs.elementBytes = problem.aElement.getIntOrFloatBitWidth() / 8;
@@ -178,10 +177,10 @@ TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t k = 0; k < c.k; ++k)
-      inputs.aShared[foldedSharedIndex(*scratch, *dot, DotOperand::A, i, k)] = a[i * c.k + k];
+      inputs.aShared[foldedSharedIndex(*scratch, *dot, DotOperand::A, i, k)] = x.a[i * c.k + k];
   for (int64_t k = 0; k < c.k; ++k)
     for (int64_t j = 0; j < c.n; ++j)
-      inputs.bShared[foldedSharedIndex(*scratch, *dot, DotOperand::B, k, j)] = b[k * c.n + j];
+      inputs.bShared[foldedSharedIndex(*scratch, *dot, DotOperand::B, k, j)] = x.b[k * c.n + j];
 
   LinearLayout layout = dot->accumulatorLayout();
   for (unsigned w = 0; w < c.numWarps; ++w) {
@@ -190,7 +189,7 @@ TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
     for (unsigned lane = 0; lane < 32; ++lane)
       for (unsigned r = 0; r < layout.numRegisters(); ++r) {
         Basis at = layout.coordinates(r, lane, w);
-        inputs.acc[lane][r] = acc[at[0] * c.n + at[1]];
+        inputs.acc[lane][r] = x.acc[at[0] * c.n + at[1]];
       }
     llvm::Expected<WarpOutputs> outputs = simulateWarp(warpFunction, inputs);
     ASSERT_TRUE(static_cast<bool>(outputs)) << llvm::toString(outputs.takeError());
@@ -207,10 +206,7 @@ TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
     for (unsigned lane = 0; lane < 32; ++lane)
       for (unsigned r = 0; r < layout.numRegisters(); ++r) {
         Basis at = layout.coordinates(r, lane, w);
-        double expected = acc[at[0] * c.n + at[1]];
-        for (int64_t k = 0; k < c.k; ++k)
-          expected += a[at[0] * c.k + k] * b[k * c.n + at[1]];
-        ASSERT_EQ(outputs->acc[lane][r], expected)
+        ASSERT_EQ(outputs->acc[lane][r], referenceDot(x, c.n, c.k, at[0], at[1]))
             << "warp " << w << " lane " << lane << " register " << r << " at (" << at[0] << ", "
             << at[1] << ")";
       }

@@ -256,10 +256,7 @@ TEST_P(WgmmaCaseTest, EmitComputesTheProductOnASimulatedWarpgroup) {
     for (unsigned t = 0; t < kWarpgroupThreads; ++t)
       for (unsigned r = 0; r < layout.numRegisters(); ++r) {
         Basis at = layout.coordinates(r, t % 32, 4 * g + t / 32);
-        double expected = x.acc[at[0] * c.n + at[1]];
-        for (int64_t k = 0; k < c.k; ++k)
-          expected += x.a[at[0] * c.k + k] * x.b[k * c.n + at[1]];
-        ASSERT_EQ(outputs[g].acc[t][r], expected)
+        ASSERT_EQ(outputs[g].acc[t][r], referenceDot(x, c.n, c.k, at[0], at[1]))
             << "warpgroup " << g << " thread " << t << " register " << r << " at (" << at[0]
             << ", " << at[1] << ")";
       }
@@ -289,10 +286,7 @@ TEST_P(WgmmaCaseTest, EmitFromZerosIgnoresTheAccumulatorRegisters) {
     for (unsigned t = 0; t < kWarpgroupThreads; ++t)
       for (unsigned r = 0; r < layout.numRegisters(); ++r) {
         Basis at = layout.coordinates(r, t % 32, 4 * g + t / 32);
-        double expected = 0;
-        for (int64_t k = 0; k < c.k; ++k)
-          expected += x.a[at[0] * c.k + k] * x.b[k * c.n + at[1]];
-        ASSERT_EQ(outputs[g].acc[t][r], expected)
+        ASSERT_EQ(outputs[g].acc[t][r], referenceDot(x, c.n, c.k, at[0], at[1], false))
             << "warpgroup " << g << " thread " << t << " register " << r;
       }
 }
@@ -313,10 +307,7 @@ TEST_P(WgmmaCaseTest, BuffersOffTheSwizzleRepeatGiveWrongProducts) {
     for (unsigned t = 0; t < kWarpgroupThreads; ++t)
       for (unsigned r = 0; r < layout.numRegisters(); ++r) {
         Basis at = layout.coordinates(r, t % 32, 4 * g + t / 32);
-        double expected = x.acc[at[0] * c.n + at[1]];
-        for (int64_t k = 0; k < c.k; ++k)
-          expected += x.a[at[0] * c.k + k] * x.b[k * c.n + at[1]];
-        wrong += outputs[g].acc[t][r] != expected;
+        wrong += outputs[g].acc[t][r] != referenceDot(x, c.n, c.k, at[0], at[1]);
       }
   EXPECT_GT(wrong, 0);
 }

@@ -4,9 +4,10 @@ As kernels.py: correctness.py loads this file with ``jit``/``tl`` bound to
 Tessera's (``tessera.compat.triton``) to export their cubins, and the machine
 with the GPU needs neither compiler. Each kernel exercises one part of the
 GPU lowering: the K loop with tensor cores (mma.sync, wgmma; fp16, bf16, tf32,
-fp32, int8) and masked ragged edges, chained dots (attention's shape), reductions and scans across lanes and
-warps, libdevice and fast math, atomics, layout conversions (trans), tensor
-descriptors, and loads only broadcast (the multi-row layernorm is run.py's).
+fp32, int8) and masked ragged edges, chained dots (attention's shape),
+reductions and scans across lanes and warps, libdevice and fast math,
+atomics, layout conversions (trans), tensor descriptors, and loads only
+broadcast (the multi-row layernorm is run.py's).
 """
 
 # Injected by correctness.py: jit, tl.

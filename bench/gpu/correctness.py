@@ -282,6 +282,15 @@ def cases():
                                         out="bf16", on_cpu=False))
     found.append(persistent_matmul_case("bf16", "nn", 2, 3, (150, 136, 200), (32, 32, 32), 5,
                                         out="bf16"))  # mma.sync
+    # Four stages of 128x256x64 leave no room for wgmma's extra stage: the
+    # copies follow the dot, three iterations ahead, around the ring of four
+    # several times (11 K blocks, the last partly masked).
+    found.append(matmul_case("bf16", "nn", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
+                             on_cpu=False, out="bf16"))
+    found.append(matmul_case("fp16", "nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
+                             on_cpu=False, out="fp16"))
+    found.append(persistent_matmul_case("bf16", "nn", 8, 4, (300, 600, 700), (128, 256, 64), 3,
+                                        out="bf16", on_cpu=False))
     return found
 
 

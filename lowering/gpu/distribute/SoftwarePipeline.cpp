@@ -23,9 +23,12 @@
 // its copies while the tensor cores work. Each dot waits for the previous
 // one, so at iteration t's barrier the dot of t - 2 has finished everywhere
 // but the dot of t - 1 may still read its stage: the ring gets one more
-// stage (where shared memory allows, else the copies run one iteration less
-// ahead) and the copies issued in iteration t go to stage (t - 2) mod the
-// ring size. The loop waits for the last dot after its last iteration.
+// stage and the copies issued in iteration t go to stage (t - 2) mod the
+// ring size. Where that stage does not fit in shared memory, the copies
+// move after the dot, which has then waited for the dot of t - 1, behind a
+// second barrier, into the stage t - 1 read (as Triton orders them): the
+// ring of S stages still has S - 1 iterations of copies in flight, for one
+// barrier more. The loop waits for the last dot after its last iteration.
 //
 // To copy ahead, the loads' operands are computed S - 1 iterations early:
 // the ops of the body that compute them (without memory effects other than
@@ -458,6 +461,9 @@ private:
   bool async;
   /// The ring's size, and how many iterations ahead the copies are issued.
   unsigned stages = 0, ahead = 0;
+  /// Whether an overlapped dot's loop issues its copies after the dot has
+  /// waited for the one before it, behind a second barrier.
+  bool copiesAfterDot = false;
   tile::DotOp overlapped;
   std::optional<AccumulatorReset> reset;
   SmallVector<Ring, 2> rings;
@@ -679,7 +685,9 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     return failure();
   // Synchronous copies gain nothing from deeper rings, which on AMD and
   // Vulkan (static workgroup buffers) also stay allocated for the kernel.
-  // An overlapped dot holds one more stage, and needs a third.
+  // An overlapped dot holds one more stage where it fits; where it does
+  // not, the copies wait for the dot instead (copiesAfterDot), which keeps
+  // them num-stages - 1 iterations ahead rather than one less.
   reset = accumulatorReset();
   overlapped = overlappableDot();
   unsigned busyStages = overlapped ? 2 : 1;
@@ -687,16 +695,13 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   auto fits = [&] {
     return stages * stageBytes + bodyBytes <= int64_t(k.target.maxSharedMemoryBytes);
   };
-  auto shrink = [&] {
-    while (stages > busyStages + 1 && !fits())
-      --stages;
-  };
-  shrink();
   if (overlapped && !fits()) {
-    overlapped = {};
+    copiesAfterDot = true;
     busyStages = 1;
-    shrink();
+    stages = k.numStages;
   }
+  while (stages > busyStages + 1 && !fits())
+    --stages;
   if (!fits())
     return false;
   ahead = stages - busyStages;
@@ -793,9 +798,13 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
 
         Value aheadIv = arith::AddIOp::create(
             body, loc, iv, arith::MulIOp::create(body, loc, step, ivConstant(body, ahead)));
-        FailureOr<SmallVector<Registers>> nextState =
-            copyAhead(body, aheadIv, aheadState, writeStage, isIteration(body, iv, ahead));
-        if (failed(nextState))
+        FailureOr<SmallVector<Registers>> nextState;
+        auto copyNext = [&] {
+          nextState =
+              copyAhead(body, aheadIv, aheadState, writeStage, isIteration(body, iv, ahead));
+          return succeeded(nextState);
+        };
+        if (!copiesAfterDot && !copyNext())
           return fail();
 
         k.map(loop.getInductionVar(), {iv});
@@ -820,6 +829,13 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
             return fail();
           }
         SmallVector<Value> yields = k.flatRegisters(carriedYields);
+        if (copiesAfterDot) {
+          // Past this barrier every warp has waited for its dot of t - 1,
+          // the last reader of the stage the copies overwrite.
+          mlir::gpu::BarrierOp::create(body, loc);
+          if (!copyNext())
+            return fail();
+        }
         llvm::append_range(yields, flatten(*nextState));
         yields.push_back(nextStage(body, readStage));
         yields.push_back(nextStage(body, writeStage));

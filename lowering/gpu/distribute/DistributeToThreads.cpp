@@ -454,7 +454,8 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages) {
   func->setAttr("tessera.num_warps", builder.getI32IntegerAttr(*numWarps));
 
   Block &entry = func.getBody().front();
-  ThreadContext thread(entry, loc, target->warpSize, *numWarps);
+  ThreadContext thread(entry, loc, target->warpSize, *numWarps,
+                       /*broadcastWarp=*/target->hasWgmma());
   SharedMemory shared(func, *target, thread);
   KernelLowering lowering(*target, *numWarps, numStages, thread, shared);
   OpBuilder body = OpBuilder::atBlockEnd(&entry);

@@ -17,7 +17,8 @@ Value i32Constant(OpBuilder &builder, Location loc, int64_t value) {
 
 } // namespace
 
-ThreadContext::ThreadContext(Block &entry, Location loc, unsigned warpSize, unsigned numWarps)
+ThreadContext::ThreadContext(Block &entry, Location loc, unsigned warpSize, unsigned numWarps,
+                             bool broadcastWarp)
     : warpSize_(warpSize), numWarps_(numWarps), loc_(loc), prologue_(entry.getParent()->getContext()) {
   OpBuilder builder = OpBuilder::atBlockBegin(&entry);
   Value tid = mlir::gpu::ThreadIdOp::create(builder, loc, mlir::gpu::Dimension::x);
@@ -25,6 +26,10 @@ ThreadContext::ThreadContext(Block &entry, Location loc, unsigned warpSize, unsi
   Value size = i32Constant(builder, loc, warpSize);
   lane_ = arith::RemUIOp::create(builder, loc, threadId_, size);
   warp_ = arith::DivUIOp::create(builder, loc, threadId_, size);
+  if (broadcastWarp)
+    warp_ = mlir::gpu::ShuffleOp::create(builder, loc, warp_, /*offset=*/0, warpSize,
+                                         mlir::gpu::ShuffleMode::IDX)
+                .getShuffleResult();
   // Everything the prologue builder creates lands before this constant, so
   // before every op of the kernel body, which is appended after it.
   Operation *anchor = i32Constant(builder, loc, 0).getDefiningOp();

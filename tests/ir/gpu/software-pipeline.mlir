@@ -320,6 +320,10 @@ tile.func @transposed_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
 // two iterations ahead, each dot waits for the previous one (wait.group 1)
 // and the loop waits for the last one.
 // WGMMA-LABEL: gpu.func @transposed_b
+// The warp index is read from lane 0, so that ptxas keeps it, and the
+// descriptors computed from it, in uniform registers.
+// WGMMA: %[[WARP:.*]] = arith.divui %{{.*}}, %c32_i32 : i32
+// WGMMA-NEXT: %{{.*}}, %{{.*}} = gpu.shuffle idx %[[WARP]], %c0_i32, %c32_i32 : i32
 // WGMMA: %[[BRING:.*]] = memref.view %{{.*}}[%c16384{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<8192xbf16, #gpu.address_space<workgroup>>
 // WGMMA: nvgpu.device_async_copy %arg1[%{{.*}}], %[[BRING]][%{{.*}}], 8 {bypassL1}
 // The loop and its last wait run only where the loop runs: the path that

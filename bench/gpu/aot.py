@@ -238,6 +238,8 @@ class AotKernels:
         self.arg_names = manifest["kernels"]
         self.tune_keys = manifest.get("tune_keys", {})
         self.entries, self.loaded, self.chosen = manifest["entries"], {}, {}
+        # Per tuned launch signature, each candidate config and its time.
+        self.timings = {}
 
     def __getattr__(self, name):
         if name not in self.__dict__.get("arg_names", {}):
@@ -256,12 +258,20 @@ class AotKernels:
         return Launch()
 
     def choices(self):
-        """One line per launch signature: the cubin the tuning picked."""
-        return [f"{key[0]} [{key[1]}] {key[3] or ''}: {entry['file']} {entry['constexprs']} "
-                f"warps={entry['num_warps']} stages={entry['num_stages']} regs={entry['registers']} "
-                f"spills={entry['spills']}"
-                f"{' WGMMA SERIALIZED' if entry.get('serialized_wgmma') else ''}"
-                for key, entry in self.chosen.items()]
+        """Per launch signature: the cubin the tuning picked, then every
+        candidate config's time, fastest first."""
+        lines = []
+        for key, entry in self.chosen.items():
+            lines.append(
+                f"{key[0]} [{key[1]}] {key[3] or ''}: {entry['file']} {entry['constexprs']} "
+                f"warps={entry['num_warps']} stages={entry['num_stages']} "
+                f"regs={entry['registers']} spills={entry['spills']}"
+                f"{' WGMMA SERIALIZED' if entry.get('serialized_wgmma') else ''}")
+            for candidate, ms in sorted(self.timings.get(key, []), key=lambda timed: timed[1]):
+                config = "x".join(str(v) for v in candidate["constexprs"].values())
+                lines.append(f"    {ms:8.4f} ms  {config} warps={candidate['num_warps']} "
+                             f"stages={candidate['num_stages']} ({candidate['file']})")
+        return lines
 
     def run(self, name, arg_names, constexprs, values, grid, warps, stages=None):
         given = {k: values[k] for k in constexprs if k in values}
@@ -278,8 +288,11 @@ class AotKernels:
             if not candidates:
                 raise LookupError(f"{name}: no exported cubin for [{runtime}] with {given} "
                                   f"(run.py --export with the same shapes)")
-            self.chosen[key] = candidates[0] if len(candidates) == 1 else min(
-                candidates, key=lambda e: self._time(e, values, grid))
+            if len(candidates) == 1:
+                self.chosen[key] = candidates[0]
+            else:
+                self.timings[key] = [(e, self._time(e, values, grid)) for e in candidates]
+                self.chosen[key] = min(self.timings[key], key=lambda timed: timed[1])[0]
         self._launch(self.chosen[key], values, grid)
 
     def _launch(self, entry, values, grid):

@@ -3,6 +3,8 @@
     ncu --set detailed --nvtx --nvtx-include "tessera-profiled/" -c 1 \\
         python3 bench/gpu/profile_gemm.py --aot build/gpu-aot --size 4096 --layout nn
 
+--kernel picks one of run.py's GEMMs (a persistent one gets a program per SM).
+
 The cubin is the one `run.py --aot` would pick for the shape, autotuned among
 the exported configs first; only the launch after the tuning runs inside the
 NVTX range "tessera-profiled", so the profiler can pick it out.
@@ -16,7 +18,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from aot import AotKernels  # noqa: E402
-from run import gemm_operands, launch_gemm  # noqa: E402
+from run import PERSISTENT_GEMMS, gemm_operands, launch_gemm  # noqa: E402
 
 
 def main():
@@ -25,16 +27,19 @@ def main():
     parser.add_argument("--size", type=int, default=4096)
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     parser.add_argument("--layout", default="nn", choices=["nn", "nt"])
+    parser.add_argument("--kernel", default="matmul", choices=["matmul", *PERSISTENT_GEMMS])
     args = parser.parse_args()
+    programs = torch.cuda.get_device_properties(0).multi_processor_count
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda", dtype=dt),
                          args.size, dtype, args.layout)
     c = torch.empty((args.size, args.size), device="cuda", dtype=dtype)
     kernels = AotKernels(args.aot)
-    launch_gemm(kernels, a, b, c)  # tunes: one launch per exported config, then the pick
+    # Tunes first: one launch per exported config, then the pick.
+    launch_gemm(kernels, a, b, c, args.kernel, programs)
     torch.cuda.synchronize()
     with torch.cuda.nvtx.range("tessera-profiled"):
-        launch_gemm(kernels, a, b, c)
+        launch_gemm(kernels, a, b, c, args.kernel, programs)
         torch.cuda.synchronize()
     error = (c.float() - torch.matmul(a, b).float()).abs().max().item()
     print(*kernels.choices(), f"max |error| = {error:.3g}", sep="\n")

@@ -32,9 +32,7 @@ public:
   /// value, but one ptxas then knows to be the same in every lane, so that
   /// it and what is computed from it alone (the shared-memory addresses in
   /// wgmma's descriptors) live in uniform registers instead of each thread's
-  /// (sm_90a's GEMM loop at 128x256x64: 121 instructions instead of 131, no
-  /// descriptor moved from a thread's registers; on sm_80 the uniform value
-  /// only costs a register).
+  /// (docs/gpu-tensor-cores.md has what it saves, and why sm_80 goes without).
   ThreadContext(mlir::Block &entry, mlir::Location loc, unsigned warpSize, unsigned numWarps,
                 bool broadcastWarp);
 

@@ -41,6 +41,37 @@ void KernelLowering::map(Value value, Registers regs, Value base) {
     pointerBases_[value] = base;
 }
 
+KernelLowering::SavedMapping KernelLowering::save(ArrayRef<Value> values) const {
+  SavedMapping saved;
+  for (Value value : values) {
+    SavedMapping::Entry &entry = saved.entries.emplace_back();
+    entry.value = value;
+    if (auto found = registers_.find(value); found != registers_.end())
+      entry.registers = found->second;
+    entry.pointerBase = pointerBases_.lookup(value);
+    if (const TensorDescriptor *lowered = descriptor(value))
+      entry.descriptor = *lowered;
+  }
+  return saved;
+}
+
+void KernelLowering::restore(const SavedMapping &saved) {
+  for (const SavedMapping::Entry &entry : saved.entries) {
+    if (entry.registers)
+      registers_[entry.value] = *entry.registers;
+    else
+      registers_.erase(entry.value);
+    if (entry.pointerBase)
+      pointerBases_[entry.value] = entry.pointerBase;
+    else
+      pointerBases_.erase(entry.value);
+    if (entry.descriptor)
+      descriptors_[entry.value] = *entry.descriptor;
+    else
+      descriptors_.erase(entry.value);
+  }
+}
+
 const TensorDescriptor *KernelLowering::descriptor(Value descriptor) const {
   auto found = descriptors_.find(descriptor);
   return found == descriptors_.end() ? nullptr : &found->second;

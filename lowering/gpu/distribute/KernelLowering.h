@@ -70,10 +70,30 @@ public:
 
   /// Dots of a software-pipelined loop that may leave their instructions
   /// running into the next iteration (TensorCoreDot::emitOverlapped); the
-  /// loop waits for them after its last iteration.
-  void overlap(mlir::Operation *dot) { overlapped_.insert(dot); }
+  /// loop waits for them after its last iteration. `whileRunning` (may be
+  /// empty) is the loop's work to lower between the dot's issue and its wait.
+  void overlap(mlir::Operation *dot, WhileDotRuns whileRunning = {}) {
+    overlapped_[dot] = std::move(whileRunning);
+  }
   void endOverlap(mlir::Operation *dot) { overlapped_.erase(dot); }
   bool overlapped(mlir::Operation *dot) const { return overlapped_.contains(dot); }
+  const WhileDotRuns &whileOverlapped(mlir::Operation *dot) const {
+    return overlapped_.find(dot)->second;
+  }
+
+  /// What the map holds for some values (or that it holds nothing), so that
+  /// ops lowered a second time, for another loop iteration, can be undone.
+  struct SavedMapping {
+    struct Entry {
+      mlir::Value value;
+      std::optional<Registers> registers;
+      mlir::Value pointerBase;
+      std::optional<TensorDescriptor> descriptor;
+    };
+    llvm::SmallVector<Entry> entries;
+  };
+  SavedMapping save(llvm::ArrayRef<mlir::Value> values) const;
+  void restore(const SavedMapping &saved);
 
   void mapDescriptor(mlir::Value descriptor, TensorDescriptor lowered) {
     descriptors_[descriptor] = std::move(lowered);
@@ -134,7 +154,7 @@ private:
   llvm::DenseMap<mlir::Value, mlir::Value> pointerBases_;
   llvm::DenseMap<mlir::Value, TensorDescriptor> descriptors_;
   llvm::DenseMap<mlir::Value, SharedOperand> staged_;
-  llvm::DenseSet<mlir::Operation *> overlapped_;
+  llvm::DenseMap<mlir::Operation *, WhileDotRuns> overlapped_;
 };
 
 bool isPointerLike(mlir::Type type);

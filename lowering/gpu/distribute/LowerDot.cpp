@@ -163,10 +163,20 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
       mlir::gpu::BarrierOp::create(builder, loc);
     SmallVector<Value> batchAcc =
         llvm::map_to_vector(regsOfBatch, [&](unsigned reg) { return acc[reg]; });
-    auto emit = k.overlapped(op) ? &TensorCoreDot::emitOverlapped : &TensorCoreDot::emit;
-    SmallVector<Value> result = (instruction.*emit)(builder, loc, k.thread.lane(), k.thread.warp(),
-                                                    buffers->where[0], buffers->where[1], batchAcc,
-                                                    buffers->accumulatorScratch);
+    SmallVector<Value> result;
+    if (k.overlapped(op)) {
+      // The loop's work while the dot runs, once, after its last batch.
+      bool last = batch + 1 == plan.accRegisters.size();
+      FailureOr<SmallVector<Value>> overlapped = instruction.emitOverlapped(
+          builder, loc, k.thread.lane(), k.thread.warp(), buffers->where[0], buffers->where[1],
+          batchAcc, buffers->accumulatorScratch, last ? k.whileOverlapped(op) : WhileDotRuns());
+      if (failed(overlapped))
+        return failure();
+      result = std::move(*overlapped);
+    } else {
+      result = instruction.emit(builder, loc, k.thread.lane(), k.thread.warp(), buffers->where[0],
+                                buffers->where[1], batchAcc, buffers->accumulatorScratch);
+    }
     // Staged operands stay put until the pipelined loop's next barrier.
     if (!buffers->allStaged())
       mlir::gpu::BarrierOp::create(builder, loc);

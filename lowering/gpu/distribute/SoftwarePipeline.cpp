@@ -19,12 +19,14 @@
 //
 // An asynchronous dot (wgmma) that is the loop's only dot, reads only staged
 // operands and feeds only itself through its accumulator is left running
-// into the next iteration (TensorCoreDot::emitOverlapped), which then issues
-// its copies while the tensor cores work. Each dot waits for the previous
-// one, so at iteration t's barrier the dot of t - 2 has finished everywhere
-// but the dot of t - 1 may still read its stage: the ring gets one more
-// stage and the copies issued in iteration t go to stage (t - 2) mod the
-// ring size. Where that stage does not fit in shared memory, the copies
+// into the next iteration (TensorCoreDot::emitOverlapped). Each dot waits
+// for the previous one, so at iteration t's barrier the dot of t - 2 has
+// finished everywhere but the dot of t - 1 may still read its stage: the
+// ring gets one more stage and the copies issued in iteration t go to stage
+// (t - 2) mod the ring size. They are issued right after the dot of t,
+// before its wait: between the barrier and the dot, their address
+// arithmetic (a persistent GEMM recomputes it from the tile's rows) would
+// leave the tensor cores only the dot of t - 1 to work on. Where that stage does not fit in shared memory, the copies
 // move after the dot, which has then waited for the dot of t - 1, behind a
 // second barrier, into the stage t - 1 read (as Triton orders them): the
 // ring of S stages still has S - 1 iterations of copies in flight, for one
@@ -425,6 +427,9 @@ private:
   /// next state.
   FailureOr<SmallVector<Registers>> copyAhead(OpBuilder &builder, Value iv,
                                               ArrayRef<Registers> state, Value stage, Value valid);
+  /// The values copyAhead maps anew: the loop's induction variable and
+  /// iteration arguments, and what the address ops define.
+  SmallVector<Value> valuesRelowered();
   /// The copies of copyAhead, their operands lowered.
   LogicalResult copyStagedLoads(OpBuilder &builder, Value stage);
   /// i1: `iv + stepsAhead * step` is still an iteration of the loop.
@@ -505,6 +510,19 @@ Value PipelinedLoop::isIteration(OpBuilder &builder, Value iv, int64_t stepsAhea
       arith::MulIOp::create(builder, loc, widen(step),
                             arith::ConstantIntOp::create(builder, loc, wide, stepsAhead)));
   return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, ahead, widen(upperBound));
+}
+
+SmallVector<Value> PipelinedLoop::valuesRelowered() {
+  SmallVector<Value> values{loop.getInductionVar()};
+  llvm::append_range(values, loop.getRegionIterArgs());
+  for (Operation *op : analysis.addressOps)
+    op->walk([&](Operation *nested) {
+      llvm::append_range(values, nested->getResults());
+      for (Region &region : nested->getRegions())
+        for (Block &block : region)
+          llvm::append_range(values, block.getArguments());
+    });
+  return values;
 }
 
 LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
@@ -804,7 +822,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
               copyAhead(body, aheadIv, aheadState, writeStage, isIteration(body, iv, ahead));
           return succeeded(nextState);
         };
-        if (!copiesAfterDot && !copyNext())
+        if (!overlapped && !copyNext())
           return fail();
 
         k.map(loop.getInductionVar(), {iv});
@@ -812,8 +830,20 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
           k.stage(staged.operand(),
                   {ring.buffer, stageStart(body, ring, readStage), /*ready=*/true});
+        // Lowered between the dot's issue and its wait, the copies (and the
+        // later iteration's addresses) leave the dot's operands of t-1 in
+        // the tensor cores' queue in the meantime; this iteration's values
+        // are put back for the ops after the dot.
+        SmallVector<Value> relowered = valuesRelowered();
+        auto copyWhileDotRuns = [&](OpBuilder &during) -> LogicalResult {
+          KernelLowering::SavedMapping saved = k.save(relowered);
+          nextState = copyAhead(during, aheadIv, aheadState, writeStage,
+                                isIteration(during, iv, ahead));
+          k.restore(saved);
+          return success(succeeded(nextState));
+        };
         if (overlapped)
-          k.overlap(overlapped);
+          k.overlap(overlapped, copiesAfterDot ? WhileDotRuns() : WhileDotRuns(copyWhileDotRuns));
         Operation *resetAt = nullptr;
         if (reset)
           resetAt = reset->epilogue ? reset->epilogue.getOperation() : reset->select;
@@ -828,6 +858,10 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
             k.unsupported(loop, "a pointer that points into another kernel argument on another path");
             return fail();
           }
+        if (overlapped && !copiesAfterDot && failed(nextState)) {
+          loop.emitOpError("internal error: the overlapped dot issued no copies");
+          return fail();
+        }
         SmallVector<Value> yields = k.flatRegisters(carriedYields);
         if (copiesAfterDot) {
           // Past this barrier every warp has waited for its dot of t - 1,

@@ -33,6 +33,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
+#include <functional>
 #include <memory>
 
 namespace tessera::gpu {
@@ -70,6 +71,9 @@ struct SharedOperand {
   /// fence or barrier of its own.
   bool ready = false;
 };
+
+/// Work lowered while an asynchronous dot runs (a pipelined loop's copies).
+using WhileDotRuns = std::function<mlir::LogicalResult(mlir::OpBuilder &)>;
 
 class TensorCoreDot {
 public:
@@ -119,13 +123,17 @@ public:
   /// As emit, but an asynchronous dot returns while this dot may still run
   /// (every earlier one has finished). Until emitWaitForAll, its result
   /// registers may only be the `acc` of the next issue of the same dot.
-  virtual llvm::SmallVector<mlir::Value> emitOverlapped(mlir::OpBuilder &builder,
-                                                        mlir::Location loc, mlir::Value lane,
-                                                        mlir::Value warp, const SharedOperand &a,
-                                                        const SharedOperand &b,
-                                                        mlir::ValueRange acc,
-                                                        mlir::Value accumulatorScratch) const {
-    return emit(builder, loc, lane, warp, a, b, acc, accumulatorScratch);
+  /// `whileRunning` (if any) is lowered after this dot is issued and before
+  /// it waits for the one before it.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  emitOverlapped(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value lane, mlir::Value warp,
+                 const SharedOperand &a, const SharedOperand &b, mlir::ValueRange acc,
+                 mlir::Value accumulatorScratch, const WhileDotRuns &whileRunning) const {
+    llvm::SmallVector<mlir::Value> result =
+        emit(builder, loc, lane, warp, a, b, acc, accumulatorScratch);
+    if (whileRunning && mlir::failed(whileRunning(builder)))
+      return mlir::failure();
+    return result;
   }
   /// Whether the instructions read shared memory through the async proxy
   /// (wgmma): ordinary stores into the operand buffers must then be ordered

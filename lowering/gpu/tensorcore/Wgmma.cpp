@@ -207,14 +207,16 @@ public:
   SmallVector<Value> emit(OpBuilder &builder, Location loc, Value lane, Value warp,
                           const SharedOperand &aShared, const SharedOperand &bShared,
                           ValueRange acc, Value /*accumulatorScratch*/) const override {
-    return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/0);
+    return *issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/0, {});
   }
   bool isAsynchronous() const override { return true; }
   bool readsThroughAsyncProxy() const override { return true; }
-  SmallVector<Value> emitOverlapped(OpBuilder &builder, Location loc, Value lane, Value warp,
-                                    const SharedOperand &aShared, const SharedOperand &bShared,
-                                    ValueRange acc, Value /*accumulatorScratch*/) const override {
-    return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/1);
+  FailureOr<SmallVector<Value>> emitOverlapped(OpBuilder &builder, Location loc, Value lane,
+                                               Value warp, const SharedOperand &aShared,
+                                               const SharedOperand &bShared, ValueRange acc,
+                                               Value /*accumulatorScratch*/,
+                                               const WhileDotRuns &whileRunning) const override {
+    return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/1, whileRunning);
   }
   SmallVector<Value> emitWaitForAll(OpBuilder &builder, Location loc,
                                     ValueRange acc) const override {
@@ -243,11 +245,12 @@ private:
   /// The struct of one instruction tile's accumulator registers.
   LLVM::LLVMStructType tileType(MLIRContext *context) const;
   Value packTile(OpBuilder &builder, Location loc, ValueRange registers) const;
-  /// The dot's wgmma instructions, as one commit group, and a wait until at
-  /// most `pending` groups are unfinished.
-  SmallVector<Value> issue(OpBuilder &builder, Location loc, Value warp,
-                           const SharedOperand &aShared, const SharedOperand &bShared,
-                           ValueRange acc, unsigned pending) const;
+  /// The dot's wgmma instructions, as one commit group, `whileRunning`, and
+  /// a wait until at most `pending` groups are unfinished.
+  FailureOr<SmallVector<Value>> issue(OpBuilder &builder, Location loc, Value warp,
+                                      const SharedOperand &aShared, const SharedOperand &bShared,
+                                      ValueRange acc, unsigned pending,
+                                      const WhileDotRuns &whileRunning) const;
 
   WgmmaPlan plan;
   Instruction instruction;
@@ -284,9 +287,11 @@ Value WgmmaDot::packTile(OpBuilder &builder, Location loc, ValueRange registers)
 // The K loop is unrolled, as for mma.sync: K is a tile dimension, and
 // straight-line code issues every wgmma of the dot back to back under one
 // commit group, each step's descriptors a constant add away from the first.
-SmallVector<Value> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
-                                   const SharedOperand &aShared, const SharedOperand &bShared,
-                                   ValueRange acc, unsigned pending) const {
+FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
+                                              const SharedOperand &aShared,
+                                              const SharedOperand &bShared, ValueRange acc,
+                                              unsigned pending,
+                                              const WhileDotRuns &whileRunning) const {
   // The pass stored the operands with ordinary (generic-proxy) stores; wgmma
   // reads through the async proxy. Each thread orders its own stores before
   // the async proxy, then the barrier orders every thread's fence before the
@@ -352,6 +357,8 @@ SmallVector<Value> WgmmaDot::issue(OpBuilder &builder, Location loc, Value warp,
   for (Value tile : tileValues)
     for (int64_t field = 0; field < registersPerTile(); ++field)
       result.push_back(LLVM::ExtractValueOp::create(builder, loc, tile, field));
+  if (whileRunning && failed(whileRunning(builder)))
+    return failure();
   return waitForWgmma(builder, loc, pending, result);
 }
 

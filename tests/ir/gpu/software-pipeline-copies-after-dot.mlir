@@ -5,7 +5,8 @@
 // in sm_90's 227 KiB of shared memory and five do not.
 //
 // With num-stages=3 the overlapped wgmma gets its extra stage (a ring of
-// 4): the copies of t + 2 go out before the dot of t, under one barrier.
+// 4): under one barrier, the copies of t + 2 go out while the dot of t
+// runs, between its issue and its wait for the dot of t - 1.
 // EARLY-LABEL: gpu.func @gemm_128x256x64
 // EARLY: memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32768xbf16, #gpu.address_space<workgroup>>
 // EARLY: memref.view %{{.*}}[%c65536{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<65536xbf16, #gpu.address_space<workgroup>>
@@ -13,10 +14,12 @@
 // EARLY-NEXT: nvvm.cp.async.wait.group 1
 // EARLY-NEXT: nvvm.fence.proxy
 // EARLY-NEXT: gpu.barrier
-// EARLY: nvgpu.device_async_copy
+// EARLY-NOT: nvgpu.device_async_copy
+// EARLY: nvvm.wgmma.mma_async
+// EARLY: nvvm.wgmma.commit.group.sync.aligned
+// EARLY-NOT: gpu.barrier
 // EARLY: nvvm.cp.async.commit.group
 // EARLY-NOT: gpu.barrier
-// EARLY: nvvm.wgmma.mma_async
 // EARLY: "wgmma.wait_group.sync.aligned 1;"
 // EARLY-NOT: gpu.barrier
 // EARLY-NOT: nvgpu.device_async_copy

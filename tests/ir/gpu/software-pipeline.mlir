@@ -337,13 +337,16 @@ tile.func @transposed_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
 // WGMMA-NEXT: nvvm.cp.async.wait.group 1
 // WGMMA-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // WGMMA-NEXT: gpu.barrier
+// WGMMA-NOT: nvgpu.device_async_copy
+// WGMMA-NOT: nvvm.fence.proxy
+// WGMMA: nvvm.wgmma.mma_async
+// WGMMA: nvvm.wgmma.commit.group.sync.aligned
+// The copies go out while the dot runs, before it waits for the one before.
+// WGMMA-NOT: gpu.barrier
 // WGMMA: nvgpu.device_async_copy %arg0[%{{.*}}], %{{.*}}[%{{.*}}], 8 {bypassL1}
 // WGMMA: nvgpu.device_async_copy %arg1[%{{.*}}], %[[BRING]][%{{.*}}], 8 {bypassL1}
 // WGMMA: nvvm.cp.async.commit.group
 // WGMMA-NOT: gpu.barrier
-// WGMMA-NOT: nvvm.fence.proxy
-// WGMMA: nvvm.wgmma.mma_async
-// WGMMA: nvvm.wgmma.commit.group.sync.aligned
 // The waits pass the accumulator through, so that its readers follow them.
 // WGMMA: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 1;", "{{(=f,)+}}0,1,2,{{.*}},31"
 // WGMMA: scf.yield
@@ -481,6 +484,9 @@ tile.func @columns_of_b_proved(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32
 // WGMMA: scf.for
 // WGMMA-NOT: memref.store
 // WGMMA-NOT: } else {
+// WGMMA: nvvm.wgmma.mma_async
+// WGMMA-NOT: memref.store
+// WGMMA-NOT: } else {
 // WGMMA: %[[IN:.*]] = arith.select %{{.*}}, %c8, %c0 : index
 // WGMMA-NEXT: nvgpu.device_async_copy %arg0[%{{.*}}], %{{.*}}[%{{.*}}], 8, %[[IN]] {bypassL1}
 // WGMMA-NOT: memref.store
@@ -489,7 +495,6 @@ tile.func @columns_of_b_proved(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32
 // WGMMA-NOT: memref.store
 // WGMMA-NOT: } else {
 // WGMMA: nvvm.cp.async.commit.group
-// WGMMA: nvvm.wgmma.mma_async
 // WGMMA: scf.yield
 
 // -----
@@ -569,16 +574,23 @@ tile.func @persistent_tiles(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, 
 // WGMMA-NEXT: arith.divsi %c0_i32, %arg3 : i32
 // WGMMA: nvgpu.device_async_copy %arg0[%{{.*}}], %[[ARING]][%{{.*}}], 8 {bypassL1}
 // WGMMA: nvvm.cp.async.commit.group
+// The step's own tile is found before its dot; the later step's, and its
+// copies, while the dot runs.
 // WGMMA: scf.for
 // WGMMA-NEXT: nvvm.cp.async.wait.group 1
 // WGMMA-NEXT: nvvm.fence.proxy
 // WGMMA-NEXT: gpu.barrier
+// WGMMA-NOT: nvgpu.device_async_copy
+// WGMMA: arith.divsi %{{.*}}, %arg3 : i32
+// WGMMA-NOT: nvgpu.device_async_copy
+// WGMMA: nvvm.wgmma.commit.group.sync.aligned
+// WGMMA-NEXT: llvm.extractvalue
+// WGMMA-NOT: "wgmma.wait_group
 // WGMMA: scf.if %{{.*}} {
 // WGMMA-NEXT: arith.divsi
 // WGMMA: nvgpu.device_async_copy %arg1
 // WGMMA: nvvm.cp.async.commit.group
-// WGMMA: nvvm.wgmma.commit.group.sync.aligned
-// WGMMA: "wgmma.wait_group.sync.aligned 1;"
+// WGMMA-NEXT: "wgmma.wait_group.sync.aligned 1;"
 // WGMMA-NOT: wgmma.wait_group
 // WGMMA: scf.if %{{.*}} -> ([[ACC:(f32, ){31}f32]]) {
 // WGMMA-NEXT: "wgmma.wait_group.sync.aligned 0;"

@@ -58,6 +58,41 @@ struct DotPlan {
   mlir::Value sharedIndexOf(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
                             DotOperand operand, const OperandSource &source, unsigned reg,
                             mlir::Value start) const;
+  /// For each run of `width` registers of `source` (run i from register
+  /// i * width), how far its index in the operand's buffer is from run 0's
+  /// where that is the same in every thread (e.g. rows a whole swizzle
+  /// period apart); nullopt where it is not, or not known.
+  llvm::SmallVector<std::optional<int64_t>> sharedRunDeltas(mlir::MLIRContext *context,
+                                                            DotOperand operand,
+                                                            const OperandSource &source,
+                                                            unsigned width) const;
+};
+
+/// The indices of a source's runs in an operand's buffer, where run 0's is
+/// computed once and every run at a constant distance from it is that plus
+/// the constant: the runs of a thread then share one address register
+/// (ptxas folds the constants into the instructions' offsets).
+class SharedRunIndices {
+public:
+  /// `deltas`: plan.sharedRunDeltas(..., operand, source, width).
+  SharedRunIndices(KernelLowering &k, const DotPlan &plan, DotOperand operand,
+                   const OperandSource &source, unsigned width, mlir::Value start,
+                   llvm::ArrayRef<std::optional<int64_t>> deltas)
+      : k(k), plan(plan), operand(operand), source(source), width(width), start(start),
+        deltas(deltas) {}
+
+  /// `start` + the index of the run that starts at register `reg`.
+  mlir::Value at(mlir::OpBuilder &builder, mlir::Location loc, unsigned reg);
+
+private:
+  KernelLowering &k;
+  const DotPlan &plan;
+  DotOperand operand;
+  const OperandSource &source;
+  unsigned width;
+  mlir::Value start;
+  llvm::ArrayRef<std::optional<int64_t>> deltas;
+  mlir::Value first;
 };
 
 /// The plan for `op`; errors (a tile without a layout) are reported on `op`.

@@ -311,8 +311,8 @@ Value DotPlan::sharedIndex(OpBuilder &builder, Location loc, DotOperand operand,
   if (instruction)
     return instruction->sharedIndex(builder, loc, operand, row, col);
   ArrayRef<int64_t> shape = operand == DotOperand::A ? aShape : bShape;
-  return arith::AddIOp::create(
-      builder, loc, arith::MulIOp::create(builder, loc, row, indexConstant(builder, loc, shape.back())),
+  return builder.createOrFold<arith::AddIOp>(
+      loc, builder.createOrFold<arith::MulIOp>(loc, row, indexConstant(builder, loc, shape.back())),
       col);
 }
 
@@ -349,16 +349,73 @@ Value DotPlan::sharedIndexOf(KernelLowering &k, OpBuilder &builder, Location loc
   return arith::AddIOp::create(builder, loc, start, sharedIndex(builder, loc, operand, row, col));
 }
 
+SmallVector<std::optional<int64_t>> DotPlan::sharedRunDeltas(MLIRContext *context,
+                                                             DotOperand operand,
+                                                             const OperandSource &source,
+                                                             unsigned width) const {
+  const LinearLayout &layout = source.layout;
+  unsigned rowDim = layout.rank() - 2;
+  // sharedIndex folds for constant coordinates: each thread's index is
+  // evaluated in a scratch block.
+  Block scratch;
+  OpBuilder builder(context);
+  builder.setInsertionPointToStart(&scratch);
+  Location loc = UnknownLoc::get(context);
+  auto indexOf = [&](unsigned reg, unsigned lane, unsigned warp) -> std::optional<int64_t> {
+    Basis at = layout.coordinates(reg, lane, warp);
+    int64_t row = at[rowDim], col = at[rowDim + 1];
+    if (source.transposed)
+      std::swap(row, col);
+    std::optional<int64_t> index = getConstantIntValue(sharedIndex(
+        builder, loc, operand, indexConstant(builder, loc, row), indexConstant(builder, loc, col)));
+    scratch.clear();
+    return index;
+  };
+  SmallVector<std::optional<int64_t>> firstIndices;
+  for (unsigned warp = 0; warp < layout.numWarps(); ++warp)
+    for (unsigned lane = 0; lane < layout.numLanes(); ++lane)
+      firstIndices.push_back(indexOf(0, lane, warp));
+  SmallVector<std::optional<int64_t>> deltas;
+  for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
+    std::optional<int64_t> delta;
+    bool constant = true;
+    for (unsigned warp = 0; warp < layout.numWarps() && constant; ++warp)
+      for (unsigned lane = 0; lane < layout.numLanes() && constant; ++lane) {
+        std::optional<int64_t> first = firstIndices[warp * layout.numLanes() + lane];
+        std::optional<int64_t> index = indexOf(reg, lane, warp);
+        constant = first && index && (!delta || *delta == *index - *first);
+        if (constant)
+          delta = *index - *first;
+      }
+    deltas.push_back(constant ? delta : std::nullopt);
+  }
+  return deltas;
+}
+
+Value SharedRunIndices::at(OpBuilder &builder, Location loc, unsigned reg) {
+  if (std::optional<int64_t> delta = deltas[reg / width]) {
+    if (!first)
+      first = plan.sharedIndexOf(k, builder, loc, operand, source, 0, start);
+    return *delta == 0 ? first
+                       : arith::AddIOp::create(builder, loc, first,
+                                               indexConstant(builder, loc, *delta));
+  }
+  return plan.sharedIndexOf(k, builder, loc, operand, source, reg, start);
+}
+
 void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, const DotPlan &plan,
                           DotOperand operand, const OperandSource &source, ValueRange registers,
                           const SharedOperand &shared, int64_t batch) {
   const LinearLayout &layout = source.layout;
   unsigned rowDim = layout.rank() - 2;
   unsigned width = plan.sharedRunWidth(operand, source);
+  SmallVector<std::optional<int64_t>> deltas =
+      plan.sharedRunDeltas(builder.getContext(), operand, source, width);
+  SharedRunIndices indices(k, plan, operand, source, width, shared.start, deltas);
   for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
     if (layout.isDuplicateRegister(reg) || (rowDim == 1 && layout.registerOffset(reg)[0] != batch))
       continue;
-    Value at = plan.sharedIndexOf(k, builder, loc, operand, source, reg, shared.start);
+    Value at = indices.at(builder, loc, reg);
     if (width == 1) {
       memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, registers[reg]),
                               shared.buffer, ValueRange{at});

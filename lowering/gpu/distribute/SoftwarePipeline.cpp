@@ -297,11 +297,15 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
   return analysis;
 }
 
+/// DotPlan::sharedRunDeltas of a ring's operand by run width, found once
+/// for all the stages' copies.
+using RunDeltas = llvm::SmallDenseMap<unsigned, SmallVector<std::optional<int64_t>>, 1>;
+
 /// Copies one staged load's elements into its stage: one cp.async per run
 /// where `async` and the run allows, else loads and shared stores.
 void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const LoadAccesses &load,
                  const DotPlan &plan, DotOperand slot, const OperandSource &source,
-                 const SharedOperand &stage, bool async) {
+                 const SharedOperand &stage, bool async, RunDeltas &runDeltas) {
   const LinearLayout &layout = source.layout;
   unsigned width = std::min(load.runs.width, plan.sharedRunWidth(slot, source));
   int64_t elementBytes = load.element.getIntOrFloatBitWidth() / 8;
@@ -320,10 +324,16 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
   bool proved = load.runs.provedWhole && load.runs.width % width == 0;
   Value address =
       proved ? Value() : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
+  auto deltas = runDeltas.find(width);
+  if (deltas == runDeltas.end())
+    deltas = runDeltas
+                 .try_emplace(width, plan.sharedRunDeltas(builder.getContext(), slot, source, width))
+                 .first;
+  SharedRunIndices indices(k, plan, slot, source, width, stage.start, deltas->second);
   for (unsigned first = 0; first < layout.numRegisters(); first += width) {
     if (layout.isDuplicateRegister(first))
       continue;
-    Value at = plan.sharedIndexOf(k, builder, loc, slot, source, first, stage.start);
+    Value at = indices.at(builder, loc, first);
     ArrayRef<ElementAccess> run = ArrayRef(load.accesses).slice(first, width);
     // Its token is unused: groups are closed and waited for with
     // cp.async.commit_group / wait_group, across loop iterations.
@@ -404,6 +414,7 @@ private:
     OperandSource source;
     Value buffer;
     int64_t stageElements = 0;
+    RunDeltas runDeltas;
   };
   /// A loop over several output tiles (a persistent GEMM with its loops
   /// flattened) starts the accumulator again after each tile:
@@ -531,7 +542,7 @@ LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
     if (failed(load))
       return failure();
     copyToStage(k, builder, staged.load->getLoc(), *load, ring.plan, staged.slot, ring.source,
-                {ring.buffer, stageStart(builder, ring, stage)}, async);
+                {ring.buffer, stageStart(builder, ring, stage)}, async, ring.runDeltas);
   }
   return success();
 }

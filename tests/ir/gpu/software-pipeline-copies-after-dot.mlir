@@ -18,6 +18,17 @@
 // EARLY: nvvm.wgmma.mma_async
 // EARLY: nvvm.wgmma.commit.group.sync.aligned
 // EARLY-NOT: gpu.barrier
+// A thread's runs of A (B) are rows 32 (8) apart, whole swizzle periods:
+// each is the first run's place in the stage plus a constant (ptxas folds
+// it into the copy's address), not a place of its own computed and kept.
+// EARLY: nvgpu.device_async_copy %arg0[%{{.*}}], %{{.*}}[%[[A0:.*]]]
+// EARLY: %[[A1:.*]] = arith.addi %[[A0]], %c2048 : index
+// EARLY: nvgpu.device_async_copy %arg0[%{{.*}}], %{{.*}}[%[[A1]]]
+// EARLY: %[[A2:.*]] = arith.addi %[[A0]], %c4096 : index
+// EARLY: nvgpu.device_async_copy %arg0[%{{.*}}], %{{.*}}[%[[A2]]]
+// EARLY: nvgpu.device_async_copy %arg1[%{{.*}}], %{{.*}}[%[[B0:.*]]]
+// EARLY: %[[B1:.*]] = arith.addi %[[B0]], %c512 : index
+// EARLY: nvgpu.device_async_copy %arg1[%{{.*}}], %{{.*}}[%[[B1]]]
 // EARLY: nvvm.cp.async.commit.group
 // EARLY-NOT: gpu.barrier
 // EARLY: "wgmma.wait_group.sync.aligned 1;"

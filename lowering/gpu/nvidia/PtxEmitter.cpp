@@ -10,7 +10,10 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Target/TargetMachine.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -74,6 +77,21 @@ private:
   bool fpFusion;
 };
 
+/// NVPTX writes `base + offset * size` (every address a pipelined loop
+/// computes for its copies) as one mad.wide.s32 only with this backend
+/// option; otherwise as a mul.wide and an add, which ptxas fuses into an
+/// IMAD.WIDE on the half-rate FMA pipe instead of the ALU's LEA pair. The
+/// option is process-wide, and set once.
+void enableMadWide() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto options = llvm::cl::getRegisteredOptions();
+    auto found = options.find("nvptx-mad-wide-opt");
+    if (found != options.end())
+      static_cast<llvm::cl::opt<bool> *>(found->second)->setValue(true);
+  });
+}
+
 } // namespace
 
 FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module,
@@ -92,6 +110,7 @@ FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module,
   registerGPUDialectTranslation(registry);
   module->getContext()->appendDialectRegistry(registry);
   NVVM::SerializeGPUModuleBase::init(); // Registers the NVPTX backend once.
+  enableMadWide();
 
   PtxEmitter emitter(module, target, toolkit, fpFusion);
   std::optional<SmallVector<char, 0>> ptx = emitter.run();

@@ -209,6 +209,31 @@ module attributes {gpu.container_module} {
   EXPECT_EQ(countOf(binary->assembly, "add.rn.f32"), 1u);
 }
 
+TEST(NvidiaPipeline, AnAddressFromAnI32OffsetIsOneMadWide) {
+  // x + (tid * stride) * 4 bytes, as every copy of a pipelined loop computes
+  // its address: one mad.wide.s32 (an ALU shift-and-add pair after ptxas),
+  // not a mul.wide and an add (an IMAD.WIDE on the half-rate FMA pipe).
+  constexpr llvm::StringLiteral kStrided = R"mlir(
+module attributes {gpu.container_module} {
+  gpu.module @strided {
+    gpu.func @strided(%x: memref<?xf32>, %out: memref<?xf32>, %stride: i32) kernel attributes {known_block_size = array<i32: 32, 1, 1>, tessera.shared_memory_bytes = 0 : i32} {
+      %tid = gpu.thread_id x
+      %t = arith.index_cast %tid : index to i32
+      %offset = arith.muli %t, %stride : i32
+      %i = arith.index_cast %offset : i32 to index
+      %v = memref.load %x[%i] : memref<?xf32>
+      memref.store %v, %out[%tid] : memref<?xf32>
+      gpu.return
+    }
+  }
+}
+)mlir";
+  llvm::Expected<KernelBinary> binary = compile(kStrided, "cuda:sm_90a");
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_EQ(countOf(binary->assembly, "mad.wide.s32"), 1u) << binary->assembly;
+  EXPECT_EQ(countOf(binary->assembly, "mul.wide.s32"), 0u) << binary->assembly;
+}
+
 TEST(NvidiaPipeline, LeavesTheInputModuleAsItWas) {
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module = parseKernel(context, kernels::kVectorAdd);

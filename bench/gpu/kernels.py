@@ -151,9 +151,10 @@ def persistent_step(a_ptr, b_ptr, c_ptr, acc, M, N, K, stride_am, stride_ak, str
     GEMM: the accumulator after it, restarted where it was the tile's last
     block (which stores the tile)."""
     rk = ki * BLOCK_K + tl.arange(0, BLOCK_K)
-    a = tl.load(a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak,
+    # As in Triton's tutorial, one sum of offsets (in 32 bits) per pointer.
+    a = tl.load(a_ptr + (rm[:, None] * stride_am + rk[None, :] * stride_ak),
                 mask=rk[None, :] < K, other=0.0)
-    b = tl.load(b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn,
+    b = tl.load(b_ptr + (rk[:, None] * stride_bk + rn[None, :] * stride_bn),
                 mask=rk[:, None] < K, other=0.0)
     acc = tl.dot(a, b, acc)
     if ki == k_tiles - 1:
@@ -228,3 +229,4 @@ def matmul_persistent_carried(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak
         acc = persistent_step(a_ptr, b_ptr, c_ptr, acc, M, N, K, stride_am, stride_ak, stride_bk,
                               stride_bn, stride_cm, stride_cn, pid_m, pid_n, rm, rn, ki, k_tiles,
                               BLOCK_M, BLOCK_N, BLOCK_K)
+

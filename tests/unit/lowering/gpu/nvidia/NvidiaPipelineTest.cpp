@@ -78,6 +78,17 @@ std::string manyLiveValuesKernel() {
   return text;
 }
 
+/// A module with one kernel `name` of one warp, its arguments and its body
+/// (without the return).
+std::string warpKernel(llvm::StringRef name, llvm::StringRef arguments, llvm::StringRef body) {
+  return ("module attributes {gpu.container_module} {\n  gpu.module @" + name +
+          " {\n    gpu.func @" + name + "(" + arguments +
+          ") kernel attributes {known_block_size = array<i32: 32, 1, 1>, "
+          "tessera.shared_memory_bytes = 0 : i32} {" +
+          body + "      gpu.return\n    }\n  }\n}\n")
+      .str();
+}
+
 class NvidiaChipTest : public ::testing::TestWithParam<const char *> {
 protected:
   std::string spec() const { return std::string("cuda:") + GetParam(); }
@@ -182,27 +193,20 @@ TEST(NvidiaPipeline, RegisterCapMakesPtxasSpill) {
 }
 
 TEST(NvidiaPipeline, FpFusionDecidesWhetherAProductAndSumBecomeOneFma) {
-  constexpr llvm::StringLiteral kAxpy = R"mlir(
-module attributes {gpu.container_module} {
-  gpu.module @axpy {
-    gpu.func @axpy(%x: memref<?xf32>, %out: memref<?xf32>, %a: f32) kernel attributes {known_block_size = array<i32: 32, 1, 1>, tessera.shared_memory_bytes = 0 : i32} {
+  std::string axpy = warpKernel("axpy", "%x: memref<?xf32>, %out: memref<?xf32>, %a: f32", R"mlir(
       %tid = gpu.thread_id x
       %v = memref.load %x[%tid] : memref<?xf32>
       %m = arith.mulf %v, %a : f32
       %s = arith.addf %m, %v : f32
       memref.store %s, %out[%tid] : memref<?xf32>
-      gpu.return
-    }
-  }
-}
-)mlir";
-  llvm::Expected<KernelBinary> fused = compile(kAxpy, "cuda:sm_90a");
+)mlir");
+  llvm::Expected<KernelBinary> fused = compile(axpy, "cuda:sm_90a");
   ASSERT_TRUE(bool(fused)) << llvm::toString(fused.takeError());
   EXPECT_EQ(countOf(fused->assembly, "fma.rn.f32"), 1u) << fused->assembly;
 
   NvidiaCompileOptions separate;
   separate.fpFusion = false;
-  llvm::Expected<KernelBinary> binary = compile(kAxpy, "cuda:sm_90a", separate);
+  llvm::Expected<KernelBinary> binary = compile(axpy, "cuda:sm_90a", separate);
   ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
   EXPECT_EQ(countOf(binary->assembly, "fma."), 0u) << binary->assembly;
   EXPECT_EQ(countOf(binary->assembly, "mul.rn.f32"), 1u);
@@ -213,22 +217,16 @@ TEST(NvidiaPipeline, AnAddressFromAnI32OffsetIsOneMadWide) {
   // x + (tid * stride) * 4 bytes, as every copy of a pipelined loop computes
   // its address: one mad.wide.s32 (an ALU shift-and-add pair after ptxas),
   // not a mul.wide and an add (an IMAD.WIDE on the half-rate FMA pipe).
-  constexpr llvm::StringLiteral kStrided = R"mlir(
-module attributes {gpu.container_module} {
-  gpu.module @strided {
-    gpu.func @strided(%x: memref<?xf32>, %out: memref<?xf32>, %stride: i32) kernel attributes {known_block_size = array<i32: 32, 1, 1>, tessera.shared_memory_bytes = 0 : i32} {
+  std::string strided =
+      warpKernel("strided", "%x: memref<?xf32>, %out: memref<?xf32>, %stride: i32", R"mlir(
       %tid = gpu.thread_id x
       %t = arith.index_cast %tid : index to i32
       %offset = arith.muli %t, %stride : i32
       %i = arith.index_cast %offset : i32 to index
       %v = memref.load %x[%i] : memref<?xf32>
       memref.store %v, %out[%tid] : memref<?xf32>
-      gpu.return
-    }
-  }
-}
-)mlir";
-  llvm::Expected<KernelBinary> binary = compile(kStrided, "cuda:sm_90a");
+)mlir");
+  llvm::Expected<KernelBinary> binary = compile(strided, "cuda:sm_90a");
   ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
   EXPECT_EQ(countOf(binary->assembly, "mad.wide.s32"), 1u) << binary->assembly;
   EXPECT_EQ(countOf(binary->assembly, "mul.wide.s32"), 0u) << binary->assembly;

@@ -14,6 +14,12 @@
 # against cuBLAS and Triton), ncu-nn4096.txt where Nsight Compute can read the
 # counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as
 # the tiled and the two persistent kernels).
+#
+# A/B of a compiler change: `export --keep-baseline` first moves the previous
+# export's sweep cubins to build/gpu-aot-sweep-base (carry it too); `measure`
+# then ends with the 4096^3 GEMM rows of the new cubins and of the baseline,
+# one right after the other (ab-new.log, ab-base.log), since rates drift
+# between calls and only rows of one call compare.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,12 +27,23 @@ repo=$(cd "$here/../.." && pwd)
 quick_dir=$repo/build/gpu-aot
 sweep_dir=$repo/build/gpu-aot-sweep
 check_dir=$repo/build/gpu-check
+baseline_dir=$repo/build/gpu-aot-sweep-base
+gemm_kernels=(--gemm-kernels matmul,matmul_persistent,matmul_persistent_carried)
 sweep_rows=(--suite gemm --sizes 1024,2048,4096,8192 --dtypes bf16 --layouts nn,nt
-            --gemm-kernels matmul,matmul_persistent,matmul_persistent_carried)
+            "${gemm_kernels[@]}")
+ab_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt "${gemm_kernels[@]}")
 
 case "${1:-}" in
 export)
     export PYTHONPATH=$repo/build/python${PYTHONPATH:+:$PYTHONPATH}
+    if [ "${2:-}" = --keep-baseline ]; then
+        [ -d "$sweep_dir" ] || { echo "no earlier export in $sweep_dir to keep" >&2; exit 2; }
+        rm -rf "$baseline_dir"
+        mv "$sweep_dir" "$baseline_dir"
+    elif [ -n "${2:-}" ]; then
+        echo "usage: $0 export [--keep-baseline]" >&2
+        exit 2
+    fi
     rm -rf "$quick_dir" "$sweep_dir" "$check_dir"
     python3 "$here/correctness.py" --export "$check_dir" &&
         python3 "$here/run.py" --quick --export "$quick_dir" &&
@@ -52,9 +69,17 @@ measure)
     fi
     python3 "$here/run.py" "${sweep_rows[@]}" --aot "$sweep_dir" --json "$out/sweep.json" 2>&1 |
         tee "$out/sweep.log"
+    if [ -d "$baseline_dir" ]; then
+        for side in new base; do
+            dir=$sweep_dir
+            [ "$side" = base ] && dir=$baseline_dir
+            python3 "$here/run.py" "${ab_rows[@]}" --aot "$dir" --json "$out/ab-$side.json" 2>&1 |
+                tee "$out/ab-$side.log"
+        done
+    fi
     ;;
 *)
-    echo "usage: $0 export | measure OUTPUT_DIR" >&2
+    echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR" >&2
     exit 2
     ;;
 esac

@@ -26,11 +26,12 @@
 // (t - 2) mod the ring size. They are issued right after the dot of t,
 // before its wait: between the barrier and the dot, their address
 // arithmetic (a persistent GEMM recomputes it from the tile's rows) would
-// leave the tensor cores only the dot of t - 1 to work on. Where that stage does not fit in shared memory, the copies
-// move after the dot, which has then waited for the dot of t - 1, behind a
-// second barrier, into the stage t - 1 read (as Triton orders them): the
-// ring of S stages still has S - 1 iterations of copies in flight, for one
-// barrier more. The loop waits for the last dot after its last iteration.
+// leave the tensor cores only the dot of t - 1 to work on. Where that stage
+// does not fit in shared memory, the copies move after the dot, which has
+// then waited for the dot of t - 1, behind a second barrier, into the stage
+// t - 1 read (as Triton orders them): the ring of S stages still has S - 1
+// iterations of copies in flight, for one barrier more. The loop waits for
+// the last dot after its last iteration.
 //
 // To copy ahead, the loads' operands are computed S - 1 iterations early:
 // the ops of the body that compute them (without memory effects other than
@@ -65,6 +66,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -841,10 +843,9 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
           k.stage(staged.operand(),
                   {ring.buffer, stageStart(body, ring, readStage), /*ready=*/true});
-        // Lowered between the dot's issue and its wait, the copies (and the
-        // later iteration's addresses) leave the dot's operands of t-1 in
-        // the tensor cores' queue in the meantime; this iteration's values
-        // are put back for the ops after the dot.
+        // The copies and the later iteration's addresses, lowered between
+        // the dot's issue and its wait; the mappings they change are put
+        // back for the body's ops after the dot.
         SmallVector<Value> relowered = valuesRelowered();
         auto copyWhileDotRuns = [&](OpBuilder &during) -> LogicalResult {
           KernelLowering::SavedMapping saved = k.save(relowered);

@@ -311,8 +311,8 @@ Value DotPlan::sharedIndex(OpBuilder &builder, Location loc, DotOperand operand,
   if (instruction)
     return instruction->sharedIndex(builder, loc, operand, row, col);
   ArrayRef<int64_t> shape = operand == DotOperand::A ? aShape : bShape;
-  return builder.createOrFold<arith::AddIOp>(
-      loc, builder.createOrFold<arith::MulIOp>(loc, row, indexConstant(builder, loc, shape.back())),
+  return arith::AddIOp::create(
+      builder, loc, arith::MulIOp::create(builder, loc, row, indexConstant(builder, loc, shape.back())),
       col);
 }
 
@@ -355,21 +355,17 @@ SmallVector<std::optional<int64_t>> DotPlan::sharedRunDeltas(MLIRContext *contex
                                                              unsigned width) const {
   const LinearLayout &layout = source.layout;
   unsigned rowDim = layout.rank() - 2;
-  // sharedIndex folds for constant coordinates: each thread's index is
-  // evaluated in a scratch block.
-  Block scratch;
-  OpBuilder builder(context);
-  builder.setInsertionPointToStart(&scratch);
-  Location loc = UnknownLoc::get(context);
   auto indexOf = [&](unsigned reg, unsigned lane, unsigned warp) -> std::optional<int64_t> {
     Basis at = layout.coordinates(reg, lane, warp);
     int64_t row = at[rowDim], col = at[rowDim + 1];
     if (source.transposed)
       std::swap(row, col);
-    std::optional<int64_t> index = getConstantIntValue(sharedIndex(
-        builder, loc, operand, indexConstant(builder, loc, row), indexConstant(builder, loc, col)));
-    scratch.clear();
-    return index;
+    return foldedIndex(
+        context,
+        [&](OpBuilder &builder, Location loc, Value rowValue, Value colValue) {
+          return sharedIndex(builder, loc, operand, rowValue, colValue);
+        },
+        row, col);
   };
   SmallVector<std::optional<int64_t>> firstIndices;
   for (unsigned warp = 0; warp < layout.numWarps(); ++warp)

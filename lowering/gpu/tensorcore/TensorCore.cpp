@@ -6,7 +6,9 @@
 #include "lowering/gpu/tensorcore/Wgmma.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
 
 namespace tessera::gpu {
 
@@ -30,6 +32,50 @@ WarpGrid chooseWarpGrid(int64_t tilesM, int64_t tilesN, unsigned numWarps,
       break;
   }
   return grid;
+}
+
+namespace {
+
+/// The constant `value` computes, folding its defining ops bottom-up.
+std::optional<mlir::Attribute> foldToConstant(mlir::Value value) {
+  mlir::Attribute constant;
+  if (mlir::matchPattern(value, mlir::m_Constant(&constant)))
+    return constant;
+  mlir::Operation *op = value.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  llvm::SmallVector<mlir::Attribute> operands;
+  for (mlir::Value operand : op->getOperands()) {
+    std::optional<mlir::Attribute> folded = foldToConstant(operand);
+    if (!folded)
+      return std::nullopt;
+    operands.push_back(*folded);
+  }
+  llvm::SmallVector<mlir::OpFoldResult> results;
+  if (mlir::failed(op->fold(operands, results)) || results.size() != op->getNumResults())
+    return std::nullopt;
+  mlir::OpFoldResult result = results[mlir::cast<mlir::OpResult>(value).getResultNumber()];
+  if (auto attribute = mlir::dyn_cast<mlir::Attribute>(result))
+    return attribute;
+  return foldToConstant(mlir::cast<mlir::Value>(result));
+}
+
+} // namespace
+
+std::optional<int64_t> foldedIndex(mlir::MLIRContext *context, IndexOf indexOf, int64_t row,
+                                   int64_t col) {
+  mlir::Block scratch;
+  mlir::OpBuilder builder(context);
+  builder.setInsertionPointToStart(&scratch);
+  mlir::Location loc = mlir::UnknownLoc::get(context);
+  auto at = [&](int64_t value) -> mlir::Value {
+    return mlir::arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  std::optional<mlir::Attribute> folded = foldToConstant(indexOf(builder, loc, at(row), at(col)));
+  auto integer = folded ? mlir::dyn_cast<mlir::IntegerAttr>(*folded) : mlir::IntegerAttr();
+  if (!integer)
+    return std::nullopt;
+  return integer.getInt();
 }
 
 void emitAsyncProxyFence(mlir::OpBuilder &builder, mlir::Location loc) {

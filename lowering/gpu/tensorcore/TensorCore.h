@@ -32,9 +32,11 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace tessera::gpu {
 
@@ -172,6 +174,16 @@ struct WarpGrid {
 /// has tiles for them, and only the rest along N.
 WarpGrid chooseWarpGrid(int64_t tilesM, int64_t tilesN, unsigned numWarps,
                         bool rowsWithinWarps = false);
+
+/// Builds an index from the coordinates (row, col) (`index` values).
+using IndexOf = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value,
+                                               mlir::Value)>;
+/// The index `indexOf` builds from the constant coordinates (row, col), as
+/// a shared-memory placement (sharedIndex) at compile time: its ops folded
+/// bottom-up in a scratch block (the emitters build with plain create, which
+/// folds nothing); nullopt where it does not fold.
+std::optional<int64_t> foldedIndex(mlir::MLIRContext *context, IndexOf indexOf, int64_t row,
+                                   int64_t col);
 
 /// fence.proxy.async (shared::cta): orders this thread's ordinary stores to
 /// shared memory before reads through the async proxy.

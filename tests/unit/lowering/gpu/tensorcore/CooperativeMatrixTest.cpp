@@ -237,15 +237,13 @@ TEST_P(CooperativeMatrixSimulationTest, MatchesTheProductForEveryThread) {
   std::vector<double> aShared(dot->sharedElements(DotOperand::A), 0.0),
       bShared(dot->sharedElements(DotOperand::B), 0.0),
       scratch(dot->accumulatorScratchElements(), -1e30);
-  ModuleOp folding = ModuleOp::create(loc);
   for (int64_t r = 0; r < c.m; ++r)
     for (int64_t kk = 0; kk < c.k; ++kk)
-      aShared.at(testing::foldedSharedIndex(folding, *dot, DotOperand::A, r, kk)) = a[r * c.k + kk];
+      aShared.at(testing::foldedSharedIndex(&context, *dot, DotOperand::A, r, kk)) = a[r * c.k + kk];
   for (int64_t kk = 0; kk < c.k; ++kk)
     for (int64_t col = 0; col < c.n; ++col)
-      bShared.at(testing::foldedSharedIndex(folding, *dot, DotOperand::B, kk, col)) =
+      bShared.at(testing::foldedSharedIndex(&context, *dot, DotOperand::B, kk, col)) =
           bMatrix[kk * c.n + col];
-  folding->erase();
 
   unsigned threads = c.numWarps * c.subgroup;
   WorkgroupInterpreter interpreter(threads, c.subgroup);
@@ -337,9 +335,8 @@ TEST_F(CooperativeMatrixSelectionTest, LayoutAndPlacement) {
   // Thread t's register r is flat element r * 128 + t.
   EXPECT_EQ(layout.coordinates(1, 5, 2), (Basis{(128 + 2 * 32 + 5) / 32, (2 * 32 + 5) % 32}));
   EXPECT_EQ(dot->accumulatorScratchElements(), 64 * 32);
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
-  EXPECT_EQ(testing::sharedIndexBijectionError(*scratch, *dot, DotOperand::A, 64, 32), "");
-  EXPECT_EQ(testing::sharedIndexBijectionError(*scratch, *dot, DotOperand::B, 32, 32), "");
+  EXPECT_EQ(testing::sharedIndexBijectionError(&context, *dot, DotOperand::A, 64, 32), "");
+  EXPECT_EQ(testing::sharedIndexBijectionError(&context, *dot, DotOperand::B, 32, 32), "");
 }
 
 } // namespace

@@ -204,49 +204,18 @@ func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
   return function;
 }
 
-namespace {
-
-/// The constant `value` computes, folding its defining ops bottom-up (the
-/// emitters build with plain create, which folds nothing).
-std::optional<Attribute> evaluate(Value value) {
-  Attribute constant;
-  if (matchPattern(value, m_Constant(&constant)))
-    return constant;
-  Operation *op = value.getDefiningOp();
-  if (!op)
-    return std::nullopt;
-  SmallVector<Attribute> operands;
-  for (Value operand : op->getOperands()) {
-    std::optional<Attribute> folded = evaluate(operand);
-    if (!folded)
-      return std::nullopt;
-    operands.push_back(*folded);
-  }
-  SmallVector<OpFoldResult> results;
-  if (failed(op->fold(operands, results)) || results.size() != op->getNumResults())
-    return std::nullopt;
-  OpFoldResult result = results[cast<OpResult>(value).getResultNumber()];
-  if (auto attribute = dyn_cast<Attribute>(result))
-    return attribute;
-  return evaluate(cast<Value>(result));
-}
-
-} // namespace
-
-int64_t foldedSharedIndex(ModuleOp scratch, const TensorCoreDot &dot, DotOperand operand,
+int64_t foldedSharedIndex(MLIRContext *context, const TensorCoreDot &dot, DotOperand operand,
                           int64_t row, int64_t col) {
-  OpBuilder b(scratch.getContext());
-  b.setInsertionPointToEnd(scratch.getBody());
-  Location loc = scratch.getLoc();
-  Value index = dot.sharedIndex(b, loc, operand, constantIndex(b, loc, row),
-                                constantIndex(b, loc, col));
-  std::optional<Attribute> folded = evaluate(index);
-  auto integer = folded ? dyn_cast<IntegerAttr>(*folded) : IntegerAttr();
-  scratch.getBody()->clear();
-  return integer ? integer.getInt() : -1;
+  return foldedIndex(
+             context,
+             [&](OpBuilder &b, Location loc, Value r, Value c) {
+               return dot.sharedIndex(b, loc, operand, r, c);
+             },
+             row, col)
+      .value_or(-1);
 }
 
-std::string sharedIndexBijectionError(ModuleOp scratch, const TensorCoreDot &dot,
+std::string sharedIndexBijectionError(MLIRContext *context, const TensorCoreDot &dot,
                                       DotOperand operand, int64_t rows, int64_t cols) {
   int64_t size = dot.sharedElements(operand);
   if (size != rows * cols)
@@ -254,7 +223,7 @@ std::string sharedIndexBijectionError(ModuleOp scratch, const TensorCoreDot &dot
   std::vector<bool> used(size, false);
   for (int64_t row = 0; row < rows; ++row)
     for (int64_t col = 0; col < cols; ++col) {
-      int64_t index = foldedSharedIndex(scratch, dot, operand, row, col);
+      int64_t index = foldedSharedIndex(context, dot, operand, row, col);
       auto at = llvm::formatv("({0}, {1})", row, col).str();
       if (index < 0)
         return at + " did not fold into the buffer";

@@ -46,17 +46,16 @@ mlir::OwningOpRef<mlir::ModuleOp> buildDotKernel(mlir::MLIRContext &context,
 mlir::func::FuncOp buildWarpFunction(mlir::ModuleOp into, const TensorCoreDot &dot,
                                      const DotProblem &problem, bool fromZeros = false);
 
-/// sharedIndex(operand, row, col) evaluated by folding constants; -1 when the
-/// index does not fold to a constant. The ops are built in, and then erased
-/// from, the empty module `scratch`.
-int64_t foldedSharedIndex(mlir::ModuleOp scratch, const TensorCoreDot &dot, DotOperand operand,
+/// sharedIndex(operand, row, col) evaluated by folding constants
+/// (foldedIndex); -1 when the index does not fold to a constant.
+int64_t foldedSharedIndex(mlir::MLIRContext *context, const TensorCoreDot &dot, DotOperand operand,
                           int64_t row, int64_t col);
 
 /// Why `sharedIndex` of the [rows, cols] operand is not a bijection onto a
 /// buffer of exactly rows * cols elements: the buffer size, or the first
 /// element whose index does not fold, falls outside or collides; "" when it
 /// is one.
-std::string sharedIndexBijectionError(mlir::ModuleOp scratch, const TensorCoreDot &dot,
+std::string sharedIndexBijectionError(mlir::MLIRContext *context, const TensorCoreDot &dot,
                                       DotOperand operand, int64_t rows, int64_t cols);
 
 /// A, B and C of an [M, K] x [K, N] + [M, N] dot, row-major, drawn in that

@@ -124,9 +124,8 @@ TEST_P(MmaSyncCaseTest, AccumulatorLayoutIsThePtxFragmentOfEveryTile) {
 
 TEST_P(MmaSyncCaseTest, SharedIndexIsABijectionOntoTheBuffer) {
   const DotCase &c = GetParam();
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
-  EXPECT_EQ(sharedIndexBijectionError(*scratch, *dot, DotOperand::A, c.m, c.k), "");
-  EXPECT_EQ(sharedIndexBijectionError(*scratch, *dot, DotOperand::B, c.k, c.n), "");
+  EXPECT_EQ(sharedIndexBijectionError(&context, *dot, DotOperand::A, c.m, c.k), "");
+  EXPECT_EQ(sharedIndexBijectionError(&context, *dot, DotOperand::B, c.k, c.n), "");
 }
 
 // ldmatrix reads eight rows of one 16-byte chunk column (rows along M for A,
@@ -134,7 +133,6 @@ TEST_P(MmaSyncCaseTest, SharedIndexIsABijectionOntoTheBuffer) {
 // eight different 16-byte positions of the 128-byte bank line.
 TEST_P(MmaSyncCaseTest, EightRowsOfAChunkColumnHitDistinctBanks) {
   const DotCase &c = GetParam();
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
   std::optional<MmaSyncPlan> plan = planMmaSync(sm80, problem, c.numWarps);
   int64_t bytes = problem.aElement.getIntOrFloatBitWidth() / 8, chunk = 16 / bytes;
   struct Stored {
@@ -149,8 +147,8 @@ TEST_P(MmaSyncCaseTest, EightRowsOfAChunkColumnHitDistinctBanks) {
       for (int64_t col = 0; col < s.cols; col += chunk) {
         std::set<int64_t> positions;
         for (int64_t row = firstRow; row < firstRow + 8; ++row) {
-          int64_t index = s.transposed ? foldedSharedIndex(*scratch, *dot, s.operand, col, row)
-                                       : foldedSharedIndex(*scratch, *dot, s.operand, row, col);
+          int64_t index = s.transposed ? foldedSharedIndex(&context, *dot, s.operand, col, row)
+                                       : foldedSharedIndex(&context, *dot, s.operand, row, col);
           ASSERT_EQ(index * bytes % 16, 0);
           positions.insert(index * bytes / 16 % 8);
         }
@@ -174,13 +172,12 @@ TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
   inputs.elementBytes = problem.aElement.getIntOrFloatBitWidth() / 8;
   inputs.aShared.assign(dot->sharedElements(DotOperand::A), 0);
   inputs.bShared.assign(dot->sharedElements(DotOperand::B), 0);
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t k = 0; k < c.k; ++k)
-      inputs.aShared[foldedSharedIndex(*scratch, *dot, DotOperand::A, i, k)] = x.a[i * c.k + k];
+      inputs.aShared[foldedSharedIndex(&context, *dot, DotOperand::A, i, k)] = x.a[i * c.k + k];
   for (int64_t k = 0; k < c.k; ++k)
     for (int64_t j = 0; j < c.n; ++j)
-      inputs.bShared[foldedSharedIndex(*scratch, *dot, DotOperand::B, k, j)] = x.b[k * c.n + j];
+      inputs.bShared[foldedSharedIndex(&context, *dot, DotOperand::B, k, j)] = x.b[k * c.n + j];
 
   LinearLayout layout = dot->accumulatorLayout();
   for (unsigned w = 0; w < c.numWarps; ++w) {

@@ -66,16 +66,15 @@ protected:
                  std::to_string(width) + (alongRows ? " rows" : " columns"));
     ASSERT_GE(width, 1);
     ASSERT_EQ((alongRows ? rows : cols) % width, 0);
-    OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
     int64_t rowStep = alongRows ? width : 1, colStep = alongRows ? 1 : width;
     for (int64_t row = 0; row < rows; row += rowStep)
       for (int64_t col = 0; col < cols; col += colStep) {
-        int64_t first = foldedSharedIndex(*scratch, dot, operand, row, col);
+        int64_t first = foldedSharedIndex(&context, dot, operand, row, col);
         ASSERT_GE(first, 0);
         ASSERT_EQ(first % width, 0) << "(" << row << ", " << col << ")";
         for (int64_t i = 1; i < width; ++i) {
           int64_t r = alongRows ? row + i : row, c = alongRows ? col : col + i;
-          ASSERT_EQ(foldedSharedIndex(*scratch, dot, operand, r, c), first + i)
+          ASSERT_EQ(foldedSharedIndex(&context, dot, operand, r, c), first + i)
               << "(" << r << ", " << c << ")";
         }
       }

@@ -153,9 +153,8 @@ TEST_P(WgmmaCaseTest, AccumulatorLayoutIsThePtxFragmentOfEveryTile) {
 
 TEST_P(WgmmaCaseTest, SharedIndexIsABijectionOntoTheBuffer) {
   const WgmmaCase &c = GetParam();
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
-  EXPECT_EQ(sharedIndexBijectionError(*scratch, *dot, DotOperand::A, c.m, c.k), "");
-  EXPECT_EQ(sharedIndexBijectionError(*scratch, *dot, DotOperand::B, c.k, c.n), "");
+  EXPECT_EQ(sharedIndexBijectionError(&context, *dot, DotOperand::A, c.m, c.k), "");
+  EXPECT_EQ(sharedIndexBijectionError(&context, *dot, DotOperand::B, c.k, c.n), "");
 }
 
 // The tensor core reads eight lines (rows of a K-major operand, K indices of
@@ -164,7 +163,6 @@ TEST_P(WgmmaCaseTest, SharedIndexIsABijectionOntoTheBuffer) {
 // so the read is one conflict-free wavefront.
 TEST_P(WgmmaCaseTest, EightLinesOfAChunkColumnHitDistinctBankPositions) {
   const WgmmaCase &c = GetParam();
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
   int64_t chunk = 16 / elementBytes();
   struct Lines {
     DotOperand operand;
@@ -178,8 +176,8 @@ TEST_P(WgmmaCaseTest, EightLinesOfAChunkColumnHitDistinctBankPositions) {
       for (int64_t along = 0; along < l.along; along += chunk) {
         std::set<int64_t> positions;
         for (int64_t line = firstLine; line < firstLine + 8; ++line) {
-          int64_t index = l.transposed ? foldedSharedIndex(*scratch, *dot, l.operand, along, line)
-                                       : foldedSharedIndex(*scratch, *dot, l.operand, line, along);
+          int64_t index = l.transposed ? foldedSharedIndex(&context, *dot, l.operand, along, line)
+                                       : foldedSharedIndex(&context, *dot, l.operand, line, along);
           ASSERT_EQ(index * elementBytes() % 16, 0);
           positions.insert(index * elementBytes() / 16 % 8);
         }
@@ -203,13 +201,12 @@ std::vector<WarpgroupOutputs> WgmmaCaseTest::simulate(uint64_t aAddress, uint64_
   inputs.bAddress = bAddress;
   inputs.aShared.assign(dot->sharedElements(DotOperand::A), 0);
   inputs.bShared.assign(dot->sharedElements(DotOperand::B), 0);
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(UnknownLoc::get(&context));
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t k = 0; k < c.k; ++k)
-      inputs.aShared[foldedSharedIndex(*scratch, *dot, DotOperand::A, i, k)] = a[i * c.k + k];
+      inputs.aShared[foldedSharedIndex(&context, *dot, DotOperand::A, i, k)] = a[i * c.k + k];
   for (int64_t k = 0; k < c.k; ++k)
     for (int64_t j = 0; j < c.n; ++j)
-      inputs.bShared[foldedSharedIndex(*scratch, *dot, DotOperand::B, k, j)] = b[k * c.n + j];
+      inputs.bShared[foldedSharedIndex(&context, *dot, DotOperand::B, k, j)] = b[k * c.n + j];
 
   LinearLayout layout = dot->accumulatorLayout();
   std::vector<WarpgroupOutputs> results;

@@ -229,4 +229,3 @@ def matmul_persistent_carried(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak
         acc = persistent_step(a_ptr, b_ptr, c_ptr, acc, M, N, K, stride_am, stride_ak, stride_bk,
                               stride_bn, stride_cm, stride_cn, pid_m, pid_n, rm, rn, ki, k_tiles,
                               BLOCK_M, BLOCK_N, BLOCK_K)
-

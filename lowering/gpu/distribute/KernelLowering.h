@@ -75,9 +75,10 @@ public:
     overlapped_[dot] = std::move(whileRunning);
   }
   void endOverlap(mlir::Operation *dot) { overlapped_.erase(dot); }
-  bool overlapped(mlir::Operation *dot) const { return overlapped_.contains(dot); }
-  const WhileDotRuns &whileOverlapped(mlir::Operation *dot) const {
-    return overlapped_.find(dot)->second;
+  /// The `whileRunning` of an overlapped dot; null for any other dot.
+  const WhileDotRuns *overlapped(mlir::Operation *dot) const {
+    auto found = overlapped_.find(dot);
+    return found == overlapped_.end() ? nullptr : &found->second;
   }
 
   /// What the map holds for some values (or that it holds nothing), so that

@@ -164,12 +164,12 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
     SmallVector<Value> batchAcc =
         llvm::map_to_vector(regsOfBatch, [&](unsigned reg) { return acc[reg]; });
     SmallVector<Value> result;
-    if (k.overlapped(op)) {
+    if (const WhileDotRuns *whileRunning = k.overlapped(op)) {
       // The loop's work while the dot runs, once, after its last batch.
       bool last = batch + 1 == plan.accRegisters.size();
       FailureOr<SmallVector<Value>> overlapped = instruction.emitOverlapped(
           builder, loc, k.thread.lane(), k.thread.warp(), buffers->where[0], buffers->where[1],
-          batchAcc, buffers->accumulatorScratch, last ? k.whileOverlapped(op) : WhileDotRuns());
+          batchAcc, buffers->accumulatorScratch, last ? *whileRunning : WhileDotRuns());
       if (failed(overlapped))
         return failure();
       result = std::move(*overlapped);

@@ -830,12 +830,11 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         Value aheadIv = arith::AddIOp::create(
             body, loc, iv, arith::MulIOp::create(body, loc, step, ivConstant(body, ahead)));
         FailureOr<SmallVector<Registers>> nextState;
-        auto copyNext = [&] {
-          nextState =
-              copyAhead(body, aheadIv, aheadState, writeStage, isIteration(body, iv, ahead));
+        auto copyNext = [&](OpBuilder &at) {
+          nextState = copyAhead(at, aheadIv, aheadState, writeStage, isIteration(at, iv, ahead));
           return succeeded(nextState);
         };
-        if (!overlapped && !copyNext())
+        if (!overlapped && !copyNext(body))
           return fail();
 
         k.map(loop.getInductionVar(), {iv});
@@ -846,13 +845,11 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         // The copies and the later iteration's addresses, lowered between
         // the dot's issue and its wait; the mappings they change are put
         // back for the body's ops after the dot.
-        SmallVector<Value> relowered = valuesRelowered();
         auto copyWhileDotRuns = [&](OpBuilder &during) -> LogicalResult {
-          KernelLowering::SavedMapping saved = k.save(relowered);
-          nextState = copyAhead(during, aheadIv, aheadState, writeStage,
-                                isIteration(during, iv, ahead));
+          KernelLowering::SavedMapping saved = k.save(valuesRelowered());
+          bool copied = copyNext(during);
           k.restore(saved);
-          return success(succeeded(nextState));
+          return success(copied);
         };
         if (overlapped)
           k.overlap(overlapped, copiesAfterDot ? WhileDotRuns() : WhileDotRuns(copyWhileDotRuns));
@@ -879,7 +876,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           // Past this barrier every warp has waited for its dot of t - 1,
           // the last reader of the stage the copies overwrite.
           mlir::gpu::BarrierOp::create(body, loc);
-          if (!copyNext())
+          if (!copyNext(body))
             return fail();
         }
         llvm::append_range(yields, flatten(*nextState));

@@ -71,7 +71,7 @@ public:
   /// running into the next iteration (TensorCoreDot::emitOverlapped); the
   /// loop waits for them after its last iteration. `whileRunning` (may be
   /// empty) is the loop's work to lower between the dot's issue and its wait.
-  void overlap(mlir::Operation *dot, WhileDotRuns whileRunning = {}) {
+  void overlap(mlir::Operation *dot, WhileDotRuns whileRunning) {
     overlapped_[dot] = std::move(whileRunning);
   }
   void endOverlap(mlir::Operation *dot) { overlapped_.erase(dot); }

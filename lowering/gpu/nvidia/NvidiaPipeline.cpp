@@ -163,6 +163,12 @@ SmallVector<llvm::StringRef> unresolvedLibdeviceCalls(llvm::StringRef ptx) {
   return calls;
 }
 
+/// Registers a thread of a block of `blockThreads` may hold when the block has
+/// the multiprocessor to itself (64K registers; 255 at most per thread).
+int registerShareOfOneBlock(unsigned blockThreads) {
+  return std::min<int>(255, 65536 / std::max(1u, blockThreads));
+}
+
 } // namespace
 
 void buildGpuToNvvmPipeline(OpPassManager &pm, const NvvmLoweringOptions &options) {
@@ -224,31 +230,53 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
   if (failed(checkFullyLowered(gpuModule, target)))
     return failedWith("lowering to NVVM");
 
+  auto entry = gpuModule.lookupSymbol<LLVM::LLVMFuncOp>(kernelName);
+  if (!entry)
+    return llvm::createStringError(where + ": the lowering lost the kernel's llvm.func");
   if (options.maxRegisters) {
     // As `.maxnreg` in the PTX: ptxas ignores -maxrregcount for kernels whose
     // `.maxntid` (from known_block_size) allows more registers.
-    auto entry = gpuModule.lookupSymbol<LLVM::LLVMFuncOp>(kernelName);
-    if (!entry)
-      return llvm::createStringError(where + ": the lowering lost the kernel's llvm.func");
     entry->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                    Builder(context).getI32IntegerAttr(int32_t(options.maxRegisters)));
   }
 
   CudaToolkit toolkit = CudaToolkit::locate(options.cudaRoot);
-  FailureOr<std::string> ptx = emitPtx(gpuModule, toolkit, options.fpFusion);
-  if (failed(ptx))
-    return failedWith("PTX generation");
-  if (SmallVector<llvm::StringRef> calls = unresolvedLibdeviceCalls(*ptx); !calls.empty())
-    return llvm::createStringError(where + ": the PTX still declares " + llvm::join(calls, ", ") +
-                                   " (libdevice was not linked)");
-
   llvm::Expected<std::string> ptxas = toolkit.ptxas();
   if (!ptxas)
     return llvm::createStringError(where + ": " + llvm::toString(ptxas.takeError()));
-  llvm::Expected<PtxasOutput> assembled =
-      assembleWithPtxas(*ptxas, *ptx, kernelName, {target.chip, options.optLevel});
+  std::string ptx;
+  auto emitAndAssemble = [&]() -> llvm::Expected<PtxasOutput> {
+    FailureOr<std::string> emitted = emitPtx(gpuModule, toolkit, options.fpFusion);
+    if (failed(emitted))
+      return failedWith("PTX generation");
+    if (SmallVector<llvm::StringRef> calls = unresolvedLibdeviceCalls(*emitted); !calls.empty())
+      return llvm::createStringError(where + ": the PTX still declares " +
+                                     llvm::join(calls, ", ") + " (libdevice was not linked)");
+    ptx = std::move(*emitted);
+    return assembleWithPtxas(*ptxas, ptx, kernelName, {target.chip, options.optLevel});
+  };
+  llvm::Expected<PtxasOutput> assembled = emitAndAssemble();
   if (!assembled)
     return assembled.takeError();
+  // Where a block's values do not fit the registers that would let a second
+  // block share the multiprocessor, ptxas may spill down to far fewer (32 at
+  // 512 threads, as if for four blocks). Such a kernel is assembled again
+  // with `.minnctapersm 1`, which lets it take the whole register file, and
+  // the build that spills less is kept. Kernels that fit keep ptxas's choice
+  // and the room for a second block.
+  const ResourceUsage &usage = assembled->usage;
+  if (!options.maxRegisters && usage.spillStoreBytes > 0 &&
+      usage.registers < registerShareOfOneBlock(facts->blockThreads)) {
+    std::string spilled = ptx;
+    entry->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), Builder(context).getI32IntegerAttr(1));
+    llvm::Expected<PtxasOutput> roomier = emitAndAssemble();
+    if (!roomier)
+      return roomier.takeError();
+    if (roomier->usage.spillStoreBytes < usage.spillStoreBytes)
+      assembled = std::move(roomier);
+    else
+      ptx = std::move(spilled);
+  }
   int staticShared = std::max(assembled->usage.sharedMemoryBytes, 0);
   if (uint64_t(staticShared) + facts->dynamicSharedMemoryBytes > target.maxSharedMemoryBytes)
     return llvm::createStringError(
@@ -262,7 +290,7 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
   binary.target = target;
   binary.kernelName = kernelName;
   binary.binary = std::move(assembled->cubin);
-  binary.assembly = std::move(*ptx);
+  binary.assembly = std::move(ptx);
   binary.blockThreads = facts->blockThreads;
   binary.dynamicSharedMemoryBytes = facts->dynamicSharedMemoryBytes;
   binary.usage = std::move(assembled->usage);

@@ -56,21 +56,22 @@ bool isElf(const std::vector<uint8_t> &bytes) {
          bytes[3] == 'F';
 }
 
-/// A kernel whose 48 loaded values are all live at once.
-std::string manyLiveValuesKernel() {
+/// A kernel of `blockThreads` threads whose `values` loaded values are all
+/// live at once.
+std::string manyLiveValuesKernel(int blockThreads = 64, int values = 48) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "module attributes {gpu.container_module} {\n  gpu.module @live {\n"
         "    gpu.func @live(%x: memref<?xf32>, %out: memref<?xf32>) kernel attributes "
-        "{known_block_size = array<i32: 64, 1, 1>, tessera.shared_memory_bytes = 0 : i32} {\n"
-        "      %tid = gpu.thread_id x\n";
-  constexpr int kValues = 48;
-  for (int i = 0; i < kValues; ++i)
-    os << "      %c" << i << " = arith.constant " << i * 64 << " : index\n"
+        "{known_block_size = array<i32: "
+     << blockThreads << ", 1, 1>, tessera.shared_memory_bytes = 0 : i32} {\n"
+     << "      %tid = gpu.thread_id x\n";
+  for (int i = 0; i < values; ++i)
+    os << "      %c" << i << " = arith.constant " << i * blockThreads << " : index\n"
        << "      %i" << i << " = arith.addi %tid, %c" << i << " : index\n"
        << "      %v" << i << " = memref.load %x[%i" << i << "] : memref<?xf32>\n";
-  for (int i = 0; i < kValues; ++i) {
-    int j = (i * 7 + 3) % kValues;
+  for (int i = 0; i < values; ++i) {
+    int j = (i * 7 + 3) % values;
     os << "      %p" << i << " = arith.mulf %v" << i << ", %v" << j << " : f32\n"
        << "      memref.store %p" << i << ", %out[%i" << j << "] : memref<?xf32>\n";
   }
@@ -190,6 +191,27 @@ TEST(NvidiaPipeline, RegisterCapMakesPtxasSpill) {
   EXPECT_GT(binary->usage.spillStoreBytes, 0) << binary->usage.report;
   EXPECT_GT(binary->usage.spillLoadBytes, 0);
   EXPECT_GT(binary->usage.stackFrameBytes, 0);
+}
+
+TEST(NvidiaPipeline, ALargeBlockThatWouldSpillGetsItsWholeShareOfTheRegisterFile) {
+  // 512 threads may use 128 registers each; 160 live values need more. ptxas
+  // on its own spills down to 32 registers, as if four such blocks were to
+  // share a multiprocessor; assembled again with `.minnctapersm 1` it takes
+  // all 128.
+  llvm::Expected<KernelBinary> binary =
+      compile(manyLiveValuesKernel(/*blockThreads=*/512, /*values=*/160), "cuda:sm_90a");
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_NE(binary->assembly.find(".minnctapersm 1"), std::string::npos) << binary->assembly;
+  EXPECT_EQ(binary->usage.registers, 128) << binary->usage.report;
+}
+
+TEST(NvidiaPipeline, ALargeBlockThatFitsKeepsRoomForASecondBlock) {
+  llvm::Expected<KernelBinary> binary =
+      compile(manyLiveValuesKernel(/*blockThreads=*/512, /*values=*/48), "cuda:sm_90a");
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_EQ(binary->assembly.find(".minnctapersm"), std::string::npos) << binary->assembly;
+  EXPECT_EQ(binary->usage.spillStoreBytes, 0) << binary->usage.report;
+  EXPECT_LE(binary->usage.registers, 64) << binary->usage.report;
 }
 
 TEST(NvidiaPipeline, FpFusionDecidesWhetherAProductAndSumBecomeOneFma) {

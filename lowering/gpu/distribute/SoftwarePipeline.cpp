@@ -332,17 +332,31 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
                  .try_emplace(width, plan.sharedRunDeltas(builder.getContext(), slot, source, width))
                  .first;
   SharedRunIndices indices(k, plan, slot, source, width, stage.start, deltas->second);
+  // Copies narrower than a proved run of memory (a transposing copy of 4-byte
+  // elements) address from the memory run's first offset: one offset per
+  // memory run stays live across the loop, not one per copy.
+  bool fromMemoryRun =
+      load.runs.addresses == RunAddresses::Consecutive && load.runs.width > width;
+  auto offsetOf = [&](unsigned reg) {
+    unsigned runFirst = fromMemoryRun ? reg - reg % load.runs.width : reg;
+    Value offset = load.accesses[runFirst].offset;
+    if (runFirst == reg)
+      return offset;
+    return arith::AddIOp::create(builder, loc, offset, indexConstant(builder, loc, reg - runFirst))
+        .getResult();
+  };
   for (unsigned first = 0; first < layout.numRegisters(); first += width) {
     if (layout.isDuplicateRegister(first))
       continue;
     Value at = indices.at(builder, loc, first);
     ArrayRef<ElementAccess> run = ArrayRef(load.accesses).slice(first, width);
+    Value offset = offsetOf(first);
     // Its token is unused: groups are closed and waited for with
     // cp.async.commit_group / wait_group, across loop iterations.
     auto copyRun = [&](OpBuilder &b, Value srcElements) {
       nvgpu::DeviceAsyncCopyOp::create(
           b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), stage.buffer, ValueRange{at},
-          load.base, ValueRange{run.front().offset}, b.getIndexAttr(width), srcElements,
+          load.base, ValueRange{offset}, b.getIndexAttr(width), srcElements,
           runBytes == 16 ? b.getUnitAttr() : UnitAttr());
     };
     // Copies `width` elements where `in` holds, else zero-fills.

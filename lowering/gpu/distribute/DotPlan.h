@@ -21,6 +21,13 @@ struct OperandSource {
   bool transposed = false;
 };
 
+/// Where a run of an operand's source lies in its buffer: run `baseRun`'s
+/// index plus `delta` elements, in every thread.
+struct SharedRunPlace {
+  unsigned baseRun;
+  int64_t delta;
+};
+
 struct DotPlan {
   /// The matrix instruction; null for the FMA path, which keeps each operand
   /// row-major ([B,] M, K and [B,] K, N).
@@ -59,27 +66,28 @@ struct DotPlan {
                             DotOperand operand, const OperandSource &source, unsigned reg,
                             mlir::Value start) const;
   /// For each run of `width` registers of `source` (run i from register
-  /// i * width), how far its index in the operand's buffer is from run 0's
-  /// where that is the same in every thread (e.g. rows a whole swizzle
-  /// period apart); nullopt where it is not, or not known.
-  llvm::SmallVector<std::optional<int64_t>> sharedRunDeltas(mlir::MLIRContext *context,
-                                                            DotOperand operand,
-                                                            const OperandSource &source,
-                                                            unsigned width) const;
+  /// i * width), the earliest run whose index in the operand's buffer is at
+  /// a distance from its own that is the same in every thread (e.g. rows a
+  /// whole swizzle period apart), and that distance; a run with no such
+  /// earlier run is its own base, at distance 0.
+  llvm::SmallVector<SharedRunPlace> sharedRunPlaces(mlir::MLIRContext *context,
+                                                    DotOperand operand,
+                                                    const OperandSource &source,
+                                                    unsigned width) const;
 };
 
-/// The indices of a source's runs in an operand's buffer, where run 0's is
-/// computed once and every run at a constant distance from it is that plus
-/// the constant: the runs of a thread then share one address register
-/// (ptxas folds the constants into the instructions' offsets).
+/// The indices of a source's runs in an operand's buffer, where each base
+/// run's (DotPlan::sharedRunPlaces) is computed once and every other run is
+/// its base's plus a constant: the runs of a thread then share a few address
+/// registers (ptxas folds the constants into the instructions' offsets).
 class SharedRunIndices {
 public:
-  /// `deltas`: plan.sharedRunDeltas(..., operand, source, width).
+  /// `places`: plan.sharedRunPlaces(..., operand, source, width).
   SharedRunIndices(KernelLowering &k, const DotPlan &plan, DotOperand operand,
                    const OperandSource &source, unsigned width, mlir::Value start,
-                   llvm::ArrayRef<std::optional<int64_t>> deltas)
+                   llvm::ArrayRef<SharedRunPlace> places)
       : k(k), plan(plan), operand(operand), source(source), width(width), start(start),
-        deltas(deltas) {}
+        places(places) {}
 
   /// `start` + the index of the run that starts at register `reg`.
   mlir::Value at(mlir::OpBuilder &builder, mlir::Location loc, unsigned reg);
@@ -91,8 +99,8 @@ private:
   const OperandSource &source;
   unsigned width;
   mlir::Value start;
-  llvm::ArrayRef<std::optional<int64_t>> deltas;
-  mlir::Value first;
+  llvm::ArrayRef<SharedRunPlace> places;
+  llvm::SmallDenseMap<unsigned, mlir::Value> baseIndices;
 };
 
 /// The plan for `op`; errors (a tile without a layout) are reported on `op`.

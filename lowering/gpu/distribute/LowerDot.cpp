@@ -349,10 +349,9 @@ Value DotPlan::sharedIndexOf(KernelLowering &k, OpBuilder &builder, Location loc
   return arith::AddIOp::create(builder, loc, start, sharedIndex(builder, loc, operand, row, col));
 }
 
-SmallVector<std::optional<int64_t>> DotPlan::sharedRunDeltas(MLIRContext *context,
-                                                             DotOperand operand,
-                                                             const OperandSource &source,
-                                                             unsigned width) const {
+SmallVector<SharedRunPlace> DotPlan::sharedRunPlaces(MLIRContext *context, DotOperand operand,
+                                                     const OperandSource &source,
+                                                     unsigned width) const {
   const LinearLayout &layout = source.layout;
   unsigned rowDim = layout.rank() - 2;
   auto indexOf = [&](unsigned reg, unsigned lane, unsigned warp) -> std::optional<int64_t> {
@@ -367,36 +366,58 @@ SmallVector<std::optional<int64_t>> DotPlan::sharedRunDeltas(MLIRContext *contex
         },
         row, col);
   };
-  SmallVector<std::optional<int64_t>> firstIndices;
-  for (unsigned warp = 0; warp < layout.numWarps(); ++warp)
-    for (unsigned lane = 0; lane < layout.numLanes(); ++lane)
-      firstIndices.push_back(indexOf(0, lane, warp));
-  SmallVector<std::optional<int64_t>> deltas;
-  for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
-    std::optional<int64_t> delta;
-    bool constant = true;
-    for (unsigned warp = 0; warp < layout.numWarps() && constant; ++warp)
-      for (unsigned lane = 0; lane < layout.numLanes() && constant; ++lane) {
-        std::optional<int64_t> first = firstIndices[warp * layout.numLanes() + lane];
+  // A run's index in every thread (warp-major), or empty where one is not
+  // known.
+  auto indicesOf = [&](unsigned reg) {
+    SmallVector<int64_t> indices;
+    for (unsigned warp = 0; warp < layout.numWarps(); ++warp)
+      for (unsigned lane = 0; lane < layout.numLanes(); ++lane) {
         std::optional<int64_t> index = indexOf(reg, lane, warp);
-        constant = first && index && (!delta || *delta == *index - *first);
-        if (constant)
-          delta = *index - *first;
+        if (!index)
+          return SmallVector<int64_t>();
+        indices.push_back(*index);
       }
-    deltas.push_back(constant ? delta : std::nullopt);
+    return indices;
+  };
+  auto constantDistance = [](ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+    std::optional<int64_t> delta;
+    if (from.empty() || to.empty())
+      return delta;
+    delta = to.front() - from.front();
+    for (auto [a, b] : llvm::zip_equal(from, to))
+      if (b - a != *delta)
+        return std::optional<int64_t>();
+    return delta;
+  };
+  SmallVector<SharedRunPlace> places;
+  SmallVector<std::pair<unsigned, SmallVector<int64_t>>> bases;
+  for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
+    unsigned run = reg / width;
+    SmallVector<int64_t> indices = indicesOf(reg);
+    std::optional<SharedRunPlace> place;
+    for (const auto &[baseRun, baseIndices] : bases)
+      if (std::optional<int64_t> delta = constantDistance(baseIndices, indices)) {
+        place = SharedRunPlace{baseRun, *delta};
+        break;
+      }
+    if (!place) {
+      place = SharedRunPlace{run, 0};
+      if (!indices.empty())
+        bases.emplace_back(run, std::move(indices));
+    }
+    places.push_back(*place);
   }
-  return deltas;
+  return places;
 }
 
 Value SharedRunIndices::at(OpBuilder &builder, Location loc, unsigned reg) {
-  if (std::optional<int64_t> delta = deltas[reg / width]) {
-    if (!first)
-      first = plan.sharedIndexOf(k, builder, loc, operand, source, 0, start);
-    return *delta == 0 ? first
-                       : arith::AddIOp::create(builder, loc, first,
-                                               indexConstant(builder, loc, *delta));
-  }
-  return plan.sharedIndexOf(k, builder, loc, operand, source, reg, start);
+  const SharedRunPlace &place = places[reg / width];
+  Value &base = baseIndices[place.baseRun];
+  if (!base)
+    base = plan.sharedIndexOf(k, builder, loc, operand, source, place.baseRun * width, start);
+  if (place.delta == 0)
+    return base;
+  return arith::AddIOp::create(builder, loc, base, indexConstant(builder, loc, place.delta));
 }
 
 void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, const DotPlan &plan,
@@ -405,9 +426,9 @@ void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, c
   const LinearLayout &layout = source.layout;
   unsigned rowDim = layout.rank() - 2;
   unsigned width = plan.sharedRunWidth(operand, source);
-  SmallVector<std::optional<int64_t>> deltas =
-      plan.sharedRunDeltas(builder.getContext(), operand, source, width);
-  SharedRunIndices indices(k, plan, operand, source, width, shared.start, deltas);
+  SmallVector<SharedRunPlace> places =
+      plan.sharedRunPlaces(builder.getContext(), operand, source, width);
+  SharedRunIndices indices(k, plan, operand, source, width, shared.start, places);
   for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
     if (layout.isDuplicateRegister(reg) || (rowDim == 1 && layout.registerOffset(reg)[0] != batch))
       continue;

@@ -299,15 +299,15 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
   return analysis;
 }
 
-/// DotPlan::sharedRunDeltas of a ring's operand by run width, found once
+/// DotPlan::sharedRunPlaces of a ring's operand by run width, found once
 /// for all the stages' copies.
-using RunDeltas = llvm::SmallDenseMap<unsigned, SmallVector<std::optional<int64_t>>, 1>;
+using RunPlaces = llvm::SmallDenseMap<unsigned, SmallVector<SharedRunPlace>, 1>;
 
 /// Copies one staged load's elements into its stage: one cp.async per run
 /// where `async` and the run allows, else loads and shared stores.
 void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const LoadAccesses &load,
                  const DotPlan &plan, DotOperand slot, const OperandSource &source,
-                 const SharedOperand &stage, bool async, RunDeltas &runDeltas) {
+                 const SharedOperand &stage, bool async, RunPlaces &runPlaces) {
   const LinearLayout &layout = source.layout;
   unsigned width = std::min(load.runs.width, plan.sharedRunWidth(slot, source));
   int64_t elementBytes = load.element.getIntOrFloatBitWidth() / 8;
@@ -326,12 +326,12 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
   bool proved = load.runs.provedWhole && load.runs.width % width == 0;
   Value address =
       proved ? Value() : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
-  auto deltas = runDeltas.find(width);
-  if (deltas == runDeltas.end())
-    deltas = runDeltas
-                 .try_emplace(width, plan.sharedRunDeltas(builder.getContext(), slot, source, width))
+  auto places = runPlaces.find(width);
+  if (places == runPlaces.end())
+    places = runPlaces
+                 .try_emplace(width, plan.sharedRunPlaces(builder.getContext(), slot, source, width))
                  .first;
-  SharedRunIndices indices(k, plan, slot, source, width, stage.start, deltas->second);
+  SharedRunIndices indices(k, plan, slot, source, width, stage.start, places->second);
   // Copies narrower than a proved run of memory (a transposing copy of 4-byte
   // elements) address from the memory run's first offset: one offset per
   // memory run stays live across the loop, not one per copy.
@@ -430,7 +430,7 @@ private:
     OperandSource source;
     Value buffer;
     int64_t stageElements = 0;
-    RunDeltas runDeltas;
+    RunPlaces runPlaces;
   };
   /// A loop over several output tiles (a persistent GEMM with its loops
   /// flattened) starts the accumulator again after each tile:
@@ -558,7 +558,7 @@ LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
     if (failed(load))
       return failure();
     copyToStage(k, builder, staged.load->getLoc(), *load, ring.plan, staged.slot, ring.source,
-                {ring.buffer, stageStart(builder, ring, stage)}, async, ring.runDeltas);
+                {ring.buffer, stageStart(builder, ring, stage)}, async, ring.runPlaces);
   }
   return success();
 }

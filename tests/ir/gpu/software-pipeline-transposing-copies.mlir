@@ -2,20 +2,28 @@
 
 // A 64x64x32 fp32 GEMM on tf32 wgmma, which reads B only K-major: B's rows
 // of N are contiguous in memory, so its copies into a stage are one 4-byte
-// cp.async per element. Each copy addresses from the first offset of its
-// run of 4 consecutive elements in memory plus a constant (folded into the
-// copy's address), so one offset per run stays live across the loop, not
-// one per copy.
+// cp.async per element.
+//
+// Memory: each copy addresses from the first offset of its run of 4
+// consecutive elements plus a constant (folded into the copy's address),
+// so one offset per run stays live across the loop, not one per copy.
+//
+// Shared memory: the swizzle places runs 0 and 1 at distances that differ
+// from thread to thread, so each gets an index of its own; runs 2 and 3
+// are theirs plus 72 in every thread (DotPlan::sharedRunPlaces), not
+// indices computed again.
 // CHECK-LABEL: gpu.func @gemm_f32_64x64x32
 // CHECK: scf.for
 // CHECK: nvvm.wgmma.mma_async
-// CHECK: nvgpu.device_async_copy %arg1[%[[B0:arg[0-9]+]]], %{{.*}}, 1 :
+// CHECK: nvgpu.device_async_copy %arg1[%[[B0:arg[0-9]+]]], %{{.*}}[%[[S0:[0-9]+]]], 1 :
 // CHECK: %[[B1:.*]] = arith.addi %[[B0]], %c1 : index
-// CHECK-NEXT: nvgpu.device_async_copy %arg1[%[[B1]]], %{{.*}}, 1 :
-// CHECK: %[[B2:.*]] = arith.addi %[[B0]], %c2 : index
-// CHECK-NEXT: nvgpu.device_async_copy %arg1[%[[B2]]], %{{.*}}, 1 :
-// CHECK: %[[B3:.*]] = arith.addi %[[B0]], %c3 : index
-// CHECK-NEXT: nvgpu.device_async_copy %arg1[%[[B3]]], %{{.*}}, 1 :
+// CHECK-NEXT: nvgpu.device_async_copy %arg1[%[[B1]]], %{{.*}}[%[[S1:[0-9]+]]], 1 :
+// CHECK-NEXT: %[[S2:.*]] = arith.addi %[[S0]], %c72 : index
+// CHECK-NEXT: %[[B2:.*]] = arith.addi %[[B0]], %c2 : index
+// CHECK-NEXT: nvgpu.device_async_copy %arg1[%[[B2]]], %{{.*}}[%[[S2]]], 1 :
+// CHECK-NEXT: %[[S3:.*]] = arith.addi %[[S1]], %c72 : index
+// CHECK-NEXT: %[[B3:.*]] = arith.addi %[[B0]], %c3 : index
+// CHECK-NEXT: nvgpu.device_async_copy %arg1[%[[B3]]], %{{.*}}[%[[S3]]], 1 :
 // CHECK-NOT: arith.addi %[[B0]], %c4
 // CHECK: nvgpu.device_async_copy %arg1[%arg{{[0-9]+}}], %{{.*}}, 1 :
 // CHECK: scf.yield

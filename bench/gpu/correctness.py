@@ -252,6 +252,10 @@ def cases():
     found.append(matmul_case("fp32", "nn", 4, 3, precision="tf32"))
     found.append(matmul_case("fp32", "nt", 4, 3, precision="tf32"))
     found.append(matmul_case("fp32", "nn", 4, 2, precision="ieee"))
+    # The benchmark's widest tf32 tile: B's 4-byte transposing copies over two
+    # warpgroups, each addressed from its memory run and a shared base run.
+    found.append(matmul_case("fp32", "nn", 8, 3, size=(300, 600, 300), block=(128, 256, 32),
+                             precision="tf32", on_cpu=False))
     found.append(matmul_case("i8", "nn", 4, 3, block=(64, 64, 64)))
     found.append(matmul_case("i8", "nt", 4, 3, block=(64, 64, 64)))
     for op in ("sum", "max", "argmax", "cumsum"):

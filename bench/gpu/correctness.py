@@ -252,6 +252,9 @@ def cases():
     found.append(matmul_case("fp32", "nn", 4, 3, precision="tf32"))
     found.append(matmul_case("fp32", "nt", 4, 3, precision="tf32"))
     found.append(matmul_case("fp32", "nn", 4, 2, precision="ieee"))
+    # Three tf32 products of split operands on mma.sync, within fp32's tolerance.
+    found.append(matmul_case("fp32", "nn", 4, 3, precision="tf32x3"))
+    found.append(matmul_case("fp32", "nt", 4, 3, precision="tf32x3"))
     # The benchmark's widest tf32 tile: B's 4-byte transposing copies over two
     # warpgroups, each addressed from its memory run and a shared base run.
     found.append(matmul_case("fp32", "nn", 8, 3, size=(300, 600, 300), block=(128, 256, 32),

@@ -70,10 +70,13 @@ std::optional<Instruction> instructionFor(const DotProblem &problem) {
     return Instruction{"mma.sync.m16n8k16.f16", 16, NVVM::MMATypes::f16};
   if (a.isBF16() && acc.isF32())
     return Instruction{"mma.sync.m16n8k16.bf16", 16, NVVM::MMATypes::bf16};
-  // tf32 keeps 10 mantissa bits: only the precision the user asked for. ieee
-  // and tf32x3 go to the FMA path (tf32x3, three tf32 products, is not done).
+  // tf32 keeps 10 mantissa bits: only the precision the user asked for.
+  // tf32x3 is three tf32 products of split operands (MmaSyncDot::emit); ieee
+  // goes to the FMA path.
   if (a.isF32() && acc.isF32() && problem.precision == tile::InputPrecision::TF32)
     return Instruction{"mma.sync.m16n8k8.tf32", 8, NVVM::MMATypes::tf32};
+  if (a.isF32() && acc.isF32() && problem.precision == tile::InputPrecision::TF32x3)
+    return Instruction{"mma.sync.m16n8k8.tf32x3", 8, NVVM::MMATypes::tf32};
   if (a.isInteger(8) && acc.isInteger(32))
     return Instruction{"mma.sync.m16n8k32.s8", 32, NVVM::MMATypes::s8};
   return std::nullopt;
@@ -165,6 +168,16 @@ private:
                                   bool pair) const;
   void multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
                 const BFragment &bFragment, MutableArrayRef<Value> c) const;
+
+  /// A fragment of f32 words as the sum of two tf32 fragments: `big`, each
+  /// word rounded to tf32 (cvt.rna), and `small`, what that rounding left
+  /// (exact in f32; the instruction keeps its top 10 mantissa bits).
+  template <size_t N> struct SplitFragment {
+    std::array<Value, N> big, small;
+  };
+  template <size_t N>
+  SplitFragment<N> splitTf32(OpBuilder &builder, Location loc,
+                             const std::array<Value, N> &words) const;
 
   MmaSyncPlan plan;
   Instruction instruction;
@@ -328,6 +341,21 @@ void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFr
   }
 }
 
+template <size_t N>
+MmaSyncDot::SplitFragment<N> MmaSyncDot::splitTf32(OpBuilder &builder, Location loc,
+                                                   const std::array<Value, N> &words) const {
+  SplitFragment<N> split;
+  for (size_t i = 0; i < N; ++i) {
+    Value value = arith::BitcastOp::create(builder, loc, builder.getF32Type(), words[i]);
+    split.big[i] = NVVM::ConvertFloatToTF32Op::create(builder, loc, builder.getI32Type(), value,
+                                                      NVVM::FPRoundingMode::RNA);
+    Value big = arith::BitcastOp::create(builder, loc, builder.getF32Type(), split.big[i]);
+    Value rest = arith::SubFOp::create(builder, loc, value, big);
+    split.small[i] = arith::BitcastOp::create(builder, loc, builder.getI32Type(), rest);
+  }
+  return split;
+}
+
 // The K loop is unrolled: a dot's K is a tile dimension (a few steps), and
 // straight-line code lets ptxas overlap the ldmatrix of step s + 1 with the
 // mma.sync of step s and fold every step's address into an immediate offset;
@@ -346,11 +374,28 @@ SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane
     bool pairs = plan.tilesN >= 2;
     for (int64_t tn = 0; tn < plan.tilesN; tn += pairs ? 2 : 1)
       llvm::append_range(bFragments, loadB(builder, loc, bShared, coords, step, tn, pairs));
+    if (problem.precision != tile::InputPrecision::TF32x3) {
+      for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+        for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
+          int64_t tile = tn + plan.tilesN * tm;
+          multiply(builder, loc, aFragments[tm], bFragments[tn],
+                   MutableArrayRef<Value>(registers).slice(4 * tile, 4));
+        }
+      continue;
+    }
+    // a * b = big(a) * big(b) + big(a) * small(b) + small(a) * big(b), less
+    // small(a) * small(b) (below f32's precision); the small products are
+    // summed first, as they are the smallest.
+    auto aSplit = llvm::map_to_vector(
+        aFragments, [&](const AFragment &f) { return splitTf32(builder, loc, f); });
+    auto bSplit = llvm::map_to_vector(
+        bFragments, [&](const BFragment &f) { return splitTf32(builder, loc, f); });
     for (int64_t tm = 0; tm < plan.tilesM; ++tm)
       for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
-        int64_t tile = tn + plan.tilesN * tm;
-        multiply(builder, loc, aFragments[tm], bFragments[tn],
-                 MutableArrayRef<Value>(registers).slice(4 * tile, 4));
+        auto c = MutableArrayRef<Value>(registers).slice(4 * (tn + plan.tilesN * tm), 4);
+        multiply(builder, loc, aSplit[tm].big, bSplit[tn].small, c);
+        multiply(builder, loc, aSplit[tm].small, bSplit[tn].big, c);
+        multiply(builder, loc, aSplit[tm].big, bSplit[tn].big, c);
       }
   }
   return registers;

@@ -27,6 +27,9 @@ struct PtxCase {
   const char *mmaInstruction;
   /// The ldmatrix that reads B: transposed for 16-bit types.
   const char *bLoad;
+  tessera::tile::InputPrecision precision = tessera::tile::InputPrecision::TF32;
+  /// What splits tf32x3's operands, null for the other precisions.
+  const char *split = nullptr;
 };
 
 const PtxCase kPtxCases[] = {
@@ -50,6 +53,11 @@ const PtxCase kPtxCases[] = {
      [](Builder &b) -> Type { return b.getF32Type(); }, 64, 32, 32, 4,
      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
      "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
+    {"tf32x3_f32", [](Builder &b) -> Type { return b.getF32Type(); },
+     [](Builder &b) -> Type { return b.getF32Type(); }, 64, 32, 32, 4,
+     "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+     "ldmatrix.sync.aligned.m8n8.x4.shared.b16", tessera::tile::InputPrecision::TF32x3,
+     "cvt.rna.tf32.f32"},
     {"s8_s32", [](Builder &b) -> Type { return b.getI8Type(); },
      [](Builder &b) -> Type { return b.getI32Type(); }, 64, 64, 64, 4,
      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",
@@ -63,6 +71,7 @@ TEST_P(MmaSyncPtxTest, LowersToPtxThatPtxasAccepts) {
   MLIRContext context;
   Builder b(&context);
   DotProblem problem{c.m, c.n, c.k, c.operand(b), c.operand(b), c.accumulator(b)};
+  problem.precision = c.precision;
   llvm::Expected<GpuTarget> target = GpuTarget::parse(std::string("cuda:") + chip);
   ASSERT_TRUE(static_cast<bool>(target)) << llvm::toString(target.takeError());
   std::unique_ptr<TensorCoreDot> dot = selectMmaSyncDot(*target, problem, c.numWarps);
@@ -77,6 +86,8 @@ TEST_P(MmaSyncPtxTest, LowersToPtxThatPtxasAccepts) {
   EXPECT_NE(ptx.find("ldmatrix.sync.aligned.m8n8.x4.shared.b16"), std::string::npos)
       << "A is read with non-transposed ldmatrix.x4";
   EXPECT_NE(ptx.find(c.bLoad), std::string::npos) << ptx;
+  if (c.split)
+    EXPECT_NE(ptx.find(c.split), std::string::npos) << ptx;
   EXPECT_FALSE(binary->binary.empty()) << "ptxas produced no cubin for " << chip;
   EXPECT_EQ(binary->usage.spillStoreBytes, 0) << binary->usage.report;
 }

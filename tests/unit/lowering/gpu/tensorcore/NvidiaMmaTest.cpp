@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
 #include <set>
 
 using namespace mlir;
@@ -248,11 +250,91 @@ TEST(MmaSyncSelection, ChainedDotsKeepTheirWarpsAlongM) {
 TEST(MmaSyncSelection, ExactFp32KeepsTheFmaPath) {
   MLIRContext context;
   DotProblem problem = dotProblem(context, DotTypes::F32, 64, 64, 32);
-  for (tessera::tile::InputPrecision precision :
-       {tessera::tile::InputPrecision::IEEE, tessera::tile::InputPrecision::TF32x3}) {
-    problem.precision = precision;
-    EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_80"), problem, 4), nullptr);
+  problem.precision = tessera::tile::InputPrecision::IEEE;
+  EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_80"), problem, 4), nullptr);
+  EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_90a"), problem, 4), nullptr);
+}
+
+TEST(MmaSyncSelection, Tf32x3IsMmaSyncEvenWhereWgmmaRunsTf32) {
+  MLIRContext context;
+  DotProblem problem = dotProblem(context, DotTypes::F32, 64, 64, 32);
+  problem.precision = tessera::tile::InputPrecision::TF32x3;
+  for (const char *chip : {"cuda:sm_80", "cuda:sm_90a"}) {
+    std::unique_ptr<TensorCoreDot> dot = selectTensorCoreDot(target(chip), problem, 4);
+    ASSERT_NE(dot, nullptr) << chip;
+    EXPECT_EQ(dot->name(), "mma.sync.m16n8k8.tf32x3") << chip;
   }
+}
+
+/// The largest error of the simulated dot `precision` of f32 A [64, 32] and
+/// B [32, 32] (values in [-1, 1], not tf32) on 4 warps of sm_80, against
+/// float64; `mmaCount` gets the mma.sync of one warp.
+double simulatedF32DotError(tessera::tile::InputPrecision precision, unsigned &mmaCount) {
+  MLIRContext context;
+  loadDotKernelDialects(context);
+  constexpr int64_t m = 64, n = 32, k = 32;
+  DotProblem problem = dotProblem(context, DotTypes::F32, m, n, k);
+  problem.precision = precision;
+  std::unique_ptr<TensorCoreDot> dot = selectTensorCoreDot(target("cuda:sm_80"), problem, 4);
+  EXPECT_NE(dot, nullptr);
+  if (!dot)
+    return INFINITY;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  func::FuncOp warpFunction = buildWarpFunction(*module, *dot, problem);
+
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> value(-1, 1);
+  DotOperands x{std::vector<double>(m * k), std::vector<double>(k * n),
+                std::vector<double>(m * n)};
+  for (std::vector<double> *values : {&x.a, &x.b, &x.acc})
+    for (double &v : *values)
+      v = value(random);
+  WarpInputs inputs;
+  inputs.elementBytes = 4;
+  inputs.aShared.assign(dot->sharedElements(DotOperand::A), 0);
+  inputs.bShared.assign(dot->sharedElements(DotOperand::B), 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < k; ++kk)
+      inputs.aShared[foldedSharedIndex(&context, *dot, DotOperand::A, i, kk)] = x.a[i * k + kk];
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j)
+      inputs.bShared[foldedSharedIndex(&context, *dot, DotOperand::B, kk, j)] = x.b[kk * n + j];
+  LinearLayout layout = dot->accumulatorLayout();
+  double worst = 0;
+  for (unsigned w = 0; w < 4; ++w) {
+    inputs.warp = w;
+    inputs.acc.assign(32, std::vector<double>(layout.numRegisters()));
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, lane, w);
+        inputs.acc[lane][r] = x.acc[at[0] * n + at[1]];
+      }
+    llvm::Expected<WarpOutputs> outputs = simulateWarp(warpFunction, inputs);
+    EXPECT_TRUE(static_cast<bool>(outputs)) << llvm::toString(outputs.takeError());
+    if (!outputs)
+      return INFINITY;
+    mmaCount = outputs->mmaCount;
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, lane, w);
+        worst = std::max(worst, std::abs(outputs->acc[lane][r] -
+                                         referenceDot(x, n, k, at[0], at[1])));
+      }
+  }
+  return worst;
+}
+
+// tf32 products keep 10 of f32's 23 mantissa bits; tf32x3 splits each
+// operand into a rounded tf32 part and the rest, and sums three products:
+// on a warp model whose mma.sync reads only an operand's top 19 bits, its
+// error falls from tf32's to f32's rounding of the sums.
+TEST(MmaSyncTf32x3, RecoversF32PrecisionOnASimulatedWarp) {
+  unsigned tf32Mmas = 0, tf32x3Mmas = 0;
+  double tf32Error = simulatedF32DotError(tessera::tile::InputPrecision::TF32, tf32Mmas);
+  double tf32x3Error = simulatedF32DotError(tessera::tile::InputPrecision::TF32x3, tf32x3Mmas);
+  EXPECT_EQ(tf32x3Mmas, 3 * tf32Mmas);
+  EXPECT_GT(tf32Error, 1e-4);
+  EXPECT_LT(tf32x3Error, 2e-6);
 }
 
 TEST(MmaSyncSelection, TypesWithoutAnInstructionKeepTheFmaPath) {

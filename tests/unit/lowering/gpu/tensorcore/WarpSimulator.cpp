@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -62,6 +63,14 @@ Coord fragmentC(unsigned lane, unsigned i) {
   return {i < 2 ? group : group + 8, thread * 2 + (i & 1)};
 }
 
+/// `value` as an f32 whose low 13 mantissa bits are cleared (`roundBit`
+/// 0), or first rounded to nearest with ties away from zero (`roundBit`
+/// 0x1000, cvt.rna.tf32.f32 for finite values that stay finite).
+double toTf32(double value, uint32_t roundBit) {
+  uint32_t bits = llvm::bit_cast<uint32_t>(static_cast<float>(value));
+  return llvm::bit_cast<float>((bits + roundBit) & 0xFFFFE000u);
+}
+
 /// Part `index` of `parts` equal parts of `value`.
 Elements slice(const Elements &value, int64_t parts, int64_t index) {
   int64_t size = static_cast<int64_t>(value.size()) / parts;
@@ -109,6 +118,23 @@ private:
         .Case<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::AndIOp, arith::OrIOp,
               arith::XOrIOp, arith::ShLIOp, arith::ShRUIOp, arith::DivUIOp, arith::RemUIOp>(
             [&](Operation *binary) { return integerBinary(binary); })
+        .Case<arith::SubFOp>([&](arith::SubFOp sub) {
+          const LaneValues &lhs = values.lookup(sub.getLhs()), &rhs = values.lookup(sub.getRhs());
+          LaneValues &result = values[sub.getResult()];
+          for (unsigned lane = 0; lane < kSimulatedWarpSize; ++lane)
+            result[lane] = {static_cast<float>(lhs[lane].front()) -
+                            static_cast<float>(rhs[lane].front())};
+          return llvm::Error::success();
+        })
+        .Case<NVVM::ConvertFloatToTF32Op>([&](NVVM::ConvertFloatToTF32Op convert) -> llvm::Error {
+          if (convert.getRnd() != NVVM::FPRoundingMode::RNA)
+            return failure(convert, "only .rna is modelled");
+          const LaneValues &source = values.lookup(convert.getSrc());
+          LaneValues &result = values[convert.getRes()];
+          for (unsigned lane = 0; lane < kSimulatedWarpSize; ++lane)
+            result[lane] = {toTf32(source[lane].front(), 0x1000)};
+          return llvm::Error::success();
+        })
         .Case<nvgpu::LdMatrixOp>([&](nvgpu::LdMatrixOp load) { return ldmatrix(load); })
         .Case<memref::LoadOp>([&](memref::LoadOp load) { return sharedLoad(load); })
         .Case<vector::ExtractOp>([&](vector::ExtractOp extract) { return vectorExtract(extract); })
@@ -280,6 +306,10 @@ private:
       return failure(mma, "type and shape not modelled");
     }
     int64_t k = shape.getK();
+    // .tf32 reads the top 19 bits of each f32 operand word.
+    auto operand = [&](double value) {
+      return type == NVVM::MMATypes::tf32 ? toTf32(value, 0) : value;
+    };
     std::vector<double> a(16 * k), b(k * 8), c(16 * 8);
     auto gather = [&](ValueRange registers, unsigned lane) {
       Elements all;
@@ -292,11 +322,11 @@ private:
                cLane = gather(mma.getOperandC(), lane);
       for (unsigned i = 0; i < aLane.size(); ++i) {
         Coord at = fragmentA(lane, i);
-        a[at.row * k + at.col] = aLane[i];
+        a[at.row * k + at.col] = operand(aLane[i]);
       }
       for (unsigned i = 0; i < bLane.size(); ++i) {
         Coord at = fragmentB(lane, i);
-        b[at.row * 8 + at.col] = bLane[i];
+        b[at.row * 8 + at.col] = operand(bLane[i]);
       }
       for (unsigned i = 0; i < cLane.size(); ++i) {
         Coord at = fragmentC(lane, i);

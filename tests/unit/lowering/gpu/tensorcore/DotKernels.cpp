@@ -236,15 +236,27 @@ std::string sharedIndexBijectionError(MLIRContext *context, const TensorCoreDot 
   return "";
 }
 
-DotOperands randomDotOperands(int64_t m, int64_t n, int64_t k, int range, unsigned seed) {
+namespace {
+
+template <typename Distribution>
+DotOperands drawDotOperands(int64_t m, int64_t n, int64_t k, Distribution value, unsigned seed) {
   std::mt19937 random(seed);
-  std::uniform_int_distribution<int> value(-range, range);
   DotOperands operands{std::vector<double>(m * k), std::vector<double>(k * n),
                        std::vector<double>(m * n)};
   for (std::vector<double> *values : {&operands.a, &operands.b, &operands.acc})
     for (double &x : *values)
       x = value(random);
   return operands;
+}
+
+} // namespace
+
+DotOperands randomDotOperands(int64_t m, int64_t n, int64_t k, int range, unsigned seed) {
+  return drawDotOperands(m, n, k, std::uniform_int_distribution<int>(-range, range), seed);
+}
+
+DotOperands randomF32DotOperands(int64_t m, int64_t n, int64_t k, unsigned seed) {
+  return drawDotOperands(m, n, k, std::uniform_real_distribution<float>(-1, 1), seed);
 }
 
 double referenceDot(const DotOperands &x, int64_t n, int64_t k, int64_t row, int64_t col,

@@ -65,6 +65,9 @@ struct DotOperands {
   std::vector<double> a, b, acc;
 };
 DotOperands randomDotOperands(int64_t m, int64_t n, int64_t k, int range, unsigned seed);
+/// The same drawn from f32 values in [-1, 1]: products and sums are not
+/// exact in tf32 (nor in f32).
+DotOperands randomF32DotOperands(int64_t m, int64_t n, int64_t k, unsigned seed);
 /// The simulated dots' independent reference: element (row, col) of
 /// C + A B in float64 for row-major A [M, K], B [K, N], C [M, N] (A B alone
 /// without `accumulate`).

@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <set>
 
 using namespace mlir;
@@ -71,6 +70,25 @@ const DotCase kCases[] = {
     {DotTypes::F16, 64, 16, 32, 4, 4, 1, 1, 2, true},
     {DotTypes::F32, 64, 64, 32, 4, 2, 2, 2, 4, true},
 };
+
+/// The inputs of a simulated warp: A [M, K] and B [K, N] of `x` at their
+/// places in `dot`'s shared buffers.
+WarpInputs stagedOperands(MLIRContext *context, const TensorCoreDot &dot, const DotProblem &problem,
+                          const DotOperands &x) {
+  WarpInputs inputs;
+  inputs.elementBytes = problem.aElement.getIntOrFloatBitWidth() / 8;
+  inputs.aShared.assign(dot.sharedElements(DotOperand::A), 0);
+  inputs.bShared.assign(dot.sharedElements(DotOperand::B), 0);
+  for (int64_t i = 0; i < problem.m; ++i)
+    for (int64_t k = 0; k < problem.k; ++k)
+      inputs.aShared[foldedSharedIndex(context, dot, DotOperand::A, i, k)] =
+          x.a[i * problem.k + k];
+  for (int64_t k = 0; k < problem.k; ++k)
+    for (int64_t j = 0; j < problem.n; ++j)
+      inputs.bShared[foldedSharedIndex(context, dot, DotOperand::B, k, j)] =
+          x.b[k * problem.n + j];
+  return inputs;
+}
 
 class MmaSyncCaseTest : public ::testing::TestWithParam<DotCase> {
 protected:
@@ -170,16 +188,7 @@ TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
   DotOperands x = randomDotOperands(c.m, c.n, c.k, c.types == DotTypes::S8 ? 127 : 3,
                                     static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
 
-  WarpInputs inputs;
-  inputs.elementBytes = problem.aElement.getIntOrFloatBitWidth() / 8;
-  inputs.aShared.assign(dot->sharedElements(DotOperand::A), 0);
-  inputs.bShared.assign(dot->sharedElements(DotOperand::B), 0);
-  for (int64_t i = 0; i < c.m; ++i)
-    for (int64_t k = 0; k < c.k; ++k)
-      inputs.aShared[foldedSharedIndex(&context, *dot, DotOperand::A, i, k)] = x.a[i * c.k + k];
-  for (int64_t k = 0; k < c.k; ++k)
-    for (int64_t j = 0; j < c.n; ++j)
-      inputs.bShared[foldedSharedIndex(&context, *dot, DotOperand::B, k, j)] = x.b[k * c.n + j];
+  WarpInputs inputs = stagedOperands(&context, *dot, problem, x);
 
   LinearLayout layout = dot->accumulatorLayout();
   for (unsigned w = 0; w < c.numWarps; ++w) {
@@ -282,23 +291,8 @@ double simulatedF32DotError(tessera::tile::InputPrecision precision, unsigned &m
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
   func::FuncOp warpFunction = buildWarpFunction(*module, *dot, problem);
 
-  std::mt19937 random(7);
-  std::uniform_real_distribution<float> value(-1, 1);
-  DotOperands x{std::vector<double>(m * k), std::vector<double>(k * n),
-                std::vector<double>(m * n)};
-  for (std::vector<double> *values : {&x.a, &x.b, &x.acc})
-    for (double &v : *values)
-      v = value(random);
-  WarpInputs inputs;
-  inputs.elementBytes = 4;
-  inputs.aShared.assign(dot->sharedElements(DotOperand::A), 0);
-  inputs.bShared.assign(dot->sharedElements(DotOperand::B), 0);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t kk = 0; kk < k; ++kk)
-      inputs.aShared[foldedSharedIndex(&context, *dot, DotOperand::A, i, kk)] = x.a[i * k + kk];
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < n; ++j)
-      inputs.bShared[foldedSharedIndex(&context, *dot, DotOperand::B, kk, j)] = x.b[kk * n + j];
+  DotOperands x = randomF32DotOperands(m, n, k, /*seed=*/7);
+  WarpInputs inputs = stagedOperands(&context, *dot, problem, x);
   LinearLayout layout = dot->accumulatorLayout();
   double worst = 0;
   for (unsigned w = 0; w < 4; ++w) {

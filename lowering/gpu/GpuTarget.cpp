@@ -9,7 +9,7 @@ using tessera::gpu::GpuVendor;
 namespace {
 
 constexpr llvm::StringLiteral kAccepted =
-    "cuda:sm_80|sm_86|sm_89|sm_90|sm_90a, hip:gfx90a|gfx942|gfx1100, "
+    "cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, hip:gfx90a|gfx942|gfx1100, "
     "vulkan[:1.2|1.3][:subgroup=N]";
 
 llvm::Error badSpec(llvm::StringRef spec, const llvm::Twine &why) {
@@ -20,15 +20,18 @@ llvm::Error badSpec(llvm::StringRef spec, const llvm::Twine &why) {
 // Largest dynamic shared memory one block may opt in to, per the CUDA
 // programming guide's table of compute capabilities.
 unsigned nvidiaSharedMemory(unsigned cc) {
-  if (cc >= 90)
+  if (cc == 90 || cc == 100 || cc == 103)
     return 227 * 1024;
-  if (cc == 80)
+  if (cc == 80 || cc == 87)
     return 163 * 1024;
-  return 99 * 1024;
+  return 99 * 1024; // 8.6, 8.9, 12.0, 12.1
 }
 
 llvm::Expected<GpuTarget> parseNvidia(llvm::StringRef spec, llvm::StringRef chip) {
-  static const char *const kChips[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+  // sm_100 and later get what sm_80 and sm_90 have (mma.sync, cp.async,
+  // stmatrix), not wgmma (sm_90a only) nor tcgen05.
+  static const char *const kChips[] = {"sm_80", "sm_86",  "sm_87",  "sm_89",  "sm_90",
+                                       "sm_90a", "sm_100", "sm_103", "sm_120", "sm_121"};
   if (llvm::find(kChips, chip) == std::end(kChips))
     return badSpec(spec, "unknown NVIDIA architecture '" + chip + "'");
   GpuTarget target;

@@ -14,7 +14,7 @@ promises the value 1), and a bare literal (``1024``,
 ``0.5``, ``True``, ``'leaky_relu'``) a compile-time constant: required for
 ``tl.constexpr`` parameters, allowed for any other (it is then folded in).
 
-``--target``: ``cpu`` (the default) or a GPU: ``cuda:sm_80`` ... ``cuda:sm_90a``,
+``--target``: ``cpu`` (the default) or a GPU: ``cuda:sm_80`` ... ``cuda:sm_121``,
 ``hip:gfx90a|gfx942|gfx1100``, ``vulkan[:1.2|1.3][:subgroup=N]``.
 
 ``--emit`` for ``cpu``: ``tile`` (tile IR), ``mlir`` (the LLVM-dialect module
@@ -48,7 +48,7 @@ import sys
 __all__ = ["main", "parse_signature", "compile_kernel", "UsageError", "FailedError"]
 
 EMITS = ("tile", "mlir", "llvm", "asm", "obj")
-GPU_TARGETS = "cuda:sm_80|sm_86|sm_89|sm_90|sm_90a, hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N]"
+GPU_TARGETS = "cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N]"
 # Binary outputs and the file they go to without -o.
 BINARY_SUFFIXES = {"obj": ".o", "cubin": ".cubin", "hsaco": ".hsaco", "spv": ".spv"}
 

@@ -50,8 +50,9 @@ struct CudaDeviceInfo {
   /// cuDriverGetVersion (13000 for CUDA 13.0).
   int driverVersion = 0;
 
-  /// The chip to compile for: "sm_80", "sm_86", "sm_89", "sm_90a" (wgmma),
-  /// "sm_<cc>" for others.
+  /// The chip to compile for: "sm_90a" (wgmma) for 9.0, "sm_<cc>" for the
+  /// others ("sm_80", "sm_89", "sm_100", "sm_120", ...; GpuTarget::parse
+  /// names the ones Tessera compiles for).
   std::string chip() const;
 };
 

@@ -215,7 +215,7 @@ def test_errors_name_the_source_line_and_the_target(kernels):
     (["--target", "hip:gfx942", "--emit", "ptx"],
      "tessera compile: error: --emit ptx: not an output of hip:gfx942 (it emits tile, tgpu, gpu, amdgcn, hsaco)"),
     (["--emit", "cubin"],
-     "tessera compile: error: --emit cubin: a GPU output, for --target cuda:sm_80|sm_86|sm_89|sm_90|sm_90a, "
+     "tessera compile: error: --emit cubin: a GPU output, for --target cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, "
      "hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N] (for cpu: tile, mlir, llvm, asm, obj)"),
     (["--target", "cuda:sm_90a", "--emit", "obj"],
      "tessera compile: error: --emit obj: not an output of cuda:sm_90a (it emits tile, tgpu, gpu, ptx, cubin)"),
@@ -238,7 +238,7 @@ def test_an_unknown_target_lists_the_accepted_ones(kernels):
     assert r.returncode == 2
     message = r.stderr.decode().strip()
     assert message.startswith("tessera compile: error: bad GPU target 'cuda:sm_70'")
-    assert "cuda:sm_80|sm_86|sm_89|sm_90|sm_90a" in message
+    assert "cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121" in message
     assert message.endswith("for the host CPU: --target cpu")
 
 

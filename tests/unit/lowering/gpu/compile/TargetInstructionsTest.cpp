@@ -2,8 +2,9 @@
 // the assembly the compiler returns. Global memory: 128-bit vector loads and
 // stores for contiguous, aligned runs (with element accesses for the ragged
 // edge) on NVIDIA and AMD, cp.async into the stages of pipelined K loops on
-// sm_80 and later. The GEMMs run on each target's matrix instructions: mma.sync with ldmatrix on sm_80,
-// wgmma on sm_90a (one warpgroup's 64-row tile: 4 warps, blockM = 64), MFMA
+// sm_80 and later. The GEMMs run on each target's matrix instructions:
+// mma.sync with ldmatrix on sm_80 and on Blackwell (sm_100, sm_120), wgmma
+// on sm_90a (one warpgroup's 64-row tile: 4 warps, blockM = 64), MFMA
 // on CDNA (gfx90a, gfx942), WMMA on RDNA3 (gfx1100); f32 with
 // input_precision = ieee stays on exact FMA on NVIDIA. The test log shows
 // each GEMM's register, spill and shared-memory usage (ptxas -v, the AMD
@@ -62,6 +63,14 @@ const InstructionCase kInstructionCases[] = {
     // Plain sm_90 has no wgmma (it needs the sm_90a features): mma.sync.
     {"gemm_bf16", "cuda:sm_90",
      {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix"}, {"wgmma"}},
+    // Blackwell (sm_100 datacenter, sm_120 consumer): what sm_80 has,
+    // mma.sync fed by ldmatrix and K loops pipelined with cp.async; no wgmma.
+    {"gemm_bf16", "cuda:sm_100",
+     {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix"}, {"wgmma"}},
+    {"gemm_f16", "cuda:sm_120", {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "ldmatrix"},
+     {"wgmma"}},
+    {"example_matmul_f16_descriptors", "cuda:sm_120",
+     {"cp.async.cg.shared.global", "cp.async.commit_group", "mma.sync"}, {"wgmma"}},
     // NVIDIA Hopper: warpgroup MMA straight from shared memory.
     {"gemm_f16", "cuda:sm_90a", {"wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"},
      {"mma.sync"}},

@@ -2,17 +2,18 @@
 # Everything the NVIDIA checks and benchmark measure, in one call on a lent GPU
 # machine that has PyTorch, Triton and a driver but no Tessera build.
 #
-# Here (no GPU needed, about 6 minutes on 2 cores):
+# Here (no GPU needed, about 2 minutes on 2 cores):
 #     bench/gpu/lent_device.sh export
-# There (the device tool's run,
-# carry=["build/gpu-aot", "build/gpu-aot-sweep", "build/gpu-check"]):
+# There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep",
+# "build/gpu-aot-tf32", "build/gpu-check"]):
 #     bench/gpu/lent_device.sh measure "$OUT"
 #
 # `measure` writes, most telling first so that a run cut short still says
 # something: correctness.log (correctness.py: the kernels' cases against
 # NumPy), quick.json/.log (every row checked against PyTorch, then timed
 # against cuBLAS and Triton; the GEMMs as the tiled and the carried
-# persistent kernel), ncu-nn4096.txt where Nsight Compute can read the
+# persistent kernel), tf32.json/.log (fp32 GEMMs at 4096, tf32 products in all
+# three), ncu-nn4096.txt where Nsight Compute can read the
 # counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as
 # the tiled and the two persistent kernels).
 #
@@ -36,6 +37,9 @@ quick_rows=(--quick --gemm-kernels matmul,matmul_persistent_carried)
 sweep_rows=(--suite gemm --sizes 1024,2048,4096,8192 --dtypes bf16 --layouts nn,nt
             "${gemm_kernels[@]}")
 ab_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt "${gemm_kernels[@]}")
+# tf32 GEMMs (fp32 operands), against cuBLAS with TF32 allowed and Triton.
+tf32_dir=$repo/build/gpu-aot-tf32
+tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt --gemm-kernels matmul)
 
 case "${1:-}" in
 export)
@@ -48,9 +52,10 @@ export)
         echo "usage: $0 export [--keep-baseline]" >&2
         exit 2
     fi
-    rm -rf "$quick_dir" "$sweep_dir" "$check_dir"
+    rm -rf "$quick_dir" "$sweep_dir" "$check_dir" "$tf32_dir"
     python3 "$here/correctness.py" --export "$check_dir" &&
         python3 "$here/run.py" "${quick_rows[@]}" --export "$quick_dir" &&
+        python3 "$here/run.py" "${tf32_rows[@]}" --export "$tf32_dir" &&
         python3 "$here/run.py" "${sweep_rows[@]}" --export "$sweep_dir"
     ;;
 measure)
@@ -64,6 +69,8 @@ measure)
     python3 "$here/correctness.py" --aot "$check_dir" 2>&1 | tee "$out/correctness.log"
     python3 "$here/run.py" "${quick_rows[@]}" --aot "$quick_dir" --json "$out/quick.json" 2>&1 |
         tee "$out/quick.log"
+    python3 "$here/run.py" "${tf32_rows[@]}" --aot "$tf32_dir" --json "$out/tf32.json" 2>&1 |
+        tee "$out/tf32.log"
     ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
     if [ -n "$ncu" ]; then
         timeout 150 "$ncu" --clock-control none --set detailed \

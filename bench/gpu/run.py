@@ -198,6 +198,9 @@ def gemm_row_name(layout, kernel):
 
 
 def bench_gemm(kernels, args, size, dtype, layout, kernel):
+    # An fp32 GEMM is tf32 products in Tessera and Triton (tl.dot's default):
+    # cuBLAS gets them too, as PyTorch users ask with allow_tf32.
+    torch.backends.cuda.matmul.allow_tf32 = dtype == torch.float32
     a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda", dtype=dt), size, dtype,
                          layout)
     reference = torch.matmul(a, b)

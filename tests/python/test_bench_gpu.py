@@ -208,6 +208,7 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     "matmul fp16 nt 150x136x200 tile 64x64x32 ieee warps=4 stages=3",
     "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=8 stages=3",
     "matmul fp32 nt 150x136x200 tile 64x64x32 tf32 warps=4 stages=3",
+    "matmul fp32 nn 150x136x200 tile 64x64x32 tf32x3 warps=4 stages=3",
     "matmul i8 nn 150x136x200 tile 64x64x64 ieee warps=4 stages=3",
     "reduce argmax axis=1 29x100 warps=4",
     "reduce cumsum axis=0 29x100 warps=1",

@@ -429,7 +429,11 @@ SwizzledMatrix SwizzledMatrix::get(int64_t rows, int64_t cols, unsigned elementB
 
 Value SwizzledMatrix::chunkStart(OpBuilder &builder, Location loc, Value row, Value chunk) const {
   Value phase = bitAnd(builder, loc, shiftRight(builder, loc, row, log2(rowsPerPhase)), phases - 1);
-  Value swizzled = bitXor(builder, loc, chunk, phase);
+  // The XOR reaches only the chunk's low bits; written on them alone, a
+  // chunk a whole period further on folds into a constant offset.
+  Value period = bitAnd(builder, loc, chunk, ~(phases - 1));
+  Value inPeriod = bitAnd(builder, loc, chunk, phases - 1);
+  Value swizzled = add(builder, loc, period, bitXor(builder, loc, inPeriod, phase));
   return add(builder, loc, mul(builder, loc, row, cols), mul(builder, loc, swizzled, chunkElements));
 }
 

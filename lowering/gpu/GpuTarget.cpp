@@ -9,8 +9,8 @@ using tessera::gpu::GpuVendor;
 namespace {
 
 constexpr llvm::StringLiteral kAccepted =
-    "cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, hip:gfx90a|gfx942|gfx1100, "
-    "vulkan[:1.2|1.3][:subgroup=N]";
+    "cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, "
+    "hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N]";
 
 llvm::Error badSpec(llvm::StringRef spec, const llvm::Twine &why) {
   return llvm::createStringError("bad GPU target '" + spec + "': " + why + " (accepted: " +

@@ -327,10 +327,11 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
   Value address =
       proved ? Value() : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
   auto places = runPlaces.find(width);
-  if (places == runPlaces.end())
-    places = runPlaces
-                 .try_emplace(width, plan.sharedRunPlaces(builder.getContext(), slot, source, width))
-                 .first;
+  if (places == runPlaces.end()) {
+    SmallVector<SharedRunPlace> found =
+        plan.sharedRunPlaces(builder.getContext(), slot, source, width);
+    places = runPlaces.try_emplace(width, std::move(found)).first;
+  }
   SharedRunIndices indices(k, plan, slot, source, width, stage.start, places->second);
   // Copies narrower than a proved run of memory (a transposing copy of 4-byte
   // elements) address from the memory run's first offset: one offset per

@@ -299,9 +299,9 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
 
 namespace {
 struct GpuToNvvmPipelineOptions : public PassPipelineOptions<GpuToNvvmPipelineOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("NVIDIA architecture: sm_80 ... sm_90a, sm_100 ... sm_121"),
-                           llvm::cl::init("sm_90a")};
+  Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("NVIDIA architecture: sm_80 ... sm_90a, sm_100 ... sm_121"),
+      llvm::cl::init("sm_90a")};
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("LLVM optimization level recorded in #nvvm.target"),
                             llvm::cl::init(3)};

@@ -333,25 +333,24 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
     places = runPlaces.try_emplace(width, std::move(found)).first;
   }
   SharedRunIndices indices(k, plan, slot, source, width, stage.start, places->second);
-  // Copies narrower than a proved run of memory (a transposing copy of 4-byte
-  // elements) address from the memory run's first offset: one offset per
-  // memory run stays live across the loop, not one per copy.
-  bool fromMemoryRun =
-      load.runs.addresses == RunAddresses::Consecutive && load.runs.width > width;
-  auto offsetOf = [&](unsigned reg) {
-    unsigned runFirst = fromMemoryRun ? reg - reg % load.runs.width : reg;
+  // Where a run of memory is known to be consecutive, its accesses address
+  // from its first offset (a copy narrower than the run, as a transposing
+  // copy of 4-byte elements, or an element of the fallback below): one offset
+  // per run of memory stays live across the loop, not one per access.
+  bool consecutive = load.runs.addresses == RunAddresses::Consecutive;
+  auto offsetOf = [&](OpBuilder &b, unsigned reg) {
+    unsigned runFirst = consecutive ? reg - reg % load.runs.width : reg;
     Value offset = load.accesses[runFirst].offset;
     if (runFirst == reg)
       return offset;
-    return arith::AddIOp::create(builder, loc, offset, indexConstant(builder, loc, reg - runFirst))
-        .getResult();
+    return arith::AddIOp::create(b, loc, offset, indexConstant(b, loc, reg - runFirst)).getResult();
   };
   for (unsigned first = 0; first < layout.numRegisters(); first += width) {
     if (layout.isDuplicateRegister(first))
       continue;
     Value at = indices.at(builder, loc, first);
     ArrayRef<ElementAccess> run = ArrayRef(load.accesses).slice(first, width);
-    Value offset = offsetOf(first);
+    Value offset = offsetOf(builder, first);
     // Its token is unused: groups are closed and waited for with
     // cp.async.commit_group / wait_group, across loop iterations.
     auto copyRun = [&](OpBuilder &b, Value srcElements) {
@@ -395,13 +394,9 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
           scf::YieldOp::create(then, loc);
         },
         [&](OpBuilder &orElse, Location loc) {
-          // Offsets from the run's first where the run is known to be
-          // consecutive: only one offset per run stays live across the loop.
           SmallVector<ElementAccess> elements(run);
-          if (load.runs.addresses == RunAddresses::Consecutive)
-            for (auto [i, access] : llvm::enumerate(llvm::drop_begin(elements)))
-              access.offset = arith::AddIOp::create(orElse, loc, run.front().offset,
-                                                    indexConstant(orElse, loc, i + 1));
+          for (auto [i, access] : llvm::enumerate(elements))
+            access.offset = offsetOf(orElse, first + i);
           Registers values = loadElements(orElse, loc, load.base, load.element, elements,
                                           RunAccess{1, RunAddresses::Consecutive, Value()},
                                           fill(first));

@@ -374,25 +374,25 @@ SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane
     bool pairs = plan.tilesN >= 2;
     for (int64_t tn = 0; tn < plan.tilesN; tn += pairs ? 2 : 1)
       llvm::append_range(bFragments, loadB(builder, loc, bShared, coords, step, tn, pairs));
-    if (problem.precision != tile::InputPrecision::TF32x3) {
-      for (int64_t tm = 0; tm < plan.tilesM; ++tm)
-        for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
-          int64_t tile = tn + plan.tilesN * tm;
-          multiply(builder, loc, aFragments[tm], bFragments[tn],
-                   MutableArrayRef<Value>(registers).slice(4 * tile, 4));
-        }
-      continue;
-    }
-    // a * b = big(a) * big(b) + big(a) * small(b) + small(a) * big(b), less
-    // small(a) * small(b) (below f32's precision); the small products are
+    // tf32x3: a * b = big(a) * big(b) + big(a) * small(b) + small(a) * big(b),
+    // less small(a) * small(b) (below f32's precision); the small products are
     // summed first, as they are the smallest.
-    auto aSplit = llvm::map_to_vector(
-        aFragments, [&](const AFragment &f) { return splitTf32(builder, loc, f); });
-    auto bSplit = llvm::map_to_vector(
-        bFragments, [&](const BFragment &f) { return splitTf32(builder, loc, f); });
+    bool x3 = problem.precision == tile::InputPrecision::TF32x3;
+    SmallVector<SplitFragment<4>> aSplit;
+    SmallVector<SplitFragment<2>> bSplit;
+    if (x3) {
+      aSplit = llvm::map_to_vector(
+          aFragments, [&](const AFragment &f) { return splitTf32(builder, loc, f); });
+      bSplit = llvm::map_to_vector(
+          bFragments, [&](const BFragment &f) { return splitTf32(builder, loc, f); });
+    }
     for (int64_t tm = 0; tm < plan.tilesM; ++tm)
       for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
         auto c = MutableArrayRef<Value>(registers).slice(4 * (tn + plan.tilesN * tm), 4);
+        if (!x3) {
+          multiply(builder, loc, aFragments[tm], bFragments[tn], c);
+          continue;
+        }
         multiply(builder, loc, aSplit[tm].big, bSplit[tn].small, c);
         multiply(builder, loc, aSplit[tm].small, bSplit[tn].big, c);
         multiply(builder, loc, aSplit[tm].big, bSplit[tn].big, c);

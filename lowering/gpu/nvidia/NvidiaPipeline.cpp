@@ -244,40 +244,44 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
   llvm::Expected<std::string> ptxas = toolkit.ptxas();
   if (!ptxas)
     return llvm::createStringError(where + ": " + llvm::toString(ptxas.takeError()));
-  std::string ptx;
-  auto emitAndAssemble = [&]() -> llvm::Expected<PtxasOutput> {
-    FailureOr<std::string> emitted = emitPtx(gpuModule, toolkit, options.fpFusion);
-    if (failed(emitted))
+  struct Build {
+    std::string ptx;
+    PtxasOutput assembled;
+  };
+  auto emitAndAssemble = [&]() -> llvm::Expected<Build> {
+    FailureOr<std::string> ptx = emitPtx(gpuModule, toolkit, options.fpFusion);
+    if (failed(ptx))
       return failedWith("PTX generation");
-    if (SmallVector<llvm::StringRef> calls = unresolvedLibdeviceCalls(*emitted); !calls.empty())
+    if (SmallVector<llvm::StringRef> calls = unresolvedLibdeviceCalls(*ptx); !calls.empty())
       return llvm::createStringError(where + ": the PTX still declares " +
                                      llvm::join(calls, ", ") + " (libdevice was not linked)");
-    ptx = std::move(*emitted);
-    return assembleWithPtxas(*ptxas, ptx, kernelName, {target.chip, options.optLevel});
+    llvm::Expected<PtxasOutput> assembled =
+        assembleWithPtxas(*ptxas, *ptx, kernelName, {target.chip, options.optLevel});
+    if (!assembled)
+      return assembled.takeError();
+    return Build{std::move(*ptx), std::move(*assembled)};
   };
-  llvm::Expected<PtxasOutput> assembled = emitAndAssemble();
-  if (!assembled)
-    return assembled.takeError();
+  llvm::Expected<Build> build = emitAndAssemble();
+  if (!build)
+    return build.takeError();
   // Where a block's values do not fit the registers that would let a second
   // block share the multiprocessor, ptxas may spill down to far fewer (32 at
   // 512 threads, as if for four blocks). Such a kernel is assembled again
   // with `.minnctapersm 1`, which lets it take the whole register file, and
   // the build that spills less is kept. Kernels that fit keep ptxas's choice
   // and the room for a second block.
-  const ResourceUsage &usage = assembled->usage;
+  const ResourceUsage &usage = build->assembled.usage;
   if (!options.maxRegisters && usage.spillStoreBytes > 0 &&
       usage.registers < registerShareOfOneBlock(facts->blockThreads)) {
-    std::string spilled = ptx;
     entry->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), Builder(context).getI32IntegerAttr(1));
-    llvm::Expected<PtxasOutput> roomier = emitAndAssemble();
+    llvm::Expected<Build> roomier = emitAndAssemble();
     if (!roomier)
       return roomier.takeError();
-    if (roomier->usage.spillStoreBytes < usage.spillStoreBytes)
-      assembled = std::move(roomier);
-    else
-      ptx = std::move(spilled);
+    if (roomier->assembled.usage.spillStoreBytes < usage.spillStoreBytes)
+      build = std::move(roomier);
   }
-  int staticShared = std::max(assembled->usage.sharedMemoryBytes, 0);
+  PtxasOutput &assembled = build->assembled;
+  int staticShared = std::max(assembled.usage.sharedMemoryBytes, 0);
   if (uint64_t(staticShared) + facts->dynamicSharedMemoryBytes > target.maxSharedMemoryBytes)
     return llvm::createStringError(
         llvm::formatv("{0}: {1} bytes of static and {2} of dynamic shared memory exceed the {3} "
@@ -289,11 +293,11 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
   KernelBinary binary;
   binary.target = target;
   binary.kernelName = kernelName;
-  binary.binary = std::move(assembled->cubin);
-  binary.assembly = std::move(ptx);
+  binary.binary = std::move(assembled.cubin);
+  binary.assembly = std::move(build->ptx);
   binary.blockThreads = facts->blockThreads;
   binary.dynamicSharedMemoryBytes = facts->dynamicSharedMemoryBytes;
-  binary.usage = std::move(assembled->usage);
+  binary.usage = std::move(assembled.usage);
   return binary;
 }
 

@@ -10,18 +10,18 @@
 //
 // Shared memory: the swizzle places runs 0 and 1 at distances that differ
 // from thread to thread, so each gets an index of its own; runs 2 and 3
-// are theirs plus 72 in every thread (DotPlan::sharedRunPlaces), not
-// indices computed again.
+// are theirs plus one constant in every thread (DotPlan::sharedRunPlaces),
+// not indices computed again.
 // CHECK-LABEL: gpu.func @gemm_f32_64x64x32
 // CHECK: scf.for
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: nvgpu.device_async_copy %arg1[%[[B0:arg[0-9]+]]], %{{.*}}[%[[S0:[0-9]+]]], 1 :
 // CHECK: %[[B1:.*]] = arith.addi %[[B0]], %c1 : index
 // CHECK-NEXT: nvgpu.device_async_copy %arg1[%[[B1]]], %{{.*}}[%[[S1:[0-9]+]]], 1 :
-// CHECK-NEXT: %[[S2:.*]] = arith.addi %[[S0]], %c72 : index
+// CHECK-NEXT: %[[S2:.*]] = arith.addi %[[S0]], %[[D:c[0-9]+]] : index
 // CHECK-NEXT: %[[B2:.*]] = arith.addi %[[B0]], %c2 : index
 // CHECK-NEXT: nvgpu.device_async_copy %arg1[%[[B2]]], %{{.*}}[%[[S2]]], 1 :
-// CHECK-NEXT: %[[S3:.*]] = arith.addi %[[S1]], %c72 : index
+// CHECK-NEXT: %[[S3:.*]] = arith.addi %[[S1]], %[[D]] : index
 // CHECK-NEXT: %[[B3:.*]] = arith.addi %[[B0]], %c3 : index
 // CHECK-NEXT: nvgpu.device_async_copy %arg1[%[[B3]]], %{{.*}}[%[[S3]]], 1 :
 // CHECK-NOT: arith.addi %[[B0]], %c4

@@ -84,6 +84,8 @@ llvm::Expected<GpuTarget> parseVulkan(llvm::StringRef spec, llvm::StringRef rest
 
 } // namespace
 
+llvm::StringRef GpuTarget::accepted() { return kAccepted; }
+
 unsigned GpuTarget::computeCapability() const {
   llvm::StringRef name = chip;
   if (vendor != GpuVendor::Nvidia || !name.consume_front("sm_"))

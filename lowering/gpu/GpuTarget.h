@@ -44,6 +44,9 @@ struct GpuTarget {
   /// "vulkan:1.3", "vulkan:1.3:subgroup=8". The error names the spec and lists
   /// what is accepted.
   static llvm::Expected<GpuTarget> parse(llvm::StringRef spec);
+  /// What parse accepts, as its errors list it:
+  /// "cuda:sm_80|...|sm_121, hip:gfx90a|gfx942|gfx1100, vulkan[...]".
+  static llvm::StringRef accepted();
   /// The canonical spec ("cuda:sm_90a", "hip:gfx942", "vulkan:1.3:subgroup=32");
   /// part of kernel cache keys.
   std::string str() const;

@@ -205,6 +205,9 @@ void bindGpuCompiler(py::module_ &m) {
       "gpu_target", [](const std::string &spec) { return parseTarget(spec).str(); },
       py::arg("spec"), "The canonical spelling of a GPU target; ValueError when it is not one");
   m.def(
+      "gpu_targets", [] { return gpu::GpuTarget::accepted().str(); },
+      "The GPU targets gpu_target accepts, as its errors list them");
+  m.def(
       "gpu_stages",
       [](const std::string &spec) {
         std::vector<std::string> names;

@@ -48,7 +48,6 @@ import sys
 __all__ = ["main", "parse_signature", "compile_kernel", "UsageError", "FailedError"]
 
 EMITS = ("tile", "mlir", "llvm", "asm", "obj")
-GPU_TARGETS = "cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N]"
 # Binary outputs and the file they go to without -o.
 BINARY_SUFFIXES = {"obj": ".o", "cubin": ".cubin", "hsaco": ".hsaco", "spv": ".spv"}
 
@@ -213,7 +212,7 @@ def check_target(target, emit, num_warps=None, num_stages=None, fp_fusion=True, 
         if num_warps is not None or num_stages is not None:
             raise UsageError("--num-warps and --num-stages apply to GPU targets, not cpu")
         if emit in _all_gpu_stages():
-            raise UsageError(f"--emit {emit}: a GPU output, for --target {GPU_TARGETS} (for cpu: "
+            raise UsageError(f"--emit {emit}: a GPU output, for --target {_C.gpu_targets()} (for cpu: "
                              f"{', '.join(EMITS)})")
         if emit not in EMITS:
             raise UsageError(f"unknown --emit '{emit}' (for cpu: {', '.join(EMITS)})")
@@ -314,12 +313,13 @@ def _compile_gpu(compiled, target, emit, verbose, **options):
 
 
 def main(argv=None):
+    from . import _C
     parser = argparse.ArgumentParser(
         prog="tessera compile", description="Compile a @jit kernel of a Python file ahead of time.")
     parser.add_argument("kernel", metavar="FILE.py:KERNEL")
     parser.add_argument("--signature", "-s", required=True,
                         help='Triton AOT signature, e.g. "*fp32:16, *fp32:16, i32, 1024"')
-    parser.add_argument("--target", default="cpu", help=f"cpu, {GPU_TARGETS}")
+    parser.add_argument("--target", default="cpu", help=f"cpu, {_C.gpu_targets()}")
     parser.add_argument("--emit", default="tile",
                         help=f"cpu: {'|'.join(EMITS)}; GPUs: tile|tgpu|gpu, then ptx|cubin (cuda), "
                              "amdgcn|hsaco (hip), spirv|spv (vulkan)")

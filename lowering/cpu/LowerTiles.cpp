@@ -1181,7 +1181,16 @@ bool hasUnsupportedType(Type type) {
 LogicalResult checkSupported(ModuleOp module) {
   bool ok = true;
   module.walk([&](Operation *op) {
-    if (isa<tile::ExternElementwiseOp, tile::CallOp>(op)) {
+    if (auto call = dyn_cast<tile::ExternElementwiseOp>(op)) {
+      // tile-libdevice-to-math has turned the libdevice calls it knows into ops.
+      call.emitError() << "'" << op->getName() << "' calls '" << call.getSymbol()
+                       << "' of library '" << call.getLibname()
+                       << "', which the CPU backend does not link; it computes the libdevice "
+                          "functions that a math op computes";
+      ok = false;
+      return;
+    }
+    if (isa<tile::CallOp>(op)) {
       op->emitError() << "'" << op->getName() << "' is not supported by the CPU backend";
       ok = false;
       return;

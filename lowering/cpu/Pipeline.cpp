@@ -1,6 +1,8 @@
 #include "lowering/cpu/Pipeline.h"
 #include "lowering/cpu/Passes.h"
 
+#include "ir/transforms/Passes.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Pass/PassManager.h"
@@ -18,6 +20,7 @@ using namespace mlir;
 namespace tessera::cpu {
 
 void buildTileToLLVMCpuPipeline(OpPassManager &pm, const CpuTarget &target) {
+  pm.addPass(tile::createTileLibdeviceToMath());
   pm.addPass(createTileCpuPrepareKernels());
   TileCpuLowerTilesOptions lowerOptions;
   lowerOptions.vectorBits = target.vectorBits ? target.vectorBits : 128;

@@ -41,6 +41,7 @@ private:
 
 void registerArithHandlers(HandlerTable &table);
 void registerMathHandlers(HandlerTable &table);
+void registerLibdeviceHandlers(HandlerTable &table);
 void registerControlFlowHandlers(HandlerTable &table);
 void registerTileHandlers(HandlerTable &table);
 void registerMemoryHandlers(HandlerTable &table);

@@ -23,6 +23,7 @@ static const HandlerTable &handlerTable() {
     HandlerTable handlers;
     registerArithHandlers(handlers);
     registerMathHandlers(handlers);
+    registerLibdeviceHandlers(handlers);
     registerControlFlowHandlers(handlers);
     registerTileHandlers(handlers);
     registerMemoryHandlers(handlers);

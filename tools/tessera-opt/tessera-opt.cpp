@@ -1,6 +1,7 @@
 // tessera-opt: mlir-opt for tile IR, with the dialects and passes that tile
 // code is written and lowered with.
 #include "ir/TileDialect.h"
+#include "ir/transforms/Passes.h"
 #include "lowering/cpu/Pipeline.h"
 #include "lowering/gpu/Passes.h"
 #include "lowering/gpu/amd/AmdPipeline.h"
@@ -24,6 +25,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  tessera::tile::registerTesseraTilePasses();
   tessera::cpu::registerCpuLoweringPasses();
   tessera::gpu::registerTesseraGpuPasses();
   tessera::gpu::registerGpuLayoutPasses();

@@ -271,6 +271,8 @@ bool sameDistribution(const LinearLayout &a, const LinearLayout &b) {
 /// the target dialects.
 Value lowerTileElementwise(Operation *op, OpBuilder &builder, ArrayRef<Value> operands) {
   Location loc = op->getLoc();
+  if (auto call = dyn_cast<tile::ExternElementwiseOp>(op))
+    return callDeviceFunction(call, builder, operands);
   if (auto clamp = dyn_cast<tile::ClampOp>(op)) {
     // maximumf/minimumf propagate a NaN in x; maxnumf/minnumf return a bound.
     if (clamp.getPropagateNan() == tile::PropagateNan::All)
@@ -288,8 +290,10 @@ Value lowerTileElementwise(Operation *op, OpBuilder &builder, ArrayRef<Value> op
 }
 
 LogicalResult lowerElementwise(KernelLowering &k, Operation *op, OpBuilder &builder) {
-  if (op->getNumRegions() != 0 || op->getNumResults() != 1)
+  if (op->getNumRegions() != 0 || op->getNumResults() == 0)
     return k.unsupported(op, "this op");
+  // Every result has the shape and layout of the first (arith.mului_extended's
+  // low and high halves).
   Type resultType = op->getResult(0).getType();
   unsigned count = 1, equalGroup = 1;
   if (auto tileType = dyn_cast<RankedTensorType>(resultType)) {
@@ -328,34 +332,38 @@ LogicalResult lowerElementwise(KernelLowering &k, Operation *op, OpBuilder &buil
       return k.unsupported(op, "a select between pointers into different kernel arguments");
   }
 
-  Type registerType = KernelLowering::registerType(resultType);
-  bool isTileOp = isa<tile::ClampOp, tile::PreciseSqrtOp, tile::PreciseDivFOp>(op);
+  bool isTileOp =
+      isa<tile::ClampOp, tile::PreciseSqrtOp, tile::PreciseDivFOp, tile::ExternElementwiseOp>(op);
   SmallVector<Registers> operandRegs =
       llvm::map_to_vector(op->getOperands(), [&](Value operand) { return k.registers(operand); });
-  Registers regs;
+  SmallVector<Registers> resultRegs(op->getNumResults());
   for (unsigned reg = 0; reg < count; ++reg) {
     if (reg % equalGroup != 0) {
-      regs.push_back(regs[reg - reg % equalGroup]);
+      for (Registers &regs : resultRegs)
+        regs.push_back(regs[reg - reg % equalGroup]);
       continue;
     }
     // Scalar operands (the condition of a select on tiles) serve every register.
     SmallVector<Value> operands = llvm::map_to_vector(
         operandRegs, [&](const Registers &r) { return r.size() == 1 ? r.front() : r[reg]; });
     if (isTileOp) {
-      regs.push_back(lowerTileElementwise(op, builder, operands));
+      resultRegs.front().push_back(lowerTileElementwise(op, builder, operands));
       continue;
     }
     if (Value fast = lowerWithFastMath(k.target, op, builder, operands)) {
-      regs.push_back(fast);
+      resultRegs.front().push_back(fast);
       continue;
     }
     IRMapping mapping;
     mapping.map(op->getOperands(), operands);
     Operation *scalarOp = builder.clone(*op, mapping);
-    scalarOp->getResult(0).setType(registerType);
-    regs.push_back(scalarOp->getResult(0));
+    for (auto [result, regs] : llvm::zip(scalarOp->getResults(), resultRegs)) {
+      result.setType(KernelLowering::registerType(result.getType()));
+      regs.push_back(result);
+    }
   }
-  k.map(op->getResult(0), std::move(regs), base);
+  for (auto [result, regs] : llvm::zip(op->getResults(), resultRegs))
+    k.map(result, std::move(regs), base);
   return success();
 }
 
@@ -408,7 +416,10 @@ LogicalResult KernelLowering::lowerOp(Operation *op, OpBuilder &builder) {
   if (isa<tile::CallOp>(op))
     return op->emitOpError(
         "calls a device function; inline device functions before tile-gpu-distribute");
-  if (isa<tile::ClampOp, tile::PreciseSqrtOp, tile::PreciseDivFOp>(op) ||
+  if (auto call = dyn_cast<tile::ExternElementwiseOp>(op))
+    if (failed(declareDeviceFunction(*this, call, builder)))
+      return failure();
+  if (isa<tile::ClampOp, tile::PreciseSqrtOp, tile::PreciseDivFOp, tile::ExternElementwiseOp>(op) ||
       isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return lowerElementwise(*this, op, builder);
   return unsupported(op, "this op");

@@ -197,6 +197,14 @@ mlir::LogicalResult lowerReduce(KernelLowering &k, tile::ReduceOp op, mlir::OpBu
 mlir::LogicalResult lowerScan(KernelLowering &k, tile::ScanOp op, mlir::OpBuilder &builder);
 mlir::LogicalResult lowerDot(KernelLowering &k, tile::DotOp op, mlir::OpBuilder &builder);
 mlir::LogicalResult lowerDebugOp(KernelLowering &k, mlir::Operation *op, mlir::OpBuilder &builder);
+/// Declares the device-library function `call` calls in the kernel's
+/// gpu.module; an error on the call where the target does not link its
+/// library (LowerExternCalls.cpp).
+mlir::LogicalResult declareDeviceFunction(KernelLowering &k, tile::ExternElementwiseOp call,
+                                          mlir::OpBuilder &builder);
+/// One register of `call`: a call of its declared function on `operands`.
+mlir::Value callDeviceFunction(tile::ExternElementwiseOp call, mlir::OpBuilder &builder,
+                               mlir::ValueRange operands);
 
 /// Moves a tile between two layouts through a shared buffer (store, barrier,
 /// load, barrier). With `ownersOnly`, only the first copy of each element is

@@ -1,6 +1,8 @@
 #include "lowering/gpu/distribute/Pipeline.h"
 #include "lowering/gpu/distribute/Passes.h"
 
+#include "ir/transforms/Passes.h"
+
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -13,6 +15,10 @@ namespace tessera::gpu {
 void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
                                    const GpuLoweringOptions &options) {
   pm.addPass(createInlinerPass());
+  // NVIDIA links libdevice itself; the other targets compute its functions
+  // with the math ops that have their own lowerings.
+  if (target.vendor != GpuVendor::Nvidia)
+    pm.addPass(tile::createTileLibdeviceToMath());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileGpuTransposeColumnLoads());
   pm.addPass(createTileGpuIssueLoadsEarly());

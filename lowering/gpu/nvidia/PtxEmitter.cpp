@@ -35,16 +35,21 @@ protected:
   std::optional<SmallVector<std::unique_ptr<llvm::Module>>>
   loadBitcodeFiles(llvm::Module &module) override {
     SmallVector<std::unique_ptr<llvm::Module>> libraries;
-    SmallVector<StringRef> libdeviceCalls;
+    SmallVector<llvm::Function *> libdeviceCalls;
     for (llvm::Function &function : module.functions())
       if (function.isDeclaration() && function.getName().starts_with("__nv_"))
-        libdeviceCalls.push_back(function.getName());
+        libdeviceCalls.push_back(&function);
     if (libdeviceCalls.empty())
       return libraries;
 
     llvm::Expected<std::string> path = toolkit.libdevice();
     if (!path) {
-      getOperation().emitError() << "the kernel calls " << llvm::join(libdeviceCalls, ", ")
+      getOperation().emitError() << "the kernel calls "
+                                 << llvm::join(llvm::map_range(libdeviceCalls,
+                                                               [](llvm::Function *function) {
+                                                                 return function->getName();
+                                                               }),
+                                               ", ")
                                  << ", which come from libdevice: "
                                  << llvm::toString(path.takeError());
       return std::nullopt;
@@ -52,6 +57,8 @@ protected:
     std::unique_ptr<llvm::Module> libdevice = loadBitcodeFile(module.getContext(), *path);
     if (!libdevice)
       return std::nullopt; // loadBitcodeFile has reported why.
+    if (failed(checkCalls(libdeviceCalls, *libdevice, *path)))
+      return std::nullopt;
     libraries.push_back(std::move(libdevice));
     return libraries;
   }
@@ -73,6 +80,30 @@ protected:
   }
 
 private:
+  /// Every function the kernel calls is in `library` (at `path`), with the
+  /// types the kernel calls it with: a misspelt name or a call of an f32
+  /// function on f64 would otherwise surface as ptxas failing on an
+  /// undefined or mistyped `.func`.
+  LogicalResult checkCalls(llvm::ArrayRef<llvm::Function *> calls, llvm::Module &library,
+                           llvm::StringRef path) {
+    for (llvm::Function *call : calls) {
+      llvm::Function *definition = library.getFunction(call->getName());
+      if (!definition || definition->isDeclaration())
+        return getOperation().emitError()
+               << "the kernel calls " << call->getName() << ", which libdevice (" << path
+               << ") does not define";
+      if (definition->getFunctionType() != call->getFunctionType()) {
+        std::string called, defined;
+        llvm::raw_string_ostream(called) << *call->getFunctionType();
+        llvm::raw_string_ostream(defined) << *definition->getFunctionType();
+        return getOperation().emitError()
+               << "the kernel calls " << call->getName() << " as " << called
+               << ", but libdevice defines it as " << defined;
+      }
+    }
+    return success();
+  }
+
   const tessera::gpu::CudaToolkit &toolkit;
   bool fpFusion;
 };

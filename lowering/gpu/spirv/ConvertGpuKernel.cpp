@@ -153,13 +153,17 @@ struct ConvertGpuKernelPass
     // SPIR-V has no floor or ceiling division, and GLSL.std.450 no erf,
     // erfc, cbrt, atan2, trunc or powers with integer exponents: rewrite
     // them with truncating division and fix-ups, the polynomial
-    // approximations the CPU backend also uses, and ops GLSL has.
+    // approximations the CPU backend also uses, and ops GLSL has. GLSL's
+    // Acos and Asin are, but llvmpipe's are off by 1e-4 (relative): those
+    // polynomials instead.
     RewritePatternSet expansions(ctx);
     arith::populateCeilFloorDivExpandOpsPatterns(expansions);
     populatePolynomialApproximateErfPattern(expansions);
     populatePolynomialApproximateErfcPattern(expansions);
     populateMathPolynomialApproximationPatterns(
-        expansions, [](StringRef op) { return op == "math.cbrt" || op == "math.atan2"; });
+        expansions, [](StringRef op) {
+          return op == "math.cbrt" || op == "math.atan2" || op == "math.acos" || op == "math.asin";
+        });
     math::populateExpansionPatterns(expansions, {"fpowi"});
     expansions.add<TruncThroughFloor>(ctx);
     if (failed(applyPatternsGreedily(gpuModule, std::move(expansions))))

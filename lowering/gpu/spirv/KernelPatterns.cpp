@@ -106,6 +106,21 @@ struct Exp2ToSpirv final : OpConversionPattern<math::Exp2Op> {
   }
 };
 
+/// math.ctpop -> OpBitCount, which MLIR's Math-to-SPIR-V patterns leave out
+/// (libdevice's __nv_popc, tile-libdevice-to-math).
+struct CtPopToSpirv final : OpConversionPattern<math::CtPopOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(math::CtPopOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "integer type has no SPIR-V type");
+    rewriter.replaceOpWithNewOp<spirv::BitCountOp>(op, type, adaptor.getOperand());
+    return success();
+  }
+};
+
 /// A gpu.barrier that must order global memory too (tile.debug_barrier) ->
 /// a workgroup ControlBarrier whose semantics include UniformMemory (storage
 /// buffers); upstream's lowering orders workgroup memory only.
@@ -185,6 +200,6 @@ tessera::gpu::vulkan::matchCompareAndSwap(memref::GenericAtomicRMWOp rmw) {
 
 void tessera::gpu::vulkan::populateKernelToSpirvPatterns(const SPIRVTypeConverter &typeConverter,
                                                          RewritePatternSet &patterns) {
-  patterns.add<AtomicRMWToSpirv, CompareAndSwapToSpirv, Exp2ToSpirv, GlobalBarrierToSpirv,
-               RelativeShuffleToSpirv>(typeConverter, patterns.getContext(), /*benefit=*/2);
+  patterns.add<AtomicRMWToSpirv, CompareAndSwapToSpirv, CtPopToSpirv, Exp2ToSpirv,
+               GlobalBarrierToSpirv, RelativeShuffleToSpirv>(typeConverter, patterns.getContext(), /*benefit=*/2);
 }

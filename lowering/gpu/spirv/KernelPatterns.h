@@ -1,7 +1,7 @@
 // Conversion patterns the upstream GPU/MemRef-to-SPIR-V sets lack, used by
 // tessera-spirv-convert-gpu-kernel: f32 atomic add and atomic exchange on
-// memrefs, integer compare-and-swap, exp2, relative (up/down) subgroup
-// shuffles.
+// memrefs, integer compare-and-swap, exp2, population count, relative
+// (up/down) subgroup shuffles.
 #ifndef TESSERA_LOWERING_GPU_SPIRV_KERNELPATTERNS_H
 #define TESSERA_LOWERING_GPU_SPIRV_KERNELPATTERNS_H
 

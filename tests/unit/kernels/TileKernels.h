@@ -107,9 +107,99 @@ tile.func @check(%n: i32) {
 }
 )mlir";
 
+/// libdevice functions on 64 lanes: row k of `out` (`iout`) is float
+/// (integer) function k. x in (-1, 1), y > 0.
+constexpr llvm::StringLiteral kLibdevice = R"mlir(
+tile.func private @put_f32(%out: !tile.ptr<f32>, %row: i32, %v: tensor<64xf32>) {
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %c64 = arith.constant 64 : i32
+  %start = arith.muli %row, %c64 : i32
+  %base = tile.addptr %out, %start : !tile.ptr<f32>, i32
+  %bs = tile.splat %base : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %p = tile.addptr %bs, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.store %p, %v : tensor<64x!tile.ptr<f32>>
+  tile.return
+}
+tile.func private @put_i32(%out: !tile.ptr<i32>, %row: i32, %v: tensor<64xi32>) {
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %c64 = arith.constant 64 : i32
+  %start = arith.muli %row, %c64 : i32
+  %base = tile.addptr %out, %start : !tile.ptr<i32>, i32
+  %bs = tile.splat %base : !tile.ptr<i32> -> tensor<64x!tile.ptr<i32>>
+  %p = tile.addptr %bs, %r : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+  tile.store %p, %v : tensor<64x!tile.ptr<i32>>
+  tile.return
+}
+tile.func @libdevice(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: !tile.ptr<i32>,
+                     %out: !tile.ptr<f32>, %iout: !tile.ptr<i32>) {
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %a = tile.load %xp : tensor<64x!tile.ptr<f32>>
+  %ys = tile.splat %y : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %yp = tile.addptr %ys, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %b = tile.load %yp : tensor<64x!tile.ptr<f32>>
+  %ns = tile.splat %n : !tile.ptr<i32> -> tensor<64x!tile.ptr<i32>>
+  %np = tile.addptr %ns, %r : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+  %i = tile.load %np : tensor<64x!tile.ptr<i32>>
+  %f0 = tile.extern_elementwise "__nv_tanhf"(%a) lib "libdevice" pure : (tensor<64xf32>) -> tensor<64xf32>
+  %f1 = tile.extern_elementwise "__nv_atan2f"(%a, %b) lib "libdevice" pure : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %f2 = tile.extern_elementwise "__nv_powf"(%b, %a) lib "libdevice" pure : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %f3 = tile.extern_elementwise "__nv_log1pf"(%b) lib "libdevice" pure : (tensor<64xf32>) -> tensor<64xf32>
+  %f4 = tile.extern_elementwise "__nv_acosf"(%a) lib "libdevice" pure : (tensor<64xf32>) -> tensor<64xf32>
+  %f5 = tile.extern_elementwise "__nv_sinhf"(%a) lib "libdevice" pure : (tensor<64xf32>) -> tensor<64xf32>
+  %f6 = tile.extern_elementwise "__nv_fmodf"(%b, %a) lib "libdevice" pure : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %f7 = tile.extern_elementwise "__nv_expm1f"(%a) lib "libdevice" pure : (tensor<64xf32>) -> tensor<64xf32>
+  %f8 = tile.extern_elementwise "__nv_fmaf"(%a, %b, %a) lib "libdevice" pure : (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %f9 = tile.extern_elementwise "__nv_cbrtf"(%a) lib "libdevice" pure : (tensor<64xf32>) -> tensor<64xf32>
+  %i0 = tile.extern_elementwise "__nv_popc"(%i) lib "libdevice" pure : (tensor<64xi32>) -> tensor<64xi32>
+  %i1 = tile.extern_elementwise "__nv_umulhi"(%i, %i) lib "libdevice" pure : (tensor<64xi32>, tensor<64xi32>) -> tensor<64xi32>
+  %i2 = tile.extern_elementwise "__nv_clz"(%i) lib "libdevice" pure : (tensor<64xi32>) -> tensor<64xi32>
+  %i3 = tile.extern_elementwise "__nv_min"(%i, %r) lib "libdevice" pure : (tensor<64xi32>, tensor<64xi32>) -> tensor<64xi32>
+  %ratio = arith.divf %a, %a : tensor<64xf32>
+  %i4 = tile.extern_elementwise "__nv_isnanf"(%ratio) lib "libdevice" pure : (tensor<64xf32>) -> tensor<64xi32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c4 = arith.constant 4 : i32
+  %c5 = arith.constant 5 : i32
+  %c6 = arith.constant 6 : i32
+  %c7 = arith.constant 7 : i32
+  %c8 = arith.constant 8 : i32
+  %c9 = arith.constant 9 : i32
+  tile.call @put_f32(%out, %c0, %f0) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_f32(%out, %c1, %f1) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_f32(%out, %c2, %f2) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_f32(%out, %c3, %f3) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_f32(%out, %c4, %f4) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_f32(%out, %c5, %f5) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_f32(%out, %c6, %f6) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_f32(%out, %c7, %f7) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_f32(%out, %c8, %f8) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_f32(%out, %c9, %f9) : (!tile.ptr<f32>, i32, tensor<64xf32>) -> ()
+  tile.call @put_i32(%iout, %c0, %i0) : (!tile.ptr<i32>, i32, tensor<64xi32>) -> ()
+  tile.call @put_i32(%iout, %c1, %i1) : (!tile.ptr<i32>, i32, tensor<64xi32>) -> ()
+  tile.call @put_i32(%iout, %c2, %i2) : (!tile.ptr<i32>, i32, tensor<64xi32>) -> ()
+  tile.call @put_i32(%iout, %c3, %i3) : (!tile.ptr<i32>, i32, tensor<64xi32>) -> ()
+  tile.call @put_i32(%iout, %c4, %i4) : (!tile.ptr<i32>, i32, tensor<64xi32>) -> ()
+  tile.return
+}
+)mlir";
+
+/// A call of FUNCTION (f32 -> f32) from LIBRARY whose result is stored.
+constexpr llvm::StringLiteral kExternCall = R"mlir(
+tile.func @ext(%x: f32, %out: !tile.ptr<f32>) {
+  %y = tile.extern_elementwise "FUNCTION"(%x) lib "LIBRARY" pure : (f32) -> f32
+  tile.store %out, %y : !tile.ptr<f32>
+  tile.return
+}
+)mlir";
+
+/// A call of a library no backend links, whose result is not used.
 constexpr llvm::StringLiteral kUnsupported = R"mlir(
 tile.func @ext(%x: f32) {
-  %y = tile.extern_elementwise "__nv_erff"(%x) lib "libdevice" pure : (f32) -> f32
+  %y = tile.extern_elementwise "my_erff"(%x) lib "mylib" pure : (f32) -> f32
   tile.return
 }
 )mlir";

@@ -40,17 +40,24 @@ TEST_P(UnsupportedOnGpuTest, TilesWhoseShapeIsNotAPowerOfTwo) {
   expectCompileError(kPrint, "show", "tile.make_range 0 to 3", tile);
 }
 
-TEST_P(UnsupportedOnGpuTest, ExternElementwiseCalls) {
-  constexpr llvm::StringLiteral kUsedExtern = R"mlir(
-tile.func @ext(%x: f32, %out: !tile.ptr<f32>) {
-  %y = tile.extern_elementwise "__nv_erff"(%x) lib "libdevice" pure : (f32) -> f32
-  tile.store %out, %y : !tile.ptr<f32>
-  tile.return
+TEST_P(UnsupportedOnGpuTest, CallsOfALibraryNoTargetLinks) {
+  std::string source = withReplaced(withReplaced(kExternCall, "FUNCTION", "my_erff"), "LIBRARY",
+                                    "mylib");
+  expectCompileError(source, "ext", "tile.extern_elementwise",
+                     "'tile.extern_elementwise' op calls 'my_erff' of library 'mylib', which "
+                     "target " +
+                         target().str());
 }
-)mlir";
-  expectCompileError(kUsedExtern, "ext", "tile.extern_elementwise",
-                     distributionError("tile.extern_elementwise",
-                                       "this op is not supported on GPU targets yet", target()));
+
+TEST_P(UnsupportedOnGpuTest, LibdeviceFunctionsWithoutAMathOpOutsideNvidia) {
+  if (target().vendor == gpu::GpuVendor::Nvidia)
+    GTEST_SKIP() << "NVIDIA targets link libdevice";
+  std::string source = withReplaced(withReplaced(kExternCall, "FUNCTION", "__nv_lgammaf"),
+                                    "LIBRARY", "libdevice");
+  expectCompileError(source, "ext", "tile.extern_elementwise",
+                     "'tile.extern_elementwise' op calls '__nv_lgammaf' of library 'libdevice', "
+                     "which target " +
+                         target().str());
 }
 
 TEST_P(UnsupportedOnGpuTest, PointersMadeFromIntegers) {

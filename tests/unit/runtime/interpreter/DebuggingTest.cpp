@@ -66,9 +66,21 @@ TEST_F(DebuggingTest, FailedAssertReportsMessageAndLane) {
 }
 
 TEST_F(DebuggingTest, UnsupportedOpIsNamed) {
+  constexpr llvm::StringLiteral kArcCosine = R"mlir(
+tile.func @acos(%x: f32) {
+  %y = math.acos %x : f32
+  tile.return
+}
+)mlir";
+  EXPECT_EQ(run(kArcCosine, "acos", {KernelArgument::floating(1.0)}, {1, 1, 1}),
+            "kernel.mlir:3:8: unsupported operation 'math.acos' in the interpreter in program "
+            "(0, 0, 0)");
+}
+
+TEST_F(DebuggingTest, CallOfALibraryOtherThanLibdeviceIsNamed) {
   EXPECT_EQ(run(kUnsupported, "ext", {KernelArgument::floating(1.0)}, {1, 1, 1}),
-            "kernel.mlir:3:8: unsupported operation 'tile.extern_elementwise' in the "
-            "interpreter in program (0, 0, 0)");
+            "kernel.mlir:3:8: calls 'my_erff' of library 'mylib': the interpreter computes "
+            "libdevice's functions (__nv_*) only in program (0, 0, 0)");
 }
 
 TEST_F(DebuggingTest, LoadOutsideEveryBufferIsReported) {

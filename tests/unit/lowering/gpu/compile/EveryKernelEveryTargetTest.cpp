@@ -34,6 +34,13 @@ const ExpectedFailure kExpectedFailures[] = {
     {"tile_assert", "vulkan", "'tile.assert' op printing and asserting on Vulkan"},
     // GPU layouts need power-of-two tiles; kPrint prints a [3] tile.
     {"tile_print", "", "has a shape that is not a power of two in every dimension"},
+    // Only NVIDIA links libdevice; elsewhere its functions run as math ops,
+    // and lgamma has none. No target links a library of the user's.
+    {"tile_libdevice_without_math_op", "vulkan",
+     "'tile.extern_elementwise' op calls '__nv_lgammaf' of library 'libdevice'"},
+    {"tile_libdevice_without_math_op", "hip",
+     "'tile.extern_elementwise' op calls '__nv_lgammaf' of library 'libdevice'"},
+    {"tile_extern_other_library", "", "'tile.extern_elementwise' op calls 'my_erff' of library 'mylib'"},
     // Pointers are offsets into one kernel argument on GPUs.
     {"tile_pointer_round_trip", "", "'tile.ptr_to_int' op turning pointers into integers"},
 };

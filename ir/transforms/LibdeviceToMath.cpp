@@ -44,15 +44,18 @@ constexpr FloatFunction kFloatFunctions[] = {
 constexpr llvm::StringLiteral kFastFunctions[] = {"cos", "exp", "log",  "log10", "log2",
                                                   "pow", "sin", "tan",  "tanh"};
 
-/// A test of a float (`__nv_<f32 name>`, `__nv_<f64 name>`) answering an i32.
+/// A test of a float (`__nv_<f32 name>`, `__nv_<f64 name>`) answering an i32;
+/// `op` names the test.
 struct FloatPredicate {
   llvm::StringLiteral f32Name, f64Name, op;
 };
 
+/// Written with arith.cmpf, which every backend lowers (the CPU backend has
+/// no lowering of math.isinf).
 constexpr FloatPredicate kFloatPredicates[] = {
-    {"isnanf", "isnand", "math.isnan"},
-    {"isinff", "isinfd", "math.isinf"},
-    {"finitef", "isfinited", "math.isfinite"},
+    {"isnanf", "isnand", "isnan"},
+    {"isinff", "isinfd", "isinf"},
+    {"finitef", "isfinited", "isfinite"},
 };
 
 /// An integer function: `__nv_<name>` on iN operands, answering an iM.
@@ -130,6 +133,23 @@ Value convertResult(OpBuilder &builder, Location loc, Value value, Type type) {
   return arith::TruncIOp::create(builder, loc, type, value);
 }
 
+/// The i1 answer of the predicate `test` on `x`.
+Value buildPredicate(OpBuilder &builder, Location loc, llvm::StringRef test, Value x) {
+  if (test == "isnan")
+    return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNO, x, x);
+  auto element = cast<FloatType>(getElementTypeOrSelf(x));
+  TypedAttr inf = builder.getFloatAttr(element, APFloat::getInf(element.getFloatSemantics()));
+  if (auto shaped = dyn_cast<ShapedType>(x.getType()))
+    inf = DenseElementsAttr::get(shaped, inf);
+  Value magnitude = math::AbsFOp::create(builder, loc, x);
+  Value infinity = arith::ConstantOp::create(builder, loc, inf);
+  // `one` is false for NaN, as isfinite must be.
+  return arith::CmpFOp::create(builder, loc,
+                               test == "isinf" ? arith::CmpFPredicate::OEQ
+                                               : arith::CmpFPredicate::ONE,
+                               magnitude, infinity);
+}
+
 /// The op `call` computes, built before it; null where the call is not one
 /// of a function this pass knows with that function's types.
 Value buildCounterpart(OpBuilder &builder, tile::ExternElementwiseOp call) {
@@ -142,14 +162,14 @@ Value buildCounterpart(OpBuilder &builder, tile::ExternElementwiseOp call) {
       }))
     return nullptr;
   Location loc = call.getLoc();
+  if (!counterpart->op.contains('.'))
+    return convertResult(builder, loc,
+                         buildPredicate(builder, loc, counterpart->op, call.getSrcs().front()),
+                         call.getType());
   Type operandType = call.getSrcs().front().getType();
   SmallVector<Type> resultTypes{operandType};
   if (counterpart->op.ends_with("_extended"))
     resultTypes.push_back(operandType); // the low half, then the high half
-  if (counterpart->op.starts_with("math.is")) {
-    auto shaped = dyn_cast<ShapedType>(operandType);
-    resultTypes.front() = shaped ? Type(shaped.clone(builder.getI1Type())) : builder.getI1Type();
-  }
   Operation *op = builder.create(loc, builder.getStringAttr(counterpart->op), call.getSrcs(),
                                  resultTypes);
   return convertResult(builder, loc, op->getResults().back(), call.getType());

@@ -28,25 +28,31 @@ tile.func private @floats(%x: tensor<64xf32>, %y: tensor<64xf32>, %d: f64)
 
 // -----
 
-// Predicates answer an i32, 0 or 1; `__nv_popcll` counts an i64 into an
-// i32; `__nv_umulhi` is the high half of the unsigned product.
+// Predicates answer an i32, 0 or 1, from arith.cmpf (NaN is unordered;
+// finite is ordered and not infinite in magnitude); `__nv_popcll` counts an
+// i64 into an i32; `__nv_umulhi` is the high half of the unsigned product.
 
 // CHECK-LABEL: tile.func private @integers
-// CHECK-SAME: (%[[X:.*]]: tensor<16xf64>, %[[L:.*]]: tensor<16xi64>, %[[I:.*]]: i32)
-// CHECK-NEXT: %[[NAN:.*]] = math.isnan %[[X]] : tensor<16xf64>
+// CHECK-SAME: (%[[X:.*]]: tensor<16xf64>, %[[L:.*]]: tensor<16xi64>, %[[I:.*]]: i32, %[[F:.*]]: f32)
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : tensor<16xf64>
 // CHECK-NEXT: %[[NANI:.*]] = arith.extui %[[NAN]] : tensor<16xi1> to tensor<16xi32>
+// CHECK-NEXT: %[[ABS:.*]] = math.absf %[[F]] : f32
+// CHECK-NEXT: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK-NEXT: %[[FIN:.*]] = arith.cmpf one, %[[ABS]], %[[INF]] : f32
+// CHECK-NEXT: %[[FINI:.*]] = arith.extui %[[FIN]] : i1 to i32
 // CHECK-NEXT: %[[POP:.*]] = math.ctpop %[[L]] : tensor<16xi64>
 // CHECK-NEXT: %[[POPI:.*]] = arith.trunci %[[POP]] : tensor<16xi64> to tensor<16xi32>
 // CHECK-NEXT: %[[LOW:.*]], %[[HIGH:.*]] = arith.mului_extended %[[I]], %[[I]] : i32
 // CHECK-NEXT: %[[MIN:.*]] = arith.minsi %[[L]], %[[L]] : tensor<16xi64>
-// CHECK-NEXT: tile.return %[[NANI]], %[[POPI]], %[[HIGH]], %[[MIN]]
-tile.func private @integers(%x: tensor<16xf64>, %l: tensor<16xi64>, %i: i32)
-    -> (tensor<16xi32>, tensor<16xi32>, i32, tensor<16xi64>) {
+// CHECK-NEXT: tile.return %[[NANI]], %[[FINI]], %[[POPI]], %[[HIGH]], %[[MIN]]
+tile.func private @integers(%x: tensor<16xf64>, %l: tensor<16xi64>, %i: i32, %f: f32)
+    -> (tensor<16xi32>, i32, tensor<16xi32>, i32, tensor<16xi64>) {
   %nan = tile.extern_elementwise "__nv_isnand"(%x) lib "libdevice" pure : (tensor<16xf64>) -> tensor<16xi32>
+  %fin = tile.extern_elementwise "__nv_finitef"(%f) lib "libdevice" pure : (f32) -> i32
   %pop = tile.extern_elementwise "__nv_popcll"(%l) lib "libdevice" pure : (tensor<16xi64>) -> tensor<16xi32>
   %hi = tile.extern_elementwise "__nv_umulhi"(%i, %i) lib "libdevice" pure : (i32, i32) -> i32
   %min = tile.extern_elementwise "__nv_llmin"(%l, %l) lib "libdevice" pure : (tensor<16xi64>, tensor<16xi64>) -> tensor<16xi64>
-  tile.return %nan, %pop, %hi, %min : tensor<16xi32>, tensor<16xi32>, i32, tensor<16xi64>
+  tile.return %nan, %fin, %pop, %hi, %min : tensor<16xi32>, i32, tensor<16xi32>, i32, tensor<16xi64>
 }
 
 // -----

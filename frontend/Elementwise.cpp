@@ -309,6 +309,24 @@ Value KernelBuilder::fma(Value a, Value b, Value c, const SourceLocation &loc) {
   return math::FmaOp::create(builder_, at(loc), all[0], all[1], all[2]);
 }
 
+Type KernelBuilder::promotedType(ArrayRef<Value> values) const {
+  Type common;
+  for (Value value : values)
+    common = common ? typing::promote(common, elementType(value)) : elementType(value);
+  return common;
+}
+
+Value KernelBuilder::externElementwise(StringRef symbol, StringRef library, StringRef path,
+                                       ArrayRef<Value> args, Type result, bool pure,
+                                       const SourceLocation &loc) {
+  if (args.empty())
+    fail(loc, "the call of " + symbol.str() + " has no arguments; extern_elementwise applies a "
+              "function to the elements of at least one");
+  std::vector<Value> all = broadcastAll(args, loc);
+  return tile::ExternElementwiseOp::create(builder_, at(loc), withShape(result, shapeOf(all[0])),
+                                           all, symbol, library, path, pure);
+}
+
 //===----------------------------------------------------------------------===//
 // Casts
 //===----------------------------------------------------------------------===//

@@ -127,6 +127,17 @@ public:
   mlir::Value unary(UnaryOp op, mlir::Value value, const SourceLocation &loc);
   mlir::Value where(mlir::Value cond, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc);
   mlir::Value fma(mlir::Value a, mlir::Value b, mlir::Value c, const SourceLocation &loc);
+  /// The element type `values` convert to together: Triton's promotion of
+  /// two operands, applied from the first to the last.
+  mlir::Type promotedType(llvm::ArrayRef<mlir::Value> values) const;
+  /// The function `symbol` of the device library `library` (at `path`, or ""
+  /// where the target finds it) on the elements of `args`, broadcast to one
+  /// shape. The arguments must have the element types the function takes
+  /// (the caller picks the function by them); its result is of `result`.
+  /// Without `pure`, the call is kept even where its result is not used.
+  mlir::Value externElementwise(llvm::StringRef symbol, llvm::StringRef library,
+                                llvm::StringRef path, llvm::ArrayRef<mlir::Value> args,
+                                mlir::Type result, bool pure, const SourceLocation &loc);
   /// Converts the elements of `value` to `elem` (a scalar or pointer type).
   mlir::Value cast(mlir::Value value, mlir::Type elem, const SourceLocation &loc,
                    CastOptions options = {});

@@ -102,6 +102,43 @@ BinaryResult<BinaryResult<A, B>, C> fma(const A &a, const B &b, const C &c,
       detail::here(loc)));
 }
 
+namespace detail {
+template <Element R, bool AnyTile>
+HandleOf<R, AnyTile> externCall(llvm::StringRef symbol, llvm::StringRef library,
+                                llvm::ArrayRef<mlir::Value> args, SrcLoc loc) {
+  auto &kb = builder(loc);
+  return HandleOf<R, AnyTile>(kb.externElementwise(symbol, library, "", args,
+                                                   DType<R>::get(&kb.context()), /*pure=*/true,
+                                                   here(loc)));
+}
+} // namespace detail
+
+/// The function `symbol` of the device library `library` on the elements
+/// of its arguments, broadcast together, answering `R`s:
+/// `extern_elementwise<float>("__nv_atan2f", "libdevice", y, x)`. The
+/// arguments must have the element types the function takes. NVIDIA targets
+/// link libdevice, AMD targets ocml and ockl; the CPU and Vulkan compute
+/// the libdevice functions that a math op computes (docs/edsl-guide.md).
+template <Element R, ValueHandle A>
+HandleOf<R, IsTile<A>::value> extern_elementwise(llvm::StringRef symbol, llvm::StringRef library,
+                                                 const A &a, SrcLoc loc = SrcLoc::current()) {
+  return detail::externCall<R, IsTile<A>::value>(symbol, library, {a.value()}, loc);
+}
+template <Element R, ValueHandle A, ValueHandle B>
+HandleOf<R, IsTile<A>::value || IsTile<B>::value>
+extern_elementwise(llvm::StringRef symbol, llvm::StringRef library, const A &a, const B &b,
+                   SrcLoc loc = SrcLoc::current()) {
+  return detail::externCall<R, IsTile<A>::value || IsTile<B>::value>(symbol, library,
+                                                                      {a.value(), b.value()}, loc);
+}
+template <Element R, ValueHandle A, ValueHandle B, ValueHandle C>
+HandleOf<R, IsTile<A>::value || IsTile<B>::value || IsTile<C>::value>
+extern_elementwise(llvm::StringRef symbol, llvm::StringRef library, const A &a, const B &b,
+                   const C &c, SrcLoc loc = SrcLoc::current()) {
+  return detail::externCall<R, IsTile<A>::value || IsTile<B>::value || IsTile<C>::value>(
+      symbol, library, {a.value(), b.value(), c.value()}, loc);
+}
+
 /// Picks `a` where `cond` holds, else `b`; all three broadcast together.
 template <Operand C, Operand A, Operand B>
   requires std::is_same_v<ElementOf<C>, bool>

@@ -343,6 +343,21 @@ void bindBuilder(py::module_ &m) {
       .def("fma", [](B &b, const PyValue &x, const PyValue &y, const PyValue &z, const Loc &loc) {
         return b.wrap(b.kb().fma(x.value, y.value, z.value, toLoc(loc)));
       })
+      .def("promoted_type", [](B &b, const std::vector<PyValue> &values) {
+        std::vector<mlir::Value> raw;
+        for (const PyValue &v : values)
+          raw.push_back(v.value);
+        return PyType{b.kb().promotedType(raw), values.at(0).state->context};
+      })
+      .def("extern_elementwise", [](B &b, const std::string &symbol, const std::string &library,
+                                    const std::string &path, const std::vector<PyValue> &args,
+                                    const PyType &result, bool pure, const Loc &loc) {
+        std::vector<mlir::Value> raw;
+        for (const PyValue &v : args)
+          raw.push_back(v.value);
+        return b.wrap(b.kb().externElementwise(symbol, library, path, raw, result.type, pure,
+                                               toLoc(loc)));
+      })
       .def("cast", [](B &b, const PyValue &v, const PyType &t, const Loc &loc, bool bitcast,
                       bool sourceUnsigned) {
         CastOptions options;

@@ -11,7 +11,9 @@ file:line:col.
 
 import builtins
 import math as _math
+import sys as _sys
 import threading
+import types as _types
 
 from .errors import CompilationError
 
@@ -30,7 +32,7 @@ __all__ = [
     # math
     "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "where", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
-    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax",
+    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "extern_elementwise", "extra",
     # shapes
     "broadcast_to", "broadcast", "reshape", "view", "trans", "permute", "expand_dims", "ravel",
     # hints and debugging
@@ -1212,6 +1214,52 @@ def fma(x, y, z):
     return tensor(_builder().fma(x.handle, y.handle, z.handle, _loc()))
 
 
+def _dtype_name(d):
+    d = _unwrap(d)
+    if isinstance(d, dtype):
+        return d.name
+    if isinstance(d, str) and d in _BY_NAME:
+        return _BY_NAME[d].name
+    _error(f"{d!r} is not a dtype")
+
+
+def _call_extern(library, path, args, signatures, pure, what):
+    """`args` broadcast together and passed to the function `signatures`
+    ({argument dtypes: (symbol, result dtype)}) gives for their dtypes, or,
+    where those are not a key, for the dtype they promote to together."""
+    if not args:
+        _error(f"{what} needs at least one argument")
+    values = [_widen_unsigned(_to_tensor(_widen_unsigned(_unwrap(a)))) for a in args]
+    table = {tuple(_dtype_name(d) for d in key): (symbol, _dtype_name(result))
+             for key, (symbol, result) in signatures.items()}
+    given = tuple(v.dtype.name for v in values)
+    key = given
+    if key not in table:
+        common = _dtype_of_ir(_builder().promoted_type([v.handle for v in values]))
+        values = [v.to(common) for v in values]
+        key = (common.name,) * len(values)
+    if key not in table:
+        accepted = " or ".join("(" + ", ".join(k) + ")" for k in sorted(table))
+        _error(f"{what} takes {accepted}; got ({', '.join(given)})")
+    symbol, result = table[key]
+    b = _builder()
+    return tensor(b.extern_elementwise(symbol, library, path or "", [v.handle for v in values],
+                                       _BY_NAME[result].ir_type(b), bool(pure), _loc()))
+
+
+@builtin
+def extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure):
+    """Triton's ``tl.extern_elementwise``: applies a function of the device
+    library `lib_name` (at `lib_path`, "" where the target finds it) to the
+    elements of `args`, broadcast together. `arg_type_symbol_dict` maps tuples
+    of argument dtypes to ``(symbol, result dtype)``; arguments whose dtypes
+    are no key are promoted as a binary operator's operands first. NVIDIA
+    targets link libdevice, AMD targets ocml and ockl; elsewhere only the
+    libdevice functions that a math op computes run (docs/python-guide.md)."""
+    return _call_extern(_unwrap(lib_name), _unwrap(lib_path), list(_unwrap(args)),
+                        _unwrap(arg_type_symbol_dict), _unwrap(is_pure), "extern_elementwise")
+
+
 @builtin
 def fdiv(x, y, ieee_rounding=False):
     """x / y; with ieee_rounding, rounded as IEEE 754 requires (div_rn)."""
@@ -1477,3 +1525,25 @@ class _Namespace:
 math = _Namespace(exp=exp, exp2=exp2, log=log, log2=log2, sqrt=sqrt, sqrt_rn=sqrt, rsqrt=rsqrt,
                   sigmoid=sigmoid, abs=abs, sin=sin, cos=cos, erf=erf, floor=floor, ceil=ceil,
                   fma=fma, max=maximum, min=minimum, cdiv=cdiv, div_rn=div_rn, fdiv=fdiv)
+
+
+# tl.extra.libdevice and tl.extra.cuda.libdevice (Triton's spellings of one
+# module), importable as modules too: `from tessera.language.extra import
+# libdevice`. Imported last: libdevice builds on _call_extern.
+from . import libdevice as _libdevice  # noqa: E402
+
+
+def _register_extra(package):
+    """Makes `package`.extra, .extra.libdevice, .extra.cuda and
+    .extra.cuda.libdevice importable; returns the `extra` module."""
+    extra_module = _types.ModuleType(package + ".extra", "Triton's tl.extra: libdevice")
+    cuda = _types.ModuleType(package + ".extra.cuda", "Triton's tl.extra.cuda: libdevice")
+    extra_module.libdevice = cuda.libdevice = _libdevice
+    extra_module.cuda = cuda
+    for name, module in ((".extra", extra_module), (".extra.cuda", cuda),
+                         (".extra.libdevice", _libdevice), (".extra.cuda.libdevice", _libdevice)):
+        _sys.modules[package + name] = module
+    return extra_module
+
+
+extra = _register_extra(__name__)

@@ -109,6 +109,28 @@ TEST(EdslTest, ReductionsShapesAndMath) {
   EXPECT_EQ(countOps(*traced.module, "tile.precise_divf"), 1);
 }
 
+TEST(EdslTest, ExternElementwiseCallsALibraryFunction) {
+  TracedKernel traced = trace("calls", [](Ptr<float> x, Ptr<int32_t> n, Float scale) {
+    Tile<int32_t> r = arange(0, 16);
+    Tile<float> v = load(x + r);
+    Tile<float> angle = extern_elementwise<float>("__nv_atan2f", "libdevice", v, scale);
+    store(n + r, extern_elementwise<int32_t>("__nv_isnanf", "libdevice", angle));
+    store(x + r, extern_elementwise<float>("__nv_fmaf", "libdevice", v, angle, scale));
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  EXPECT_EQ(countOps(*traced.module, "tile.extern_elementwise"), 3);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  traced.module->print(os);
+  // The scalar argument is broadcast to the tile's shape.
+  EXPECT_NE(text.find("tile.extern_elementwise \"__nv_atan2f\"(%"), std::string::npos) << text;
+  EXPECT_NE(text.find("lib \"libdevice\" pure : (tensor<16xf32>, tensor<16xf32>) -> "
+                      "tensor<16xf32>"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("-> tensor<16xi32>"), std::string::npos) << text;
+}
+
 TEST(EdslTest, AtomicsAndTensorDescriptors) {
   TracedKernel traced = trace("memory", [](Ptr<f16> a, Ptr<float> counters, Ptr<int32_t> lock,
                                            Int m, Int k) {

@@ -22,6 +22,7 @@ from tessera.jit import JITFunction, cdiv, next_power_of_2
 # `import tessera.compat.triton.language as tl` gives tessera.language itself,
 # so that kernels written either way share one set of builtins.
 sys.modules[__name__ + ".language"] = language
+language._register_extra(__name__ + ".language")
 
 from . import testing  # noqa: E402
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics  # noqa: E402

@@ -194,6 +194,31 @@ def unary_case(op, n=1000, block=256):
     return Case(f"unary {op} n={n}", run)
 
 
+def libdevice_case(op, n=1000, block=128):
+    """A libdevice function, called as Triton's tl.extra.cuda.libdevice: NVIDIA
+    links libdevice itself, within a few ulp; lgamma, erfinv and the Bessel
+    function have no math op, so the CPU backend cannot check them."""
+    domain = {"exp": (-10, 10), "tanh": (-4, 4), "lgamma": (0.1, 10), "erfinv": (-0.99, 0.99),
+              "cyl_bessel_i0": (-5, 5), "atan2": (-3, 3)}[op]
+
+    def run(kernels, on):
+        x = on.input((n,), "fp32", *domain)
+        out = on.output((n,), "fp32")
+        kernels.libdevice_call[(triton_cdiv(n, block),)](x, out, n, OP=op, BLOCK=block)
+        reference = {"exp": np.exp, "tanh": np.tanh,
+                     "lgamma": lambda v: torch.lgamma(torch.from_numpy(v)).numpy(),
+                     "erfinv": lambda v: torch.special.erfinv(torch.from_numpy(v)).numpy(),
+                     "cyl_bessel_i0": lambda v: torch.special.i0(torch.from_numpy(v)).numpy(),
+                     "atan2": lambda v: np.arctan2(v, 1.0 - v)}[op]
+        # libdevice is within a few ulp; the CPU backend computes atan2 with its
+        # polynomial (1e-5). lgamma crosses zero at 1 and 2, where only an
+        # absolute bound holds.
+        rtol = 2e-6 if getattr(on, "device", "cuda") == "cuda" else 1e-5
+        on.check(out, lambda: reference(host(x)), rtol=rtol, atol=2e-6 if op == "lgamma" else 1e-7)
+    return Case(f"libdevice {op} n={n}", run,
+                on_cpu=op not in ("lgamma", "erfinv", "cyl_bessel_i0"))
+
+
 def integer_case(n=1000, block=128):
     def run(kernels, on):
         x = on.input((n,), "i32", -1000, 1000)
@@ -267,6 +292,8 @@ def cases():
                 found.append(reduce_case(op, axis, warps))
     for op in ("exp", "exp2", "log", "sqrt", "rsqrt", "sin", "erf", "sigmoid", "div", "div_rn"):
         found.append(unary_case(op))
+    for op in ("exp", "tanh", "lgamma", "erfinv", "cyl_bessel_i0", "atan2"):
+        found.append(libdevice_case(op))
     found += [integer_case(), histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
               descriptor_case()]
     # On the CPU backend tiles stop at 2^17 bits (docs/cpu-backend.md).

@@ -135,6 +135,26 @@ def unary(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
 
 
 @jit
+def libdevice_call(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.5)
+    if OP == "exp":
+        y = tl.extra.cuda.libdevice.exp(x)  # __nv_expf, not tl.exp's ex2.approx
+    elif OP == "tanh":
+        y = tl.extra.cuda.libdevice.tanh(x)
+    elif OP == "lgamma":
+        y = tl.extra.cuda.libdevice.lgamma(x)
+    elif OP == "erfinv":
+        y = tl.extra.cuda.libdevice.erfinv(x)
+    elif OP == "cyl_bessel_i0":
+        y = tl.extra.cuda.libdevice.cyl_bessel_i0(x)
+    elif OP == "atan2":
+        y = tl.extra.cuda.libdevice.atan2(x, 1.0 - x)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+@jit
 def integer_ops(x_ptr, y_ptr, div_ptr, mod_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

@@ -327,6 +327,22 @@ Value KernelBuilder::externElementwise(StringRef symbol, StringRef library, Stri
                                            all, symbol, library, path, pure);
 }
 
+std::vector<Value> KernelBuilder::inlineAsmElementwise(StringRef assembly, StringRef constraints,
+                                                       ArrayRef<Value> args,
+                                                       ArrayRef<Type> results, bool pure,
+                                                       int pack, const SourceLocation &loc) {
+  if (results.empty())
+    fail(loc, "inline_asm_elementwise needs at least one result dtype");
+  std::vector<Value> all = broadcastAll(args, loc);
+  std::vector<int64_t> shape = all.empty() ? std::vector<int64_t>{} : shapeOf(all[0]);
+  SmallVector<Type> types;
+  for (Type result : results)
+    types.push_back(withShape(result, shape));
+  auto op = tile::InlineAsmElementwiseOp::create(builder_, at(loc), types, all, assembly,
+                                                 constraints, pure, pack);
+  return {op.getResults().begin(), op.getResults().end()};
+}
+
 //===----------------------------------------------------------------------===//
 // Casts
 //===----------------------------------------------------------------------===//

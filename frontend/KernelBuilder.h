@@ -138,6 +138,14 @@ public:
   mlir::Value externElementwise(llvm::StringRef symbol, llvm::StringRef library,
                                 llvm::StringRef path, llvm::ArrayRef<mlir::Value> args,
                                 mlir::Type result, bool pure, const SourceLocation &loc);
+  /// `assembly` (LLVM's inline assembly syntax; `constraints` bind the results,
+  /// then `args`) run on every `pack` elements of `args`, broadcast to one
+  /// shape; one result per type of `results`.
+  std::vector<mlir::Value> inlineAsmElementwise(llvm::StringRef assembly,
+                                                llvm::StringRef constraints,
+                                                llvm::ArrayRef<mlir::Value> args,
+                                                llvm::ArrayRef<mlir::Type> results, bool pure,
+                                                int pack, const SourceLocation &loc);
   /// Converts the elements of `value` to `elem` (a scalar or pointer type).
   mlir::Value cast(mlir::Value value, mlir::Type elem, const SourceLocation &loc,
                    CastOptions options = {});

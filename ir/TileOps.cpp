@@ -490,6 +490,42 @@ LogicalResult AtomicCASOp::verify() {
   return success();
 }
 
+LogicalResult InlineAsmElementwiseOp::verify() {
+  int32_t pack = getPack();
+  if (pack < 1 || !llvm::isPowerOf2_32(pack))
+    return emitOpError() << "pack " << pack << " is not a power of two";
+  size_t bound = 0;
+  for (StringRef constraint : llvm::split(getConstraints(), ',')) {
+    constraint = constraint.trim();
+    if (constraint.empty() || constraint.starts_with("~"))
+      continue; // clobbers
+    ++bound;
+  }
+  size_t operands = getResults().size() + getArgs().size();
+  if (bound != operands)
+    return emitOpError() << "constraints \"" << getConstraints() << "\" bind " << bound
+                         << " operands, but the assembly has " << getResults().size()
+                         << " result(s) and " << getArgs().size() << " argument(s)";
+  for (Type type : llvm::concat<const Type>(getArgs().getTypes(), getResults().getTypes())) {
+    Type element = getElementTypeOrSelf(type);
+    if (!element.isIntOrFloat())
+      return emitOpError() << "takes and gives integers and floats, not " << element;
+    unsigned bits = element.getIntOrFloatBitWidth();
+    if (pack > 1 && bits * pack > 32)
+      return emitOpError() << "packs " << pack << " elements of " << element << " into "
+                           << bits * pack << " bits; a packed operand fits one 32-bit register";
+  }
+  return success();
+}
+
+void InlineAsmElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get());
+  effects.emplace_back(MemoryEffects::Write::get());
+}
+
 void ExternElementwiseOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
   if (getPure())

@@ -713,6 +713,35 @@ def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [
   }];
 }
 
+def Tile_InlineAsmElementwiseOp : Tile_Op<"inline_asm_elementwise", [
+    Elementwise, SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Runs the target's assembly on each element, or each pack of elements";
+  let description = [{
+    Triton's `inline_asm_elementwise`: `asm_string` in LLVM's inline
+    assembly syntax (`$0` the first result, then the arguments) runs once per
+    `pack` elements of the arguments, which share one shape. `constraints`
+    binds results and arguments in that order, LLVM's way (`"=r,r"`). With
+    `pack` > 1 each operand of the assembly is a vector of `pack` elements
+    (such as two f16 in one 32-bit register). Unless `pure` is set the
+    assembly is assumed to have side effects. Only GPU targets whose
+    assembly it is can run it (NVIDIA's PTX, AMD's GCN).
+
+    ```mlir
+    %t = tile.inline_asm_elementwise "tanh.approx.f32 $0, $1;"(%x) constraints "=r,r" pure
+        : (tensor<64xf32>) -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Value>:$args, StrAttr:$asm_string, StrAttr:$constraints,
+                       UnitAttr:$pure, DefaultValuedAttr<I32Attr, "1">:$pack);
+  let results = (outs Variadic<Tile_Value>:$results);
+  let assemblyFormat = [{
+    $asm_string `(` $args `)` `constraints` $constraints (`pure` $pure^)? (`pack` $pack^)?
+    attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//

@@ -219,6 +219,19 @@ def libdevice_case(op, n=1000, block=128):
                 on_cpu=op not in ("lgamma", "erfinv", "cyl_bessel_i0"))
 
 
+def inline_asm_case(n=1000, block=128):
+    """PTX through tl.inline_asm_elementwise: tanh.approx.f32 on each f32
+    (within 2^-10.7 relative, PTX's bound), mul.rn.f16x2 on pairs of halves."""
+    def run(kernels, on):
+        x = on.input((n,), "fp32", -4, 4)
+        h = on.input((n,), "fp16", -4, 4)
+        out, hout = on.output((n,), "fp32"), on.output((n,), "fp16")
+        kernels.inline_asm[(triton_cdiv(n, block),)](x, out, h, hout, n, BLOCK=block)
+        on.check(out, lambda: np.tanh(host(x)), rtol=1e-3, atol=1e-6)
+        on.check(hout, lambda: (host(h) * host(h)).astype(np.float16), rtol=1e-3)
+    return Case(f"inline asm tanh.approx.f32, mul.rn.f16x2 n={n}", run, on_cpu=False)
+
+
 def integer_case(n=1000, block=128):
     def run(kernels, on):
         x = on.input((n,), "i32", -1000, 1000)
@@ -294,6 +307,7 @@ def cases():
         found.append(unary_case(op))
     for op in ("exp", "tanh", "lgamma", "erfinv", "cyl_bessel_i0", "atan2"):
         found.append(libdevice_case(op))
+    found.append(inline_asm_case())
     found += [integer_case(), histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
               descriptor_case()]
     # On the CPU backend tiles stop at 2^17 bits (docs/cpu-backend.md).

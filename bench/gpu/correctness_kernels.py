@@ -155,6 +155,20 @@ def libdevice_call(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
 
 
 @jit
+def inline_asm(x_ptr, out_ptr, h_ptr, hout_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=r,r", [x], dtype=tl.float32,
+                                  is_pure=True, pack=1)
+    tl.store(out_ptr + offs, y, mask=mask)
+    h = tl.load(h_ptr + offs, mask=mask, other=0.0)
+    squares = tl.inline_asm_elementwise("mul.rn.f16x2 $0, $1, $1;", "=r,r", [h],
+                                        dtype=tl.float16, is_pure=True, pack=2)
+    tl.store(hout_ptr + offs, squares, mask=mask)
+
+
+@jit
 def integer_ops(x_ptr, y_ptr, div_ptr, mod_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

@@ -1190,6 +1190,12 @@ LogicalResult checkSupported(ModuleOp module) {
       ok = false;
       return;
     }
+    if (isa<tile::InlineAsmElementwiseOp>(op)) {
+      op->emitError() << "'" << op->getName()
+                      << "' runs GPU assembly, which the CPU backend cannot run";
+      ok = false;
+      return;
+    }
     if (isa<tile::CallOp>(op)) {
       op->emitError() << "'" << op->getName() << "' is not supported by the CPU backend";
       ok = false;

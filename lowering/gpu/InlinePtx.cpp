@@ -10,6 +10,13 @@ namespace tessera::gpu {
 
 SmallVector<Value> inlinePtx(OpBuilder &builder, Location loc, TypeRange results,
                              ValueRange operands, StringRef assembly, StringRef constraints) {
+  return inlineAssembly(builder, loc, results, operands, assembly, constraints,
+                        /*sideEffects=*/true);
+}
+
+SmallVector<Value> inlineAssembly(OpBuilder &builder, Location loc, TypeRange results,
+                                  ValueRange operands, StringRef assembly, StringRef constraints,
+                                  bool sideEffects) {
   // No result (a store): the op has none, as LLVM's void inline asm.
   Type resultType = results.empty()       ? Type()
                     : results.size() == 1 ? results.front()
@@ -17,7 +24,7 @@ SmallVector<Value> inlinePtx(OpBuilder &builder, Location loc, TypeRange results
                                                 builder.getContext(), SmallVector<Type>(results));
   auto op = LLVM::InlineAsmOp::create(
       builder, loc, resultType, operands, assembly, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      sideEffects, /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(builder.getContext(), LLVM::AsmDialect::AD_ATT),
       /*operand_attrs=*/ArrayAttr());
   if (results.empty())

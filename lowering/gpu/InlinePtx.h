@@ -15,6 +15,12 @@ namespace tessera::gpu {
 llvm::SmallVector<mlir::Value> inlinePtx(mlir::OpBuilder &builder, mlir::Location loc,
                                          mlir::TypeRange results, mlir::ValueRange operands,
                                          llvm::StringRef assembly, llvm::StringRef constraints);
+/// The same for assembly of any target; with `sideEffects` false, LLVM may
+/// drop or merge it like any computation.
+llvm::SmallVector<mlir::Value> inlineAssembly(mlir::OpBuilder &builder, mlir::Location loc,
+                                              mlir::TypeRange results, mlir::ValueRange operands,
+                                              llvm::StringRef assembly,
+                                              llvm::StringRef constraints, bool sideEffects);
 
 /// `values` passed through one inline asm of movs, which no compiler can see
 /// through: a branch that yields them (an accumulator's restart after a

@@ -349,6 +349,23 @@ void bindBuilder(py::module_ &m) {
           raw.push_back(v.value);
         return PyType{b.kb().promotedType(raw), values.at(0).state->context};
       })
+      .def("inline_asm_elementwise", [](B &b, const std::string &assembly,
+                                        const std::string &constraints,
+                                        const std::vector<PyValue> &args,
+                                        const std::vector<PyType> &results, bool pure, int pack,
+                                        const Loc &loc) {
+        std::vector<mlir::Value> raw;
+        for (const PyValue &v : args)
+          raw.push_back(v.value);
+        std::vector<mlir::Type> types;
+        for (const PyType &t : results)
+          types.push_back(t.type);
+        std::vector<PyValue> wrapped;
+        for (mlir::Value v : b.kb().inlineAsmElementwise(assembly, constraints, raw, types, pure,
+                                                         pack, toLoc(loc)))
+          wrapped.push_back(b.wrap(v));
+        return wrapped;
+      })
       .def("extern_elementwise", [](B &b, const std::string &symbol, const std::string &library,
                                     const std::string &path, const std::vector<PyValue> &args,
                                     const PyType &result, bool pure, const Loc &loc) {

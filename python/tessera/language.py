@@ -32,7 +32,8 @@ __all__ = [
     # math
     "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "where", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
-    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "extern_elementwise", "extra",
+    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "extern_elementwise",
+    "inline_asm_elementwise", "extra",
     # shapes
     "broadcast_to", "broadcast", "reshape", "view", "trans", "permute", "expand_dims", "ravel",
     # hints and debugging
@@ -1258,6 +1259,30 @@ def extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure):
     libdevice functions that a math op computes run (docs/python-guide.md)."""
     return _call_extern(_unwrap(lib_name), _unwrap(lib_path), list(_unwrap(args)),
                         _unwrap(arg_type_symbol_dict), _unwrap(is_pure), "extern_elementwise")
+
+
+@builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    """Triton's ``tl.inline_asm_elementwise``: `asm` (LLVM's inline assembly
+    syntax, ``$0`` the first result, then the arguments; `constraints` such as
+    ``"=r,r"`` bind them in that order) runs on every `pack` elements of
+    `args`, broadcast together (each operand a vector of `pack` elements when
+    pack > 1, within 32 bits). `dtype` is the result's dtype, or a sequence
+    of them for several results (a tuple is returned). The assembly is the
+    GPU's own: NVIDIA targets take PTX, AMD targets GCN; the CPU, Vulkan and
+    the interpreter cannot run it."""
+    dtypes = _unwrap(dtype)
+    several = isinstance(dtypes, (tuple, list))
+    dtypes = [_BY_NAME[_dtype_name(d)] for d in (dtypes if several else [dtypes])]
+    args = _unwrap(args)
+    values = [_to_tensor(_unwrap(a)) for a in (args if isinstance(args, (tuple, list)) else [args])]
+    b = _builder()
+    handles = b.inline_asm_elementwise(str(_unwrap(asm)), str(_unwrap(constraints)),
+                                       [v.handle for v in values],
+                                       [d.ir_type(b) for d in dtypes], bool(_unwrap(is_pure)),
+                                       int(_unwrap(pack)), _loc())
+    results = tuple(tensor(h, d) for h, d in zip(handles, dtypes))
+    return results if several else results[0]
 
 
 @builtin

@@ -1314,6 +1314,38 @@ tile.func private @extern_shape(%x: tensor<64xf32>) {
 
 // -----
 
+tile.func private @asm_constraints(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op constraints "=r,r,r" bind 3 operands, but the assembly has 1 result(s) and 1 argument(s)}}
+  %y = tile.inline_asm_elementwise "mov.b32 $0, $1;"(%x) constraints "=r,r,r" pure : (tensor<64xf32>) -> tensor<64xf32>
+  tile.return
+}
+
+// -----
+
+tile.func private @asm_pack(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op packs 2 elements of 'f32' into 64 bits; a packed operand fits one 32-bit register}}
+  %y = tile.inline_asm_elementwise "mov.b64 $0, $1;"(%x) constraints "=l,l" pure pack 2 : (tensor<64xf32>) -> tensor<64xf32>
+  tile.return
+}
+
+// -----
+
+tile.func private @asm_no_results(%x: f32) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op expected 1 or more results}}
+  tile.inline_asm_elementwise "trap;"(%x) constraints "r" : (f32) -> ()
+  tile.return
+}
+
+// -----
+
+tile.func private @asm_shape(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op all non-scalar operands/results must have the same shape and base type}}
+  %y = tile.inline_asm_elementwise "mov.b32 $0, $1;"(%x) constraints "=r,r" pure : (tensor<64xf32>) -> tensor<32xf32>
+  tile.return
+}
+
+// -----
+
 tile.func private @extern_missing_lib(%x: f32) {
   // expected-error @+1 {{expected 'lib'}}
   %y = tile.extern_elementwise "__nv_erff"(%x) pure : (f32) -> f32

@@ -365,6 +365,9 @@ tile.func private @atomics(%ps: tensor<64x!tile.ptr<f32>>, %v: tensor<64xf32>, %
 // CHECK-NEXT: %{{.*}} = tile.extern_elementwise "__nv_powf"(%[[X]], %[[HI]]) lib "libdevice" path "/opt/cuda/nvvm/libdevice/libdevice.10.bc" pure : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
 // CHECK-NEXT: %{{.*}} = tile.extern_elementwise "my_rand"(%[[I]]) lib "mylib" : (tensor<64xi32>) -> tensor<64xf32>
 // CHECK-NEXT: %{{.*}} = tile.extern_elementwise "my_scalar"(%[[S]]) lib "mylib" path "/lib/mylib.bc" : (f16) -> f16
+// CHECK-NEXT: %{{.*}} = tile.inline_asm_elementwise "tanh.approx.f32 $0, $1;"(%[[X]]) constraints "=r,r" pure : (tensor<64xf32>) -> tensor<64xf32>
+// CHECK-NEXT: %{{.*}}:2 = tile.inline_asm_elementwise "{ .reg .b32 t; mov.b32 t, $2; mov.b32 $0, t; mov.b32 $1, t; }"(%[[I]]) constraints "=r,=r,r,~{memory}" : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xf32>)
+// CHECK-NEXT: %{{.*}} = tile.inline_asm_elementwise "cvt.rn.f16x2.f32 $0, $1, $1;"(%[[S]]) constraints "=r,r" pure pack 2 : (f16) -> f16
 // GENERIC-LABEL: sym_name = "math"
 // GENERIC: "tile.clamp"(%{{.*}}, %{{.*}}, %{{.*}}) <{propagateNan = 1 : i32}> : (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
 // GENERIC: "tile.precise_sqrt"(%{{.*}}) : (tensor<64xf32>) -> tensor<64xf32>
@@ -381,6 +384,9 @@ tile.func private @math(%x: tensor<64xf32>, %lo: tensor<64xf32>, %hi: tensor<64x
   %p = tile.extern_elementwise "__nv_powf"(%x, %hi) lib "libdevice" path "/opt/cuda/nvvm/libdevice/libdevice.10.bc" pure : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
   %u = tile.extern_elementwise "my_rand"(%i) lib "mylib" : (tensor<64xi32>) -> tensor<64xf32>
   %w = tile.extern_elementwise "my_scalar"(%s) lib "mylib" path "/lib/mylib.bc" : (f16) -> f16
+  %t = tile.inline_asm_elementwise "tanh.approx.f32 $0, $1;"(%x) constraints "=r,r" pure : (tensor<64xf32>) -> tensor<64xf32>
+  %two:2 = tile.inline_asm_elementwise "{ .reg .b32 t; mov.b32 t, $2; mov.b32 $0, t; mov.b32 $1, t; }"(%i) constraints "=r,=r,r,~{memory}" : (tensor<64xi32>) -> (tensor<64xi32>, tensor<64xf32>)
+  %h = tile.inline_asm_elementwise "cvt.rn.f16x2.f32 $0, $1, $1;"(%s) constraints "=r,r" pure pack 2 : (f16) -> f16
   tile.return
 }
 

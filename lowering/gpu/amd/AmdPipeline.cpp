@@ -72,6 +72,13 @@ FailureOr<SerializedModule> serialize(mlir::gpu::GPUModuleOp gpuModule, StringRe
       result.assembly, target.getTriple(), target.getChip(), target.getFeatures(), emitError);
   if (failed(object))
     return failure();
+  // The assembler prints what it rejects (inline assembly that is not GCN)
+  // to standard error and returns no object.
+  if (object->empty())
+    return gpuModule.emitError()
+           << "the AMDGPU assembler rejected the kernel's assembly (its messages are on "
+              "standard error); inline assembly (tile.inline_asm_elementwise) must be GCN for "
+           << target.getChip();
   FailureOr<SmallVector<char, 0>> linked = ROCDL::linkObjectCode(*object, toolkit, emitError);
   if (failed(linked))
     return failure();

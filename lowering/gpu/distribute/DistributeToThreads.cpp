@@ -416,6 +416,8 @@ LogicalResult KernelLowering::lowerOp(Operation *op, OpBuilder &builder) {
   if (isa<tile::CallOp>(op))
     return op->emitOpError(
         "calls a device function; inline device functions before tile-gpu-distribute");
+  if (auto assembly = dyn_cast<tile::InlineAsmElementwiseOp>(op))
+    return lowerInlineAsm(*this, assembly, builder);
   if (auto call = dyn_cast<tile::ExternElementwiseOp>(op))
     if (failed(declareDeviceFunction(*this, call, builder)))
       return failure();

@@ -197,6 +197,8 @@ mlir::LogicalResult lowerReduce(KernelLowering &k, tile::ReduceOp op, mlir::OpBu
 mlir::LogicalResult lowerScan(KernelLowering &k, tile::ScanOp op, mlir::OpBuilder &builder);
 mlir::LogicalResult lowerDot(KernelLowering &k, tile::DotOp op, mlir::OpBuilder &builder);
 mlir::LogicalResult lowerDebugOp(KernelLowering &k, mlir::Operation *op, mlir::OpBuilder &builder);
+mlir::LogicalResult lowerInlineAsm(KernelLowering &k, tile::InlineAsmElementwiseOp op,
+                                   mlir::OpBuilder &builder);
 /// Declares the device-library function `call` calls in the kernel's
 /// gpu.module; an error on the call where the target does not link its
 /// library (LowerExternCalls.cpp).

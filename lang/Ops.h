@@ -5,7 +5,9 @@
 
 #include "lang/Tile.h"
 
+#include <functional>
 #include <optional>
+#include <string>
 
 namespace tessera::lang {
 
@@ -102,41 +104,52 @@ BinaryResult<BinaryResult<A, B>, C> fma(const A &a, const B &b, const C &c,
       detail::here(loc)));
 }
 
-namespace detail {
-template <Element R, bool AnyTile>
-HandleOf<R, AnyTile> externCall(llvm::StringRef symbol, llvm::StringRef library,
-                                llvm::ArrayRef<mlir::Value> args, SrcLoc loc) {
-  auto &kb = builder(loc);
-  return HandleOf<R, AnyTile>(kb.externElementwise(symbol, library, "", args,
-                                                   DType<R>::get(&kb.context()), /*pure=*/true,
-                                                   here(loc)));
-}
-} // namespace detail
+/// A function of elements, applied to handles broadcast together: what
+/// extern_elementwise and inline_asm_elementwise give, called on the
+/// arguments (`f(y, x)`). Its result holds `R`s.
+template <Element R> class ElementwiseFunction {
+public:
+  using Build = std::function<mlir::Value(llvm::ArrayRef<mlir::Value>)>;
+  explicit ElementwiseFunction(Build build) : build(std::move(build)) {}
 
-/// The function `symbol` of the device library `library` on the elements
-/// of its arguments, broadcast together, answering `R`s:
-/// `extern_elementwise<float>("__nv_atan2f", "libdevice", y, x)`. The
+  template <ValueHandle... Args>
+    requires(sizeof...(Args) > 0)
+  HandleOf<R, (IsTile<Args>::value || ...)> operator()(const Args &...args) const {
+    return HandleOf<R, (IsTile<Args>::value || ...)>(build({args.value()...}));
+  }
+
+private:
+  Build build;
+};
+
+/// The function `symbol` of the device library `library`:
+/// `extern_elementwise<float>("__nv_atan2f", "libdevice")(y, x)`. The
 /// arguments must have the element types the function takes. NVIDIA targets
-/// link libdevice, AMD targets ocml and ockl; the CPU and Vulkan compute
-/// the libdevice functions that a math op computes (docs/edsl-guide.md).
-template <Element R, ValueHandle A>
-HandleOf<R, IsTile<A>::value> extern_elementwise(llvm::StringRef symbol, llvm::StringRef library,
-                                                 const A &a, SrcLoc loc = SrcLoc::current()) {
-  return detail::externCall<R, IsTile<A>::value>(symbol, library, {a.value()}, loc);
+/// link libdevice, AMD targets ocml and ockl; the CPU and Vulkan compute the
+/// libdevice functions that a math op computes (docs/edsl-guide.md).
+template <Element R>
+ElementwiseFunction<R> extern_elementwise(std::string symbol, std::string library,
+                                          SrcLoc loc = SrcLoc::current()) {
+  return ElementwiseFunction<R>([=](llvm::ArrayRef<mlir::Value> args) {
+    auto &kb = detail::builder(loc);
+    return kb.externElementwise(symbol, library, "", args, DType<R>::get(&kb.context()),
+                                /*pure=*/true, detail::here(loc));
+  });
 }
-template <Element R, ValueHandle A, ValueHandle B>
-HandleOf<R, IsTile<A>::value || IsTile<B>::value>
-extern_elementwise(llvm::StringRef symbol, llvm::StringRef library, const A &a, const B &b,
-                   SrcLoc loc = SrcLoc::current()) {
-  return detail::externCall<R, IsTile<A>::value || IsTile<B>::value>(symbol, library,
-                                                                      {a.value(), b.value()}, loc);
-}
-template <Element R, ValueHandle A, ValueHandle B, ValueHandle C>
-HandleOf<R, IsTile<A>::value || IsTile<B>::value || IsTile<C>::value>
-extern_elementwise(llvm::StringRef symbol, llvm::StringRef library, const A &a, const B &b,
-                   const C &c, SrcLoc loc = SrcLoc::current()) {
-  return detail::externCall<R, IsTile<A>::value || IsTile<B>::value || IsTile<C>::value>(
-      symbol, library, {a.value(), b.value(), c.value()}, loc);
+
+/// GPU assembly run on every `pack` elements, one result:
+/// `inline_asm_elementwise<float>("tanh.approx.f32 $0, $1;", "=r,r")(x)`
+/// (docs/language-reference/tile-dialect.md, tile.inline_asm_elementwise).
+template <Element R>
+ElementwiseFunction<R> inline_asm_elementwise(std::string assembly, std::string constraints,
+                                              bool pure = true, int pack = 1,
+                                              SrcLoc loc = SrcLoc::current()) {
+  return ElementwiseFunction<R>([=](llvm::ArrayRef<mlir::Value> args) {
+    auto &kb = detail::builder(loc);
+    return kb.inlineAsmElementwise(assembly, constraints, args, {DType<R>::get(&kb.context())},
+                                   pure, pack, detail::here(loc))
+        .front();
+  });
 }
 
 /// Picks `a` where `cond` holds, else `b`; all three broadcast together.

@@ -109,16 +109,18 @@ TEST(EdslTest, ReductionsShapesAndMath) {
   EXPECT_EQ(countOps(*traced.module, "tile.precise_divf"), 1);
 }
 
-TEST(EdslTest, ExternElementwiseCallsALibraryFunction) {
+TEST(EdslTest, LibraryFunctionsAndInlineAssembly) {
   TracedKernel traced = trace("calls", [](Ptr<float> x, Ptr<int32_t> n, Float scale) {
     Tile<int32_t> r = arange(0, 16);
     Tile<float> v = load(x + r);
-    Tile<float> angle = extern_elementwise<float>("__nv_atan2f", "libdevice", v, scale);
-    store(n + r, extern_elementwise<int32_t>("__nv_isnanf", "libdevice", angle));
-    store(x + r, extern_elementwise<float>("__nv_fmaf", "libdevice", v, angle, scale));
+    Tile<float> angle = extern_elementwise<float>("__nv_atan2f", "libdevice")(v, scale);
+    store(n + r, extern_elementwise<int32_t>("__nv_isnanf", "libdevice")(angle));
+    Tile<float> fast = inline_asm_elementwise<float>("tanh.approx.f32 $0, $1;", "=r,r")(angle);
+    store(x + r, extern_elementwise<float>("__nv_fmaf", "libdevice")(v, fast, scale));
   });
   EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
   EXPECT_EQ(countOps(*traced.module, "tile.extern_elementwise"), 3);
+  EXPECT_EQ(countOps(*traced.module, "tile.inline_asm_elementwise"), 1);
   std::string text;
   llvm::raw_string_ostream os(text);
   traced.module->print(os);
@@ -129,6 +131,9 @@ TEST(EdslTest, ExternElementwiseCallsALibraryFunction) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("-> tensor<16xi32>"), std::string::npos) << text;
+  EXPECT_NE(text.find("constraints \"=r,r\" pure : (tensor<16xf32>) -> tensor<16xf32>"),
+            std::string::npos)
+      << text;
 }
 
 TEST(EdslTest, AtomicsAndTensorDescriptors) {

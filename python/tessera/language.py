@@ -1230,7 +1230,7 @@ def _call_extern(library, path, args, signatures, pure, what):
     where those are not a key, for the dtype they promote to together."""
     if not args:
         _error(f"{what} needs at least one argument")
-    values = [_widen_unsigned(_to_tensor(_widen_unsigned(_unwrap(a)))) for a in args]
+    values = [_widen_unsigned(_to_tensor(a)) for a in args]
     table = {tuple(_dtype_name(d) for d in key): (symbol, _dtype_name(result))
              for key, (symbol, result) in signatures.items()}
     given = tuple(v.dtype.name for v in values)

@@ -18,6 +18,56 @@ namespace tessera::interp {
 
 namespace {
 
+/// The x with f(x) = y, by Newton's method from `x` (f increasing or
+/// decreasing, `slope` its derivative): converges to double precision in a
+/// few steps from any start inside the domain.
+template <class F, class Slope> double solve(F f, Slope slope, double y, double x) {
+  for (int step = 0; step < 100; ++step) {
+    double next = x - (f(x) - y) / slope(x);
+    if (!std::isfinite(next) || next == x)
+      break;
+    x = next;
+  }
+  return x;
+}
+
+double erfinv(double y) {
+  if (y <= -1 || y >= 1)
+    return y == 1 ? INFINITY : y == -1 ? -INFINITY : NAN;
+  return solve([](double x) { return std::erf(x); },
+               [](double x) { return 2 / std::sqrt(std::numbers::pi) * std::exp(-x * x); }, y, 0.0);
+}
+
+double erfcinv(double y) {
+  if (y <= 0 || y >= 2)
+    return y == 0 ? INFINITY : y == 2 ? -INFINITY : NAN;
+  // Started from erfinv(1 - y), then solved on erfc itself, which keeps the
+  // precision of small y that 1 - y loses.
+  return solve([](double x) { return std::erfc(x); },
+               [](double x) { return -2 / std::sqrt(std::numbers::pi) * std::exp(-x * x); }, y,
+               erfinv(1 - y));
+}
+
+/// An even Bessel function of the first kind from C++'s (which takes x >= 0).
+double evenBessel(double (*f)(double, double), double order, double x) {
+  return f(order, std::fabs(x));
+}
+/// An odd one.
+double oddBessel(double (*f)(double, double), double order, double x) {
+  double magnitude = f(order, std::fabs(x));
+  return x < 0 ? -magnitude : magnitude;
+}
+
+/// A Bessel function of the second kind: NaN below 0 and -inf at 0, as
+/// libdevice's (C++'s throws a domain_error below 0).
+double secondKind(double order, double x) {
+  if (x < 0)
+    return NAN;
+  if (x == 0)
+    return -INFINITY;
+  return std::cyl_neumann(order, x);
+}
+
 /// `__nv_<name>f` on f32 and `__nv_<name>` on f64.
 struct FloatFunction {
   llvm::StringLiteral name;
@@ -46,6 +96,16 @@ constexpr FloatFunction kFloatFunctions[] = {
     {"fabs", 1, [](const double *x) { return std::fabs(x[0]); }},
     {"floor", 1, [](const double *x) { return std::floor(x[0]); }},
     {"lgamma", 1, [](const double *x) { return std::lgamma(x[0]); }},
+    {"erfinv", 1, [](const double *x) { return erfinv(x[0]); }},
+    {"erfcinv", 1, [](const double *x) { return erfcinv(x[0]); }},
+    {"normcdfinv", 1, [](const double *x) { return -std::numbers::sqrt2 * erfcinv(2 * x[0]); }},
+    {"erfcx", 1, [](const double *x) { return std::exp(x[0] * x[0]) * std::erfc(x[0]); }},
+    {"j0", 1, [](const double *x) { return evenBessel(std::cyl_bessel_j, 0, x[0]); }},
+    {"j1", 1, [](const double *x) { return oddBessel(std::cyl_bessel_j, 1, x[0]); }},
+    {"y0", 1, [](const double *x) { return secondKind(0, x[0]); }},
+    {"y1", 1, [](const double *x) { return secondKind(1, x[0]); }},
+    {"cyl_bessel_i0", 1, [](const double *x) { return evenBessel(std::cyl_bessel_i, 0, x[0]); }},
+    {"cyl_bessel_i1", 1, [](const double *x) { return oddBessel(std::cyl_bessel_i, 1, x[0]); }},
     {"log", 1, [](const double *x) { return std::log(x[0]); }},
     {"log10", 1, [](const double *x) { return std::log10(x[0]); }},
     {"log1p", 1, [](const double *x) { return std::log1p(x[0]); }},

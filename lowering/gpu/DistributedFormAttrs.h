@@ -12,6 +12,11 @@ namespace tessera::gpu {
 /// a Vulkan workgroup barrier orders only workgroup memory unless told to.
 inline constexpr llvm::StringLiteral kBarrierOrdersGlobalMemory = "tessera.orders_global_memory";
 
+/// String attribute on the llvm.func declaration of a function that
+/// tile.extern_elementwise calls from a bitcode library of its own (`path`):
+/// the file NVIDIA's PTX emission links it from.
+inline constexpr llvm::StringLiteral kBitcodeLibrary = "tessera.bitcode_library";
+
 } // namespace tessera::gpu
 
 #endif // TESSERA_LOWERING_GPU_DISTRIBUTEDFORMATTRS_H

@@ -257,6 +257,37 @@ def test_functions_without_a_math_op_on_the_interpreter(monkeypatch, rng, name):
     np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-14)
 
 
+CUBE = {(tl.float32,): ("my_cube", tl.float32)}
+CUBE_LIBRARY = []  # the bitcode file, written by the test that uses it
+
+
+@tessera.jit
+def own_library_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.extern_elementwise("mylib", CUBE_LIBRARY[0], [x], CUBE, is_pure=True)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+LLVM_AS = shutil.which("llvm-as-22") or shutil.which("llvm-as")
+
+
+@pytest.mark.skipif(not os.path.exists(LIBDEVICE) or LLVM_AS is None,
+                    reason="no CUDA toolkit or no llvm-as")
+def test_nvidia_links_a_bitcode_library_named_by_path(tmp_path):
+    source = tmp_path / "cube.ll"
+    source.write_text("define float @my_cube(float %x) {\n  %s = fmul float %x, %x\n"
+                      "  %c = fmul float %s, %x\n  ret float %c\n}\n")
+    subprocess.run([LLVM_AS, str(source), "-o", str(tmp_path / "cube.bc")], check=True)
+    CUBE_LIBRARY[:] = [str(tmp_path / "cube.bc")]
+    fn = _unwrap_kernel(own_library_kernel)
+    values, plan = parse_signature("*fp32:16, *fp32:16, i32, 64", fn.arg_names, fn.constexprs)
+    module = fn.compile_for(values, plan, "interpreter").module
+    kernel = _C.compile_gpu(module, module.kernel_name, "cuda:sm_90a", num_warps=4, num_stages=2)
+    assert ".extern" not in kernel.assembly and "mul.f32" in kernel.assembly
+
+
 def test_module_spellings_are_one_module():
     import tessera.compat.triton.language as ttl
     import tessera.compat.triton.language.extra.cuda.libdevice as compat_cuda

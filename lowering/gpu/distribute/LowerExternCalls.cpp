@@ -1,9 +1,10 @@
 // tile.extern_elementwise: each register calls the function of the target's
 // device library, declared as an llvm.func in the kernel's gpu.module and
-// linked when the module becomes a binary (libdevice on NVIDIA, ocml and ockl
-// on AMD). Vulkan links no library: there, as on AMD, the libdevice functions
+// linked when the module becomes a binary (libdevice, or a bitcode library
+// the call names by path, on NVIDIA; ocml and ockl on AMD). Vulkan links no library: there, as on AMD, the libdevice functions
 // that a math op computes have become that op before distribution
 // (tile-libdevice-to-math), and any other call is an error.
+#include "lowering/gpu/DistributedFormAttrs.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -37,9 +38,12 @@ llvm::ArrayRef<DeviceLibrary> deviceLibraries(GpuVendor vendor) {
 
 LogicalResult checkLibrary(KernelLowering &k, tile::ExternElementwiseOp call) {
   llvm::ArrayRef<DeviceLibrary> libraries = deviceLibraries(k.target.vendor);
-  bool linked = call.getLibpath().empty() && llvm::any_of(libraries, [&](const DeviceLibrary &l) {
-                  return call.getSymbol().starts_with(l.prefix);
-                });
+  bool linked = call.getLibpath().empty() ? llvm::any_of(libraries,
+                                                         [&](const DeviceLibrary &l) {
+                                                           return call.getSymbol().starts_with(
+                                                               l.prefix);
+                                                         })
+                                          : k.target.vendor == GpuVendor::Nvidia;
   if (linked)
     return success();
   InFlightDiagnostic error = call.emitOpError()
@@ -55,9 +59,9 @@ LogicalResult checkLibrary(KernelLowering &k, tile::ExternElementwiseOp call) {
   error << " does not link; it links";
   for (auto [index, library] : llvm::enumerate(libraries))
     error << (index ? " and " : " ") << library.name << " (" << library.prefix << "*)";
-  if (k.target.vendor != GpuVendor::Nvidia)
-    error << ", and computes the libdevice functions that a math op computes";
-  return error;
+  if (k.target.vendor == GpuVendor::Nvidia)
+    return error << ", and bitcode libraries given by path";
+  return error << ", and computes the libdevice functions that a math op computes";
 }
 
 mlir::gpu::GPUModuleOp moduleOf(OpBuilder &builder) {
@@ -79,11 +83,20 @@ LogicalResult declareDeviceFunction(KernelLowering &k, tile::ExternElementwiseOp
       return call.emitOpError() << "calls '" << call.getSymbol() << "' as " << type
                                 << " where another call in the kernel calls it as "
                                 << declared.getFunctionType();
+    auto library = declared->getAttrOfType<StringAttr>(kBitcodeLibrary);
+    if ((library ? library.getValue() : "") != call.getLibpath())
+      return call.emitOpError() << "calls '" << call.getSymbol() << "' from "
+                                << (call.getLibpath().empty() ? "libdevice"
+                                                              : call.getLibpath())
+                                << " where another call in the kernel calls it from "
+                                << (library ? library.getValue() : "libdevice");
     return success();
   }
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(module.getBody());
-  LLVM::LLVMFuncOp::create(builder, call.getLoc(), call.getSymbol(), type);
+  auto function = LLVM::LLVMFuncOp::create(builder, call.getLoc(), call.getSymbol(), type);
+  if (!call.getLibpath().empty())
+    function->setAttr(kBitcodeLibrary, builder.getStringAttr(call.getLibpath()));
   return success();
 }
 

@@ -1,5 +1,7 @@
 #include "lowering/gpu/nvidia/PtxEmitter.h"
 
+#include "lowering/gpu/DistributedFormAttrs.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVM/ModuleToObject.h"
@@ -8,7 +10,9 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Target/TargetMachine.h"
@@ -34,32 +38,39 @@ public:
 protected:
   std::optional<SmallVector<std::unique_ptr<llvm::Module>>>
   loadBitcodeFiles(llvm::Module &module) override {
-    SmallVector<std::unique_ptr<llvm::Module>> libraries;
+    // A declared function comes from the bitcode file its tile.extern_elementwise
+    // named, else from libdevice when its name is one of libdevice's.
+    llvm::StringMap<std::string> namedLibrary;
+    getOperation().walk([&](LLVM::LLVMFuncOp function) {
+      if (auto path = function->getAttrOfType<StringAttr>(tessera::gpu::kBitcodeLibrary))
+        namedLibrary[function.getName()] = path.str();
+    });
     SmallVector<llvm::Function *> libdeviceCalls;
-    for (llvm::Function &function : module.functions())
-      if (function.isDeclaration() && function.getName().starts_with("__nv_"))
+    llvm::MapVector<StringRef, SmallVector<llvm::Function *>> callsByLibrary;
+    for (llvm::Function &function : module.functions()) {
+      if (!function.isDeclaration())
+        continue;
+      if (auto named = namedLibrary.find(function.getName()); named != namedLibrary.end())
+        callsByLibrary[named->second].push_back(&function);
+      else if (function.getName().starts_with("__nv_"))
         libdeviceCalls.push_back(&function);
-    if (libdeviceCalls.empty())
-      return libraries;
-
-    llvm::Expected<std::string> path = toolkit.libdevice();
-    if (!path) {
-      getOperation().emitError() << "the kernel calls "
-                                 << llvm::join(llvm::map_range(libdeviceCalls,
-                                                               [](llvm::Function *function) {
-                                                                 return function->getName();
-                                                               }),
-                                               ", ")
-                                 << ", which come from libdevice: "
-                                 << llvm::toString(path.takeError());
-      return std::nullopt;
     }
-    std::unique_ptr<llvm::Module> libdevice = loadBitcodeFile(module.getContext(), *path);
-    if (!libdevice)
-      return std::nullopt; // loadBitcodeFile has reported why.
-    if (failed(checkCalls(libdeviceCalls, *libdevice, *path)))
-      return std::nullopt;
-    libraries.push_back(std::move(libdevice));
+
+    SmallVector<std::unique_ptr<llvm::Module>> libraries;
+    if (!libdeviceCalls.empty()) {
+      llvm::Expected<std::string> path = toolkit.libdevice();
+      if (!path) {
+        getOperation().emitError() << "the kernel calls " << names(libdeviceCalls)
+                                   << ", which come from libdevice: "
+                                   << llvm::toString(path.takeError());
+        return std::nullopt;
+      }
+      if (failed(load(module, *path, "libdevice (" + *path + ")", libdeviceCalls, libraries)))
+        return std::nullopt;
+    }
+    for (auto &[path, calls] : callsByLibrary)
+      if (failed(load(module, path, "the bitcode library " + path.str(), calls, libraries)))
+        return std::nullopt;
     return libraries;
   }
 
@@ -80,27 +91,43 @@ protected:
   }
 
 private:
-  /// Every function the kernel calls is in `library` (at `path`), with the
-  /// types the kernel calls it with: a misspelt name or a call of an f32
-  /// function on f64 would otherwise surface as ptxas failing on an
-  /// undefined or mistyped `.func`.
-  LogicalResult checkCalls(llvm::ArrayRef<llvm::Function *> calls, llvm::Module &library,
-                           llvm::StringRef path) {
+  static std::string names(llvm::ArrayRef<llvm::Function *> functions) {
+    return llvm::join(llvm::map_range(functions,
+                                      [](llvm::Function *function) {
+                                        return function->getName();
+                                      }),
+                      ", ");
+  }
+
+  /// Loads the bitcode at `path` (`what`, for messages) into `libraries`,
+  /// after checking that it defines every function of `calls` with the types
+  /// the kernel calls it with: a misspelt name or a call of an f32 function
+  /// on f64 would otherwise surface as ptxas failing on an undefined or
+  /// mistyped `.func`.
+  LogicalResult load(llvm::Module &module, llvm::StringRef path, const std::string &what,
+                     llvm::ArrayRef<llvm::Function *> calls,
+                     SmallVector<std::unique_ptr<llvm::Module>> &libraries) {
+    std::unique_ptr<llvm::Module> library = loadBitcodeFile(module.getContext(), path);
+    if (!library)
+      return getOperation().emitError()
+             << "the kernel calls " << names(calls) << " from " << what
+             << ", which cannot be read as LLVM bitcode";
     for (llvm::Function *call : calls) {
-      llvm::Function *definition = library.getFunction(call->getName());
+      llvm::Function *definition = library->getFunction(call->getName());
       if (!definition || definition->isDeclaration())
         return getOperation().emitError()
-               << "the kernel calls " << call->getName() << ", which libdevice (" << path
-               << ") does not define";
+               << "the kernel calls " << call->getName() << ", which " << what
+               << " does not define";
       if (definition->getFunctionType() != call->getFunctionType()) {
         std::string called, defined;
         llvm::raw_string_ostream(called) << *call->getFunctionType();
         llvm::raw_string_ostream(defined) << *definition->getFunctionType();
         return getOperation().emitError()
-               << "the kernel calls " << call->getName() << " as " << called
-               << ", but libdevice defines it as " << defined;
+               << "the kernel calls " << call->getName() << " as " << called << ", but "
+               << what << " defines it as " << defined;
       }
     }
+    libraries.push_back(std::move(library));
     return success();
   }
 

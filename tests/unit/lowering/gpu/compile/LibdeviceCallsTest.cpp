@@ -1,7 +1,7 @@
 // tile.extern_elementwise on NVIDIA targets: each call is a call of the
-// libdevice function, linked into the PTX (nothing left `.extern`); calls
-// libdevice cannot satisfy are errors that name the function, not ptxas
-// failures.
+// libdevice function, or of a bitcode library the call names by path, linked
+// into the PTX (nothing left `.extern`); calls a library cannot satisfy are
+// errors that name the function, not ptxas failures.
 #include "tests/unit/lowering/gpu/compile/GpuCompileTestUtils.h"
 
 #include "ir/TileDialect.h"
@@ -12,6 +12,13 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <gtest/gtest.h>
 
@@ -33,11 +40,43 @@ protected:
     return compileTileForGpu(*module, kernel, parseTarget(GetParam()));
   }
 
-  llvm::Expected<CompiledGpuKernel> compileCall(llvm::StringRef function) {
+  llvm::Expected<CompiledGpuKernel> compileCall(llvm::StringRef function,
+                                                llvm::StringRef path = "") {
+    std::string library = path.empty() ? "libdevice" : "mylib\" path \"" + path.str();
     return compile(withReplaced(withReplaced(kExternCall, "FUNCTION", function), "LIBRARY",
-                                "libdevice"),
+                                library),
                    "ext");
   }
+
+  /// A bitcode library defining my_cube(float) -> float, in a temporary file
+  /// removed with the test.
+  std::string writeLibrary() {
+    llvm::LLVMContext llvmContext;
+    llvm::SMDiagnostic diagnostic;
+    std::unique_ptr<llvm::Module> library = llvm::parseAssemblyString(R"(
+define float @my_cube(float %x) {
+  %square = fmul float %x, %x
+  %cube = fmul float %square, %x
+  ret float %cube
+}
+)",
+                                                                       diagnostic, llvmContext);
+    EXPECT_TRUE(library);
+    llvm::SmallString<128> path;
+    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("tessera-library", "bc", path));
+    std::error_code error;
+    llvm::raw_fd_ostream out(path, error);
+    llvm::WriteBitcodeToFile(*library, out);
+    temporaries.push_back(path.str().str());
+    return temporaries.back();
+  }
+
+  ~LibdeviceCalls() override {
+    for (const std::string &path : temporaries)
+      llvm::sys::fs::remove(path);
+  }
+
+  std::vector<std::string> temporaries;
 
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -75,8 +114,35 @@ TEST_P(LibdeviceCalls, AFunctionCalledWithOtherTypesIsNamed) {
   llvm::Expected<CompiledGpuKernel> compiled = compileCall("__nv_tanh");
   ASSERT_FALSE(compiled);
   std::string error = llvm::toString(compiled.takeError());
-  EXPECT_NE(error.find("the kernel calls __nv_tanh as float (float), but libdevice defines it "
-                       "as double (double)"),
+  EXPECT_NE(error.find("the kernel calls __nv_tanh as float (float), but libdevice ("),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find(") defines it as double (double)"), std::string::npos) << error;
+}
+
+TEST_P(LibdeviceCalls, ABitcodeLibraryNamedByPathIsLinked) {
+  llvm::Expected<CompiledGpuKernel> compiled = compileCall("my_cube", writeLibrary());
+  ASSERT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+  const std::string &ptx = compiled->binary.assembly;
+  EXPECT_EQ(ptx.find(".extern"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("mul.f32"), std::string::npos) << ptx; // my_cube, inlined
+}
+
+TEST_P(LibdeviceCalls, ALibraryThatCannotBeReadOrLacksTheFunctionIsNamed) {
+  llvm::Expected<CompiledGpuKernel> unreadable = compileCall("my_cube", "/nonexistent/lib.bc");
+  ASSERT_FALSE(unreadable);
+  std::string error = llvm::toString(unreadable.takeError());
+  EXPECT_NE(error.find("the kernel calls my_cube from the bitcode library /nonexistent/lib.bc, "
+                       "which cannot be read as LLVM bitcode"),
+            std::string::npos)
+      << error;
+
+  std::string path = writeLibrary();
+  llvm::Expected<CompiledGpuKernel> missing = compileCall("my_square", path);
+  ASSERT_FALSE(missing);
+  error = llvm::toString(missing.takeError());
+  EXPECT_NE(error.find("the kernel calls my_square, which the bitcode library " + path +
+                       " does not define"),
             std::string::npos)
       << error;
 }

@@ -107,3 +107,33 @@ llvm::Error CudaBuffer::fill(uint8_t value) {
                         "cuMemsetD8", where);
   });
 }
+
+llvm::Error CudaBuffer::copyFromHostAsync(const void *src, size_t bytes, void *stream,
+                                          size_t offset) {
+  if (llvm::Error err = checkRange("copyFromHostAsync", bytes, offset))
+    return err;
+  if (bytes == 0)
+    return llvm::Error::success();
+  const CudaDriver &driver = device_->driver;
+  std::string where = "queueing a copy to " + device_->describe();
+  return device_->inContext(where, [&] {
+    return driver.check(driver.api().memcpyHtoDAsync(pointer_ + offset, src, bytes,
+                                                     static_cast<CUstream>(stream)),
+                        "cuMemcpyHtoDAsync", where);
+  });
+}
+
+llvm::Error CudaBuffer::copyToHostAsync(void *dst, size_t bytes, void *stream,
+                                        size_t offset) const {
+  if (llvm::Error err = checkRange("copyToHostAsync", bytes, offset))
+    return err;
+  if (bytes == 0)
+    return llvm::Error::success();
+  const CudaDriver &driver = device_->driver;
+  std::string where = "queueing a copy from " + device_->describe();
+  return device_->inContext(where, [&] {
+    return driver.check(driver.api().memcpyDtoHAsync(dst, pointer_ + offset, bytes,
+                                                     static_cast<CUstream>(stream)),
+                        "cuMemcpyDtoHAsync", where);
+  });
+}

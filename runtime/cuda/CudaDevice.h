@@ -90,6 +90,12 @@ public:
   llvm::Error copyToHost(void *dst, size_t bytes, size_t offset = 0) const;
   /// Sets every byte of the buffer to `value`.
   llvm::Error fill(uint8_t value);
+  /// The copies queued on `stream` (a CudaStream's handle(), or any CUstream;
+  /// null: the legacy default stream) instead of waited for: `src` or `dst`
+  /// must stay valid until the stream has run them. From pageable host
+  /// memory the driver stages the copy and it does not overlap kernels.
+  llvm::Error copyFromHostAsync(const void *src, size_t bytes, void *stream, size_t offset = 0);
+  llvm::Error copyToHostAsync(void *dst, size_t bytes, void *stream, size_t offset = 0) const;
 
 private:
   friend class CudaDevice;
@@ -123,6 +129,64 @@ private:
       : impl_(std::move(impl)), signature_(std::move(signature)) {}
   std::shared_ptr<const detail::LoadedKernel> impl_;
   std::shared_ptr<const KernelSignature> signature_;
+};
+
+/// A stream of the device: the launches and copies queued on it run in
+/// order, and may overlap those of other streams. It does not wait for the
+/// legacy default stream (CU_STREAM_NON_BLOCKING). Destroyed with the handle;
+/// the driver still finishes the work already queued on it.
+class CudaStream {
+public:
+  CudaStream() = default;
+  CudaStream(CudaStream &&other) noexcept;
+  CudaStream &operator=(CudaStream &&other) noexcept;
+  CudaStream(const CudaStream &) = delete;
+  CudaStream &operator=(const CudaStream &) = delete;
+  ~CudaStream();
+
+  explicit operator bool() const { return device_ != nullptr; }
+  /// The CUstream, for LaunchOptions::stream and the asynchronous copies.
+  void *handle() const { return stream_; }
+  /// Waits for the work queued on the stream.
+  llvm::Error synchronize() const;
+
+private:
+  friend class CudaDevice;
+  CudaStream(std::shared_ptr<detail::DeviceState> device, void *stream)
+      : device_(std::move(device)), stream_(stream) {}
+  void release();
+  std::shared_ptr<detail::DeviceState> device_;
+  void *stream_ = nullptr;
+};
+
+/// A point in a stream's work: recorded, waited for, and timed against
+/// another (the way to time kernels on the GPU itself).
+class CudaEvent {
+public:
+  CudaEvent() = default;
+  CudaEvent(CudaEvent &&other) noexcept;
+  CudaEvent &operator=(CudaEvent &&other) noexcept;
+  CudaEvent(const CudaEvent &) = delete;
+  CudaEvent &operator=(const CudaEvent &) = delete;
+  ~CudaEvent();
+
+  explicit operator bool() const { return device_ != nullptr; }
+  /// Marks the point in `stream`'s work (a CUstream; null: the legacy
+  /// default stream) that the event completes at.
+  llvm::Error record(void *stream = nullptr);
+  /// Waits for the work before the recorded point.
+  llvm::Error synchronize() const;
+  /// Milliseconds from `start` to `end`, both recorded on the same device
+  /// and complete (about 0.5 us resolution).
+  static llvm::Expected<float> elapsedMilliseconds(const CudaEvent &start, const CudaEvent &end);
+
+private:
+  friend class CudaDevice;
+  CudaEvent(std::shared_ptr<detail::DeviceState> device, void *event)
+      : device_(std::move(device)), event_(event) {}
+  void release();
+  std::shared_ptr<detail::DeviceState> device_;
+  void *event_ = nullptr;
 };
 
 class CudaDevice {
@@ -165,6 +229,11 @@ public:
 
   /// Waits for all work on the device's context.
   llvm::Error synchronize();
+
+  /// A new stream of this device.
+  llvm::Expected<CudaStream> createStream();
+  /// A new event of this device, not yet recorded.
+  llvm::Expected<CudaEvent> createEvent();
 
   /// Modules in the cache.
   size_t numLoadedModules() const;

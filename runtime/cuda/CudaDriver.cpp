@@ -54,7 +54,20 @@ llvm::Expected<std::unique_ptr<CudaDriver>> CudaDriver::open(llvm::StringRef lib
   bind("cuFuncGetAttribute", fn.funcGetAttribute);
   bind("cuFuncSetAttribute", fn.funcSetAttribute);
   bind("cuLaunchKernel", fn.launchKernel);
+  bind("cuMemcpyHtoDAsync_v2", fn.memcpyHtoDAsync);
+  bind("cuMemcpyDtoHAsync_v2", fn.memcpyDtoHAsync);
+  bind("cuStreamCreate", fn.streamCreate);
+  bind("cuStreamDestroy_v2", fn.streamDestroy);
   bind("cuStreamSynchronize", fn.streamSynchronize);
+  bind("cuEventCreate", fn.eventCreate);
+  bind("cuEventDestroy_v2", fn.eventDestroy);
+  bind("cuEventRecord", fn.eventRecord);
+  bind("cuEventSynchronize", fn.eventSynchronize);
+  // cuda.h maps cuEventElapsedTime to _v2 from CUDA 12.8 on; older drivers
+  // have only the first, of the same ABI.
+  bind("cuEventElapsedTime_v2", fn.eventElapsedTime, /*required=*/false);
+  if (!fn.eventElapsedTime)
+    bind("cuEventElapsedTime", fn.eventElapsedTime);
   bind("cuCtxSynchronize", fn.ctxSynchronize);
   bind("cuFuncGetParamInfo", fn.funcGetParamInfo, /*required=*/false);
   if (!missing.empty())

@@ -23,6 +23,8 @@ struct CUfunc_st;
 using CUfunction = CUfunc_st *;
 struct CUstream_st;
 using CUstream = CUstream_st *;
+struct CUevent_st;
+using CUevent = CUevent_st *;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
@@ -42,6 +44,10 @@ inline constexpr int CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
 inline constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 inline constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+
+// CUstream_flags and CUevent_flags values.
+inline constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+inline constexpr unsigned CU_EVENT_DEFAULT = 0;
 
 /// Launches may pass up to this much dynamic shared memory without opting in.
 inline constexpr unsigned kDefaultDynamicSharedMemoryLimit = 48 * 1024;
@@ -74,7 +80,18 @@ struct Functions {
                            unsigned blockX, unsigned blockY, unsigned blockZ,
                            unsigned sharedMemoryBytes, CUstream stream, void **params,
                            void **extra);
+  CUresult (*memcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes,
+                              CUstream stream);                               // _v2
+  CUresult (*memcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes,
+                              CUstream stream);                               // _v2
+  CUresult (*streamCreate)(CUstream *stream, unsigned flags);
+  CUresult (*streamDestroy)(CUstream stream);                                 // _v2
   CUresult (*streamSynchronize)(CUstream stream);
+  CUresult (*eventCreate)(CUevent *event, unsigned flags);
+  CUresult (*eventDestroy)(CUevent event);                                    // _v2
+  CUresult (*eventRecord)(CUevent event, CUstream stream);
+  CUresult (*eventSynchronize)(CUevent event);
+  CUresult (*eventElapsedTime)(float *milliseconds, CUevent start, CUevent end);
   CUresult (*ctxSynchronize)();
   /// CUDA 12.4 and newer; null with older drivers.
   CUresult (*funcGetParamInfo)(CUfunction function, size_t index, size_t *offset, size_t *size);

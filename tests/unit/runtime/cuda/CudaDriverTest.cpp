@@ -51,7 +51,16 @@ EXPECT_SAME_ABI(moduleGetFunction, cuModuleGetFunction);
 EXPECT_SAME_ABI(funcGetAttribute, cuFuncGetAttribute);
 EXPECT_SAME_ABI(funcSetAttribute, cuFuncSetAttribute);
 EXPECT_SAME_ABI(launchKernel, cuLaunchKernel);
+EXPECT_SAME_ABI(memcpyHtoDAsync, cuMemcpyHtoDAsync_v2);
+EXPECT_SAME_ABI(memcpyDtoHAsync, cuMemcpyDtoHAsync_v2);
+EXPECT_SAME_ABI(streamCreate, cuStreamCreate);
+EXPECT_SAME_ABI(streamDestroy, cuStreamDestroy_v2);
 EXPECT_SAME_ABI(streamSynchronize, cuStreamSynchronize);
+EXPECT_SAME_ABI(eventCreate, cuEventCreate);
+EXPECT_SAME_ABI(eventDestroy, cuEventDestroy_v2);
+EXPECT_SAME_ABI(eventRecord, cuEventRecord);
+EXPECT_SAME_ABI(eventSynchronize, cuEventSynchronize);
+EXPECT_SAME_ABI(eventElapsedTime, cuEventElapsedTime); // _v2 where cuda.h maps it
 EXPECT_SAME_ABI(funcGetParamInfo, cuFuncGetParamInfo);
 #undef EXPECT_SAME_ABI
 
@@ -78,6 +87,8 @@ static_assert(driver::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES == ::CU_FUNC_ATTRIBUTE
 static_assert(driver::CU_FUNC_ATTRIBUTE_NUM_REGS == ::CU_FUNC_ATTRIBUTE_NUM_REGS);
 static_assert(driver::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ==
               ::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+static_assert(driver::CU_STREAM_NON_BLOCKING == ::CU_STREAM_NON_BLOCKING);
+static_assert(driver::CU_EVENT_DEFAULT == ::CU_EVENT_DEFAULT);
 #endif
 
 TEST(CudaDriver, MissingLibraryIsAClearError) {

@@ -122,11 +122,12 @@ TEST_F(CudaFakeDriver, ArgumentsReachTheKernelAsItDeclaresThem) {
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   llvm::Expected<CudaBuffer> buffer = device->allocate(64);
   ASSERT_TRUE(bool(buffer));
-  int stream = 0; // any address stands for a CUstream here
+  llvm::Expected<CudaStream> stream = device->createStream();
+  ASSERT_TRUE(bool(stream)) << llvm::toString(stream.takeError());
 
   llvm::Error err = device->launch(*kernel, {3, 2, 1},
                                    {*buffer, 7, 2.5f, true, 1.0, int64_t(-3)},
-                                   {.stream = &stream, .synchronize = true});
+                                   {.stream = stream->handle(), .synchronize = true});
   ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
   const FakeCudaLaunch &launch = *tesseraFakeCudaLastLaunch();
   EXPECT_STREQ(launch.kernel, "pack");
@@ -136,7 +137,7 @@ TEST_F(CudaFakeDriver, ArgumentsReachTheKernelAsItDeclaresThem) {
   EXPECT_EQ(launch.block[0], 128u);
   EXPECT_EQ(launch.block[1], 1u);
   EXPECT_EQ(launch.sharedMemoryBytes, 0u);
-  EXPECT_EQ(launch.stream, &stream);
+  EXPECT_EQ(launch.stream, stream->handle());
   ASSERT_EQ(launch.numParams, 6u);
   EXPECT_EQ(paramAt<uint64_t>(launch, 0), buffer->devicePointer());
   EXPECT_EQ(paramAt<int32_t>(launch, 8), 7);
@@ -144,6 +145,64 @@ TEST_F(CudaFakeDriver, ArgumentsReachTheKernelAsItDeclaresThem) {
   EXPECT_EQ(paramAt<int32_t>(launch, 16), 1);
   EXPECT_EQ(paramAt<uint16_t>(launch, 20), 0x3c00) << "1.0 as f16";
   EXPECT_EQ(paramAt<int64_t>(launch, 22), -3);
+}
+
+TEST_F(CudaFakeDriver, EventsTimeTheWorkQueuedBetweenThem) {
+  size_t streams = tesseraFakeCudaLiveStreams(), events = tesseraFakeCudaLiveEvents();
+  {
+    llvm::Expected<CudaKernel> kernel =
+        device->load(fakeBinary("step", "params=8"), signatureOf({ArgKind::Pointer}));
+    ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+    llvm::Expected<CudaBuffer> buffer = device->allocate(4);
+    llvm::Expected<CudaStream> stream = device->createStream();
+    llvm::Expected<CudaEvent> start = device->createEvent(), end = device->createEvent();
+    ASSERT_TRUE(buffer && stream && start && end);
+    EXPECT_EQ(tesseraFakeCudaLiveStreams(), streams + 1);
+    EXPECT_EQ(tesseraFakeCudaLiveEvents(), events + 2);
+
+    ASSERT_FALSE(bool(start->record(stream->handle())));
+    for (int i = 0; i < 3; ++i)
+      ASSERT_FALSE(bool(device->launch(*kernel, {1}, {*buffer}, {.stream = stream->handle()})));
+    ASSERT_FALSE(bool(end->record(stream->handle())));
+    ASSERT_FALSE(bool(end->synchronize()));
+    ASSERT_FALSE(bool(stream->synchronize()));
+    // The fake driver's launches take 1 ms each.
+    llvm::Expected<float> elapsed = CudaEvent::elapsedMilliseconds(*start, *end);
+    ASSERT_TRUE(bool(elapsed)) << llvm::toString(elapsed.takeError());
+    EXPECT_EQ(*elapsed, 3.0f);
+
+    llvm::Expected<CudaEvent> unrecorded = device->createEvent();
+    ASSERT_TRUE(bool(unrecorded));
+    llvm::Expected<float> never = CudaEvent::elapsedMilliseconds(*start, *unrecorded);
+    ASSERT_FALSE(bool(never));
+    std::string error = llvm::toString(never.takeError());
+    EXPECT_NE(error.find("cuEventElapsedTime failed"), std::string::npos) << error;
+    EXPECT_NE(error.find("CUDA_ERROR_INVALID_HANDLE"), std::string::npos) << error;
+
+    CudaEvent moved = std::move(*start);
+    EXPECT_FALSE(bool(*start));
+    EXPECT_EQ(llvm::toString(start->record()), "record on an empty CudaEvent");
+    CudaStream movedStream = std::move(*stream);
+    EXPECT_EQ(llvm::toString(stream->synchronize()), "synchronize on an empty CudaStream");
+  }
+  EXPECT_EQ(tesseraFakeCudaLiveStreams(), streams) << "a stream outlived its handle";
+  EXPECT_EQ(tesseraFakeCudaLiveEvents(), events) << "an event outlived its handle";
+}
+
+TEST_F(CudaFakeDriver, CopiesQueuedOnAStream) {
+  llvm::Expected<CudaBuffer> buffer = device->allocate(16);
+  llvm::Expected<CudaStream> stream = device->createStream();
+  ASSERT_TRUE(buffer && stream);
+  uint32_t value = 0x12345678, back = 0;
+  ASSERT_FALSE(bool(buffer->copyFromHostAsync(&value, 4, stream->handle(), 8)));
+  ASSERT_FALSE(bool(buffer->copyToHostAsync(&back, 4, stream->handle(), 8)));
+  ASSERT_FALSE(bool(stream->synchronize()));
+  EXPECT_EQ(back, value);
+  // The legacy default stream too.
+  ASSERT_FALSE(bool(buffer->copyToHostAsync(&back, 4, nullptr, 0)));
+  EXPECT_EQ(back, 0u);
+  EXPECT_EQ(llvm::toString(buffer->copyFromHostAsync(&value, 4, stream->handle(), 13)),
+            "copyFromHostAsync of 4 bytes at offset 13 overruns the 16-byte CUDA buffer");
 }
 
 TEST_F(CudaFakeDriver, LaunchChecksArgumentsAndGrid) {

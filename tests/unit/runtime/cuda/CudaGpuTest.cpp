@@ -144,6 +144,41 @@ TEST_F(CudaGpu, VectorAddWithAMaskedTail) {
   EXPECT_EQ(device->numLoadedModules(), modules);
 }
 
+TEST_F(CudaGpu, CopiesAndLaunchesOnAStreamTimedByEvents) {
+  gpu::KernelBinary binary = compile(kernels::kVectorAdd);
+  ASSERT_FALSE(binary.binary.empty());
+  KernelSignature signature = signatureOf({{ArgKind::Pointer, "f32"},
+                                           {ArgKind::Pointer, "f32"},
+                                           {ArgKind::Pointer, "f32"},
+                                           {ArgKind::I32, ""}});
+  constexpr int n = 1 << 20;
+  std::vector<float> x = randomFloats(n, -1, 1, 3), y = randomFloats(n, -1, 1, 4), sum(n);
+  CudaBuffer dx = zeros(n * sizeof(float)), dy = zeros(n * sizeof(float)),
+             out = zeros(n * sizeof(float));
+  llvm::Expected<CudaStream> stream = device->createStream();
+  llvm::Expected<CudaEvent> start = device->createEvent(), end = device->createEvent();
+  ASSERT_TRUE(stream && start && end);
+  llvm::Expected<CudaKernel> kernel = device->load(binary, signature);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+
+  void *s = stream->handle();
+  ASSERT_FALSE(bool(dx.copyFromHostAsync(x.data(), n * sizeof(float), s)));
+  ASSERT_FALSE(bool(dy.copyFromHostAsync(y.data(), n * sizeof(float), s)));
+  ASSERT_FALSE(bool(start->record(s)));
+  llvm::Error err = device->launch(*kernel, {(n + 127) / 128}, {dx, dy, out, n}, {.stream = s});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  ASSERT_FALSE(bool(end->record(s)));
+  ASSERT_FALSE(bool(out.copyToHostAsync(sum.data(), n * sizeof(float), s)));
+  ASSERT_FALSE(bool(stream->synchronize()));
+
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(sum[i], x[i] + y[i]) << "element " << i;
+  llvm::Expected<float> elapsed = CudaEvent::elapsedMilliseconds(*start, *end);
+  ASSERT_TRUE(bool(elapsed)) << llvm::toString(elapsed.takeError());
+  EXPECT_GT(*elapsed, 0.0f);
+  EXPECT_LT(*elapsed, 1000.0f);
+}
+
 TEST_F(CudaGpu, ArgumentsAreCheckedAgainstTheSignature) {
   gpu::KernelBinary binary = compile(kernels::kVectorAdd);
   KernelSignature signature = signatureOf({{ArgKind::Pointer, "f32"},

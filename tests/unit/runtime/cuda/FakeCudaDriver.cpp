@@ -3,14 +3,18 @@
 // launch runs nothing but is recorded. It lets the CUDA runtime's own logic
 // (contexts, buffers, module cache, launch checks, argument packing) be
 // tested without a GPU. Only the entry points the runtime binds exist.
+// Streams and events are tokens; each launch advances a clock by 1 ms, which
+// recorded events read, and every queued copy happens at once.
 //
 // Image format (NUL-terminated): "kernel=NAME;params=8,8,4;regs=40;max_threads=1024;shared=0"
 #include "tests/unit/runtime/cuda/FakeCudaDriver.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,7 +23,8 @@ namespace {
 
 using CUresult = int;
 constexpr CUresult kSuccess = 0, kInvalidValue = 1, kNotInitialized = 3, kInvalidImage = 200,
-                   kInvalidContext = 201, kNotFound = 500, kOutOfResources = 701;
+                   kInvalidContext = 201, kInvalidHandle = 400, kNotFound = 500,
+                   kOutOfResources = 701;
 
 struct Function {
   std::string name;
@@ -40,6 +45,10 @@ struct Driver {
   std::map<unsigned long long, std::unique_ptr<char[]>> allocations;
   std::vector<std::unique_ptr<Module>> modules;
   FakeCudaLaunch lastLaunch;
+  std::set<std::unique_ptr<char>> streams, events;
+  /// When each recorded event was recorded, in ms of launches.
+  std::map<void *, double> recorded;
+  double clockMs = 0;
 };
 
 Driver &driver() {
@@ -86,6 +95,33 @@ CUresult needContext() {
   return driver().contextDepth > 0 ? kSuccess : kInvalidContext;
 }
 
+/// A new token in `tokens`, as the driver's opaque stream or event handle.
+void *newToken(std::set<std::unique_ptr<char>> &tokens) {
+  return tokens.insert(std::make_unique<char>()).first->get();
+}
+
+bool holds(const std::set<std::unique_ptr<char>> &tokens, void *token) {
+  return std::any_of(tokens.begin(), tokens.end(),
+                     [&](const std::unique_ptr<char> &t) { return t.get() == token; });
+}
+
+CUresult dropToken(std::set<std::unique_ptr<char>> &tokens, void *token) {
+  for (auto it = tokens.begin(); it != tokens.end(); ++it)
+    if (it->get() == token) {
+      tokens.erase(it);
+      return kSuccess;
+    }
+  return kInvalidHandle;
+}
+
+/// A stream the launches and copies may name: the legacy default (null) or
+/// one created and not destroyed.
+CUresult needStream(void *stream) {
+  if (CUresult result = needContext())
+    return result;
+  return !stream || holds(driver().streams, stream) ? kSuccess : kInvalidHandle;
+}
+
 } // namespace
 
 extern "C" {
@@ -93,6 +129,8 @@ extern "C" {
 const FakeCudaLaunch *tesseraFakeCudaLastLaunch() { return &driver().lastLaunch; }
 int tesseraFakeCudaContextDepth() { return driver().contextDepth; }
 size_t tesseraFakeCudaLiveAllocations() { return driver().allocations.size(); }
+size_t tesseraFakeCudaLiveStreams() { return driver().streams.size(); }
+size_t tesseraFakeCudaLiveEvents() { return driver().events.size(); }
 
 CUresult cuInit(unsigned) {
   driver().initialized = true;
@@ -108,6 +146,7 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
   case kInvalidValue: *name = "CUDA_ERROR_INVALID_VALUE"; return kSuccess;
   case kInvalidImage: *name = "CUDA_ERROR_INVALID_IMAGE"; return kSuccess;
   case kInvalidContext: *name = "CUDA_ERROR_INVALID_CONTEXT"; return kSuccess;
+  case kInvalidHandle: *name = "CUDA_ERROR_INVALID_HANDLE"; return kSuccess;
   case kNotFound: *name = "CUDA_ERROR_NOT_FOUND"; return kSuccess;
   case kOutOfResources: *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; return kSuccess;
   default: *name = nullptr; return kInvalidValue;
@@ -118,6 +157,7 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
   case kInvalidValue: *text = "invalid argument"; return kSuccess;
   case kInvalidImage: *text = "device kernel image is invalid"; return kSuccess;
   case kInvalidContext: *text = "invalid device context"; return kSuccess;
+  case kInvalidHandle: *text = "invalid resource handle"; return kSuccess;
   case kNotFound: *text = "named symbol not found"; return kSuccess;
   case kOutOfResources: *text = "too many resources requested for launch"; return kSuccess;
   default: *text = nullptr; return kInvalidValue;
@@ -249,7 +289,7 @@ CUresult cuFuncGetParamInfo(void *function, size_t index, size_t *offset, size_t
 CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned gridZ,
                         unsigned blockX, unsigned blockY, unsigned blockZ, unsigned shared,
                         void *stream, void **params, void **) {
-  if (CUresult result = needContext())
+  if (CUresult result = needStream(stream))
     return result;
   auto *f = static_cast<Function *>(function);
   if (shared > unsigned(f->maxDynamicShared))
@@ -269,8 +309,68 @@ CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned
     std::memcpy(launch.params + launch.paramBytes, params[launch.numParams++], size);
     launch.paramBytes += size;
   }
+  driver().clockMs += 1.0;
   return kSuccess;
 }
-CUresult cuStreamSynchronize(void *) { return needContext(); }
+CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t bytes,
+                              void *stream) {
+  if (CUresult result = needStream(stream))
+    return result;
+  std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+  return kSuccess;
+}
+CUresult cuMemcpyDtoHAsync_v2(void *dst, unsigned long long src, size_t bytes, void *stream) {
+  if (CUresult result = needStream(stream))
+    return result;
+  std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
+  return kSuccess;
+}
+CUresult cuStreamCreate(void **stream, unsigned) {
+  if (CUresult result = needContext())
+    return result;
+  *stream = newToken(driver().streams);
+  return kSuccess;
+}
+CUresult cuStreamDestroy_v2(void *stream) {
+  if (CUresult result = needContext())
+    return result;
+  return dropToken(driver().streams, stream);
+}
+CUresult cuStreamSynchronize(void *stream) { return needStream(stream); }
+CUresult cuEventCreate(void **event, unsigned) {
+  if (CUresult result = needContext())
+    return result;
+  *event = newToken(driver().events);
+  return kSuccess;
+}
+CUresult cuEventDestroy_v2(void *event) {
+  if (CUresult result = needContext())
+    return result;
+  driver().recorded.erase(event);
+  return dropToken(driver().events, event);
+}
+CUresult cuEventRecord(void *event, void *stream) {
+  if (CUresult result = needStream(stream))
+    return result;
+  if (!holds(driver().events, event))
+    return kInvalidHandle;
+  driver().recorded[event] = driver().clockMs;
+  return kSuccess;
+}
+CUresult cuEventSynchronize(void *event) {
+  if (CUresult result = needContext())
+    return result;
+  return holds(driver().events, event) ? kSuccess : kInvalidHandle;
+}
+/// Only the _v2 symbol: the runtime takes it where the driver has it.
+CUresult cuEventElapsedTime_v2(float *milliseconds, void *start, void *end) {
+  if (CUresult result = needContext())
+    return result;
+  auto from = driver().recorded.find(start), to = driver().recorded.find(end);
+  if (from == driver().recorded.end() || to == driver().recorded.end())
+    return kInvalidHandle; // as the driver answers for an event never recorded
+  *milliseconds = float(to->second - from->second);
+  return kSuccess;
+}
 
 } // extern "C"

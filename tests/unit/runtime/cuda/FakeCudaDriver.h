@@ -24,6 +24,8 @@ const FakeCudaLaunch *tesseraFakeCudaLastLaunch();
 /// Contexts pushed and not popped.
 int tesseraFakeCudaContextDepth();
 size_t tesseraFakeCudaLiveAllocations();
+size_t tesseraFakeCudaLiveStreams();
+size_t tesseraFakeCudaLiveEvents();
 }
 
 #endif // TESSERA_TESTS_UNIT_RUNTIME_CUDA_FAKECUDADRIVER_H

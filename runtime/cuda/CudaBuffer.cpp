@@ -3,6 +3,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstring>
+
 using namespace tessera::runtime::cuda;
 using namespace tessera::runtime::cuda::driver;
 
@@ -136,4 +138,53 @@ llvm::Error CudaBuffer::copyToHostAsync(void *dst, size_t bytes, void *stream,
                                                      static_cast<CUstream>(stream)),
                         "cuMemcpyDtoHAsync", where);
   });
+}
+
+llvm::Expected<CudaHostBuffer> CudaDevice::allocateHost(size_t bytes) {
+  const CudaDriver &driver = state_->driver;
+  std::string where =
+      llvm::formatv("allocating {0} bytes of page-locked host memory for {1}", bytes,
+                    state_->describe())
+          .str();
+  void *data = nullptr;
+  size_t allocated = std::max<size_t>(bytes, 1);
+  if (llvm::Error err = state_->inContext(where, [&] {
+        return driver.check(driver.api().memAllocHost(&data, allocated), "cuMemAllocHost",
+                            where);
+      }))
+    return std::move(err);
+  std::memset(data, 0, allocated);
+  return CudaHostBuffer(state_, data, bytes);
+}
+
+CudaHostBuffer::CudaHostBuffer(CudaHostBuffer &&other) noexcept
+    : device_(std::move(other.device_)), data_(other.data_), size_(other.size_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+CudaHostBuffer &CudaHostBuffer::operator=(CudaHostBuffer &&other) noexcept {
+  if (this != &other) {
+    release();
+    device_ = std::move(other.device_);
+    data_ = other.data_;
+    size_ = other.size_;
+    other.data_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+CudaHostBuffer::~CudaHostBuffer() { release(); }
+
+void CudaHostBuffer::release() {
+  if (!device_)
+    return;
+  llvm::consumeError(device_->inContext("freeing page-locked host memory", [&] {
+    device_->driver.api().memFreeHost(data_);
+    return llvm::Error::success();
+  }));
+  device_.reset();
+  data_ = nullptr;
+  size_ = 0;
 }

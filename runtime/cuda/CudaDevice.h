@@ -92,8 +92,9 @@ public:
   llvm::Error fill(uint8_t value);
   /// The copies queued on `stream` (a CudaStream's handle(), or any CUstream;
   /// null: the legacy default stream) instead of waited for: `src` or `dst`
-  /// must stay valid until the stream has run them. From pageable host
-  /// memory the driver stages the copy and it does not overlap kernels.
+  /// must stay valid until the stream has run them. Only from and to
+  /// page-locked memory (CudaDevice::allocateHost) do they overlap kernels;
+  /// from ordinary memory the driver stages them.
   llvm::Error copyFromHostAsync(const void *src, size_t bytes, void *stream, size_t offset = 0);
   llvm::Error copyToHostAsync(void *dst, size_t bytes, void *stream, size_t offset = 0) const;
 
@@ -129,6 +130,32 @@ private:
       : impl_(std::move(impl)), signature_(std::move(signature)) {}
   std::shared_ptr<const detail::LoadedKernel> impl_;
   std::shared_ptr<const KernelSignature> signature_;
+};
+
+/// Page-locked host memory of the device's context: copies queued on a
+/// stream from and to it run asynchronously to the host and overlap kernels
+/// (from ordinary memory the driver stages them). Freed with the handle.
+class CudaHostBuffer {
+public:
+  CudaHostBuffer() = default;
+  CudaHostBuffer(CudaHostBuffer &&other) noexcept;
+  CudaHostBuffer &operator=(CudaHostBuffer &&other) noexcept;
+  CudaHostBuffer(const CudaHostBuffer &) = delete;
+  CudaHostBuffer &operator=(const CudaHostBuffer &) = delete;
+  ~CudaHostBuffer();
+
+  explicit operator bool() const { return device_ != nullptr; }
+  void *data() const { return data_; }
+  size_t size() const { return size_; }
+
+private:
+  friend class CudaDevice;
+  CudaHostBuffer(std::shared_ptr<detail::DeviceState> device, void *data, size_t size)
+      : device_(std::move(device)), data_(data), size_(size) {}
+  void release();
+  std::shared_ptr<detail::DeviceState> device_;
+  void *data_ = nullptr;
+  size_t size_ = 0;
 };
 
 /// A stream of the device: the launches and copies queued on it run in
@@ -207,6 +234,8 @@ public:
 
   /// `bytes` bytes of zero-filled device memory.
   llvm::Expected<CudaBuffer> allocate(size_t bytes);
+  /// `bytes` bytes of zero-filled page-locked host memory.
+  llvm::Expected<CudaHostBuffer> allocateHost(size_t bytes);
 
   /// Loads `binary` (a cubin from compileForNvidia) and looks up its entry,
   /// or finds them in the device's module cache, keyed by a hash of the

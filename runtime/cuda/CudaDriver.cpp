@@ -54,6 +54,8 @@ llvm::Expected<std::unique_ptr<CudaDriver>> CudaDriver::open(llvm::StringRef lib
   bind("cuFuncGetAttribute", fn.funcGetAttribute);
   bind("cuFuncSetAttribute", fn.funcSetAttribute);
   bind("cuLaunchKernel", fn.launchKernel);
+  bind("cuMemAllocHost_v2", fn.memAllocHost);
+  bind("cuMemFreeHost", fn.memFreeHost);
   bind("cuMemcpyHtoDAsync_v2", fn.memcpyHtoDAsync);
   bind("cuMemcpyDtoHAsync_v2", fn.memcpyDtoHAsync);
   bind("cuStreamCreate", fn.streamCreate);

@@ -80,6 +80,8 @@ struct Functions {
                            unsigned blockX, unsigned blockY, unsigned blockZ,
                            unsigned sharedMemoryBytes, CUstream stream, void **params,
                            void **extra);
+  CUresult (*memAllocHost)(void **pointer, size_t bytes);                    // _v2
+  CUresult (*memFreeHost)(void *pointer);
   CUresult (*memcpyHtoDAsync)(CUdeviceptr dst, const void *src, size_t bytes,
                               CUstream stream);                               // _v2
   CUresult (*memcpyDtoHAsync)(void *dst, CUdeviceptr src, size_t bytes,

@@ -51,6 +51,8 @@ EXPECT_SAME_ABI(moduleGetFunction, cuModuleGetFunction);
 EXPECT_SAME_ABI(funcGetAttribute, cuFuncGetAttribute);
 EXPECT_SAME_ABI(funcSetAttribute, cuFuncSetAttribute);
 EXPECT_SAME_ABI(launchKernel, cuLaunchKernel);
+EXPECT_SAME_ABI(memAllocHost, cuMemAllocHost_v2);
+EXPECT_SAME_ABI(memFreeHost, cuMemFreeHost);
 EXPECT_SAME_ABI(memcpyHtoDAsync, cuMemcpyHtoDAsync_v2);
 EXPECT_SAME_ABI(memcpyDtoHAsync, cuMemcpyDtoHAsync_v2);
 EXPECT_SAME_ABI(streamCreate, cuStreamCreate);

@@ -189,20 +189,29 @@ TEST_F(CudaFakeDriver, EventsTimeTheWorkQueuedBetweenThem) {
   EXPECT_EQ(tesseraFakeCudaLiveEvents(), events) << "an event outlived its handle";
 }
 
-TEST_F(CudaFakeDriver, CopiesQueuedOnAStream) {
+TEST_F(CudaFakeDriver, CopiesQueuedOnAStreamFromPageLockedMemory) {
+  size_t pinned = tesseraFakeCudaLiveHostAllocations();
   llvm::Expected<CudaBuffer> buffer = device->allocate(16);
   llvm::Expected<CudaStream> stream = device->createStream();
-  ASSERT_TRUE(buffer && stream);
-  uint32_t value = 0x12345678, back = 0;
-  ASSERT_FALSE(bool(buffer->copyFromHostAsync(&value, 4, stream->handle(), 8)));
-  ASSERT_FALSE(bool(buffer->copyToHostAsync(&back, 4, stream->handle(), 8)));
+  llvm::Expected<CudaHostBuffer> host = device->allocateHost(8);
+  ASSERT_TRUE(buffer && stream && host);
+  EXPECT_EQ(tesseraFakeCudaLiveHostAllocations(), pinned + 1);
+  EXPECT_EQ(host->size(), 8u);
+  auto *words = static_cast<uint32_t *>(host->data());
+  EXPECT_EQ(words[0], 0u) << "page-locked memory starts zeroed";
+  words[0] = 0x12345678;
+  ASSERT_FALSE(bool(buffer->copyFromHostAsync(words, 4, stream->handle(), 8)));
+  ASSERT_FALSE(bool(buffer->copyToHostAsync(words + 1, 4, stream->handle(), 8)));
   ASSERT_FALSE(bool(stream->synchronize()));
-  EXPECT_EQ(back, value);
+  EXPECT_EQ(words[1], 0x12345678u);
+  uint32_t value = 0x12345678, back = 0;
   // The legacy default stream too.
   ASSERT_FALSE(bool(buffer->copyToHostAsync(&back, 4, nullptr, 0)));
   EXPECT_EQ(back, 0u);
   EXPECT_EQ(llvm::toString(buffer->copyFromHostAsync(&value, 4, stream->handle(), 13)),
             "copyFromHostAsync of 4 bytes at offset 13 overruns the 16-byte CUDA buffer");
+  *host = CudaHostBuffer();
+  EXPECT_EQ(tesseraFakeCudaLiveHostAllocations(), pinned) << "freed with its handle";
 }
 
 TEST_F(CudaFakeDriver, LaunchChecksArgumentsAndGrid) {

@@ -43,6 +43,7 @@ struct Driver {
   bool initialized = false;
   int contextDepth = 0;
   std::map<unsigned long long, std::unique_ptr<char[]>> allocations;
+  std::map<void *, std::unique_ptr<char[]>> hostAllocations;
   std::vector<std::unique_ptr<Module>> modules;
   FakeCudaLaunch lastLaunch;
   std::set<std::unique_ptr<char>> streams, events;
@@ -130,6 +131,7 @@ const FakeCudaLaunch *tesseraFakeCudaLastLaunch() { return &driver().lastLaunch;
 int tesseraFakeCudaContextDepth() { return driver().contextDepth; }
 size_t tesseraFakeCudaLiveAllocations() { return driver().allocations.size(); }
 size_t tesseraFakeCudaLiveStreams() { return driver().streams.size(); }
+size_t tesseraFakeCudaLiveHostAllocations() { return driver().hostAllocations.size(); }
 size_t tesseraFakeCudaLiveEvents() { return driver().events.size(); }
 
 CUresult cuInit(unsigned) {
@@ -311,6 +313,19 @@ CUresult cuLaunchKernel(void *function, unsigned gridX, unsigned gridY, unsigned
   }
   driver().clockMs += 1.0;
   return kSuccess;
+}
+CUresult cuMemAllocHost_v2(void **pointer, size_t bytes) {
+  if (CUresult result = needContext())
+    return result;
+  auto memory = std::make_unique<char[]>(bytes);
+  *pointer = memory.get();
+  driver().hostAllocations[*pointer] = std::move(memory);
+  return kSuccess;
+}
+CUresult cuMemFreeHost(void *pointer) {
+  if (CUresult result = needContext())
+    return result;
+  return driver().hostAllocations.erase(pointer) ? kSuccess : kInvalidValue;
 }
 CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst, const void *src, size_t bytes,
                               void *stream) {

@@ -25,6 +25,7 @@ const FakeCudaLaunch *tesseraFakeCudaLastLaunch();
 int tesseraFakeCudaContextDepth();
 size_t tesseraFakeCudaLiveAllocations();
 size_t tesseraFakeCudaLiveStreams();
+size_t tesseraFakeCudaLiveHostAllocations();
 size_t tesseraFakeCudaLiveEvents();
 }
 

@@ -44,18 +44,20 @@ constexpr FloatFunction kFloatFunctions[] = {
 constexpr llvm::StringLiteral kFastFunctions[] = {"cos", "exp", "log",  "log10", "log2",
                                                   "pow", "sin", "tan",  "tanh"};
 
-/// A test of a float (`__nv_<f32 name>`, `__nv_<f64 name>`) answering an i32;
-/// `op` names the test.
+enum class Test { IsNan, IsInf, IsFinite };
+
+/// A test of a float (`__nv_<f32 name>`, `__nv_<f64 name>`) answering an i32.
 struct FloatPredicate {
-  llvm::StringLiteral f32Name, f64Name, op;
+  llvm::StringLiteral f32Name, f64Name;
+  Test test;
 };
 
 /// Written with arith.cmpf, which every backend lowers (the CPU backend has
 /// no lowering of math.isinf).
 constexpr FloatPredicate kFloatPredicates[] = {
-    {"isnanf", "isnand", "isnan"},
-    {"isinff", "isinfd", "isinf"},
-    {"finitef", "isfinited", "isfinite"},
+    {"isnanf", "isnand", Test::IsNan},
+    {"isinff", "isinfd", Test::IsInf},
+    {"finitef", "isfinited", Test::IsFinite},
 };
 
 /// An integer function: `__nv_<name>` on iN operands, answering an iM.
@@ -80,12 +82,13 @@ constexpr IntegerFunction kIntegerFunctions[] = {
     {"umul64hi", 2, "arith.mului_extended", 64, 64},
 };
 
-/// What a call computes: the op, and the element types of its operands and
-/// result as the function declares them.
+/// What a call computes: the op (or the test of a predicate), and the
+/// element types of its operands and result as the function declares them.
 struct Counterpart {
   llvm::StringRef op;
   unsigned arity;
   Type operand, result;
+  std::optional<Test> test;
 };
 
 std::optional<Counterpart> counterpartOf(llvm::StringRef symbol, MLIRContext *context) {
@@ -110,9 +113,9 @@ std::optional<Counterpart> counterpartOf(llvm::StringRef symbol, MLIRContext *co
             return Counterpart{accurate.op, accurate.arity, f32, f32};
   for (const FloatPredicate &predicate : kFloatPredicates) {
     if (name == predicate.f32Name)
-      return Counterpart{predicate.op, 1, f32, i32};
+      return Counterpart{"", 1, f32, i32, predicate.test};
     if (name == predicate.f64Name)
-      return Counterpart{predicate.op, 1, f64, i32};
+      return Counterpart{"", 1, f64, i32, predicate.test};
   }
   for (const IntegerFunction &function : kIntegerFunctions)
     if (name == function.name)
@@ -133,9 +136,9 @@ Value convertResult(OpBuilder &builder, Location loc, Value value, Type type) {
   return arith::TruncIOp::create(builder, loc, type, value);
 }
 
-/// The i1 answer of the predicate `test` on `x`.
-Value buildPredicate(OpBuilder &builder, Location loc, llvm::StringRef test, Value x) {
-  if (test == "isnan")
+/// The i1 answer of `test` on `x`.
+Value buildPredicate(OpBuilder &builder, Location loc, Test test, Value x) {
+  if (test == Test::IsNan)
     return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNO, x, x);
   auto element = cast<FloatType>(getElementTypeOrSelf(x));
   TypedAttr inf = builder.getFloatAttr(element, APFloat::getInf(element.getFloatSemantics()));
@@ -145,7 +148,7 @@ Value buildPredicate(OpBuilder &builder, Location loc, llvm::StringRef test, Val
   Value infinity = arith::ConstantOp::create(builder, loc, inf);
   // `one` is false for NaN, as isfinite must be.
   return arith::CmpFOp::create(builder, loc,
-                               test == "isinf" ? arith::CmpFPredicate::OEQ
+                               test == Test::IsInf ? arith::CmpFPredicate::OEQ
                                                : arith::CmpFPredicate::ONE,
                                magnitude, infinity);
 }
@@ -162,9 +165,9 @@ Value buildCounterpart(OpBuilder &builder, tile::ExternElementwiseOp call) {
       }))
     return nullptr;
   Location loc = call.getLoc();
-  if (!counterpart->op.contains('.'))
+  if (counterpart->test)
     return convertResult(builder, loc,
-                         buildPredicate(builder, loc, counterpart->op, call.getSrcs().front()),
+                         buildPredicate(builder, loc, *counterpart->test, call.getSrcs().front()),
                          call.getType());
   Type operandType = call.getSrcs().front().getType();
   SmallVector<Type> resultTypes{operandType};

@@ -7,6 +7,8 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -28,6 +30,14 @@ void registerMathHandlers(HandlerTable &table) {
   addFloatOp<math::CosOp, 1>(table, [](double x) { return std::cos(x); });
   addFloatOp<math::TanOp, 1>(table, [](double x) { return std::tan(x); });
   addFloatOp<math::AtanOp, 1>(table, [](double x) { return std::atan(x); });
+  addFloatOp<math::AcosOp, 1>(table, [](double x) { return std::acos(x); });
+  addFloatOp<math::AsinOp, 1>(table, [](double x) { return std::asin(x); });
+  addFloatOp<math::AcoshOp, 1>(table, [](double x) { return std::acosh(x); });
+  addFloatOp<math::AsinhOp, 1>(table, [](double x) { return std::asinh(x); });
+  addFloatOp<math::AtanhOp, 1>(table, [](double x) { return std::atanh(x); });
+  addFloatOp<math::CoshOp, 1>(table, [](double x) { return std::cosh(x); });
+  addFloatOp<math::SinhOp, 1>(table, [](double x) { return std::sinh(x); });
+  addFloatOp<math::ErfcOp, 1>(table, [](double x) { return std::erfc(x); });
   addFloatOp<math::TanhOp, 1>(table, [](double x) { return std::tanh(x); });
   addFloatOp<math::ErfOp, 1>(table, [](double x) { return std::erf(x); });
   addFloatOp<math::AbsFOp, 1>(table, [](double x) { return std::fabs(x); });
@@ -62,6 +72,15 @@ void registerMathHandlers(HandlerTable &table) {
   addIntOp<math::AbsIOp, 1>(table, [](unsigned width, uint64_t x) {
     int64_t value = signExtend(x, width);
     return static_cast<uint64_t>(value < 0 ? 0 - static_cast<uint64_t>(value) : value);
+  });
+  // The operands are zero-extended to 64 bits: count within the width.
+  addIntOp<math::CtPopOp, 1>(table,
+                             [](unsigned, uint64_t x) { return uint64_t(llvm::popcount(x)); });
+  addIntOp<math::CountLeadingZerosOp, 1>(table, [](unsigned width, uint64_t x) {
+    return uint64_t(llvm::countl_zero(x) - (64 - width));
+  });
+  addIntOp<math::CountTrailingZerosOp, 1>(table, [](unsigned width, uint64_t x) {
+    return x ? uint64_t(llvm::countr_zero(x)) : uint64_t(width);
   });
 }
 

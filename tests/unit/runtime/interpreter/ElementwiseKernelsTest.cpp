@@ -1,7 +1,9 @@
 // Elementwise kernels: masked vector add on ragged sizes, integer wraparound
-// and signedness, and f16 rounding.
+// and signedness, math functions and bit counts, and f16 rounding.
 #include "InterpreterTestUtils.h"
 #include "tests/unit/kernels/TileKernels.h"
+
+#include "llvm/ADT/bit.h"
 
 #include <cmath>
 
@@ -49,6 +51,85 @@ TEST_F(ElementwiseKernelsTest, IntegerSemanticsOfI32) {
     expected = wrap(int64_t{expected} + shr);
     EXPECT_EQ(out[i], expected) << "lane " << i << ": " << x << ", " << y;
     EXPECT_EQ(out[64 + i], ult ? 1 : 0) << "lane " << i;
+  }
+}
+
+// Which function each math op computes, in double and rounded to f32; the
+// bit counts within the operand's width (i32 and i8).
+TEST_F(ElementwiseKernelsTest, InverseAndHyperbolicFunctionsAndBitCounts) {
+  constexpr llvm::StringLiteral kMath = R"mlir(
+tile.func @more(%x: f32, %n: i32, %b: i8, %out: !tile.ptr<f32>, %iout: !tile.ptr<i32>,
+                %bout: !tile.ptr<i8>) {
+  %one = arith.constant 1.0 : f32
+  %ax = math.absf %x : f32
+  %above1 = arith.addf %one, %ax : f32
+  %f0 = math.acos %x : f32
+  %f1 = math.asin %x : f32
+  %f2 = math.acosh %above1 : f32
+  %f3 = math.asinh %x : f32
+  %f4 = math.atanh %x : f32
+  %f5 = math.cosh %x : f32
+  %f6 = math.sinh %x : f32
+  %f7 = math.erfc %x : f32
+  %i0 = math.ctpop %n : i32
+  %i1 = math.ctlz %n : i32
+  %i2 = math.cttz %n : i32
+  %b0 = math.ctlz %b : i8
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c4 = arith.constant 4 : i32
+  %c5 = arith.constant 5 : i32
+  %c6 = arith.constant 6 : i32
+  %c7 = arith.constant 7 : i32
+  %p1 = tile.addptr %out, %c1 : !tile.ptr<f32>, i32
+  %p2 = tile.addptr %out, %c2 : !tile.ptr<f32>, i32
+  %p3 = tile.addptr %out, %c3 : !tile.ptr<f32>, i32
+  %p4 = tile.addptr %out, %c4 : !tile.ptr<f32>, i32
+  %p5 = tile.addptr %out, %c5 : !tile.ptr<f32>, i32
+  %p6 = tile.addptr %out, %c6 : !tile.ptr<f32>, i32
+  %p7 = tile.addptr %out, %c7 : !tile.ptr<f32>, i32
+  tile.store %out, %f0 : !tile.ptr<f32>
+  tile.store %p1, %f1 : !tile.ptr<f32>
+  tile.store %p2, %f2 : !tile.ptr<f32>
+  tile.store %p3, %f3 : !tile.ptr<f32>
+  tile.store %p4, %f4 : !tile.ptr<f32>
+  tile.store %p5, %f5 : !tile.ptr<f32>
+  tile.store %p6, %f6 : !tile.ptr<f32>
+  tile.store %p7, %f7 : !tile.ptr<f32>
+  %q1 = tile.addptr %iout, %c1 : !tile.ptr<i32>, i32
+  %q2 = tile.addptr %iout, %c2 : !tile.ptr<i32>, i32
+  tile.store %iout, %i0 : !tile.ptr<i32>
+  tile.store %q1, %i1 : !tile.ptr<i32>
+  tile.store %q2, %i2 : !tile.ptr<i32>
+  tile.store %bout, %b0 : !tile.ptr<i8>
+  tile.return
+}
+)mlir";
+  for (float x : randomFloats(8, -0.9f, 0.9f)) {
+    int32_t n = randomInts(1, INT32_MIN, INT32_MAX)[0];
+    for (int8_t b : {int8_t(0), int8_t(1), int8_t(-1), int8_t(0x10)}) {
+      std::vector<float> out(8);
+      std::vector<int32_t> iout(3);
+      std::vector<int8_t> bout(1);
+      ASSERT_EQ(run(kMath, "more",
+                    {KernelArgument::floating(x), KernelArgument::integer(n),
+                     KernelArgument::integer(b), bufferOf(out), bufferOf(iout), bufferOf(bout)},
+                    {1, 1, 1}),
+                "");
+      double d = x;
+      std::vector<double> expected = {std::acos(d),  std::asin(d), std::acosh(1 + std::fabs(d)),
+                                      std::asinh(d), std::atanh(d), std::cosh(d),
+                                      std::sinh(d),  std::erfc(d)};
+      for (double &value : expected)
+        value = static_cast<float>(value);
+      expectClose(toDoubles(out), expected, 0, 0);
+      auto bits = static_cast<uint32_t>(n);
+      EXPECT_EQ(iout[0], llvm::popcount(bits));
+      EXPECT_EQ(iout[1], llvm::countl_zero(bits));
+      EXPECT_EQ(iout[2], bits ? llvm::countr_zero(bits) : 32);
+      EXPECT_EQ(bout[0], llvm::countl_zero(static_cast<uint8_t>(b))) << int(b);
+    }
   }
 }
 

@@ -31,6 +31,19 @@ def vector_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offsets, x + y, mask=mask)
 
 
+@jit
+def gelu_tanh(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """GELU in its tanh form, as PyTorch's gelu(approximate="tanh"), computed
+    in fp32 with libdevice's tanh: the elementwise kernel Triton users write."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    stored = tl.load(x_ptr + offsets, mask=mask)
+    x = stored.to(tl.float32)
+    inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)  # sqrt(2 / pi)
+    y = 0.5 * x * (1.0 + tl.extra.cuda.libdevice.tanh(inner))
+    tl.store(out_ptr + offsets, y.to(stored.dtype), mask=mask)
+
+
 # Row kernels take ROWS rows per program: a row of 1024 halves is 2 KB, and
 # 8192 programs that each load one row and reduce it keep too few bytes in
 # flight to stream at the device's bandwidth. Both compilers tune ROWS and

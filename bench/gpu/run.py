@@ -167,6 +167,11 @@ def launch_add(module, x, y, out):
     module.vector_add[(triton_cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_warps=4)
 
 
+def launch_gelu(module, x, out):
+    n = x.shape[0]
+    module.gelu_tanh[(triton_cdiv(n, 1024),)](x, out, n, BLOCK=1024, num_warps=4)
+
+
 def gemm_operands(make, size, dtype, layout):
     """A [size, size] and B [size, size]; for "nt" B is the transpose of a
     row-major [N, K] matrix, as a PyTorch Linear's weight."""
@@ -265,6 +270,25 @@ def bench_add(kernels, args, n, dtype):
     return row, ok
 
 
+def bench_gelu(kernels, args, n, dtype):
+    x = torch.randn(n, device="cuda", dtype=dtype)
+    reference = torch.nn.functional.gelu(x.float(), approximate="tanh").to(dtype)
+    row = Row("gelu", f"{n}", args.dtype_name[dtype], "GB/s", 2.0 * n * x.element_size())
+    tol = dict(atol=1e-5 if dtype == torch.float32 else 1e-2, rtol=1e-5 if dtype == torch.float32 else 1e-2)
+    ok = row.check("torch", lambda: torch.nn.functional.gelu(x, approximate="tanh"), reference,
+                   **tol)
+    add_copy(row, x, torch.empty_like(x))
+
+    def run(module):
+        out = torch.empty_like(x)
+        launch_gelu(module, x, out)
+        return out
+    ok &= add_kernels(row, kernels, run, reference, **tol)
+    row.time_all(args)
+    row.ratios = [("tessera", "copy"), ("tessera", "torch"), ("tessera", "triton")]
+    return row, ok
+
+
 def plan(args):
     """The rows to measure, as (kind, shape arguments...)."""
     rows = []
@@ -282,6 +306,9 @@ def plan(args):
     if args.suite in ("all", "add"):
         for n in (1 << 24, 1 << 28) if not args.quick else (1 << 24,):
             rows.append(("add", n, torch.float32))
+    if args.suite in ("all", "gelu"):
+        for dtype in (torch.float32, torch.bfloat16):
+            rows.append(("gelu", 1 << 24, dtype))
     return rows
 
 
@@ -291,6 +318,8 @@ def run_row(kernels, args, item):
         return bench_gemm(kernels, args, *shape)
     if kind == "add":
         return bench_add(kernels, args, *shape)
+    if kind == "gelu":
+        return bench_gelu(kernels, args, *shape)
     return bench_rows(kernels, args, kind, *shape)
 
 
@@ -306,6 +335,9 @@ def export_row(recorder, item):
     elif kind == "add":
         n, dtype = shape
         launch_add(recorder, *[TensorSpec((n,), dtype)] * 3)
+    elif kind == "gelu":
+        n, dtype = shape
+        launch_gelu(recorder, *[TensorSpec((n,), dtype)] * 2)
     else:
         rows, cols, dtype = shape
         x = TensorSpec((rows, cols), dtype)
@@ -398,7 +430,7 @@ def export(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--suite", default="all", choices=["all", "gemm", "softmax", "layernorm", "add"])
+    parser.add_argument("--suite", default="all", choices=["all", "gemm", "softmax", "layernorm", "add", "gelu"])
     parser.add_argument("--sizes", default="1024,2048,4096,8192", help="GEMM sizes (M=N=K)")
     parser.add_argument("--dtypes", default="bf16,fp16", help="GEMM dtypes: fp16, bf16, fp32")
     parser.add_argument("--gemm-kernels", default="matmul",

@@ -36,7 +36,8 @@ def test_every_benchmark_kernel_compiles_for_hopper():
                             capture_output=True, text=True, timeout=600, env=bench_env())
     assert result.returncode == 0, result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines()
-            if line.split() and line.split()[0] in ("vector_add", "softmax", "layernorm", "matmul")]
+            if line.split() and line.split()[0] in ("vector_add", "softmax", "layernorm", "matmul",
+                                                    "gelu_tanh")]
     assert len(rows) >= 10, result.stdout
     assert not any("FAILED" in row for row in rows), result.stdout
     # The GEMM configs with four or eight warps run on warpgroup MMA and write
@@ -45,8 +46,8 @@ def test_every_benchmark_kernel_compiles_for_hopper():
     gemms = [row for row in rows if row.startswith("matmul") and "wgmma.mma_async" in row]
     assert gemms, result.stdout
     assert all("stmatrix" in row for row in gemms), result.stdout
-    assert all("ld.global.v4" in row for row in rows if row.startswith(("softmax", "vector_add"))), \
-        result.stdout
+    assert all("ld.global.v4" in row for row in rows
+               if row.startswith(("softmax", "vector_add", "gelu_tanh"))), result.stdout
 
 
 def bench_env():
@@ -181,6 +182,22 @@ def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
                                    ROWS=rows_per_program)
         expected = torch.nn.functional.layer_norm(x.float(), (cols,), w.float(), b.float(), 1e-5)
         torch.testing.assert_close(y.float(), expected, atol=1e-2, rtol=1e-2)
+
+
+def test_gelu_kernel_matches_torch_on_a_ragged_size():
+    """The benchmark's GELU (libdevice's tanh) on Tessera's CPU backend, where
+    the call is math.tanh, against PyTorch's tanh form; 3000 is no multiple of
+    the 1024-element block."""
+    torch = pytest.importorskip("torch")
+    run = bench_module("run")
+    kernels = run.tessera_kernels()
+    generator = torch.Generator().manual_seed(0)
+    for dtype, tol in ((torch.float32, 1e-6), (torch.bfloat16, 1e-2)):
+        x = (torch.randn(3000, generator=generator) * 4).to(dtype)
+        out = torch.full_like(x, float("nan"))
+        kernels.gelu_tanh[(run.triton_cdiv(3000, 1024),)](x, out, 3000, BLOCK=1024)
+        expected = torch.nn.functional.gelu(x.float(), approximate="tanh")
+        torch.testing.assert_close(out.float(), expected, atol=tol, rtol=tol)
 
 
 @pytest.mark.parametrize("kernel", ["matmul", "matmul_persistent", "matmul_persistent_carried"])

@@ -157,34 +157,9 @@ llvm::Expected<CudaHostBuffer> CudaDevice::allocateHost(size_t bytes) {
   return CudaHostBuffer(state_, data, bytes);
 }
 
-CudaHostBuffer::CudaHostBuffer(CudaHostBuffer &&other) noexcept
-    : device_(std::move(other.device_)), data_(other.data_), size_(other.size_) {
-  other.data_ = nullptr;
-  other.size_ = 0;
-}
-
-CudaHostBuffer &CudaHostBuffer::operator=(CudaHostBuffer &&other) noexcept {
-  if (this != &other) {
-    release();
-    device_ = std::move(other.device_);
-    data_ = other.data_;
-    size_ = other.size_;
-    other.data_ = nullptr;
-    other.size_ = 0;
-  }
-  return *this;
-}
-
-CudaHostBuffer::~CudaHostBuffer() { release(); }
-
-void CudaHostBuffer::release() {
-  if (!device_)
-    return;
-  llvm::consumeError(device_->inContext("freeing page-locked host memory", [&] {
-    device_->driver.api().memFreeHost(data_);
+void CudaHostBuffer::destroy(detail::DeviceState &device, void *data) {
+  llvm::consumeError(device.inContext("freeing page-locked host memory", [&] {
+    device.driver.api().memFreeHost(data);
     return llvm::Error::success();
   }));
-  device_.reset();
-  data_ = nullptr;
-  size_ = 0;
 }

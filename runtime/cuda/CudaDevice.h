@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace tessera::runtime::cuda {
 
@@ -132,29 +133,63 @@ private:
   std::shared_ptr<const KernelSignature> signature_;
 };
 
+namespace detail {
+
+/// What CudaHostBuffer, CudaStream and CudaEvent share: one driver object of
+/// a device, moved but never copied, handed to `Owner::destroy` when its
+/// handle goes. The handle keeps the device alive.
+template <class Owner> class DeviceObject {
+public:
+  DeviceObject(const DeviceObject &) = delete;
+  DeviceObject &operator=(const DeviceObject &) = delete;
+  explicit operator bool() const { return device_ != nullptr; }
+
+protected:
+  DeviceObject() = default;
+  DeviceObject(std::shared_ptr<DeviceState> device, void *object)
+      : device_(std::move(device)), object_(object) {}
+  DeviceObject(DeviceObject &&other) noexcept
+      : device_(std::move(other.device_)), object_(std::exchange(other.object_, nullptr)) {}
+  DeviceObject &operator=(DeviceObject &&other) noexcept {
+    if (this != &other) {
+      release();
+      device_ = std::move(other.device_);
+      object_ = std::exchange(other.object_, nullptr);
+    }
+    return *this;
+  }
+  ~DeviceObject() { release(); }
+
+  std::shared_ptr<DeviceState> device_;
+  void *object_ = nullptr;
+
+private:
+  void release() {
+    if (!device_)
+      return;
+    Owner::destroy(*device_, object_);
+    device_.reset();
+    object_ = nullptr;
+  }
+};
+
+} // namespace detail
+
 /// Page-locked host memory of the device's context: copies queued on a
 /// stream from and to it run asynchronously to the host and overlap kernels
 /// (from ordinary memory the driver stages them). Freed with the handle.
-class CudaHostBuffer {
+class CudaHostBuffer : public detail::DeviceObject<CudaHostBuffer> {
 public:
   CudaHostBuffer() = default;
-  CudaHostBuffer(CudaHostBuffer &&other) noexcept;
-  CudaHostBuffer &operator=(CudaHostBuffer &&other) noexcept;
-  CudaHostBuffer(const CudaHostBuffer &) = delete;
-  CudaHostBuffer &operator=(const CudaHostBuffer &) = delete;
-  ~CudaHostBuffer();
-
-  explicit operator bool() const { return device_ != nullptr; }
-  void *data() const { return data_; }
-  size_t size() const { return size_; }
+  void *data() const { return object_; }
+  size_t size() const { return device_ ? size_ : 0; }
 
 private:
   friend class CudaDevice;
+  friend class detail::DeviceObject<CudaHostBuffer>;
   CudaHostBuffer(std::shared_ptr<detail::DeviceState> device, void *data, size_t size)
-      : device_(std::move(device)), data_(data), size_(size) {}
-  void release();
-  std::shared_ptr<detail::DeviceState> device_;
-  void *data_ = nullptr;
+      : DeviceObject(std::move(device), data), size_(size) {}
+  static void destroy(detail::DeviceState &device, void *data);
   size_t size_ = 0;
 };
 
@@ -162,42 +197,27 @@ private:
 /// order, and may overlap those of other streams. It does not wait for the
 /// legacy default stream (CU_STREAM_NON_BLOCKING). Destroyed with the handle;
 /// the driver still finishes the work already queued on it.
-class CudaStream {
+class CudaStream : public detail::DeviceObject<CudaStream> {
 public:
   CudaStream() = default;
-  CudaStream(CudaStream &&other) noexcept;
-  CudaStream &operator=(CudaStream &&other) noexcept;
-  CudaStream(const CudaStream &) = delete;
-  CudaStream &operator=(const CudaStream &) = delete;
-  ~CudaStream();
-
-  explicit operator bool() const { return device_ != nullptr; }
   /// The CUstream, for LaunchOptions::stream and the asynchronous copies.
-  void *handle() const { return stream_; }
+  void *handle() const { return object_; }
   /// Waits for the work queued on the stream.
   llvm::Error synchronize() const;
 
 private:
   friend class CudaDevice;
+  friend class detail::DeviceObject<CudaStream>;
   CudaStream(std::shared_ptr<detail::DeviceState> device, void *stream)
-      : device_(std::move(device)), stream_(stream) {}
-  void release();
-  std::shared_ptr<detail::DeviceState> device_;
-  void *stream_ = nullptr;
+      : DeviceObject(std::move(device), stream) {}
+  static void destroy(detail::DeviceState &device, void *stream);
 };
 
 /// A point in a stream's work: recorded, waited for, and timed against
 /// another (the way to time kernels on the GPU itself).
-class CudaEvent {
+class CudaEvent : public detail::DeviceObject<CudaEvent> {
 public:
   CudaEvent() = default;
-  CudaEvent(CudaEvent &&other) noexcept;
-  CudaEvent &operator=(CudaEvent &&other) noexcept;
-  CudaEvent(const CudaEvent &) = delete;
-  CudaEvent &operator=(const CudaEvent &) = delete;
-  ~CudaEvent();
-
-  explicit operator bool() const { return device_ != nullptr; }
   /// Marks the point in `stream`'s work (a CUstream; null: the legacy
   /// default stream) that the event completes at.
   llvm::Error record(void *stream = nullptr);
@@ -209,11 +229,10 @@ public:
 
 private:
   friend class CudaDevice;
+  friend class detail::DeviceObject<CudaEvent>;
   CudaEvent(std::shared_ptr<detail::DeviceState> device, void *event)
-      : device_(std::move(device)), event_(event) {}
-  void release();
-  std::shared_ptr<detail::DeviceState> device_;
-  void *event_ = nullptr;
+      : DeviceObject(std::move(device), event) {}
+  static void destroy(detail::DeviceState &device, void *event);
 };
 
 class CudaDevice {

@@ -37,33 +37,12 @@ llvm::Expected<CudaEvent> CudaDevice::createEvent() {
   return CudaEvent(state_, event);
 }
 
-CudaStream::CudaStream(CudaStream &&other) noexcept
-    : device_(std::move(other.device_)), stream_(other.stream_) {
-  other.stream_ = nullptr;
-}
-
-CudaStream &CudaStream::operator=(CudaStream &&other) noexcept {
-  if (this != &other) {
-    release();
-    device_ = std::move(other.device_);
-    stream_ = other.stream_;
-    other.stream_ = nullptr;
-  }
-  return *this;
-}
-
-CudaStream::~CudaStream() { release(); }
-
-void CudaStream::release() {
-  if (!device_)
-    return;
-  // As for buffers: a destructor cannot report a broken context.
-  llvm::consumeError(device_->inContext("destroying a CUDA stream", [&] {
-    device_->driver.api().streamDestroy(asStream(stream_));
+// A destructor cannot report a broken context: the failures are dropped.
+void CudaStream::destroy(detail::DeviceState &device, void *stream) {
+  llvm::consumeError(device.inContext("destroying a CUDA stream", [&] {
+    device.driver.api().streamDestroy(asStream(stream));
     return llvm::Error::success();
   }));
-  device_.reset();
-  stream_ = nullptr;
 }
 
 llvm::Error CudaStream::synchronize() const {
@@ -72,37 +51,16 @@ llvm::Error CudaStream::synchronize() const {
   const CudaDriver &driver = device_->driver;
   std::string where = "waiting for a stream of " + device_->describe();
   return device_->inContext(where, [&] {
-    return driver.check(driver.api().streamSynchronize(asStream(stream_)), "cuStreamSynchronize",
+    return driver.check(driver.api().streamSynchronize(asStream(object_)), "cuStreamSynchronize",
                         where);
   });
 }
 
-CudaEvent::CudaEvent(CudaEvent &&other) noexcept
-    : device_(std::move(other.device_)), event_(other.event_) {
-  other.event_ = nullptr;
-}
-
-CudaEvent &CudaEvent::operator=(CudaEvent &&other) noexcept {
-  if (this != &other) {
-    release();
-    device_ = std::move(other.device_);
-    event_ = other.event_;
-    other.event_ = nullptr;
-  }
-  return *this;
-}
-
-CudaEvent::~CudaEvent() { release(); }
-
-void CudaEvent::release() {
-  if (!device_)
-    return;
-  llvm::consumeError(device_->inContext("destroying a CUDA event", [&] {
-    device_->driver.api().eventDestroy(asEvent(event_));
+void CudaEvent::destroy(detail::DeviceState &device, void *event) {
+  llvm::consumeError(device.inContext("destroying a CUDA event", [&] {
+    device.driver.api().eventDestroy(asEvent(event));
     return llvm::Error::success();
   }));
-  device_.reset();
-  event_ = nullptr;
 }
 
 llvm::Error CudaEvent::record(void *stream) {
@@ -111,7 +69,7 @@ llvm::Error CudaEvent::record(void *stream) {
   const CudaDriver &driver = device_->driver;
   std::string where = "recording an event on " + device_->describe();
   return device_->inContext(where, [&] {
-    return driver.check(driver.api().eventRecord(asEvent(event_), asStream(stream)),
+    return driver.check(driver.api().eventRecord(asEvent(object_), asStream(stream)),
                         "cuEventRecord", where);
   });
 }
@@ -122,7 +80,7 @@ llvm::Error CudaEvent::synchronize() const {
   const CudaDriver &driver = device_->driver;
   std::string where = "waiting for an event of " + device_->describe();
   return device_->inContext(where, [&] {
-    return driver.check(driver.api().eventSynchronize(asEvent(event_)), "cuEventSynchronize",
+    return driver.check(driver.api().eventSynchronize(asEvent(object_)), "cuEventSynchronize",
                         where);
   });
 }
@@ -139,8 +97,8 @@ llvm::Expected<float> CudaEvent::elapsedMilliseconds(const CudaEvent &start,
   std::string where = "timing events of " + start.device_->describe();
   float milliseconds = 0;
   if (llvm::Error err = start.device_->inContext(where, [&] {
-        return driver.check(driver.api().eventElapsedTime(&milliseconds, asEvent(start.event_),
-                                                          asEvent(end.event_)),
+        return driver.check(driver.api().eventElapsedTime(&milliseconds, asEvent(start.object_),
+                                                          asEvent(end.object_)),
                             "cuEventElapsedTime", where);
       }))
     return std::move(err);

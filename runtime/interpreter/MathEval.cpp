@@ -47,6 +47,26 @@ void registerMathHandlers(HandlerTable &table) {
   addFloatOp<math::RoundOp, 1>(table, [](double x) { return std::round(x); });
   addFloatOp<math::RoundEvenOp, 1>(table, [](double x) { return std::nearbyint(x); });
   addFloatOp<math::PowFOp, 2>(table, [](double x, double y) { return std::pow(x, y); });
+  table.add<math::FPowIOp>([](Executor &exec, math::FPowIOp op) {
+    const Tile &x = exec.tile(op.getLhs()), &n = exec.tile(op.getRhs());
+    unsigned width = intWidth(getElementTypeOrSelf(op.getRhs()));
+    Type type = getElementTypeOrSelf(op.getType());
+    return mapResult(exec, op, [&](int64_t lane) {
+      double exponent = static_cast<double>(signExtend(n.at(lane).bits, width));
+      return makeFloat(std::pow(x.at(lane).real, exponent), type);
+    });
+  });
+  // Float classes answer an i1.
+  auto addTest = [&](auto op, bool (*holds)(double)) {
+    using OpTy = decltype(op);
+    table.add<OpTy>([holds](Executor &exec, OpTy test) {
+      const Tile &x = exec.tile(test.getOperand());
+      return mapResult(exec, test, [&](int64_t lane) { return makeBool(holds(x.at(lane).real)); });
+    });
+  };
+  addTest(math::IsNaNOp(), [](double x) { return std::isnan(x); });
+  addTest(math::IsInfOp(), [](double x) { return std::isinf(x); });
+  addTest(math::IsFiniteOp(), [](double x) { return std::isfinite(x); });
   addFloatOp<math::Atan2Op, 2>(table, [](double y, double x) { return std::atan2(y, x); });
   addFloatOp<math::CopySignOp, 2>(table, [](double x, double y) { return std::copysign(x, y); });
   // std::fma rounds once to double; the second rounding to a narrower type
@@ -78,6 +98,18 @@ void registerMathHandlers(HandlerTable &table) {
                              [](unsigned, uint64_t x) { return uint64_t(llvm::popcount(x)); });
   addIntOp<math::CountLeadingZerosOp, 1>(table, [](unsigned width, uint64_t x) {
     return uint64_t(llvm::countl_zero(x) - (64 - width));
+  });
+  // Integer powers wrap as repeated multiplication does; negative exponents
+  // give 0 but for bases 1 and -1 (math.ipowi's semantics).
+  addIntOp<math::IPowIOp, 2>(table, [](unsigned width, uint64_t base, uint64_t exponent) {
+    int64_t n = signExtend(exponent, width), b = signExtend(base, width);
+    if (n < 0)
+      return static_cast<uint64_t>(b == 1 ? 1 : b == -1 ? (n % 2 ? -1 : 1) : 0);
+    uint64_t result = 1; // by squaring: log2(n) steps for any exponent
+    for (uint64_t power = base; n > 0; n >>= 1, power *= power)
+      if (n & 1)
+        result *= power;
+    return result;
   });
   addIntOp<math::CountTrailingZerosOp, 1>(table, [](unsigned width, uint64_t x) {
     return x ? uint64_t(llvm::countr_zero(x)) : uint64_t(width);

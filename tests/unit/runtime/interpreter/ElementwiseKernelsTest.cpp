@@ -133,6 +133,59 @@ tile.func @more(%x: f32, %n: i32, %b: i8, %out: !tile.ptr<f32>, %iout: !tile.ptr
   }
 }
 
+// Powers with integer exponents and the float classes.
+TEST_F(ElementwiseKernelsTest, IntegerPowersAndFloatClasses) {
+  constexpr llvm::StringLiteral kPowers = R"mlir(
+tile.func @powers(%x: f32, %b: i32, %n: i32, %out: !tile.ptr<f32>, %iout: !tile.ptr<i32>,
+                  %classes: !tile.ptr<i1>) {
+  %f = math.fpowi %x, %n : f32, i32
+  %i = math.ipowi %b, %n : i32
+  %nan = math.isnan %x : f32
+  %inf = math.isinf %x : f32
+  %finite = math.isfinite %x : f32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %p1 = tile.addptr %classes, %c1 : !tile.ptr<i1>, i32
+  %p2 = tile.addptr %classes, %c2 : !tile.ptr<i1>, i32
+  tile.store %out, %f : !tile.ptr<f32>
+  tile.store %iout, %i : !tile.ptr<i32>
+  tile.store %classes, %nan : !tile.ptr<i1>
+  tile.store %p1, %inf : !tile.ptr<i1>
+  tile.store %p2, %finite : !tile.ptr<i1>
+  tile.return
+}
+)mlir";
+  struct Case {
+    float x;
+    int32_t base, exponent;
+    float power;
+    int32_t integerPower;
+  };
+  const float inf = INFINITY;
+  for (Case c : {Case{1.5f, 3, 3, 3.375f, 27}, Case{2.0f, -2, -1, 0.5f, 0},
+                 Case{-1.0f, -1, -3, -1.0f, -1}, Case{inf, 7, 0, 1.0f, 1},
+                 Case{NAN, 2, 31, NAN, int32_t(0x80000000u)}, Case{0.5f, 3, 40, 0x1p-40f,
+                 int32_t(0x291fe821u) /* 3^40 mod 2^32 */}}) {
+    std::vector<float> out(1);
+    std::vector<int32_t> iout(1);
+    std::vector<uint8_t> classes(3);
+    ASSERT_EQ(run(kPowers, "powers",
+                  {KernelArgument::floating(c.x), KernelArgument::integer(c.base),
+                   KernelArgument::integer(c.exponent), bufferOf(out), bufferOf(iout),
+                   bufferOf(classes)},
+                  {1, 1, 1}),
+              "");
+    if (std::isnan(c.power))
+      EXPECT_TRUE(std::isnan(out[0]));
+    else
+      EXPECT_EQ(out[0], c.power) << c.x << "^" << c.exponent;
+    EXPECT_EQ(iout[0], c.integerPower) << c.base << "^" << c.exponent;
+    EXPECT_EQ(classes[0], std::isnan(c.x) ? 1 : 0);
+    EXPECT_EQ(classes[1], std::isinf(c.x) ? 1 : 0);
+    EXPECT_EQ(classes[2], std::isfinite(c.x) ? 1 : 0);
+  }
+}
+
 TEST_F(ElementwiseKernelsTest, HalfPrecisionRoundsEveryOp) {
   std::vector<float> source = randomFloats(32, -2, 2);
   std::vector<uint16_t> a(32), out(32);

@@ -16,6 +16,7 @@ import threading
 import types as _types
 
 from .errors import CompilationError
+from .libdevice_functions import FUNCTIONS as _LIBDEVICE_FUNCTIONS
 
 __all__ = [
     # types
@@ -32,7 +33,7 @@ __all__ = [
     # math
     "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "where", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
-    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "extern_elementwise",
+    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "umulhi", "extern_elementwise",
     "inline_asm_elementwise", "extra",
     # shapes
     "broadcast_to", "broadcast", "reshape", "view", "trans", "permute", "expand_dims", "ravel",
@@ -1259,6 +1260,14 @@ def extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict, is_pure):
     libdevice functions that a math op computes run (docs/python-guide.md)."""
     return _call_extern(_unwrap(lib_name), _unwrap(lib_path), list(_unwrap(args)),
                         _unwrap(arg_type_symbol_dict), _unwrap(is_pure), "extern_elementwise")
+
+
+@builtin
+def umulhi(x, y):
+    """Triton's ``tl.umulhi``: the high half of the unsigned product of two
+    int32 (or int64) values. libdevice's __nv_umulhi on NVIDIA GPUs, its
+    arithmetic elsewhere."""
+    return _call_extern("libdevice", "", [x, y], _LIBDEVICE_FUNCTIONS["umulhi"], True, "umulhi")
 
 
 @builtin

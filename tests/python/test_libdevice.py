@@ -168,6 +168,23 @@ def test_integer_functions(backend, rng):
 
 
 @tessera.jit
+def umulhi_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.umulhi(tl.load(a_ptr + offs, mask=mask),
+                                       tl.load(b_ptr + offs, mask=mask)), mask=mask)
+
+
+def test_umulhi_is_the_high_half_of_the_unsigned_product(backend, rng):
+    a = rng.integers(-2**31, 2**31, 50, dtype=np.int64).astype(np.int32)
+    b = rng.integers(-2**31, 2**31, 50, dtype=np.int64).astype(np.int32)
+    out = np.zeros(50, np.int32)
+    umulhi_kernel[(1,)](a, b, out, 50, BLOCK=64)
+    ua, ub = a.astype(np.uint32).astype(np.uint64), b.astype(np.uint32).astype(np.uint64)
+    np.testing.assert_array_equal(out, ((ua * ub) >> np.uint64(32)).astype(np.uint32).astype(np.int32))
+
+
+@tessera.jit
 def fma_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     mask = offs < n

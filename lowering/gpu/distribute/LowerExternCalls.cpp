@@ -1,9 +1,10 @@
 // tile.extern_elementwise: each register calls the function of the target's
 // device library, declared as an llvm.func in the kernel's gpu.module and
 // linked when the module becomes a binary (libdevice, or a bitcode library
-// the call names by path, on NVIDIA; ocml and ockl on AMD). Vulkan links no library: there, as on AMD, the libdevice functions
-// that a math op computes have become that op before distribution
-// (tile-libdevice-to-math), and any other call is an error.
+// the call names by path, on NVIDIA; ocml and ockl on AMD). Vulkan links no
+// library: there, as on AMD, the libdevice functions that a math op
+// computes have become that op before distribution (tile-libdevice-to-math),
+// and any other call is an error.
 #include "lowering/gpu/DistributedFormAttrs.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 
@@ -38,11 +39,11 @@ llvm::ArrayRef<DeviceLibrary> deviceLibraries(GpuVendor vendor) {
 
 LogicalResult checkLibrary(KernelLowering &k, tile::ExternElementwiseOp call) {
   llvm::ArrayRef<DeviceLibrary> libraries = deviceLibraries(k.target.vendor);
-  bool linked = call.getLibpath().empty() ? llvm::any_of(libraries,
-                                                         [&](const DeviceLibrary &l) {
-                                                           return call.getSymbol().starts_with(
-                                                               l.prefix);
-                                                         })
+  auto fromLinkedLibrary = [&](const DeviceLibrary &library) {
+    return call.getSymbol().starts_with(library.prefix);
+  };
+  // NVIDIA also links a bitcode file the call names by path.
+  bool linked = call.getLibpath().empty() ? llvm::any_of(libraries, fromLinkedLibrary)
                                           : k.target.vendor == GpuVendor::Nvidia;
   if (linked)
     return success();

@@ -446,7 +446,8 @@ bool isElementwise(Operation *op) {
   bool elementwiseOp =
       isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
       isa<tile::ClampOp, tile::PreciseSqrtOp, tile::PreciseDivFOp, tile::ExternElementwiseOp,
-          tile::InlineAsmElementwiseOp, tile::AddPtrOp, tile::BitcastOp, tile::IntToPtrOp, tile::PtrToIntOp, tile::HintOp>(op);
+          tile::InlineAsmElementwiseOp, tile::AddPtrOp, tile::BitcastOp, tile::IntToPtrOp,
+          tile::PtrToIntOp, tile::HintOp>(op);
   if (!elementwiseOp || isa<arith::ConstantOp>(op))
     return false;
   std::optional<ArrayRef<int64_t>> shape;

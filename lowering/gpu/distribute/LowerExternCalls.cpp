@@ -87,10 +87,11 @@ LogicalResult declareDeviceFunction(KernelLowering &k, tile::ExternElementwiseOp
     auto library = declared->getAttrOfType<StringAttr>(kBitcodeLibrary);
     if ((library ? library.getValue() : "") != call.getLibpath())
       return call.emitOpError() << "calls '" << call.getSymbol() << "' from "
-                                << (call.getLibpath().empty() ? "libdevice"
+                                << (call.getLibpath().empty() ? "the target's device library"
                                                               : call.getLibpath())
                                 << " where another call in the kernel calls it from "
-                                << (library ? library.getValue() : "libdevice");
+                                << (library ? library.getValue()
+                                            : "the target's device library");
     return success();
   }
   OpBuilder::InsertionGuard guard(builder);
@@ -103,8 +104,12 @@ LogicalResult declareDeviceFunction(KernelLowering &k, tile::ExternElementwiseOp
 
 Value callDeviceFunction(tile::ExternElementwiseOp call, OpBuilder &builder,
                          ValueRange operands) {
-  auto function = moduleOf(builder).lookupSymbol<LLVM::LLVMFuncOp>(call.getSymbol());
-  return LLVM::CallOp::create(builder, call.getLoc(), function, operands).getResult();
+  // By name: declareDeviceFunction has declared it with these types, and a
+  // lookup in the module per register would cost a walk of its symbols.
+  return LLVM::CallOp::create(builder, call.getLoc(),
+                              TypeRange{getElementTypeOrSelf(call.getType())},
+                              call.getSymbol(), operands)
+      .getResult();
 }
 
 } // namespace tessera::gpu

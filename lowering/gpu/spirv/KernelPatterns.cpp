@@ -201,5 +201,6 @@ tessera::gpu::vulkan::matchCompareAndSwap(memref::GenericAtomicRMWOp rmw) {
 void tessera::gpu::vulkan::populateKernelToSpirvPatterns(const SPIRVTypeConverter &typeConverter,
                                                          RewritePatternSet &patterns) {
   patterns.add<AtomicRMWToSpirv, CompareAndSwapToSpirv, CtPopToSpirv, Exp2ToSpirv,
-               GlobalBarrierToSpirv, RelativeShuffleToSpirv>(typeConverter, patterns.getContext(), /*benefit=*/2);
+               GlobalBarrierToSpirv, RelativeShuffleToSpirv>(typeConverter, patterns.getContext(),
+                                                             /*benefit=*/2);
 }

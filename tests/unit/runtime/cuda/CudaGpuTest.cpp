@@ -106,6 +106,14 @@ protected:
     return buffer ? std::move(*buffer) : CudaBuffer();
   }
 
+  /// kVectorAdd's (x, y, out, n).
+  static KernelSignature vectorAddSignature() {
+    return signatureOf({{ArgKind::Pointer, "f32"},
+                        {ArgKind::Pointer, "f32"},
+                        {ArgKind::Pointer, "f32"},
+                        {ArgKind::I32, ""}});
+  }
+
   std::unique_ptr<CudaDevice> device;
   gpu::GpuTarget target;
 };
@@ -113,10 +121,7 @@ protected:
 TEST_F(CudaGpu, VectorAddWithAMaskedTail) {
   gpu::KernelBinary binary = compile(kernels::kVectorAdd);
   ASSERT_FALSE(binary.binary.empty());
-  KernelSignature signature = signatureOf({{ArgKind::Pointer, "f32"},
-                                           {ArgKind::Pointer, "f32"},
-                                           {ArgKind::Pointer, "f32"},
-                                           {ArgKind::I32, ""}});
+  KernelSignature signature = vectorAddSignature();
   constexpr int n = 1000; // not a multiple of the 128 threads per block
   std::vector<float> x = randomFloats(n, -1, 1, 1), y = randomFloats(n, -1, 1, 2);
   CudaBuffer dx = upload(x), dy = upload(y);
@@ -148,10 +153,7 @@ TEST_F(CudaGpu, VectorAddWithAMaskedTail) {
 TEST_F(CudaGpu, CopiesAndLaunchesOnAStreamTimedByEvents) {
   gpu::KernelBinary binary = compile(kernels::kVectorAdd);
   ASSERT_FALSE(binary.binary.empty());
-  KernelSignature signature = signatureOf({{ArgKind::Pointer, "f32"},
-                                           {ArgKind::Pointer, "f32"},
-                                           {ArgKind::Pointer, "f32"},
-                                           {ArgKind::I32, ""}});
+  KernelSignature signature = vectorAddSignature();
   constexpr int n = 1 << 20;
   std::vector<float> x = randomFloats(n, -1, 1, 3), y = randomFloats(n, -1, 1, 4);
   CudaBuffer dx = zeros(n * sizeof(float)), dy = zeros(n * sizeof(float)),
@@ -189,10 +191,7 @@ TEST_F(CudaGpu, CopiesAndLaunchesOnAStreamTimedByEvents) {
 
 TEST_F(CudaGpu, ArgumentsAreCheckedAgainstTheSignature) {
   gpu::KernelBinary binary = compile(kernels::kVectorAdd);
-  KernelSignature signature = signatureOf({{ArgKind::Pointer, "f32"},
-                                           {ArgKind::Pointer, "f32"},
-                                           {ArgKind::Pointer, "f32"},
-                                           {ArgKind::I32, ""}});
+  KernelSignature signature = vectorAddSignature();
   llvm::Expected<CudaKernel> kernel = device->load(binary, signature);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   CudaBuffer buffer = zeros(16);

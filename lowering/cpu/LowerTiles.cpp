@@ -97,11 +97,7 @@ Value toMemory(OpBuilder &b, Location loc, Value v) {
 Value fromMemory(OpBuilder &b, Location loc, Value v, Type element) {
   if (!element.isInteger(1))
     return v;
-  Type to = element;
-  if (auto vt = dyn_cast<VectorType>(v.getType()))
-    to = VectorType::get(vt.getShape(), to);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(v.getType()));
-  (void)to;
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
 }
 
@@ -614,10 +610,10 @@ struct MakeTensorDescLowering : TilePattern<tile::MakeTensorDescOp> {
 };
 
 /// Where the rows of a descriptor block are, and which of their lanes are in
-/// bounds; `body(rowIndex, address, mask)` emits the access of one row.
-/// The innermost stride is taken to be 1 (see make_tensor_descriptor).
+/// bounds; `body(rowIndex, address, mask)` emits the access of one row,
+/// whose first lane is at `address`.
 template <typename Op>
-void forEachDescriptorRow(ConversionPatternRewriter &b, Op op, Value desc, ValueRange offsets,
+void forEachDescriptorRow(OpBuilder &b, Op op, Value desc, ValueRange offsets,
                           function_ref<void(int64_t, Value, Value)> body) {
   Location loc = op.getLoc();
   auto descType = cast<tile::TensorDescType>(op.getDesc().getType());
@@ -670,6 +666,59 @@ void forEachDescriptorRow(ConversionPatternRewriter &b, Op op, Value desc, Value
   }
 }
 
+/// The addresses of the `rowLength` lanes of a row whose first lane is at
+/// `address` and whose lanes are `stride` elements of `element` apart.
+Value stridedLanes(OpBuilder &b, Location loc, Value address, Value stride, int64_t rowLength,
+                   Type element) {
+  auto laneType = VectorType::get({rowLength}, b.getI64Type());
+  SmallVector<int64_t> laneBytes;
+  for (int64_t i = 0; i < rowLength; ++i)
+    laneBytes.push_back(i * byteSize(element));
+  Value first = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address);
+  Value steps = arith::MulIOp::create(
+      b, loc, arith::ConstantOp::create(b, loc, laneType, DenseElementsAttr::get(laneType, ArrayRef<int64_t>(laneBytes))),
+      vector::BroadcastOp::create(b, loc, laneType, stride));
+  return toPointers(b, loc,
+                    arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, laneType, first), steps));
+}
+
+/// The innermost stride of the descriptor struct `desc`.
+Value innermostStride(OpBuilder &b, Location loc, Value desc, int64_t rank) {
+  return LLVM::ExtractValueOp::create(b, loc, desc, ArrayRef<int64_t>{2 * rank});
+}
+
+/// Emits a descriptor access by `access(unitStride)`: once with row vectors
+/// when the descriptor's innermost stride is the constant 1; otherwise
+/// under an scf.if on that stride, row vectors when it is 1 at run time and
+/// gathers or scatters when it is not. Returns the access's value (of
+/// `resultType`; none when it is null).
+template <typename Op>
+Value byInnermostStride(OpBuilder &b, Op op, Value desc, Type resultType,
+                        function_ref<Value(bool)> access) {
+  if (auto make = op.getDesc().template getDefiningOp<tile::MakeTensorDescOp>())
+    if (matchPattern(make.getStrides().back(), m_One()))
+      return access(true);
+  Location loc = op.getLoc();
+  int64_t rank = cast<tile::TensorDescType>(op.getDesc().getType()).getBlockType().getRank();
+  Value unit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     innermostStride(b, loc, desc, rank), i64Const(b, loc, 1));
+  TypeRange results = resultType ? TypeRange(resultType) : TypeRange();
+  auto branch = scf::IfOp::create(b, loc, results, unit, /*withElseRegion=*/true);
+  for (bool unitStride : {true, false}) {
+    OpBuilder::InsertionGuard guard(b);
+    Block &block = unitStride ? branch.getThenRegion().front() : branch.getElseRegion().front();
+    // Without results the builder has ended both blocks with their yield.
+    if (resultType)
+      b.setInsertionPointToEnd(&block);
+    else
+      b.setInsertionPoint(block.getTerminator());
+    Value value = access(unitStride);
+    if (resultType)
+      scf::YieldOp::create(b, loc, value);
+  }
+  return resultType ? branch.getResult(0) : Value();
+}
+
 struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::DescriptorLoadOp op, OpAdaptor adaptor,
@@ -677,6 +726,7 @@ struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
     Location loc = op.getLoc();
     auto blockType = op.getType();
     Type element = blockType.getElementType();
+    int64_t rank = blockType.getRank();
     int64_t rowLength = blockType.getShape().back(), n = product(blockType.getShape());
     auto rowType = VectorType::get({rowLength}, memoryType(element));
     auto vt = VectorType::get({n}, memoryType(element));
@@ -686,14 +736,26 @@ struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
       if (make.getPadding() == tile::PaddingOption::NaN)
         if (auto ft = dyn_cast<FloatType>(element))
           padValue = rewriter.getFloatAttr(ft, APFloat::getQNaN(ft.getFloatSemantics()));
-    Value pass = splatConstant(rewriter, loc, rowType, padValue);
-    Value result;
-    forEachDescriptorRow<tile::DescriptorLoadOp>(
-        rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
-          Value row = LLVM::MaskedLoadOp::create(rewriter, loc, rowType, address, mask, pass,
-                                                 byteSize(element));
-          result = insertRow(rewriter, loc, vt, result, row, r);
-        });
+    auto rows = [&](bool unitStride) {
+      Value pass = splatConstant(rewriter, loc, rowType, padValue);
+      Value result;
+      forEachDescriptorRow<tile::DescriptorLoadOp>(
+          rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
+            Value row;
+            if (unitStride) {
+              row = LLVM::MaskedLoadOp::create(rewriter, loc, rowType, address, mask, pass,
+                                               byteSize(element));
+            } else {
+              Value stride = innermostStride(rewriter, loc, adaptor.getDesc(), rank);
+              row = LLVM::masked_gather::create(
+                  rewriter, loc, rowType, stridedLanes(rewriter, loc, address, stride, rowLength, element),
+                  mask, ValueRange{pass}, rewriter.getI32IntegerAttr(byteSize(element)));
+            }
+            result = insertRow(rewriter, loc, vt, result, row, r);
+          });
+      return result;
+    };
+    Value result = byInnermostStride<tile::DescriptorLoadOp>(rewriter, op, adaptor.getDesc(), vt, rows);
     rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));
     return success();
   }
@@ -706,14 +768,25 @@ struct DescriptorStoreLowering : TilePattern<tile::DescriptorStoreOp> {
     Location loc = op.getLoc();
     auto blockType = cast<RankedTensorType>(op.getValue().getType());
     Type element = blockType.getElementType();
-    int64_t rowLength = blockType.getShape().back();
+    int64_t rank = blockType.getRank(), rowLength = blockType.getShape().back();
     Value value = toMemory(rewriter, loc, adaptor.getValue());
-    forEachDescriptorRow<tile::DescriptorStoreOp>(
-        rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
-          LLVM::MaskedStoreOp::create(rewriter, loc, extractRow(rewriter, loc, value, r, rowLength),
-                                      address, mask,
-                                      rewriter.getI32IntegerAttr(byteSize(element)));
-        });
+    IntegerAttr align = rewriter.getI32IntegerAttr(byteSize(element));
+    auto rows = [&](bool unitStride) {
+      forEachDescriptorRow<tile::DescriptorStoreOp>(
+          rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
+            Value row = extractRow(rewriter, loc, value, r, rowLength);
+            if (unitStride) {
+              LLVM::MaskedStoreOp::create(rewriter, loc, row, address, mask, align);
+              return;
+            }
+            Value stride = innermostStride(rewriter, loc, adaptor.getDesc(), rank);
+            LLVM::masked_scatter::create(
+                rewriter, loc, row, stridedLanes(rewriter, loc, address, stride, rowLength, element),
+                mask, align);
+          });
+      return Value();
+    };
+    byInnermostStride<tile::DescriptorStoreOp>(rewriter, op, adaptor.getDesc(), Type(), rows);
     rewriter.eraseOp(op);
     return success();
   }

@@ -112,3 +112,31 @@ tile.func @dot(%p: !tile.ptr<f32>) {
   tile.store %p, %t : !tile.ptr<f32>
   tile.return
 }
+
+// -----
+
+// A descriptor whose innermost stride is the constant 1 moves each block row
+// as one masked vector; one whose innermost stride is only known at run time
+// branches on it: rows when it is 1, gathers and scatters of strided lanes
+// when it is not.
+// CHECK-LABEL: func.func @descriptor_strides
+// CHECK-NOT: scf.if
+// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<8xi1>, vector<8xf32>) -> vector<8xf32>
+// CHECK: %[[UNIT:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i64
+// CHECK: scf.if %[[UNIT]] {
+// CHECK:   llvm.intr.masked.store %{{.*}} : vector<8xf32>, vector<8xi1> into !llvm.ptr
+// CHECK: } else {
+// CHECK:   llvm.intr.masked.scatter %{{.*}} : vector<8xf32>, vector<8xi1> into vector<8x!llvm.ptr>
+// CHECK: }
+tile.func @descriptor_strides(%src: !tile.ptr<f32>, %dst: !tile.ptr<f32>, %m: i32, %n: i32,
+                              %ld: i64, %step: i64) {
+  %c0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i64
+  %din = tile.make_tensor_descriptor %src, [%m, %n], [%ld, %one]
+           : !tile.ptr<f32> -> !tile.tensordesc<tensor<2x8xf32>>
+  %dout = tile.make_tensor_descriptor %dst, [%m, %n], [%ld, %step]
+            : !tile.ptr<f32> -> !tile.tensordesc<tensor<2x8xf32>>
+  %block = tile.descriptor_load %din[%c0, %c0] : !tile.tensordesc<tensor<2x8xf32>>
+  tile.descriptor_store %dout[%c0, %c0], %block : !tile.tensordesc<tensor<2x8xf32>>
+  tile.return
+}

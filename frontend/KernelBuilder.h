@@ -174,7 +174,8 @@ public:
                         tile::MemScope scope, const SourceLocation &loc);
   mlir::Value makeTensorDescriptor(mlir::Value base, llvm::ArrayRef<mlir::Value> shape,
                                    llvm::ArrayRef<mlir::Value> strides,
-                                   llvm::ArrayRef<int64_t> blockShape, const SourceLocation &loc);
+                                   llvm::ArrayRef<int64_t> blockShape, tile::PaddingOption padding,
+                                   const SourceLocation &loc);
   mlir::Value descriptorLoad(mlir::Value desc, llvm::ArrayRef<mlir::Value> offsets,
                              const SourceLocation &loc);
   void descriptorStore(mlir::Value desc, llvm::ArrayRef<mlir::Value> offsets, mlir::Value value,

@@ -119,7 +119,7 @@ static SmallVector<Value> scalarIntegers(KernelBuilder &kb, ArrayRef<Value> valu
 
 Value KernelBuilder::makeTensorDescriptor(Value base, ArrayRef<Value> shape,
                                           ArrayRef<Value> strides, ArrayRef<int64_t> blockShape,
-                                          const SourceLocation &loc) {
+                                          tile::PaddingOption padding, const SourceLocation &loc) {
   auto ptrType = dyn_cast<tile::PointerType>(base.getType());
   if (!ptrType)
     fail(loc, "make_tensor_descriptor needs a scalar pointer base, got " + str(base.getType()));
@@ -131,13 +131,16 @@ Value KernelBuilder::makeTensorDescriptor(Value base, ArrayRef<Value> shape,
     if (dim <= 0 || !llvm::isPowerOf2_64(dim))
       fail(loc, "make_tensor_descriptor: block dimensions must be powers of two, got " +
                     str(blockShape));
+  if (padding == tile::PaddingOption::NaN && !isa<FloatType>(ptrType.getPointeeType()))
+    fail(loc, "make_tensor_descriptor: NaN padding needs floating-point elements, got " +
+                  str(ptrType.getPointeeType()));
   SmallVector<Value> shape32 = scalarIntegers(*this, shape, builder_.getI32Type(),
                                               "tensor descriptor shapes", loc);
   SmallVector<Value> strides64 = scalarIntegers(*this, strides, builder_.getI64Type(),
                                                 "tensor descriptor strides", loc);
   auto type = tile::TensorDescType::get(&context(),
                                         RankedTensorType::get(blockShape, ptrType.getPointeeType()));
-  return tile::MakeTensorDescOp::create(builder_, at(loc), type, base, shape32, strides64);
+  return tile::MakeTensorDescOp::create(builder_, at(loc), type, base, shape32, strides64, padding);
 }
 
 static tile::TensorDescType requireDescriptor(const KernelBuilder &kb, Value desc,

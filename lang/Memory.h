@@ -11,6 +11,7 @@ using tile::CacheModifier;
 using tile::EvictionPolicy;
 using tile::MemScope;
 using tile::MemSemantic;
+using tile::PaddingOption;
 
 /// A pointer handle: a scalar pointer or a tile of pointers.
 template <class P>
@@ -97,7 +98,8 @@ public:
     return {type.getBlockType().getShape().begin(), type.getBlockType().getShape().end()};
   }
 
-  /// The block at element `offsets`; out-of-bounds elements read as zero.
+  /// The block at element `offsets`; out-of-bounds elements read as the
+  /// descriptor's padding (zero, or NaN with PaddingOption::NaN).
   Tile<T> load(const std::vector<IntArg> &offsets, SrcLoc loc = SrcLoc::current()) const {
     return Tile<T>(detail::builder(loc).descriptorLoad(value_, detail::values(offsets, loc),
                                                        detail::here(loc)));
@@ -117,9 +119,10 @@ template <Element T>
 TensorDescriptor<T> make_tensor_descriptor(const Ptr<T> &base, const std::vector<IntArg> &shape,
                                            const std::vector<IntArg> &strides,
                                            const std::vector<int64_t> &block_shape,
+                                           PaddingOption padding = PaddingOption::Zero,
                                            SrcLoc loc = SrcLoc::current()) {
   return TensorDescriptor<T>(detail::builder(loc).makeTensorDescriptor(
-      base.value(), detail::values(shape, loc), detail::values(strides, loc), block_shape,
+      base.value(), detail::values(shape, loc), detail::values(strides, loc), block_shape, padding,
       detail::here(loc)));
 }
 

@@ -428,9 +428,11 @@ void bindBuilder(py::module_ &m) {
       })
       .def("make_tensor_descriptor", [](B &b, const PyValue &base, const std::vector<PyValue> &shape,
                                         const std::vector<PyValue> &strides,
-                                        const std::vector<int64_t> &block, const Loc &loc) {
-        return b.wrap(b.kb().makeTensorDescriptor(base.value, B::unwrap(shape), B::unwrap(strides),
-                                                  block, toLoc(loc)));
+                                        const std::vector<int64_t> &block, bool nanPadding,
+                                        const Loc &loc) {
+        return b.wrap(b.kb().makeTensorDescriptor(
+            base.value, B::unwrap(shape), B::unwrap(strides), block,
+            nanPadding ? tile::PaddingOption::NaN : tile::PaddingOption::Zero, toLoc(loc)));
       })
       .def("descriptor_load", [](B &b, const PyValue &desc, const std::vector<PyValue> &offsets,
                                  const Loc &loc) {

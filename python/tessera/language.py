@@ -29,7 +29,8 @@ __all__ = [
     "arange", "zeros", "zeros_like", "full",
     # memory
     "load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
-    "atomic_xor", "atomic_xchg", "atomic_cas", "make_tensor_descriptor", "make_block_ptr", "advance",
+    "atomic_xor", "atomic_xchg", "atomic_cas", "make_tensor_descriptor", "load_tensor_descriptor",
+    "store_tensor_descriptor", "make_block_ptr", "advance",
     # math
     "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "where", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
@@ -510,14 +511,24 @@ for _name in list(vars(tensor)):
 
 
 class tensor_descriptor:
-    """A tensor descriptor (``tl.make_tensor_descriptor``): base, shape,
-    strides and block shape; ``.load(offsets)`` / ``.store(offsets, value)``
-    move one block, out-of-bounds elements read as zero and are not written."""
+    """A tensor descriptor (``tl.make_tensor_descriptor``, or a host
+    ``TensorDescriptor`` passed to a kernel): base, shape (int32 scalars),
+    strides (int64 scalars) and block shape. ``.load(offsets)`` /
+    ``.store(offsets, value)`` move one block: out-of-bounds elements read as
+    the padding (zero, or NaN with ``padding_option="nan"``) and are not
+    written. ``.atomic_add(offsets, value)`` and its min/max/and/or/xor
+    siblings update one block in place, skipping out-of-bounds elements."""
 
-    def __init__(self, handle, element_ty, block_shape):
+    def __init__(self, handle, element_ty, block_shape, base, shape, strides):
         self.handle = handle
         self.dtype = element_ty
         self.block_shape = list(block_shape)
+        self.base = base
+        self.shape = tuple(shape)
+        self.strides = tuple(strides)
+
+    def __repr__(self):
+        return f"tensor_descriptor<{self.dtype!r}, {self.block_shape}>"
 
     @builtin
     def load(self, offsets):
@@ -530,6 +541,47 @@ class tensor_descriptor:
         offsets = [_to_tensor(o) for o in _as_list(offsets)]
         value = _to_tensor(value, self.dtype)
         _builder().descriptor_store(self.handle, [o.handle for o in offsets], value.handle, _loc())
+
+    def _update(self, kind, offsets, value):
+        """Atomic `kind` of `value` into the block at `offsets`: relaxed, as a
+        TMA reduction is, on the pointers of that block."""
+        rank = len(self.block_shape)
+        if len(_as_list(offsets)) != rank:
+            _error(f"descriptor atomic_{kind}: a rank-{rank} descriptor needs {rank} offsets, got "
+                   f"{len(_as_list(offsets))}")
+        v = _unwrap(value)
+        if isinstance(v, tensor) and v.shape and v.shape != self.block_shape:
+            _error(f"descriptor atomic_{kind}: the value has shape {v.shape} but the descriptor's "
+                   f"block is {self.block_shape}")
+        bp = block_ptr(self.base, [_cast(s, int64) for s in self.shape], list(self.strides),
+                       _scalar_ints(offsets, f"descriptor atomic_{kind} offsets", int32),
+                       self.block_shape, list(builtins.range(rank - 1, -1, -1)))
+        ptrs, mask = _block_ptr_tiles(bp, list(builtins.range(rank)), f"atomic_{kind}")
+        _atomic(kind, ptrs, value, mask, "relaxed", None)
+
+    @builtin
+    def atomic_add(self, offsets, value):
+        self._update("add", offsets, value)
+
+    @builtin
+    def atomic_min(self, offsets, value):
+        self._update("min", offsets, value)
+
+    @builtin
+    def atomic_max(self, offsets, value):
+        self._update("max", offsets, value)
+
+    @builtin
+    def atomic_and(self, offsets, value):
+        self._update("and", offsets, value)
+
+    @builtin
+    def atomic_or(self, offsets, value):
+        self._update("or", offsets, value)
+
+    @builtin
+    def atomic_xor(self, offsets, value):
+        self._update("xor", offsets, value)
 
 
 class block_ptr:
@@ -968,21 +1020,50 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
 
 
 @builtin
-def make_tensor_descriptor(base, shape, strides, block_shape):
-    """Triton's tensor-descriptor API: ``desc.load([i, j])``, ``desc.store([i, j], x)``."""
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero"):
+    """Triton's tensor-descriptor API: ``desc.load([i, j])``, ``desc.store([i, j], x)``;
+    elements outside `shape` read as zero, or as NaN with ``padding_option="nan"``."""
     base = _pointer(base, "make_tensor_descriptor")
-    shape = [_to_tensor(s) for s in _as_list(shape)]
-    strides = [_to_tensor(s) for s in _as_list(strides)]
     block = _shape([block_shape], "block_shape")
+    padding = _unwrap(padding_option)
+    if padding not in ("zero", "nan"):
+        _error(f"make_tensor_descriptor: padding_option must be 'zero' or 'nan', got {padding!r}")
+    if padding == "nan" and not base.dtype.element_ty.is_floating():
+        _error(f"make_tensor_descriptor: padding_option 'nan' needs floating-point elements, got "
+               f"{base.dtype.element_ty!r}")
+    shape = _scalar_ints(shape, "tensor descriptor shapes", int32)
+    strides = _scalar_ints(strides, "tensor descriptor strides", int64)
     h = _builder().make_tensor_descriptor(base.handle, [s.handle for s in shape],
-                                          [s.handle for s in strides], block, _loc())
-    return tensor_descriptor(h, base.dtype.element_ty, block)
+                                          [s.handle for s in strides], block, padding == "nan",
+                                          _loc())
+    return tensor_descriptor(h, base.dtype.element_ty, block, base, shape, strides)
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets):
+    """``desc.load(offsets)``."""
+    return _descriptor(desc, "load_tensor_descriptor").load(offsets)
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value):
+    """``desc.store(offsets, value)``."""
+    return _descriptor(desc, "store_tensor_descriptor").store(offsets, value)
+
+
+def _descriptor(value, what):
+    value = _unwrap(value)
+    if not isinstance(value, tensor_descriptor):
+        _error(f"{what} needs a tensor descriptor, got {_describe(value)}")
+    return value
 
 
 def _scalar_ints(values, what, dtype_):
     out = []
     for v in _as_list(values):
-        t = _to_tensor(v)
+        # A Python int becomes a constant of `dtype_` itself, which later
+        # passes see as a constant (a stride of 1 makes rows contiguous).
+        t = _to_tensor(v, dtype_ if isinstance(_unwrap(v), int) else None)
         if t.shape or not t.dtype.is_int() or t.dtype is int1:
             _error(f"{what} must be integer scalars, got {_describe(v)}")
         out.append(_cast(t, dtype_))

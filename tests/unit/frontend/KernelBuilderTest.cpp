@@ -262,7 +262,12 @@ TEST_F(KernelBuilderTest, AtomicsDescriptorsAndDebugOpsVerify) {
             }).message(),
             "atomic_xor needs integer elements, got f32");
   Value one = kb.literal(int64_t{1}, {}, at(6));
-  Value desc = kb.makeTensorDescriptor(args[0], {args[2], args[2]}, {args[2], one}, {16, 32}, at(6));
+  Value desc = kb.makeTensorDescriptor(args[0], {args[2], args[2]}, {args[2], one}, {16, 32},
+                                       tile::PaddingOption::Zero, at(6));
+  EXPECT_EQ(expectError([&] {
+              kb.makeTensorDescriptor(args[1], {args[2]}, {one}, {16}, tile::PaddingOption::NaN, at(6));
+            }).message(),
+            "make_tensor_descriptor: NaN padding needs floating-point elements, got i32");
   Value block = kb.descriptorLoad(desc, {one, one}, at(7));
   EXPECT_EQ(block.getType(), RankedTensorType::get({16, 32}, f32()));
   kb.descriptorStore(desc, {one, one}, kb.unary(UnaryOp::Sigmoid, block, at(8)), at(8));

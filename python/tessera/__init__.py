@@ -21,11 +21,12 @@ from .language import constexpr, cdiv
 from .arrays import DeviceError, array, asarray, empty, zeros
 from .language import float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8
 from .jit import JITFunction, jit, next_power_of_2, cpu_available, default_backend
+from .tensor_descriptor import TensorDescriptor
 
 __version__ = "0.1.0"
 
 __all__ = [
     "jit", "JITFunction", "language", "constexpr", "cdiv", "next_power_of_2",
     "CompilationError", "LaunchError", "ArgumentError", "cpu_available", "default_backend",
-    "array", "asarray", "empty", "zeros", "DeviceError",
+    "array", "asarray", "empty", "zeros", "DeviceError", "TensorDescriptor",
 ]

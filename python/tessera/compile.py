@@ -43,6 +43,7 @@ import argparse
 import ast
 import importlib.util
 import os
+import re
 import sys
 
 __all__ = ["main", "parse_signature", "compile_kernel", "UsageError", "FailedError"]
@@ -102,6 +103,10 @@ def parse_signature(text, params, constexprs):
     for name, entry in zip(params, entries):
         if not entry:
             raise UsageError(f"--signature: empty entry for parameter '{name}'")
+        if entry.startswith("tensordesc"):
+            plan.append(_descriptor_plan(entry, name))
+            values[name] = None
+            continue
         ty, _, hint = entry.partition(":") if not entry[0] in "'\"" else (entry, "", "")
         ty, hint = ty.strip(), hint.strip()
         is_type = ty.startswith("*") or ty in _SCALARS or ty == "u8"
@@ -142,6 +147,21 @@ def parse_signature(text, params, constexprs):
             plan.append((_SCALARS.get(ty, "i8"), 0, False))
         values.setdefault(name, None)
     return values, plan
+
+
+def _descriptor_plan(entry, name):
+    """The plan of a host TensorDescriptor parameter from Triton's signature
+    entry ``tensordesc<fp16[64, 32]>``: no divisibility known of its shape;
+    its outer strides are the multiples of 16 bytes every TensorDescriptor has."""
+    match = re.fullmatch(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*>", entry)
+    pointee = _pointee(match.group(1)) if match else None
+    if pointee is None:
+        raise UsageError(f"--signature: '{entry}' for parameter '{name}' is not a tensor descriptor "
+                         "type such as tensordesc<fp16[64, 32]>")
+    block = tuple(int(b) for b in match.group(2).split(",") if b.strip())
+    elements_in_16_bytes = 128 // pointee.primitive_bitwidth
+    stride_div = elements_in_16_bytes if elements_in_16_bytes in (8, 16) else 0
+    return ("desc", pointee, block, "zero", (0,) * len(block), (stride_div,) * (len(block) - 1))
 
 
 def load_kernel(spec):

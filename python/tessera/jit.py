@@ -29,6 +29,7 @@ from .arrays import GPU_DEVICES, array as _DeviceArray, device_info
 from . import language as tl
 from .errors import ArgumentError, CompilationError, LaunchError
 from .language import _state, _unwrap, block_ptr, constexpr, tensor, tensor_descriptor
+from .tensor_descriptor import TensorDescriptor
 
 __all__ = ["jit", "JITFunction", "CompiledKernel", "cdiv", "next_power_of_2", "cpu_available",
            "default_backend"]
@@ -1082,6 +1083,16 @@ class JITFunction:
                 key.append(("fp32",))
                 plan.append(("f32", 0, False))
                 launch_args.append(("float", float(value)))
+            elif isinstance(value, TensorDescriptor):
+                array, entry = self._descriptor_arg(name, value, specialize)
+                devices.setdefault(array.device, name)
+                key.append(entry[:1] + (entry[1].name,) + entry[2:])
+                plan.append(entry)
+                launch_args.append(("buf", array.buffer) if array.buffer is not None
+                                   else ("ptr", array.address, array.nbytes))
+                launch_args.extend(("int", v) for v in value.shape + value.strides[:-1])
+                keep.append(array.keepalive)
+                stream = stream or array.stream
             else:
                 try:
                     array = _array_arg(value, f"kernel '{self.__name__}': argument '{name}'")
@@ -1105,6 +1116,38 @@ class JITFunction:
                 stream = stream or array.stream
         device = self._check_devices(devices)
         return tuple(key), plan, launch_args, keep, device, stream
+
+    def _descriptor_arg(self, name, desc, specialize):
+        """The base array of host descriptor `desc` (argument `name`), checked
+        against the descriptor, and the descriptor's key and plan entry:
+        ("desc", element dtype, block shape, padding, per shape entry its
+        divisibility, per outer stride its divisibility)."""
+        where = f"kernel '{self.__name__}': argument '{name}' (a TensorDescriptor)"
+        try:
+            desc.validate()
+            array = _array_arg(desc.base, f"{where}: its base")
+        except (TypeError, ValueError) as e:
+            self._argument_error(f"{where}: {e}")
+        if array is None:
+            self._argument_error(f"{where}: its base is {tl._describe(desc.base)}; pass a NumPy "
+                                 "array or a tensor with __dlpack__")
+        if array.dtype.primitive_bitwidth // 8 != desc.itemsize:
+            self._argument_error(f"{where}: its base's elements are {desc.itemsize} bytes, which "
+                                 f"Tessera does not read as {array.dtype!r}")
+        if array.address % 16:
+            self._argument_error(f"{where}: the base must be 16-byte aligned, its address is "
+                                 f"{array.address:#x}")
+        if desc.extent_bytes() > array.nbytes:
+            self._argument_error(f"{where}: shape {desc.shape} with strides {desc.strides} reaches "
+                                 f"{desc.extent_bytes()} bytes past the base, which holds "
+                                 f"{array.nbytes}")
+        if builtins.any(d >= 2**31 for d in desc.shape):
+            self._argument_error(f"{where}: shape {desc.shape} does not fit in int32")
+        divisibility = _integer_divisibility if specialize else (lambda v: 0)
+        entry = ("desc", array.dtype, tuple(desc.block_shape), desc.padding,
+                 tuple(divisibility(d) for d in desc.shape),
+                 tuple(divisibility(s) for s in desc.strides[:-1]))
+        return array, entry
 
     def _check_devices(self, devices):
         """The device a kernel runs on: the one all its array arguments live
@@ -1142,6 +1185,10 @@ class JITFunction:
                     continue
                 if p[0] == "ptr":
                     kernel_args.append((tl.pointer_type(p[2]).ir_type(builder), p[1], False))
+                elif p[0] == "desc":
+                    kernel_args.append((tl.pointer_type(p[1]).ir_type(builder), 16, False))
+                    kernel_args.extend((builder.type("i32"), div, False) for div in p[4])
+                    kernel_args.extend((builder.type("i64"), div, False) for div in p[5])
                 else:  # an integer equal to 1 is marked tile.equal_to_1
                     kernel_args.append((builder.type(p[0]), p[1], bool(p[2])))
             handles = builder.begin_kernel(self.__name__, kernel_args, src.loc(src.tree))
@@ -1150,6 +1197,9 @@ class JITFunction:
             for name, p in zip(self.arg_names, plan):
                 if p is None:
                     scope[name] = _unwrap(values[name])
+                    continue
+                if p[0] == "desc":
+                    scope[name] = _descriptor_parameter(p, it)
                     continue
                 handle = next(it)
                 if p[0] == "ptr":
@@ -1233,6 +1283,17 @@ class JITFunction:
         compiled.launch(grid, launch_args, stream)
         del keep
         return compiled
+
+
+def _descriptor_parameter(plan, handles):
+    """The tl.tensor_descriptor a host TensorDescriptor parameter of `plan`
+    becomes, built from its next kernel arguments in `handles`: base, shape,
+    outer strides (the innermost is the constant 1)."""
+    _, element, block_shape, padding, shape_divs, stride_divs = plan
+    base = tensor(next(handles), tl.pointer_type(element))
+    shape = [tensor(next(handles)) for _ in shape_divs]
+    strides = [tensor(next(handles)) for _ in stride_divs] + [1]
+    return tl.make_tensor_descriptor(base, shape, strides, list(block_shape), padding)
 
 
 def _normalize_grid(grid, name):

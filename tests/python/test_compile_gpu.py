@@ -50,6 +50,17 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
+    def matmul_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr,
+                           BK: tl.constexpr):
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = a_desc.load([tl.program_id(0) * BM, k])
+            b = b_desc.load([k, tl.program_id(1) * BN])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc)
+
+
+    @triton.jit
     def printing(x_ptr, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + tl.arange(0, BLOCK))
         tl.device_print("x = ", x)
@@ -57,6 +68,8 @@ KERNELS = textwrap.dedent('''
 
 ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
 MATMUL_SIG = "*fp16:16, *fp16:16, *fp32:16, i32, i32, i32, 64, 64, 32"
+MATMUL_DESCRIPTORS_SIG = ("tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 64]>, tensordesc<fp32[64, 64]>, "
+                          "i32, 64, 64, 32")
 PRINT_SIG = "*fp32:16, 128"
 AXPY_SIG = "*fp32:16, *fp32:16, *fp32:16, fp32, i32, 1024"
 
@@ -120,6 +133,22 @@ def test_gemm_ptx_uses_tensor_cores(kernels):
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in r.stdout.decode()
     assert "ldmatrix" in r.stdout.decode()
     r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", "cuda:sm_90a", "--emit", "ptx")
+    assert r.returncode == 0, r.stderr.decode()
+    assert "wgmma.mma_async" in r.stdout.decode()
+
+
+@cli
+def test_host_descriptor_gemm_uses_tensor_cores_and_cp_async(kernels):
+    """Triton's tensordesc<...> signature entries: descriptors passed by the
+    host reach the tensor cores through pipelined cp.async copies."""
+    r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target", "cuda:sm_80",
+            "--emit", "ptx", "--num-stages", "3")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx = r.stdout.decode()
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+    assert "ldmatrix" in ptx and "cp.async.cg.shared.global" in ptx
+    r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target", "cuda:sm_90a",
+            "--emit", "ptx", "--num-stages", "3")
     assert r.returncode == 0, r.stderr.decode()
     assert "wgmma.mma_async" in r.stdout.decode()
 

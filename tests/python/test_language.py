@@ -533,29 +533,6 @@ def test_atomic_cas(backend):
 
 
 # ---------------------------------------------------------------------------
-# Tensor descriptors
-# ---------------------------------------------------------------------------
-
-
-@tessera.jit
-def descriptor_kernel(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
-    pm = tl.program_id(0)
-    pn = tl.program_id(1)
-    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
-    dst = tl.make_tensor_descriptor(out_ptr, shape=[N, M], strides=[M, 1], block_shape=[BN, BM])
-    block = src.load([pm * BM, pn * BN])
-    dst.store([pn * BN, pm * BM], tl.trans(block) * 2)
-
-
-def test_tensor_descriptor(backend, rng):
-    M, N = 37, 21
-    x = rng.standard_normal((M, N)).astype(np.float32)
-    out = np.zeros((N, M), dtype=np.float32)
-    descriptor_kernel[(tessera.cdiv(M, 16), tessera.cdiv(N, 8))](x, out, M, N, BM=16, BN=8)
-    np.testing.assert_array_equal(out, x.T * 2)
-
-
-# ---------------------------------------------------------------------------
 # Python constructs
 # ---------------------------------------------------------------------------
 

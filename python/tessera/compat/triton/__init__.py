@@ -8,8 +8,9 @@ only its imports::
 
 Provided: ``jit``, ``language`` (the same module as ``tessera.language``),
 ``autotune``, ``Config``, ``heuristics``, ``cdiv``, ``next_power_of_2``,
-``testing.do_bench``, ``CompilationError``. See docs/python-guide.md for what
-of Triton is and is not supported.
+``testing.do_bench``, ``CompilationError``, ``set_allocator``,
+``tools.tensor_descriptor.TensorDescriptor``. See docs/python-guide.md for
+what of Triton is and is not supported.
 """
 
 import sys
@@ -24,11 +25,12 @@ from tessera.jit import JITFunction, cdiv, next_power_of_2
 sys.modules[__name__ + ".language"] = language
 language._register_extra(__name__ + ".language")
 
-from . import testing  # noqa: E402
+from . import testing, tools  # noqa: E402
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics  # noqa: E402
 
 __all__ = ["jit", "language", "autotune", "Config", "heuristics", "cdiv", "next_power_of_2",
-           "testing", "CompilationError", "JITFunction", "Autotuner", "Heuristics", "OutOfResources"]
+           "testing", "tools", "CompilationError", "JITFunction", "Autotuner", "Heuristics",
+           "OutOfResources", "set_allocator"]
 
 
 class OutOfResources(LaunchError):
@@ -42,3 +44,12 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
     def wrap(f):
         return tessera.jit(f, do_not_specialize=do_not_specialize, debug=debug, noinline=noinline)
     return wrap(fn) if fn is not None else wrap
+
+
+def set_allocator(allocator):
+    """``triton.set_allocator``: Triton allocates the global scratch memory of
+    device-side tensor descriptors (TMA) through it. Tessera's descriptors
+    need no scratch memory, so the allocator is accepted and never called."""
+    if allocator is not None and not callable(allocator):
+        raise TypeError(f"set_allocator needs a callable (size, alignment, stream) -> buffer, got "
+                        f"{type(allocator).__name__}")

@@ -1,0 +1,1 @@
+"""``triton.tools``: the parts kernels import (``tensor_descriptor``)."""

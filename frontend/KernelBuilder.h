@@ -159,6 +159,14 @@ public:
   mlir::Value permute(mlir::Value value, llvm::ArrayRef<int> order, const SourceLocation &loc);
   /// Transposes a 2-D tile.
   mlir::Value trans(mlir::Value value, const SourceLocation &loc);
+  /// `lhs` and `rhs` (broadcast to one shape) stacked along a new minor
+  /// dimension of size 2; two scalars give a tile of 2.
+  mlir::Value join(mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc);
+  /// The two halves of a tile whose minor dimension is 2 (scalars from a
+  /// tile of 2): the inverse of join.
+  std::pair<mlir::Value, mlir::Value> split(mlir::Value value, const SourceLocation &loc);
+  /// Two tiles of one shape and element type, one after the other along `axis`.
+  mlir::Value cat(mlir::Value lhs, mlir::Value rhs, int axis, const SourceLocation &loc);
 
   //===--- Memory ---------------------------------------------------------===//
 

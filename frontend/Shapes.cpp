@@ -79,6 +79,55 @@ Value KernelBuilder::trans(Value value, const SourceLocation &loc) {
   return permute(value, {1, 0}, loc);
 }
 
+Value KernelBuilder::join(Value lhs, Value rhs, const SourceLocation &loc) {
+  if (elementType(lhs) != elementType(rhs))
+    fail(loc, "join needs two values of one element type, got " + str(elementType(lhs)) +
+                  " and " + str(elementType(rhs)));
+  std::vector<Value> both = broadcastAll({lhs, rhs}, loc);
+  std::vector<int64_t> shape = shapeOf(both[0]);
+  bool scalars = shape.empty();
+  if (scalars)
+    shape.push_back(1);
+  lhs = broadcastTo(both[0], shape, loc);
+  rhs = broadcastTo(both[1], shape, loc);
+  std::vector<int64_t> joined = shape;
+  joined.push_back(2);
+  Value result =
+      tile::JoinOp::create(builder_, at(loc), withShape(elementType(lhs), joined), lhs, rhs);
+  return scalars ? reshape(result, {2}, loc) : result;
+}
+
+std::pair<Value, Value> KernelBuilder::split(Value value, const SourceLocation &loc) {
+  std::vector<int64_t> shape = shapeOf(value);
+  if (shape.empty() || shape.back() != 2)
+    fail(loc, "split needs a tile whose last dimension is 2, got " +
+                  (shape.empty() ? str(value.getType()) : str(shape)));
+  bool toScalars = shape.size() == 1;
+  if (toScalars) {
+    value = expandDims(value, 0, loc);
+    shape.insert(shape.begin(), 1);
+  }
+  shape.pop_back();
+  Type half = withShape(elementType(value), shape);
+  auto op = tile::SplitOp::create(builder_, at(loc), half, half, value);
+  if (!toScalars)
+    return {op.getLhs(), op.getRhs()};
+  // The one element of a tile of 1, as a scalar.
+  auto scalar = [&](Value half) { return reduce(ReduceKind::Max, half, 0, false, loc); };
+  return {scalar(op.getLhs()), scalar(op.getRhs())};
+}
+
+Value KernelBuilder::cat(Value lhs, Value rhs, int axis, const SourceLocation &loc) {
+  std::vector<int64_t> shape = shapeOf(lhs);
+  if (shape.empty() || lhs.getType() != rhs.getType())
+    fail(loc, "cat needs two tiles of one shape and element type, got " + str(lhs.getType()) +
+                  " and " + str(rhs.getType()));
+  int normalized = normalizeAxis(*this, "cat", axis, shape.size(), loc);
+  shape[normalized] *= 2;
+  return tile::CatOp::create(builder_, at(loc), withShape(elementType(lhs), shape), lhs, rhs,
+                             static_cast<uint32_t>(normalized));
+}
+
 //===----------------------------------------------------------------------===//
 // dot
 //===----------------------------------------------------------------------===//

@@ -194,6 +194,35 @@ Tile<T> permute(const Tile<T> &x, const std::vector<int> &order, SrcLoc loc = Sr
   return Tile<T>(detail::builder(loc).permute(x.value(), order, detail::here(loc)));
 }
 
+/// a and b stacked along a new minor dimension of size 2 ([..., 2]).
+template <Element T>
+Tile<T> join(const Tile<T> &a, const Tile<T> &b, SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).join(a.value(), b.value(), detail::here(loc)));
+}
+
+/// The two halves of a tile whose last dimension is 2: the inverse of join.
+template <Element T>
+std::pair<Tile<T>, Tile<T>> split(const Tile<T> &x, SrcLoc loc = SrcLoc::current()) {
+  auto [lhs, rhs] = detail::builder(loc).split(x.value(), detail::here(loc));
+  return {Tile<T>(lhs), Tile<T>(rhs)};
+}
+
+/// The elements of a and b alternating along the last dimension.
+template <Element T>
+Tile<T> interleave(const Tile<T> &a, const Tile<T> &b, SrcLoc loc = SrcLoc::current()) {
+  Tile<T> joined = join(a, b, loc);
+  std::vector<int64_t> shape = joined.shape();
+  shape.pop_back();
+  shape.back() *= 2;
+  return reshape(joined, shape, loc);
+}
+
+/// a then b along `axis` (tiles of one shape).
+template <Element T>
+Tile<T> cat(const Tile<T> &a, const Tile<T> &b, int axis = 0, SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).cat(a.value(), b.value(), axis, detail::here(loc)));
+}
+
 //===----------------------------------------------------------------------===//
 // dot
 //===----------------------------------------------------------------------===//

@@ -399,6 +399,16 @@ void bindBuilder(py::module_ &m) {
       .def("trans", [](B &b, const PyValue &v, const Loc &loc) {
         return b.wrap(b.kb().trans(v.value, toLoc(loc)));
       })
+      .def("join", [](B &b, const PyValue &lhs, const PyValue &rhs, const Loc &loc) {
+        return b.wrap(b.kb().join(lhs.value, rhs.value, toLoc(loc)));
+      })
+      .def("split", [](B &b, const PyValue &v, const Loc &loc) {
+        auto [lhs, rhs] = b.kb().split(v.value, toLoc(loc));
+        return std::make_pair(b.wrap(lhs), b.wrap(rhs));
+      })
+      .def("cat", [](B &b, const PyValue &lhs, const PyValue &rhs, int axis, const Loc &loc) {
+        return b.wrap(b.kb().cat(lhs.value, rhs.value, axis, toLoc(loc)));
+      })
       .def("load", [](B &b, const PyValue &ptr, std::optional<PyValue> mask,
                       std::optional<PyValue> other, const std::string &cache,
                       const std::string &evict, bool isVolatile, const Loc &loc) {

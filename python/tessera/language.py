@@ -38,6 +38,7 @@ __all__ = [
     "inline_asm_elementwise", "extra",
     # shapes
     "broadcast_to", "broadcast", "reshape", "view", "trans", "permute", "expand_dims", "ravel",
+    "join", "split", "interleave", "cat",
     # hints and debugging
     "multiple_of", "max_contiguous", "max_constancy", "assume", "debug_barrier", "device_print", "static_print",
     "static_assert", "device_assert", "static_range", "range",
@@ -466,6 +467,9 @@ class tensor:
 
     def permute(self, *dims):
         return permute(self, *dims)
+
+    def split(self):
+        return split(self)
 
     def expand_dims(self, axis):
         return expand_dims(self, axis)
@@ -1471,6 +1475,45 @@ def permute(input, *dims):
     """The dimensions of `input` reordered: result dim i is input dim dims[i]."""
     x = _to_tensor(input)
     return tensor(_builder().permute(x.handle, _shape(dims, "permute"), _loc()), x.dtype)
+
+
+@builtin
+def join(a, b):
+    """`a` and `b` (broadcast to one shape, of one dtype) stacked along a new
+    minor dimension of size 2; two scalars give a tile of 2."""
+    a, b = _to_tensor(a), _to_tensor(b, a)
+    if a.dtype != b.dtype:
+        _error(f"join needs two values of one dtype, got {a.dtype!r} and {b.dtype!r}")
+    return tensor(_builder().join(a.handle, b.handle, _loc()), a.dtype)
+
+
+@builtin
+def split(a):
+    """The two halves of a tile whose last dimension is 2 (scalars from a tile
+    of 2): the inverse of `join`."""
+    a = _to_tensor(a)
+    lhs, rhs = _builder().split(a.handle, _loc())
+    return tensor(lhs, a.dtype), tensor(rhs, a.dtype)
+
+
+@builtin
+def interleave(a, b):
+    """The elements of `a` and `b` alternating along their last dimension:
+    ``join(a, b).reshape(a.shape[:-1] + [2 * a.shape[-1]])``."""
+    joined = join(a, b)
+    if len(joined.shape) == 1:
+        return joined
+    return reshape(joined, joined.shape[:-2] + [2 * joined.shape[-2]])
+
+
+@builtin
+def cat(input, other, can_reorder=False, dim=0):
+    """`input` then `other` (tiles of one shape and dtype) along `dim`, in
+    order (Triton's `can_reorder` only allows a reordering, so it is ignored)."""
+    a, b = _to_tensor(input), _to_tensor(other)
+    if a.dtype != b.dtype:
+        _error(f"cat needs two tiles of one dtype, got {a.dtype!r} and {b.dtype!r}")
+    return tensor(_builder().cat(a.handle, b.handle, _const_int(dim, "cat dim"), _loc()), a.dtype)
 
 
 @builtin

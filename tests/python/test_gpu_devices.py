@@ -19,8 +19,9 @@ from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, b
                            cast_kernel, dot_kernel, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
-from test_tutorials import (_layer_norm_fwd_fused, add_kernel, matmul_kernel,
-                            matmul_kernel_persistent, softmax_kernel, softmax_reference)
+from test_tutorials import (_layer_norm_fwd_fused, add_kernel, matmul_descriptor_persistent,
+                            matmul_kernel, matmul_kernel_persistent, rows_of_16_bytes,
+                            softmax_kernel, softmax_reference)
 
 
 class Placement:
@@ -211,6 +212,24 @@ def test_matmul_persistent(place, rng, M, N, K, programs, dtype, block, stages):
     ref = a.astype(np.float64) @ b.astype(np.float64)
     tol = dict(rtol=1e-4, atol=1e-4 * np.sqrt(K)) if dtype == np.float32 else dict(rtol=2e-3, atol=3e-2)
     np.testing.assert_allclose(place.get(c).astype(np.float64), ref, **tol)
+
+
+@pytest.mark.parametrize("subtile", [False, True])
+@pytest.mark.parametrize("M,N,K,programs,block,stages", [
+    (77, 45, 61, 3, (32, 32, 16), 2), (130, 97, 72, 4, (64, 64, 32), 3)])
+def test_matmul_descriptor_persistent(place, rng, M, N, K, programs, block, stages, subtile):
+    # Host tensor descriptors (Triton's TMA form of tutorial 09): B as B.T,
+    # ragged tiles cut at the descriptors' shapes inside padded rows, and the
+    # epilogue split into two halves through reshape, permute and split.
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    bt = rng.standard_normal((N, K)).astype(np.float16)
+    c = place.put(rows_of_16_bytes(np.zeros((M, N), dtype=np.float16)))
+    matmul_descriptor_persistent(place.put(rows_of_16_bytes(a)), place.put(rows_of_16_bytes(bt)), c,
+                                 M, N, K, programs, block, subtile, num_stages=stages)
+    out = place.get(c)
+    ref = a.astype(np.float64) @ bt.astype(np.float64).T
+    np.testing.assert_allclose(out[:, :N].astype(np.float64), ref, rtol=2e-3, atol=2e-2)
+    np.testing.assert_array_equal(out[:, N:], 0)
 
 
 @pytest.mark.parametrize("M,N,block", [(1, 8, None), (5, 300, None), (9, 300, 64), (4, 1151, 256)])

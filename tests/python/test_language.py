@@ -367,6 +367,20 @@ def shape_kernel(x_ptr, out_ptr, OP: tl.constexpr, SIZE: tl.constexpr):
         y = tl.expand_dims(x, 1) + tl.zeros([4, 2, 8], dtype=tl.float32)
     elif OP == "ravel":
         y = tl.ravel(x)
+    elif OP == "join":
+        y = tl.join(x, x * 2)                                        # [4, 8, 2]
+    elif OP == "split":
+        a, b = tl.reshape(x, (4, 4, 2)).split()                      # [4, 4] each
+        y = a - b * 3
+    elif OP == "interleave":
+        y = tl.interleave(x, -x)                                     # [4, 16]
+    elif OP == "cat":
+        y = tl.cat(x, x * 3, dim=1)                                  # [4, 16]
+    elif OP == "cat0":
+        y = tl.cat(x, -x)                                            # [8, 8]
+    elif OP == "join_scalars":
+        lo, hi = tl.split(tl.join(tl.min(x), tl.max(x)))             # scalars
+        y = tl.join(hi, lo)                                          # [2]
     tl.store(out_ptr + tl.arange(0, SIZE), tl.reshape(y, [SIZE]))
 
 
@@ -375,6 +389,11 @@ SHAPE_OPS = {
     "permute": lambda x: x.reshape(2, 2, 8).transpose(2, 0, 1), "reshape": lambda x: x.reshape(8, 4),
     "broadcast_to": lambda x: np.broadcast_to(x.astype(np.float64).sum(axis=1)[None, :], (2, 4)),
     "expand_dims": lambda x: np.broadcast_to(x[:, None, :], (4, 2, 8)), "ravel": lambda x: x.ravel(),
+    "join": lambda x: np.stack([x, x * 2], axis=-1),
+    "split": lambda x: x.reshape(4, 4, 2)[..., 0] - x.reshape(4, 4, 2)[..., 1] * 3,
+    "interleave": lambda x: np.stack([x, -x], axis=-1).reshape(4, 16),
+    "cat": lambda x: np.concatenate([x, x * 3], axis=1), "cat0": lambda x: np.concatenate([x, -x]),
+    "join_scalars": lambda x: np.array([x.max(), x.min()]),
 }
 
 

@@ -7,6 +7,7 @@ import pytest
 
 import tessera
 import tessera.language as tl
+from tessera import TensorDescriptor
 
 # ---------------------------------------------------------------------------
 # 01: vector add
@@ -276,6 +277,79 @@ def test_matmul_persistent(backend, rng, M, N, K, num_sms):
     ref = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(matmul_persistent(a, b, num_sms), ref, rtol=1e-4,
                                atol=1e-4 * np.sqrt(K))
+
+
+# ---------------------------------------------------------------------------
+# 09: persistent matmul over host tensor descriptors (the tutorial's TMA
+# form): B given as B.T, tl.range(flatten=True), and the epilogue subtiled
+# into two halves through reshape, permute and split
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def grouped_tile_of(tile_id, tiles_per_group, tiles_m, GROUP_M: tl.constexpr):
+    first_m = (tile_id // tiles_per_group) * GROUP_M
+    rows = min(tiles_m - first_m, GROUP_M)
+    return first_m + (tile_id % rows), (tile_id % tiles_per_group) // rows
+
+
+@tessera.jit
+def matmul_kernel_descriptor_persistent(a_desc, bt_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
+                                        BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                        GROUP_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr,
+                                        NUM_SMS: tl.constexpr):
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_per_group = GROUP_M * tl.cdiv(N, BLOCK_N)
+    for tile_id in tl.range(tl.program_id(0), tiles_m * tl.cdiv(N, BLOCK_N), NUM_SMS, flatten=True,
+                            warp_specialize=False):
+        pid_m, pid_n = grouped_tile_of(tile_id, tiles_per_group, tiles_m, GROUP_M)
+        accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            a = a_desc.load([pid_m * BLOCK_M, k])
+            bt = bt_desc.load([pid_n * BLOCK_N, k])
+            accumulator = tl.dot(a, bt.T, accumulator)
+        if EPILOGUE_SUBTILE:
+            halves = tl.permute(tl.reshape(accumulator, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+            left, right = tl.split(halves)
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(c_desc.dtype))
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))
+        else:
+            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], accumulator.to(c_desc.dtype))
+
+
+def rows_of_16_bytes(x):
+    """`x` in an array whose rows are padded with zeros to a multiple of 16
+    bytes, as a TensorDescriptor's outer strides must be."""
+    per_row = 16 // x.itemsize
+    padded = np.zeros((x.shape[0], -(-x.shape[1] // per_row) * per_row), dtype=x.dtype)
+    padded[:, :x.shape[1]] = x
+    return padded
+
+
+def matmul_descriptor_persistent(a, bt, c, M, N, K, num_sms, block, subtile, **options):
+    """C = A @ BT.T by `num_sms` programs: `a` [M, K], `bt` [N, K] and `c`
+    [M, N] are held in arrays (NumPy or device) with padded rows."""
+    BLOCK_M, BLOCK_N, BLOCK_K = block
+    describe = lambda array, rows, cols, block: TensorDescriptor(array, [rows, cols],
+                                                                 [array.shape[1], 1], block)
+    matmul_kernel_descriptor_persistent[(num_sms,)](
+        describe(a, M, K, [BLOCK_M, BLOCK_K]), describe(bt, N, K, [BLOCK_N, BLOCK_K]),
+        describe(c, M, N, [BLOCK_M, BLOCK_N // 2 if subtile else BLOCK_N]),
+        M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=2,
+        EPILOGUE_SUBTILE=subtile, NUM_SMS=num_sms, **options)
+
+
+@pytest.mark.parametrize("subtile", [False, True])
+@pytest.mark.parametrize("M,N,K,num_sms", [(77, 45, 61, 3), (130, 97, 33, 4)])
+def test_matmul_descriptor_persistent(backend, rng, M, N, K, num_sms, subtile):
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    bt = rng.standard_normal((N, K)).astype(np.float16)
+    c = rows_of_16_bytes(np.zeros((M, N), dtype=np.float16))
+    matmul_descriptor_persistent(rows_of_16_bytes(a), rows_of_16_bytes(bt), c, M, N, K, num_sms,
+                                 (32, 32, 16), subtile)
+    ref = a.astype(np.float64) @ bt.astype(np.float64).T
+    np.testing.assert_allclose(c[:, :N].astype(np.float64), ref, rtol=2e-3, atol=2e-2)
+    np.testing.assert_array_equal(c[:, N:], 0)
 
 
 # ---------------------------------------------------------------------------

@@ -234,6 +234,28 @@ TEST_F(KernelBuilderTest, ControlFlowCarriesValues) {
   EXPECT_EQ(mismatch.message(), "if/else branches yield different types: then yields (i32), else yields (f32)");
 }
 
+TEST_F(KernelBuilderTest, JoinSplitAndCatCheckTheirOperands) {
+  auto args = begin({{ptr(f32()), 16}});
+  Value x = kb.load(kb.binary(BinaryOp::Add, args[0], kb.arange(0, 16, at(2)), at(2)), {}, {}, {},
+                    at(2));
+  Value ints = kb.arange(0, 16, at(3));
+  EXPECT_EQ(expectError([&] { kb.join(x, ints, at(4)); }).message(),
+            "join needs two values of one element type, got f32 and i32");
+  EXPECT_EQ(expectError([&] { kb.split(x, at(5)); }).message(),
+            "split needs a tile whose last dimension is 2, got [16]");
+  EXPECT_EQ(expectError([&] { kb.cat(x, kb.reshape(x, {4, 4}, at(6)), 0, at(6)); }).message(),
+            "cat needs two tiles of one shape and element type, got tensor<16xf32> and "
+            "tensor<4x4xf32>");
+  EXPECT_EQ(expectError([&] { kb.cat(x, x, 1, at(7)); }).message(),
+            "cat: axis 1 is out of range for a tile of rank 1");
+  Value pair = kb.join(kb.literal(1.0, {}, at(8)), kb.literal(2.0, {}, at(8)), at(8));
+  EXPECT_EQ(pair.getType(), RankedTensorType::get({2}, f32()));
+  auto [one, two] = kb.split(pair, at(9));
+  EXPECT_EQ(one.getType(), f32());
+  EXPECT_EQ(kb.join(x, one, at(10)).getType(), RankedTensorType::get({16, 2}, f32()));
+  EXPECT_NO_THROW(kb.finish(at(11)));
+}
+
 TEST_F(KernelBuilderTest, LoopBodyMustKeepCarriedTypes) {
   auto args = begin({{i32(), 0}});
   Value zero = kb.literal(int64_t{0}, {}, at(2)), one = kb.literal(int64_t{1}, {}, at(2));

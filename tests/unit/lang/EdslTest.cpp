@@ -109,6 +109,25 @@ TEST(EdslTest, ReductionsShapesAndMath) {
   EXPECT_EQ(countOps(*traced.module, "tile.precise_divf"), 1);
 }
 
+TEST(EdslTest, JoinSplitInterleaveAndCat) {
+  TracedKernel traced = trace("pairs", [](Ptr<float> x) {
+    Tile<int32_t> r = arange(0, 8);
+    Tile<float> v = load(x + r);                            // [8]
+    Tile<float> pairs = join(v, v * 2.0f);                  // [8, 2]
+    auto [lo, hi] = split(pairs);                           // [8] each
+    Tile<float> woven = interleave(lo, hi);                 // [16]
+    Tile<float> stacked = cat(woven, woven, 0);             // [32]
+    EXPECT_EQ(pairs.shape(), (std::vector<int64_t>{8, 2}));
+    EXPECT_EQ(woven.shape(), (std::vector<int64_t>{16}));
+    EXPECT_EQ(stacked.shape(), (std::vector<int64_t>{32}));
+    store(x + arange(0, 32), stacked);
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  EXPECT_EQ(countOps(*traced.module, "tile.join"), 2);
+  EXPECT_EQ(countOps(*traced.module, "tile.split"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.cat"), 1);
+}
+
 TEST(EdslTest, LibraryFunctionsAndInlineAssembly) {
   TracedKernel traced = trace("calls", [](Ptr<float> x, Ptr<int32_t> n, Float scale) {
     Tile<int32_t> r = arange(0, 16);

@@ -27,6 +27,7 @@ namespace tessera::cpu {
 
 using namespace mlir;
 namespace tile = tessera::tile;
+using tessera::cpu::concatVectors;
 using tessera::cpu::product;
 using tessera::cpu::shuffleLanes;
 
@@ -466,22 +467,10 @@ Value oneLane(OpBuilder &b, Location loc, Value scalar) {
 /// Row `r` (`rowLength` lanes) of a flat row-major vector; the vector itself
 /// when it is a single row.
 Value extractRow(OpBuilder &b, Location loc, Value flat, int64_t r, int64_t rowLength) {
-  auto flatType = cast<VectorType>(flat.getType());
-  if (flatType.getNumElements() == rowLength)
-    return flat;
-  auto rowType = VectorType::get({rowLength}, flatType.getElementType());
-  return LLVM::vector_extract::create(b, loc, rowType, flat, r * rowLength).getResult();
-}
-
-/// `flat` (of type `flatType`; null before the first row) with row `r`
-/// replaced by `row`; `row` itself when it is the whole vector.
-Value insertRow(OpBuilder &b, Location loc, VectorType flatType, Value flat, Value row, int64_t r) {
-  int64_t rowLength = cast<VectorType>(row.getType()).getNumElements();
-  if (flatType.getNumElements() == rowLength)
-    return row;
-  if (!flat)
-    flat = LLVM::PoisonOp::create(b, loc, flatType);
-  return LLVM::vector_insert::create(b, loc, flatType, flat, row, b.getI64IntegerAttr(r * rowLength));
+  SmallVector<int64_t> lanes;
+  for (int64_t i = 0; i < rowLength; ++i)
+    lanes.push_back(r * rowLength + i);
+  return shuffleLanes(b, loc, flat, Value(), lanes);
 }
 
 struct LoadLowering : TilePattern<tile::LoadOp> {
@@ -520,14 +509,15 @@ struct LoadLowering : TilePattern<tile::LoadOp> {
     if (contiguous && contiguous->contains(op)) {
       int64_t rowLength = tensorType.getShape().back(), rows = n / rowLength;
       auto rowType = VectorType::get({rowLength}, memElement);
+      SmallVector<Value> loaded;
       for (int64_t r = 0; r < rows; ++r) {
         Value address = extractLane(rewriter, loc, adaptor.getPtr(), i64Const(rewriter, loc, r * rowLength));
-        Value row = LLVM::MaskedLoadOp::create(
+        loaded.push_back(LLVM::MaskedLoadOp::create(
             rewriter, loc, rowType, toPointer(rewriter, loc, address),
             extractRow(rewriter, loc, mask, r, rowLength),
-            extractRow(rewriter, loc, pass, r, rowLength), align);
-        result = insertRow(rewriter, loc, vt, result, row, r);
+            extractRow(rewriter, loc, pass, r, rowLength), align));
       }
+      result = concatVectors(rewriter, loc, loaded);
     } else if (n > kMaxGatherLanes) {
       result = gatherScatterLoop(rewriter, op, loc, adaptor.getPtr(), mask, pass,
                                  /*isScatter=*/false, align);
@@ -738,9 +728,9 @@ struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
           padValue = rewriter.getFloatAttr(ft, APFloat::getQNaN(ft.getFloatSemantics()));
     auto rows = [&](bool unitStride) {
       Value pass = splatConstant(rewriter, loc, rowType, padValue);
-      Value result;
+      SmallVector<Value> loaded;
       forEachDescriptorRow<tile::DescriptorLoadOp>(
-          rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
+          rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t, Value address, Value mask) {
             Value row;
             if (unitStride) {
               row = LLVM::MaskedLoadOp::create(rewriter, loc, rowType, address, mask, pass,
@@ -751,9 +741,9 @@ struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
                   rewriter, loc, rowType, stridedLanes(rewriter, loc, address, stride, rowLength, element),
                   mask, ValueRange{pass}, rewriter.getI32IntegerAttr(byteSize(element)));
             }
-            result = insertRow(rewriter, loc, vt, result, row, r);
+            loaded.push_back(row);
           });
-      return result;
+      return concatVectors(rewriter, loc, loaded);
     };
     Value result = byInnermostStride<tile::DescriptorLoadOp>(rewriter, op, adaptor.getDesc(), vt, rows);
     rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));

@@ -8,6 +8,7 @@
 // per-chunk ops, and the block is reordered so that each chunk's chain is
 // computed right before the op that consumes it.
 #include "lowering/cpu/Passes.h"
+#include "lowering/cpu/TileShuffles.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -53,25 +54,6 @@ struct Splitter {
     for (int64_t i = 0; i < lanes; ++i)
       mask.push_back(static_cast<int32_t>(k * lanes + i));
     return b.create<LLVM::ShuffleVectorOp>(loc, value, value, mask);
-  }
-
-  /// The whole vector made of `parts` (a balanced tree of concatenations).
-  static Value concat(OpBuilder &b, Location loc, llvm::ArrayRef<Value> parts) {
-    llvm::SmallVector<Value> level(parts.begin(), parts.end());
-    while (level.size() > 1) {
-      llvm::SmallVector<Value> next;
-      for (size_t i = 0; i + 1 < level.size(); i += 2) {
-        int64_t n = llvm::cast<VectorType>(level[i].getType()).getNumElements();
-        llvm::SmallVector<int32_t> mask;
-        for (int64_t j = 0; j < 2 * n; ++j)
-          mask.push_back(static_cast<int32_t>(j));
-        next.push_back(b.create<LLVM::ShuffleVectorOp>(loc, level[i], level[i + 1], mask));
-      }
-      if (level.size() % 2)
-        next.push_back(level.back());
-      level = std::move(next);
-    }
-    return level.front();
   }
 
   /// Records the chunks of `result`, replacing it outright when it is one chunk.
@@ -270,7 +252,7 @@ void Splitter::finish(llvm::ArrayRef<Operation *> replaced) {
       for (OpOperand *use : uses) {
         Operation *user = op->getBlock()->findAncestorOpInBlock(*use->getOwner());
         OpBuilder b(user ? user : use->getOwner());
-        use->set(concat(b, result.getLoc(), it->second));
+        use->set(tessera::cpu::concatVectors(b, result.getLoc(), it->second));
       }
     }
   }

@@ -110,4 +110,22 @@ Value shuffleLanes(OpBuilder &b, Location loc, Value lhs, Value rhs, ArrayRef<in
   return LLVM::ShuffleVectorOp::create(b, loc, lhs, rhs ? rhs : lhs, mask);
 }
 
+Value concatVectors(OpBuilder &b, Location loc, ArrayRef<Value> parts) {
+  SmallVector<Value> level(parts.begin(), parts.end());
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2) {
+      int64_t n = cast<VectorType>(level[i].getType()).getNumElements();
+      SmallVector<int32_t> mask;
+      for (int64_t j = 0; j < 2 * n; ++j)
+        mask.push_back(static_cast<int32_t>(j));
+      next.push_back(LLVM::ShuffleVectorOp::create(b, loc, level[i], level[i + 1], mask));
+    }
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level.front();
+}
+
 } // namespace tessera::cpu

@@ -44,6 +44,11 @@ llvm::SmallVector<int64_t> sliceLanes(int64_t outer, int64_t n, int64_t inner, i
 mlir::Value shuffleLanes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs, mlir::Value rhs,
                          llvm::ArrayRef<int64_t> lanes);
 
+/// `parts` (1-D vectors) one after the other: a balanced tree of shuffles,
+/// each joining two neighbours of one length (no size limit, unlike LLVM's
+/// vector.insert intrinsic, which stops at 2^17 bits).
+mlir::Value concatVectors(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> parts);
+
 } // namespace tessera::cpu
 
 #endif // TESSERA_LOWERING_CPU_TILESHUFFLES_H

@@ -407,6 +407,26 @@ def test_shapes(backend, rng, op):
     np.testing.assert_allclose(out[: ref.size], ref, rtol=1e-6, atol=1e-6)
 
 
+@tessera.jit
+def large_tile_copy(x_ptr, out_ptr, M, N, ROWS: tl.constexpr, COLS: tl.constexpr):
+    offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, COLS)[None, :]
+    mask = (tl.arange(0, ROWS)[:, None] < M) & (tl.arange(0, COLS)[None, :] < N)
+    doubled = tl.load(x_ptr + offs, mask=mask, other=0.0) * 2
+    out = tl.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [ROWS, COLS])
+    out.store([0, 0], doubled + out.load([0, 0]))
+
+
+def test_tiles_larger_than_llvm_vector_intrinsics_allow(backend, rng):
+    """A [64, 128] f32 tile is 2^18 bits: the CPU backend assembles its rows
+    with shuffles, as LLVM's vector.insert intrinsic stops at 2^17 bits."""
+    M, N = 61, 128
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    out = rng.standard_normal((M, N)).astype(np.float32)
+    expected = x * 2 + out
+    large_tile_copy[(1,)](x, out, M, N, ROWS=64, COLS=128)
+    np.testing.assert_array_equal(out, expected)
+
+
 # ---------------------------------------------------------------------------
 # Creation, programs, hints
 # ---------------------------------------------------------------------------

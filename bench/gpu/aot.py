@@ -51,8 +51,27 @@ class TensorSpec:
         return 0
 
 
+class HostDescriptor:
+    """A host tensor descriptor where no TensorDescriptor class is at hand
+    (the GPU machine imports neither Tessera nor, necessarily, Triton)."""
+
+    def __init__(self, base, shape, strides, block_shape):
+        self.base, self.shape, self.strides = base, list(shape), list(strides)
+        self.block_shape = list(block_shape)
+
+
+def is_descriptor(value):
+    return all(hasattr(value, field) for field in ("base", "shape", "strides", "block_shape"))
+
+
 def signature_entry(value):
-    """The Triton AOT signature entry the JIT specializes `value` to."""
+    """The Triton AOT signature entry the JIT specializes `value` to. A host
+    descriptor is Triton's tensordesc<dtype[block]>: the cubin then knows its
+    outer strides are multiples of 16 bytes, not what divides its shape,
+    which the JIT would key on."""
+    if is_descriptor(value):
+        block = ", ".join(str(b) for b in value.block_shape)
+        return f"tensordesc<{_DTYPE_NAMES[value.base.dtype]}[{block}]>"
     if isinstance(value, (torch.Tensor, TensorSpec)):
         return f"*{_DTYPE_NAMES[value.dtype]}" + (":16" if value.data_ptr() % 16 == 0 else "")
     if isinstance(value, bool):
@@ -92,6 +111,8 @@ class Recorder:
 
     def __getattr__(self, name):
         wrapper = getattr(self.kernels, name)
+        if not hasattr(wrapper, "__getitem__"):  # not a kernel: TensorDescriptor
+            return wrapper
         recorder = self
 
         class Launch:
@@ -225,11 +246,32 @@ class CudaDriver:
                                            pointers, None), "cuLaunchKernel")
 
 
+def launch_params(arg_names, constexprs, kinds, values):
+    """The (kind, value) of each kernel parameter a launch passes, from the
+    kinds of the cubin's parameters (`kinds`, constexprs left out) and the
+    arguments by name: a host descriptor as the JIT passes one, its base
+    pointer, shape (i32) and outer strides (i64)."""
+    params, kinds = [], iter(kinds)
+    for name in arg_names:
+        if name in constexprs:
+            continue
+        value, kind = values[name], next(kinds)
+        if kind == "desc":
+            params.append(("ptr", value.base.data_ptr()))
+            params.extend(("i32", int(d)) for d in value.shape)
+            params.extend(("i64", int(s)) for s in value.strides[:-1])
+        else:
+            params.append((kind, value.data_ptr() if isinstance(value, torch.Tensor) else value))
+    return params
+
+
 class AotKernels:
     """The kernels module's stand-in on the GPU machine: `aot.KERNEL[grid](...)`
     launches the exported cubin of the launch's specialization; of several
     tuning configs, the fastest on the first launch of each signature and
     value of the autotuner's key."""
+
+    TensorDescriptor = HostDescriptor
 
     def __init__(self, directory):
         with open(os.path.join(directory, MANIFEST)) as f:
@@ -302,14 +344,9 @@ class AotKernels:
         arg_names, constexprs = self.arg_names[entry["kernel"]]
         if callable(grid):
             grid = grid({**values, **entry["constexprs"]})
-        params, kinds = [], iter(entry["params"])
-        for name in arg_names:
-            if name in constexprs:
-                continue
-            value = values[name]
-            params.append((next(kinds), value.data_ptr() if isinstance(value, torch.Tensor) else value))
         self.driver.launch(self.loaded[entry["file"]], grid, entry["block_threads"],
-                           entry["shared_bytes"], params)
+                           entry["shared_bytes"],
+                           launch_params(arg_names, constexprs, entry["params"], values))
 
     def _time(self, entry, values, grid):
         """Milliseconds per launch, timed as the benchmark times its rows

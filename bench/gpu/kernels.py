@@ -6,7 +6,8 @@ compilers see the same source. Nothing here imports either; the names below
 are injected into the module before it runs.
 """
 
-# Injected by run.py: jit, tl, autotune, Config.
+# Injected by run.py: jit, tl, autotune, Config (and TensorDescriptor, which
+# only run.py's launches use).
 
 MATMUL_CONFIGS = [
     Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8}, num_stages=3, num_warps=8),
@@ -242,3 +243,23 @@ def matmul_persistent_carried(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak
         acc = persistent_step(a_ptr, b_ptr, c_ptr, acc, M, N, K, stride_am, stride_ak, stride_bk,
                               stride_bn, stride_cm, stride_cn, pid_m, pid_n, rm, rn, ki, k_tiles,
                               BLOCK_M, BLOCK_N, BLOCK_K)
+
+
+@jit
+def matmul_descriptors(a_desc, b_desc, c_desc, M, N, K, B_ROWS_ARE_N: tl.constexpr,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                       GROUP_M: tl.constexpr):
+    """C = A @ B on tensor descriptors made on the host, the form Triton's
+    Hopper users write (its tutorial 09): Triton copies their blocks with TMA,
+    Tessera with cp.async. B is [K, N], or with B_ROWS_ARE_N the [N, K]
+    weight of a PyTorch Linear."""
+    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        if B_ROWS_ARE_N:
+            b = b_desc.load([pid_n * BLOCK_N, k]).T
+        else:
+            b = b_desc.load([k, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))

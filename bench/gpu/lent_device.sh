@@ -5,7 +5,7 @@
 # Here (no GPU needed, about 2 minutes on 2 cores):
 #     bench/gpu/lent_device.sh export
 # There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep",
-# "build/gpu-aot-tf32", "build/gpu-check"]):
+# "build/gpu-aot-tf32", "build/gpu-aot-descriptors", "build/gpu-check"]):
 #     bench/gpu/lent_device.sh measure "$OUT"
 #
 # `measure` writes, most telling first so that a run cut short still says
@@ -13,7 +13,8 @@
 # NumPy), quick.json/.log (every row checked against PyTorch, then timed
 # against cuBLAS and Triton; the GEMMs as the tiled and the carried
 # persistent kernel), tf32.json/.log (fp32 GEMMs at 4096, tf32 products in all
-# three), ncu-nn4096.txt where Nsight Compute can read the
+# three), descriptors.json/.log (the GEMM on host tensor descriptors at 4096,
+# which Triton copies with TMA), ncu-nn4096.txt where Nsight Compute can read the
 # counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as
 # the tiled and the two persistent kernels).
 #
@@ -40,6 +41,10 @@ ab_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt "${gemm_kernels
 # tf32 GEMMs (fp32 operands), against cuBLAS with TF32 allowed and Triton.
 tf32_dir=$repo/build/gpu-aot-tf32
 tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt --gemm-kernels matmul)
+# The GEMM on host tensor descriptors: Triton's TMA form against Tessera's cp.async.
+descriptor_dir=$repo/build/gpu-aot-descriptors
+descriptor_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt
+                 --gemm-kernels matmul_descriptors)
 
 case "${1:-}" in
 export)
@@ -52,10 +57,11 @@ export)
         echo "usage: $0 export [--keep-baseline]" >&2
         exit 2
     fi
-    rm -rf "$quick_dir" "$sweep_dir" "$check_dir" "$tf32_dir"
+    rm -rf "$quick_dir" "$sweep_dir" "$check_dir" "$tf32_dir" "$descriptor_dir"
     python3 "$here/correctness.py" --export "$check_dir" &&
         python3 "$here/run.py" "${quick_rows[@]}" --export "$quick_dir" &&
         python3 "$here/run.py" "${tf32_rows[@]}" --export "$tf32_dir" &&
+        python3 "$here/run.py" "${descriptor_rows[@]}" --export "$descriptor_dir" &&
         python3 "$here/run.py" "${sweep_rows[@]}" --export "$sweep_dir"
     ;;
 measure)
@@ -71,6 +77,8 @@ measure)
         tee "$out/quick.log"
     python3 "$here/run.py" "${tf32_rows[@]}" --aot "$tf32_dir" --json "$out/tf32.json" 2>&1 |
         tee "$out/tf32.log"
+    python3 "$here/run.py" "${descriptor_rows[@]}" --aot "$descriptor_dir" \
+        --json "$out/descriptors.json" 2>&1 | tee "$out/descriptors.log"
     ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
     if [ -n "$ncu" ]; then
         timeout 150 "$ncu" --clock-control none --set detailed \

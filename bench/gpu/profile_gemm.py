@@ -18,7 +18,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from aot import AotKernels  # noqa: E402
-from run import PERSISTENT_GEMMS, gemm_operands, launch_gemm  # noqa: E402
+from run import GEMM_ROW_SUFFIXES, gemm_operands, launch_gemm  # noqa: E402
 
 
 def main():
@@ -27,7 +27,7 @@ def main():
     parser.add_argument("--size", type=int, default=4096)
     parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     parser.add_argument("--layout", default="nn", choices=["nn", "nt"])
-    parser.add_argument("--kernel", default="matmul", choices=["matmul", *PERSISTENT_GEMMS])
+    parser.add_argument("--kernel", default="matmul", choices=["matmul", *GEMM_ROW_SUFFIXES])
     args = parser.parse_args()
     programs = torch.cuda.get_device_properties(0).multi_processor_count
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16

@@ -47,13 +47,14 @@ KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels.py")
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 
 
-def load_kernels(name, jit, language, autotune, config, path=KERNELS):
-    """kernels.py (or `path`) as a module whose jit/tl/autotune/Config are the
-    given ones."""
+def load_kernels(name, jit, language, autotune, config, descriptor, path=KERNELS):
+    """kernels.py (or `path`) as a module whose jit/tl/autotune/Config and
+    host TensorDescriptor are the given ones."""
     stem = os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(f"bench_{stem}_{name}", path)
     module = importlib.util.module_from_spec(spec)
     module.jit, module.tl, module.autotune, module.Config = jit, language, autotune, config
+    module.TensorDescriptor = descriptor
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
@@ -72,8 +73,9 @@ def compilers(aot_directory=None):
     try:
         import triton
         import triton.language
+        from triton.tools.tensor_descriptor import TensorDescriptor
         found["triton"] = load_kernels("triton", triton.jit, triton.language, triton.autotune,
-                                       triton.Config)
+                                       triton.Config, TensorDescriptor)
     except Exception as error:
         found["triton"] = error
     return found
@@ -136,12 +138,35 @@ class Row:
 
 
 PERSISTENT_GEMMS = {"matmul_persistent": "-p", "matmul_persistent_carried": "-pc"}
+# The GEMM on host tensor descriptors runs one config in both compilers (its
+# block shapes are the descriptors'): the largest of MATMUL_CONFIGS, which
+# both pick for `matmul` at 4096^3 on an H100.
+DESCRIPTOR_GEMM = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=3)
+GEMM_ROW_SUFFIXES = {**PERSISTENT_GEMMS, "matmul_descriptors": "-d"}
+
+
+def launch_descriptor_gemm(module, a, b, c):
+    """C = A @ B by kernels.py's matmul_descriptors, on descriptors of
+    `module`'s TensorDescriptor class; an NT B (a transposed [N, K] tensor)
+    is described as the [N, K] tensor it is."""
+    (M, K), N = a.shape, b.shape[1]
+    cfg = DESCRIPTOR_GEMM
+    rows_are_n = b.stride(0) == 1 and b.stride(1) != 1
+    describe = lambda x, block: module.TensorDescriptor(x, list(x.shape), list(x.stride()), block)
+    b_desc = (describe(b.t(), [cfg["BLOCK_N"], cfg["BLOCK_K"]]) if rows_are_n
+              else describe(b, [cfg["BLOCK_K"], cfg["BLOCK_N"]]))
+    grid = (triton_cdiv(M, cfg["BLOCK_M"]) * triton_cdiv(N, cfg["BLOCK_N"]),)
+    module.matmul_descriptors[grid](describe(a, [cfg["BLOCK_M"], cfg["BLOCK_K"]]), b_desc,
+                                    describe(c, [cfg["BLOCK_M"], cfg["BLOCK_N"]]), M, N, K,
+                                    B_ROWS_ARE_N=rows_are_n, **cfg)
 
 
 def launch_gemm(module, a, b, c, kernel="matmul", programs=None):
-    """C = A @ B with `kernel`: "matmul" (a program per output tile) or a
+    """C = A @ B with `kernel`: "matmul" (a program per output tile), a
     persistent GEMM (PERSISTENT_GEMMS: at most `programs` programs, one per
-    SM, walking the tiles)."""
+    SM, walking the tiles) or "matmul_descriptors" (host descriptors)."""
+    if kernel == "matmul_descriptors":
+        return launch_descriptor_gemm(module, a, b, c)
     (M, K), N = a.shape, b.shape[1]
     tiles = lambda meta: triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"])
     if kernel in PERSISTENT_GEMMS:
@@ -199,7 +224,7 @@ def add_copy(row, src, dst):
 
 
 def gemm_row_name(layout, kernel):
-    return f"gemm-{layout}" + PERSISTENT_GEMMS.get(kernel, "")
+    return f"gemm-{layout}" + GEMM_ROW_SUFFIXES.get(kernel, "")
 
 
 def bench_gemm(kernels, args, size, dtype, layout, kernel):
@@ -381,7 +406,9 @@ WORK_INSTRUCTIONS = ("wgmma.mma_async", "mma.sync", "cp.async.cg", "cp.async.ca"
 
 def tessera_kernels(path=KERNELS):
     import tessera.compat.triton as tt
-    return load_kernels("tessera", tt.jit, tt.language, tt.autotune, tt.Config, path)
+    from tessera import TensorDescriptor
+    return load_kernels("tessera", tt.jit, tt.language, tt.autotune, tt.Config, TensorDescriptor,
+                        path)
 
 
 def recorded_launches(kernels, args):
@@ -437,7 +464,8 @@ def main():
                         help="GEMM kernels of kernels.py: matmul (a program per tile), "
                              "matmul_persistent (a program per SM; rows gemm-nn-p, gemm-nt-p), "
                              "matmul_persistent_carried (the same in the form of Triton's "
-                             "tutorial; rows gemm-nn-pc, gemm-nt-pc)")
+                             "tutorial; rows gemm-nn-pc, gemm-nt-pc), matmul_descriptors (host "
+                             "tensor descriptors, TMA in Triton; rows gemm-nn-d, gemm-nt-d)")
     parser.add_argument("--layouts", default="nn,nt",
                         help="GEMM operand layouts: nn (B row-major [K, N]), nt (B the transpose of "
                              "a row-major [N, K], as a PyTorch Linear's weight)")

@@ -221,6 +221,49 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=2e-2)
 
 
+@pytest.mark.parametrize("layout", ["nn", "nt"])
+def test_descriptor_gemm_matches_torch_on_ragged_shapes(layout, monkeypatch):
+    """The benchmark's GEMM on host tensor descriptors (run.py's launch) on
+    Tessera's CPU backend, with 32x64x32 blocks instead of the benchmark's
+    128x256x64, which take a minute to compile for the CPU: 150x136 leaves
+    ragged tiles on both edges, K = 200 a ragged last block; NT describes B
+    as the [N, K] tensor it transposes."""
+    torch = pytest.importorskip("torch")
+    run = bench_module("run")
+    monkeypatch.setattr(run, "DESCRIPTOR_GEMM", dict(BLOCK_M=32, BLOCK_N=64, BLOCK_K=32, GROUP_M=2,
+                                                     num_warps=4, num_stages=2))
+    generator = torch.Generator().manual_seed(7)
+    M, N, K = 150, 136, 200
+    a = torch.randn(M, K, generator=generator).to(torch.bfloat16)
+    b = torch.randn(K, N, generator=generator).to(torch.bfloat16)
+    if layout == "nt":
+        b = b.t().contiguous().t()
+    c = torch.full((M, N), float("nan"), dtype=torch.bfloat16)
+    run.launch_gemm(run.tessera_kernels(), a, b, c, "matmul_descriptors")
+    torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=2e-2)
+
+
+def test_aot_passes_host_descriptors_as_the_jit_does():
+    """A host descriptor's AOT signature entry is Triton's tensordesc<...>,
+    which Tessera compiles as a descriptor parameter (base, shape, outer
+    strides), the launch passing exactly those values."""
+    torch = pytest.importorskip("torch")
+    from tessera.compile import parse_signature
+    aot = bench_module("aot")
+    spec = aot.TensorSpec((300, 200), torch.bfloat16)
+    desc = aot.HostDescriptor(spec, spec.shape, spec.stride(), [128, 64])
+    assert aot.signature_entry(desc) == "tensordesc<bf16[128, 64]>"
+    _, plan = parse_signature(aot.signature_entry(desc), ["d"], set())
+    [(kind, element, block, padding, shape_divisibility, stride_divisibility)] = plan
+    assert (kind, element.name, block, padding) == ("desc", "bf16", (128, 64), "zero")
+    assert shape_divisibility == (0, 0) and stride_divisibility == (8,)
+    base = torch.zeros(300, 208, dtype=torch.bfloat16)
+    view = aot.HostDescriptor(base, [300, 200], [208, 1], [128, 64])
+    assert aot.launch_params(["d", "n", "BLOCK"], {"BLOCK"}, ["desc", "i32"],
+                             dict(d=view, n=7, BLOCK=64)) == [
+        ("ptr", base.data_ptr()), ("i32", 300), ("i32", 200), ("i64", 208), ("i32", 7)]
+
+
 @pytest.mark.parametrize("name", [
     "matmul fp16 nt 150x136x200 tile 64x64x32 ieee warps=4 stages=3",
     "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=8 stages=3",

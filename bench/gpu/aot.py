@@ -66,12 +66,14 @@ def is_descriptor(value):
 
 def signature_entry(value):
     """The Triton AOT signature entry the JIT specializes `value` to. A host
-    descriptor is Triton's tensordesc<dtype[block]>: the cubin then knows its
-    outer strides are multiples of 16 bytes, not what divides its shape,
-    which the JIT would key on."""
+    descriptor is Triton's tensordesc<dtype[block]>, with Tessera's :16 (:8)
+    where its whole shape divides by 16 (8): the JIT keys on each entry and
+    stride apart, the cubin on that and outer strides of 16 bytes."""
     if is_descriptor(value):
         block = ", ".join(str(b) for b in value.block_shape)
-        return f"tensordesc<{_DTYPE_NAMES[value.base.dtype]}[{block}]>"
+        divides = min(16 if d % 16 == 0 else 8 if d % 8 == 0 else 0 for d in value.shape)
+        return f"tensordesc<{_DTYPE_NAMES[value.base.dtype]}[{block}]>" + (
+            f":{divides}" if divides else "")
     if isinstance(value, (torch.Tensor, TensorSpec)):
         return f"*{_DTYPE_NAMES[value.dtype]}" + (":16" if value.data_ptr() % 16 == 0 else "")
     if isinstance(value, bool):

@@ -151,17 +151,21 @@ def parse_signature(text, params, constexprs):
 
 def _descriptor_plan(entry, name):
     """The plan of a host TensorDescriptor parameter from Triton's signature
-    entry ``tensordesc<fp16[64, 32]>``: no divisibility known of its shape;
-    its outer strides are the multiples of 16 bytes every TensorDescriptor has."""
-    match = re.fullmatch(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*>", entry)
+    entry ``tensordesc<fp16[64, 32]>``, and Tessera's ``tensordesc<...>:16``
+    (or ``:8``) for one whose every shape entry is a multiple of 16 (8). Its
+    outer strides are the multiples of 16 bytes every TensorDescriptor has."""
+    match = re.fullmatch(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*>\s*(?::\s*(16|8))?", entry)
     pointee = _pointee(match.group(1)) if match else None
     if pointee is None:
         raise UsageError(f"--signature: '{entry}' for parameter '{name}' is not a tensor descriptor "
-                         "type such as tensordesc<fp16[64, 32]>")
+                         "type such as tensordesc<fp16[64, 32]> (with :16 or :8 for a shape of "
+                         "multiples of 16 or 8)")
     block = tuple(int(b) for b in match.group(2).split(",") if b.strip())
+    shape_div = int(match.group(3) or 0)
     elements_in_16_bytes = 128 // pointee.primitive_bitwidth
     stride_div = elements_in_16_bytes if elements_in_16_bytes in (8, 16) else 0
-    return ("desc", pointee, block, "zero", (0,) * len(block), (stride_div,) * (len(block) - 1))
+    return ("desc", pointee, block, "zero", (shape_div,) * len(block),
+            (stride_div,) * (len(block) - 1))
 
 
 def load_kernel(spec):

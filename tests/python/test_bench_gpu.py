@@ -257,6 +257,10 @@ def test_aot_passes_host_descriptors_as_the_jit_does():
     [(kind, element, block, padding, shape_divisibility, stride_divisibility)] = plan
     assert (kind, element.name, block, padding) == ("desc", "bf16", (128, 64), "zero")
     assert shape_divisibility == (0, 0) and stride_divisibility == (8,)
+    square = aot.HostDescriptor(spec, [304, 4096], [4096, 1], [128, 64])
+    assert aot.signature_entry(square) == "tensordesc<bf16[128, 64]>:16"
+    _, [entry] = parse_signature(aot.signature_entry(square), ["d"], set())
+    assert entry[4] == (16, 16)
     base = torch.zeros(300, 208, dtype=torch.bfloat16)
     view = aot.HostDescriptor(base, [300, 200], [208, 1], [128, 64])
     assert aot.launch_params(["d", "n", "BLOCK"], {"BLOCK"}, ["desc", "i32"],

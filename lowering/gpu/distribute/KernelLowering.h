@@ -31,6 +31,13 @@ struct TensorDescriptor {
   llvm::SmallVector<mlir::Value> shape;   // i32
   llvm::SmallVector<mlir::Value> strides; // i64, in elements
   tile::PaddingOption padding = tile::PaddingOption::Zero;
+  /// Proved at compile time: the innermost stride is 1, and the first
+  /// element of every row (all coordinates but the last) sits at a byte
+  /// address that is a multiple of `rowAlignment`.
+  bool unitInnerStride = false;
+  int64_t rowAlignment = 1;
+  /// Proved: the shape's last extent is a multiple of this.
+  int64_t lastExtentDivisibility = 1;
 };
 
 class KernelLowering {
@@ -170,6 +177,21 @@ struct LoadAccesses {
   RunAccess runs;
   /// One value per register, or one for every register.
   Registers fill;
+  /// A block of a zero-padded descriptor whose innermost stride is 1: the
+  /// elements of a run (a piece of a block row) that lie inside the shape
+  /// are a prefix of it whenever its first column is a multiple of its
+  /// width, so a copy can take them and zero-fill the rest, with no check of
+  /// each element (BlockRows); none for other loads.
+  struct BlockRows {
+    const TensorDescriptor *desc = nullptr;
+    LinearLayout layout;
+    llvm::SmallVector<mlir::Value> offsets; // i32, the block's first element
+    /// Proved: the block's first column is at a byte address that is a
+    /// multiple of this (with a run's first column a multiple of its
+    /// width, so is the run's, up to the run's bytes).
+    int64_t startAlignment = 1;
+  };
+  std::optional<BlockRows> rows;
 
   mlir::Value fillOf(unsigned reg) const { return fill.size() == 1 ? fill.front() : fill[reg]; }
 };

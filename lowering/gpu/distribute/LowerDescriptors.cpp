@@ -7,31 +7,40 @@
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace tessera::gpu {
 
 namespace {
 
-/// Where register `reg` of a block at `offsets` (i32 values) goes.
+/// Where register `reg` of a block at `offsets` (i32 values) goes. Its
+/// offset is the block origin's (one for all registers, which changes with
+/// the offsets) plus the register's within the block (which does not, so
+/// that a loop computes it once): not one product per register and step.
 ElementAccess accessOf(KernelLowering &k, OpBuilder &builder, Location loc,
                        const TensorDescriptor &desc, ValueRange offsets,
                        const LinearLayout &layout, unsigned reg) {
   Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
-  Value inBounds, offset = desc.baseOffset;
+  auto times = [&](Value i32, Value stride) -> Value {
+    Value wide = arith::ExtSIOp::create(builder, loc, builder.getI64Type(), i32);
+    return arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
+                                      arith::MulIOp::create(builder, loc, wide, stride));
+  };
+  Value inBounds, origin, within = desc.baseOffset;
   for (unsigned dim = 0; dim < layout.rank(); ++dim) {
-    Value coord = arith::AddIOp::create(builder, loc, offsets[dim],
-                                        k.thread.coordinate(builder, loc, layout, reg, dim));
+    Value position = k.thread.coordinate(builder, loc, layout, reg, dim);
+    Value coord = arith::AddIOp::create(builder, loc, offsets[dim], position);
     Value inside = arith::AndIOp::create(
         builder, loc, arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, coord, zero),
         arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, coord, desc.shape[dim]));
     inBounds = inBounds ? Value(arith::AndIOp::create(builder, loc, inBounds, inside)) : inside;
-    Value wide = arith::ExtSIOp::create(builder, loc, builder.getI64Type(), coord);
-    Value step = arith::MulIOp::create(builder, loc, wide, desc.strides[dim]);
-    offset = arith::AddIOp::create(
-        builder, loc, offset,
-        arith::IndexCastOp::create(builder, loc, builder.getIndexType(), step));
+    Value start = times(offsets[dim], desc.strides[dim]);
+    origin = origin ? Value(arith::AddIOp::create(builder, loc, origin, start)) : start;
+    within = arith::AddIOp::create(builder, loc, within, times(position, desc.strides[dim]));
   }
+  Value offset = arith::AddIOp::create(builder, loc, origin, within);
   return {offset, inBounds};
 }
 
@@ -52,6 +61,14 @@ LogicalResult lowerMake(KernelLowering &k, tile::MakeTensorDescOp op) {
   for (Value stride : op.getStrides())
     desc.strides.push_back(k.registers(stride).front());
   desc.padding = op.getPadding();
+  desc.unitInnerStride = k.contiguity.constantValue(op.getStrides().back()) == 1;
+  int64_t elementBytes =
+      std::max<int64_t>(1, op.getType().getBlockType().getElementTypeBitWidth() / 8);
+  desc.rowAlignment = k.contiguity.runStartAlignment(op.getBase(), 1, elementBytes);
+  for (Value stride : op.getStrides().drop_back())
+    desc.rowAlignment = std::gcd(
+        desc.rowAlignment, k.contiguity.piecesOf(stride).divisibility * elementBytes);
+  desc.lastExtentDivisibility = k.contiguity.piecesOf(op.getShape().back()).divisibility;
   k.mapDescriptor(op, std::move(desc));
   return success();
 }
@@ -128,6 +145,15 @@ FailureOr<LoadAccesses> descriptorLoadAccesses(KernelLowering &k, tile::Descript
         accessOf(k, builder, loc, *block->desc, block->offsets, block->layout, reg));
   load.runs = block->runs;
   load.fill = {paddingValue(builder, loc, load.element, block->desc->padding)};
+  if (block->desc->unitInnerStride && block->desc->padding == tile::PaddingOption::Zero) {
+    int64_t elementBytes = std::max(1u, load.element.getIntOrFloatBitWidth() / 8);
+    int64_t columnAlignment = k.contiguity.piecesOf(op.getOffsets().back()).divisibility;
+    load.rows = LoadAccesses::BlockRows{
+        block->desc, block->layout, block->offsets,
+        std::gcd(block->desc->rowAlignment, columnAlignment * elementBytes)};
+    // A run's elements are consecutive: its fallback addresses them from its first.
+    load.runs.addresses = RunAddresses::Consecutive;
+  }
   return load;
 }
 

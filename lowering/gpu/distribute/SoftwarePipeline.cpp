@@ -56,7 +56,12 @@
 // and shared-memory store; without cp.async the ring has 2 stages at most.
 // Where the contiguity analysis proves every run aligned and its mask
 // constant over it (RunAccess::provedWhole), each run is one cp.async with
-// no run-time check and no element fallback.
+// no run-time check and no element fallback. A run of a zero-padded
+// descriptor block with an innermost stride of 1 only needs to be aligned:
+// its elements inside the shape come first, and one cp.async takes them and
+// zero-fills the rest (its source size), as TMA would; where the alignment
+// is proved (a 16-byte aligned base and outer strides, block offsets
+// multiples of the run), that is all its copy costs.
 // Loads beyond the last iteration are not issued.
 #include "lowering/gpu/distribute/DotPlan.h"
 
@@ -299,6 +304,52 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
   return analysis;
 }
 
+/// The run of `width` registers from `first` of a block of `rows`: how many
+/// of its leading elements lie inside the descriptor's shape (index): all,
+/// none, or those before the shape's last column; and an i1 that holds where
+/// those are all it has inside (its first column is at least 0 or at most
+/// -width, as it is when a multiple of `width`). With `aligned` (the run's
+/// first column is a multiple of `width`) and a last extent that is one too,
+/// the run is wholly in or out: all or none.
+std::pair<Value, Value> leadingElementsInBounds(KernelLowering &k, OpBuilder &builder,
+                                                Location loc, const LoadAccesses::BlockRows &rows,
+                                                unsigned first, unsigned width, bool aligned) {
+  unsigned last = rows.layout.rank() - 1;
+  Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
+  Value inRow;
+  for (unsigned dim = 0; dim < last; ++dim) {
+    Value coord = arith::AddIOp::create(builder, loc, rows.offsets[dim],
+                                        k.thread.coordinate(builder, loc, rows.layout, first, dim));
+    Value inside = arith::AndIOp::create(
+        builder, loc, arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, coord, zero),
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, coord,
+                              rows.desc->shape[dim]));
+    inRow = inRow ? Value(arith::AndIOp::create(builder, loc, inRow, inside)) : inside;
+  }
+  Value column = arith::AddIOp::create(builder, loc, rows.offsets[last],
+                                       k.thread.coordinate(builder, loc, rows.layout, first, last));
+  Value all = arith::ConstantIntOp::create(builder, loc, width, 32);
+  Value count;
+  if (aligned && rows.desc->lastExtentDivisibility % width == 0) {
+    // A predicated copy of the whole run (no source size to compute).
+    Value before = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, column,
+                                         rows.desc->shape[last]);
+    count = arith::SelectOp::create(builder, loc, before, all, zero);
+  } else {
+    Value left = arith::SubIOp::create(builder, loc, rows.desc->shape[last], column);
+    count = arith::MinSIOp::create(builder, loc, arith::MaxSIOp::create(builder, loc, left, zero),
+                                   all);
+  }
+  Value started = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, column, zero);
+  Value copied = inRow ? Value(arith::AndIOp::create(builder, loc, started, inRow)) : started;
+  count = arith::SelectOp::create(builder, loc, copied, count, zero);
+  Value before = arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::sle, column,
+      arith::ConstantIntOp::create(builder, loc, -static_cast<int64_t>(width), 32));
+  return {arith::IndexCastOp::create(builder, loc, builder.getIndexType(), count),
+          arith::OrIOp::create(builder, loc, started, before)};
+}
+
 /// DotPlan::sharedRunPlaces of a ring's operand by run width, found once
 /// for all the stages' copies.
 using RunPlaces = llvm::SmallDenseMap<unsigned, SmallVector<SharedRunPlace>, 1>;
@@ -322,8 +373,11 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
     return;
   }
   // Runs the analysis proved aligned and wholly in or out of their mask
-  // (sub-runs of a proved run are too) need no run-time check.
-  bool proved = load.runs.provedWhole && load.runs.width % width == 0;
+  // (sub-runs of a proved run are too) need no run-time check; nor do runs
+  // of a descriptor block proved aligned, whose copies take the elements
+  // inside the shape and zero-fill the rest.
+  bool proved = (load.runs.provedWhole && load.runs.width % width == 0) ||
+                (load.rows && load.rows->startAlignment % runBytes == 0);
   Value address =
       proved ? Value() : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
   auto places = runPlaces.find(width);
@@ -366,27 +420,36 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
       return arith::SelectOp::create(builder, loc, in, indexConstant(builder, loc, width),
                                      indexConstant(builder, loc, 0));
     };
+    auto [inBoundsPrefix, prefixIsAll] =
+        load.rows ? leadingElementsInBounds(k, builder, loc, *load.rows, first, width, proved)
+                  : std::pair<Value, Value>();
     if (proved) {
-      copyRun(builder, elementsWhere(run.front().condition));
+      copyRun(builder, load.rows ? inBoundsPrefix : elementsWhere(run.front().condition));
       continue;
     }
 
-    // Aligned, and (under the vector condition) wholly in or out of bounds.
+    // Aligned, and (under the vector condition) wholly in or out of bounds,
+    // or for a descriptor block only aligned.
     Value whole = runAddressesAllowVector(builder, loc, address, elementBytes, load.accesses,
                                           first, width, load.runs);
-    SmallVector<Value> inBounds, outOfBounds;
-    Value one = arith::ConstantIntOp::create(builder, loc, 1, 1);
-    for (const ElementAccess &access : run)
-      if (access.condition) {
-        inBounds.push_back(access.condition);
-        outOfBounds.push_back(arith::XOrIOp::create(builder, loc, access.condition, one));
-      }
-    Value allIn = allOf(builder, loc, inBounds);
-    if (allIn)
-      whole = arith::AndIOp::create(
-          builder, loc, whole,
-          arith::OrIOp::create(builder, loc, allIn, allOf(builder, loc, outOfBounds)));
-    Value srcElements = elementsWhere(allIn);
+    Value srcElements = inBoundsPrefix;
+    if (load.rows) {
+      whole = arith::AndIOp::create(builder, loc, whole, prefixIsAll);
+    } else {
+      SmallVector<Value> inBounds, outOfBounds;
+      Value one = arith::ConstantIntOp::create(builder, loc, 1, 1);
+      for (const ElementAccess &access : run)
+        if (access.condition) {
+          inBounds.push_back(access.condition);
+          outOfBounds.push_back(arith::XOrIOp::create(builder, loc, access.condition, one));
+        }
+      Value allIn = allOf(builder, loc, inBounds);
+      if (allIn)
+        whole = arith::AndIOp::create(
+            builder, loc, whole,
+            arith::OrIOp::create(builder, loc, allIn, allOf(builder, loc, outOfBounds)));
+      srcElements = elementsWhere(allIn);
+    }
     scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {

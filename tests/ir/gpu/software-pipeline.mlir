@@ -269,6 +269,49 @@ tile.func @descriptors(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32
 
 // -----
 
+// Descriptor blocks proved aligned (16-byte base and row strides, offsets
+// multiples of the runs), as host TensorDescriptors are: each run is one
+// cp.async with no branch around it. A's last extent K divides by the runs,
+// so a run is wholly in or out (a predicated copy); B's N does not, so a run
+// copies the elements before N and zero-fills the rest (its source size).
+tile.func @descriptor_copies(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32 {tile.divisibility = 16 : i32}, %lda: i64 {tile.divisibility = 16 : i32}, %ldb: i64 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %one = arith.constant 1 : i64
+  %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x32xbf16>>
+  %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<32x64xbf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %k = %c0 to %K step %c32 iter_args(%acc_i = %acc0) -> (tensor<64x64xf32>) : i32 {
+    %at = tile.descriptor_load %da[%c0, %k] : !tile.tensordesc<tensor<64x32xbf16>>
+    %bt = tile.descriptor_load %db[%k, %c0] : !tile.tensordesc<tensor<32x64xbf16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x32xbf16> * tensor<32x64xbf16> -> tensor<64x64xf32>
+    scf.yield %next : tensor<64x64xf32>
+  }
+  %ldc = arith.extsi %N : i32 to i64
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldc, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x64xf32>>
+  tile.descriptor_store %dc[%c0, %c0], %acc : !tile.tensordesc<tensor<64x64xf32>>
+  tile.return
+}
+
+// CUDA-LABEL: gpu.func @descriptor_copies
+// CUDA: scf.for %{{.*}} : i32 {
+// CUDA: scf.if
+// CUDA-NOT: scf.if
+// CUDA-NOT: arith.minsi
+// CUDA: nvgpu.device_async_copy %arg0[%{{.*}}], %{{.*}}[%{{.*}}], 8, %{{.*}} {bypassL1}
+// CUDA-NOT: scf.if
+// CUDA: %[[LEFT:.*]] = arith.maxsi %{{.*}}, %c0_i32 : i32
+// CUDA-NEXT: arith.minsi %[[LEFT]], %c8_i32 : i32
+// CUDA-NOT: scf.if
+// CUDA: nvgpu.device_async_copy %arg1[%{{.*}}], %{{.*}}[%{{.*}}], 8, %{{.*}} {bypassL1}
+// CUDA-NOT: scf.if
+// CUDA: nvvm.cp.async.commit.group
+
+// -----
+
 // B given as [N, K] (a PyTorch Linear's weight) and transposed for the dot.
 // wgmma keeps B K-major, so the loaded [64, 32] block's rows land in
 // 16-byte runs: both operands are copied with cp.async and the transpose

@@ -6,7 +6,8 @@ with the GPU needs neither compiler. Each kernel exercises one part of the
 GPU lowering: the K loop with tensor cores (mma.sync, wgmma; fp16, bf16, tf32,
 fp32, int8) and masked ragged edges, chained dots (attention's shape),
 reductions and scans across lanes and warps, libdevice and fast math,
-atomics, layout conversions (trans), tensor descriptors, and loads only
+atomics, layout conversions (trans), tensor descriptors (made in the kernel
+and on the host), and loads only
 broadcast (the multi-row layernorm is run.py's).
 """
 
@@ -204,3 +205,19 @@ def descriptor_copy(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     dst = tl.make_tensor_descriptor(out_ptr, shape=[N, M], strides=[M, 1], block_shape=[BN, BM])
     block = src.load([pm * BM, pn * BN])
     dst.store([pn * BN, pm * BM], tl.trans(block) * 2)
+
+
+@jit
+def descriptor_matmul(a_desc, b_desc, c_desc, K, B_ROWS_ARE_N: tl.constexpr, BM: tl.constexpr,
+                      BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B on host tensor descriptors; B is [K, N], or with
+    B_ROWS_ARE_N the [N, K] tensor it transposes."""
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = a_desc.load([tl.program_id(0) * BM, k])
+        if B_ROWS_ARE_N:
+            b = b_desc.load([tl.program_id(1) * BN, k]).T
+        else:
+            b = b_desc.load([k, tl.program_id(1) * BN])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc.to(c_desc.dtype))

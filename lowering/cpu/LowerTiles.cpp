@@ -656,20 +656,21 @@ void forEachDescriptorRow(OpBuilder &b, Op op, Value desc, ValueRange offsets,
   }
 }
 
-/// The addresses of the `rowLength` lanes of a row whose first lane is at
-/// `address` and whose lanes are `stride` elements of `element` apart.
-Value stridedLanes(OpBuilder &b, Location loc, Value address, Value stride, int64_t rowLength,
-                   Type element) {
+/// The addresses (i64) of the `rowLength` lanes of a row whose first lane is
+/// at `address` and whose lanes are `stride` elements of `element` apart.
+Value stridedLaneAddresses(OpBuilder &b, Location loc, Value address, Value stride,
+                           int64_t rowLength, Type element) {
   auto laneType = VectorType::get({rowLength}, b.getI64Type());
   SmallVector<int64_t> laneBytes;
   for (int64_t i = 0; i < rowLength; ++i)
     laneBytes.push_back(i * byteSize(element));
   Value first = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address);
-  Value steps = arith::MulIOp::create(
-      b, loc, arith::ConstantOp::create(b, loc, laneType, DenseElementsAttr::get(laneType, ArrayRef<int64_t>(laneBytes))),
-      vector::BroadcastOp::create(b, loc, laneType, stride));
-  return toPointers(b, loc,
-                    arith::AddIOp::create(b, loc, vector::BroadcastOp::create(b, loc, laneType, first), steps));
+  Value bytes = arith::ConstantOp::create(
+      b, loc, laneType, DenseElementsAttr::get(laneType, ArrayRef<int64_t>(laneBytes)));
+  Value steps = arith::MulIOp::create(b, loc, bytes,
+                                      vector::BroadcastOp::create(b, loc, laneType, stride));
+  Value firsts = vector::BroadcastOp::create(b, loc, laneType, first);
+  return arith::AddIOp::create(b, loc, firsts, steps);
 }
 
 /// The innermost stride of the descriptor struct `desc`.
@@ -680,14 +681,16 @@ Value innermostStride(OpBuilder &b, Location loc, Value desc, int64_t rank) {
 /// Emits a descriptor access by `access(unitStride)`: once with row vectors
 /// when the descriptor's innermost stride is the constant 1; otherwise
 /// under an scf.if on that stride, row vectors when it is 1 at run time and
-/// gathers or scatters when it is not. Returns the access's value (of
-/// `resultType`; none when it is null).
+/// a loop over the block's lanes when it is not (gathers of every row would
+/// grow the kernel with the block). `access` also gets the op its stack
+/// buffers may go before. Returns the access's value (of `resultType`; none
+/// when it is null).
 template <typename Op>
 Value byInnermostStride(OpBuilder &b, Op op, Value desc, Type resultType,
-                        function_ref<Value(bool)> access) {
+                        function_ref<Value(bool, Operation *)> access) {
   if (auto make = op.getDesc().template getDefiningOp<tile::MakeTensorDescOp>())
     if (matchPattern(make.getStrides().back(), m_One()))
-      return access(true);
+      return access(true, op);
   Location loc = op.getLoc();
   int64_t rank = cast<tile::TensorDescType>(op.getDesc().getType()).getBlockType().getRank();
   Value unit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -702,7 +705,7 @@ Value byInnermostStride(OpBuilder &b, Op op, Value desc, Type resultType,
       b.setInsertionPointToEnd(&block);
     else
       b.setInsertionPoint(block.getTerminator());
-    Value value = access(unitStride);
+    Value value = access(unitStride, branch);
     if (resultType)
       scf::YieldOp::create(b, loc, value);
   }
@@ -726,26 +729,31 @@ struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
       if (make.getPadding() == tile::PaddingOption::NaN)
         if (auto ft = dyn_cast<FloatType>(element))
           padValue = rewriter.getFloatAttr(ft, APFloat::getQNaN(ft.getFloatSemantics()));
-    auto rows = [&](bool unitStride) {
+    auto rows = [&](bool unitStride, Operation *anchor) {
       Value pass = splatConstant(rewriter, loc, rowType, padValue);
-      SmallVector<Value> loaded;
-      forEachDescriptorRow<tile::DescriptorLoadOp>(
-          rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t, Value address, Value mask) {
-            Value row;
-            if (unitStride) {
-              row = LLVM::MaskedLoadOp::create(rewriter, loc, rowType, address, mask, pass,
-                                               byteSize(element));
-            } else {
-              Value stride = innermostStride(rewriter, loc, adaptor.getDesc(), rank);
-              row = LLVM::masked_gather::create(
-                  rewriter, loc, rowType, stridedLanes(rewriter, loc, address, stride, rowLength, element),
-                  mask, ValueRange{pass}, rewriter.getI32IntegerAttr(byteSize(element)));
-            }
-            loaded.push_back(row);
-          });
-      return concatVectors(rewriter, loc, loaded);
+      SmallVector<Value> loaded, addresses, masks;
+      auto loadRow = [&](int64_t, Value address, Value mask) {
+        if (unitStride) {
+          loaded.push_back(LLVM::MaskedLoadOp::create(rewriter, loc, rowType, address, mask, pass,
+                                                      byteSize(element)));
+          return;
+        }
+        Value stride = innermostStride(rewriter, loc, adaptor.getDesc(), rank);
+        addresses.push_back(
+            stridedLaneAddresses(rewriter, loc, address, stride, rowLength, element));
+        masks.push_back(mask);
+      };
+      forEachDescriptorRow<tile::DescriptorLoadOp>(rewriter, op, adaptor.getDesc(),
+                                                   adaptor.getOffsets(), loadRow);
+      if (unitStride)
+        return concatVectors(rewriter, loc, loaded);
+      return gatherScatterLoop(rewriter, anchor, loc, concatVectors(rewriter, loc, addresses),
+                               concatVectors(rewriter, loc, masks),
+                               splatConstant(rewriter, loc, vt, padValue), /*isScatter=*/false,
+                               byteSize(element));
     };
-    Value result = byInnermostStride<tile::DescriptorLoadOp>(rewriter, op, adaptor.getDesc(), vt, rows);
+    Value result =
+        byInnermostStride<tile::DescriptorLoadOp>(rewriter, op, adaptor.getDesc(), vt, rows);
     rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));
     return success();
   }
@@ -761,19 +769,25 @@ struct DescriptorStoreLowering : TilePattern<tile::DescriptorStoreOp> {
     int64_t rank = blockType.getRank(), rowLength = blockType.getShape().back();
     Value value = toMemory(rewriter, loc, adaptor.getValue());
     IntegerAttr align = rewriter.getI32IntegerAttr(byteSize(element));
-    auto rows = [&](bool unitStride) {
-      forEachDescriptorRow<tile::DescriptorStoreOp>(
-          rewriter, op, adaptor.getDesc(), adaptor.getOffsets(), [&](int64_t r, Value address, Value mask) {
-            Value row = extractRow(rewriter, loc, value, r, rowLength);
-            if (unitStride) {
-              LLVM::MaskedStoreOp::create(rewriter, loc, row, address, mask, align);
-              return;
-            }
-            Value stride = innermostStride(rewriter, loc, adaptor.getDesc(), rank);
-            LLVM::masked_scatter::create(
-                rewriter, loc, row, stridedLanes(rewriter, loc, address, stride, rowLength, element),
-                mask, align);
-          });
+    auto rows = [&](bool unitStride, Operation *anchor) {
+      SmallVector<Value> addresses, masks;
+      auto storeRow = [&](int64_t r, Value address, Value mask) {
+        if (unitStride) {
+          LLVM::MaskedStoreOp::create(rewriter, loc, extractRow(rewriter, loc, value, r, rowLength),
+                                      address, mask, align);
+          return;
+        }
+        Value stride = innermostStride(rewriter, loc, adaptor.getDesc(), rank);
+        addresses.push_back(
+            stridedLaneAddresses(rewriter, loc, address, stride, rowLength, element));
+        masks.push_back(mask);
+      };
+      forEachDescriptorRow<tile::DescriptorStoreOp>(rewriter, op, adaptor.getDesc(),
+                                                    adaptor.getOffsets(), storeRow);
+      if (!unitStride)
+        gatherScatterLoop(rewriter, anchor, loc, concatVectors(rewriter, loc, addresses),
+                          concatVectors(rewriter, loc, masks), value, /*isScatter=*/true,
+                          align.getInt());
       return Value();
     };
     byInnermostStride<tile::DescriptorStoreOp>(rewriter, op, adaptor.getDesc(), Type(), rows);

@@ -47,7 +47,8 @@ mlir::Value shuffleLanes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs
 /// `parts` (1-D vectors) one after the other: a balanced tree of shuffles,
 /// each joining two neighbours of one length (no size limit, unlike LLVM's
 /// vector.insert intrinsic, which stops at 2^17 bits).
-mlir::Value concatVectors(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> parts);
+mlir::Value concatVectors(mlir::OpBuilder &b, mlir::Location loc,
+                          llvm::ArrayRef<mlir::Value> parts);
 
 } // namespace tessera::cpu
 

@@ -287,7 +287,8 @@ TEST_F(KernelBuilderTest, AtomicsDescriptorsAndDebugOpsVerify) {
   Value desc = kb.makeTensorDescriptor(args[0], {args[2], args[2]}, {args[2], one}, {16, 32},
                                        tile::PaddingOption::Zero, at(6));
   EXPECT_EQ(expectError([&] {
-              kb.makeTensorDescriptor(args[1], {args[2]}, {one}, {16}, tile::PaddingOption::NaN, at(6));
+              kb.makeTensorDescriptor(args[1], {args[2]}, {one}, {16}, tile::PaddingOption::NaN,
+                                      at(6));
             }).message(),
             "make_tensor_descriptor: NaN padding needs floating-point elements, got i32");
   Value block = kb.descriptorLoad(desc, {one, one}, at(7));

@@ -101,10 +101,25 @@ FailureOr<BlockAccess> blockAccessOf(KernelLowering &k, Operation *op, Value des
   Type element = getElementTypeOrSelf(blockType);
   block.runs = RunAccess{vectorAccessWidth(k.target, block.layout, element),
                          RunAddresses::WhenVectorConditionHolds, Value()};
-  if (block.runs.width > 1)
+  if (block.runs.width < 2)
+    return block;
+  if (!block.desc->unitInnerStride) {
     block.runs.vectorCondition = arith::CmpIOp::create(
         builder, loc, arith::CmpIPredicate::eq, block.desc->strides.back(),
         arith::ConstantIntOp::create(builder, loc, builder.getI64Type(), 1));
+    return block;
+  }
+  // A run of the layout is a run of memory. Where the runs are proved
+  // aligned (rows and the block's first column) and the last extent divides
+  // by them, each lies wholly inside the shape or wholly outside it.
+  block.runs.addresses = RunAddresses::Consecutive;
+  int64_t elementBytes = std::max(1u, element.getIntOrFloatBitWidth() / 8);
+  int64_t runBytes = block.runs.width * elementBytes;
+  int64_t columnAlignment = k.contiguity.piecesOf(offsets.back()).divisibility * elementBytes;
+  block.runs.provedWhole = block.desc->rowAlignment % runBytes == 0 &&
+                           columnAlignment % runBytes == 0 &&
+                           block.desc->lastExtentDivisibility % block.runs.width == 0;
+  block.runs.predicated = block.runs.provedWhole && k.target.vendor == GpuVendor::Nvidia;
   return block;
 }
 
@@ -151,8 +166,6 @@ FailureOr<LoadAccesses> descriptorLoadAccesses(KernelLowering &k, tile::Descript
     load.rows = LoadAccesses::BlockRows{
         block->desc, block->layout, block->offsets,
         std::gcd(block->desc->rowAlignment, columnAlignment * elementBytes)};
-    // A run's elements are consecutive: its fallback addresses them from its first.
-    load.runs.addresses = RunAddresses::Consecutive;
   }
   return load;
 }

@@ -678,6 +678,23 @@ Value innermostStride(OpBuilder &b, Location loc, Value desc, int64_t rank) {
   return LLVM::ExtractValueOp::create(b, loc, desc, ArrayRef<int64_t>{2 * rank});
 }
 
+/// The address (i64) and in-bounds mask of every element of the block `op`
+/// accesses through the descriptor struct `desc`, whose innermost stride is
+/// not 1: the block's lanes for gatherScatterLoop.
+template <typename Op>
+std::pair<Value, Value> stridedBlockLanes(OpBuilder &b, Op op, Value desc, ValueRange offsets) {
+  Location loc = op.getLoc();
+  RankedTensorType block = cast<tile::TensorDescType>(op.getDesc().getType()).getBlockType();
+  Value stride = innermostStride(b, loc, desc, block.getRank());
+  SmallVector<Value> addresses, masks;
+  forEachDescriptorRow<Op>(b, op, desc, offsets, [&](int64_t, Value address, Value mask) {
+    addresses.push_back(stridedLaneAddresses(b, loc, address, stride, block.getShape().back(),
+                                             block.getElementType()));
+    masks.push_back(mask);
+  });
+  return {concatVectors(b, loc, addresses), concatVectors(b, loc, masks)};
+}
+
 /// Emits a descriptor access by `access(unitStride)`: once with row vectors
 /// when the descriptor's innermost stride is the constant 1; otherwise
 /// under an scf.if on that stride, row vectors when it is 1 at run time and
@@ -719,7 +736,6 @@ struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
     Location loc = op.getLoc();
     auto blockType = op.getType();
     Type element = blockType.getElementType();
-    int64_t rank = blockType.getRank();
     int64_t rowLength = blockType.getShape().back(), n = product(blockType.getShape());
     auto rowType = VectorType::get({rowLength}, memoryType(element));
     auto vt = VectorType::get({n}, memoryType(element));
@@ -730,27 +746,22 @@ struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
         if (auto ft = dyn_cast<FloatType>(element))
           padValue = rewriter.getFloatAttr(ft, APFloat::getQNaN(ft.getFloatSemantics()));
     auto rows = [&](bool unitStride, Operation *anchor) {
+      if (!unitStride) {
+        auto [addresses, mask] = stridedBlockLanes<tile::DescriptorLoadOp>(
+            rewriter, op, adaptor.getDesc(), adaptor.getOffsets());
+        return gatherScatterLoop(rewriter, anchor, loc, addresses, mask,
+                                 splatConstant(rewriter, loc, vt, padValue), /*isScatter=*/false,
+                                 byteSize(element));
+      }
       Value pass = splatConstant(rewriter, loc, rowType, padValue);
-      SmallVector<Value> loaded, addresses, masks;
-      auto loadRow = [&](int64_t, Value address, Value mask) {
-        if (unitStride) {
-          loaded.push_back(LLVM::MaskedLoadOp::create(rewriter, loc, rowType, address, mask, pass,
-                                                      byteSize(element)));
-          return;
-        }
-        Value stride = innermostStride(rewriter, loc, adaptor.getDesc(), rank);
-        addresses.push_back(
-            stridedLaneAddresses(rewriter, loc, address, stride, rowLength, element));
-        masks.push_back(mask);
-      };
-      forEachDescriptorRow<tile::DescriptorLoadOp>(rewriter, op, adaptor.getDesc(),
-                                                   adaptor.getOffsets(), loadRow);
-      if (unitStride)
-        return concatVectors(rewriter, loc, loaded);
-      return gatherScatterLoop(rewriter, anchor, loc, concatVectors(rewriter, loc, addresses),
-                               concatVectors(rewriter, loc, masks),
-                               splatConstant(rewriter, loc, vt, padValue), /*isScatter=*/false,
-                               byteSize(element));
+      SmallVector<Value> loaded;
+      forEachDescriptorRow<tile::DescriptorLoadOp>(
+          rewriter, op, adaptor.getDesc(), adaptor.getOffsets(),
+          [&](int64_t, Value address, Value mask) {
+            loaded.push_back(LLVM::MaskedLoadOp::create(rewriter, loc, rowType, address, mask,
+                                                        pass, byteSize(element)));
+          });
+      return concatVectors(rewriter, loc, loaded);
     };
     Value result =
         byInnermostStride<tile::DescriptorLoadOp>(rewriter, op, adaptor.getDesc(), vt, rows);
@@ -766,28 +777,24 @@ struct DescriptorStoreLowering : TilePattern<tile::DescriptorStoreOp> {
     Location loc = op.getLoc();
     auto blockType = cast<RankedTensorType>(op.getValue().getType());
     Type element = blockType.getElementType();
-    int64_t rank = blockType.getRank(), rowLength = blockType.getShape().back();
+    int64_t rowLength = blockType.getShape().back();
     Value value = toMemory(rewriter, loc, adaptor.getValue());
     IntegerAttr align = rewriter.getI32IntegerAttr(byteSize(element));
     auto rows = [&](bool unitStride, Operation *anchor) {
-      SmallVector<Value> addresses, masks;
-      auto storeRow = [&](int64_t r, Value address, Value mask) {
-        if (unitStride) {
-          LLVM::MaskedStoreOp::create(rewriter, loc, extractRow(rewriter, loc, value, r, rowLength),
-                                      address, mask, align);
-          return;
-        }
-        Value stride = innermostStride(rewriter, loc, adaptor.getDesc(), rank);
-        addresses.push_back(
-            stridedLaneAddresses(rewriter, loc, address, stride, rowLength, element));
-        masks.push_back(mask);
-      };
-      forEachDescriptorRow<tile::DescriptorStoreOp>(rewriter, op, adaptor.getDesc(),
-                                                    adaptor.getOffsets(), storeRow);
-      if (!unitStride)
-        gatherScatterLoop(rewriter, anchor, loc, concatVectors(rewriter, loc, addresses),
-                          concatVectors(rewriter, loc, masks), value, /*isScatter=*/true,
+      if (!unitStride) {
+        auto [addresses, mask] = stridedBlockLanes<tile::DescriptorStoreOp>(
+            rewriter, op, adaptor.getDesc(), adaptor.getOffsets());
+        gatherScatterLoop(rewriter, anchor, loc, addresses, mask, value, /*isScatter=*/true,
                           align.getInt());
+        return Value();
+      }
+      forEachDescriptorRow<tile::DescriptorStoreOp>(
+          rewriter, op, adaptor.getDesc(), adaptor.getOffsets(),
+          [&](int64_t r, Value address, Value mask) {
+            LLVM::MaskedStoreOp::create(rewriter, loc,
+                                        extractRow(rewriter, loc, value, r, rowLength), address,
+                                        mask, align);
+          });
       return Value();
     };
     byInnermostStride<tile::DescriptorStoreOp>(rewriter, op, adaptor.getDesc(), Type(), rows);

@@ -1,7 +1,8 @@
 """Tensor descriptors: tl.make_tensor_descriptor in a kernel and host
 TensorDescriptors passed to one (Triton's triton.tools.tensor_descriptor),
 checked against NumPy on the interpreter and the CPU backend with ragged
-shapes, non-unit strides, NaN padding and block atomics."""
+shapes, non-unit strides, NaN padding, block atomics and row gathers and
+scatters."""
 
 import numpy as np
 import pytest
@@ -316,3 +317,61 @@ def test_set_allocator_is_accepted():
     triton.set_allocator(None)
     with pytest.raises(TypeError, match="set_allocator needs a callable"):
         triton.set_allocator(3)
+
+
+@tessera.jit
+def gather_rows(x_ptr, rows_ptr, out_ptr, M, N, column, R: tl.constexpr, BN: tl.constexpr,
+                PADDING: tl.constexpr):
+    desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [1, BN], padding_option=PADDING)
+    rows = tl.load(rows_ptr + tl.arange(0, R))
+    block = desc.gather(rows, column)
+    tl.store(out_ptr + tl.arange(0, R)[:, None] * BN + tl.arange(0, BN)[None, :], block)
+
+
+@pytest.mark.parametrize("padding, fill", [("zero", 0.0), ("nan", np.nan)])
+def test_gather(backend, rng, padding, fill):
+    """Rows picked by index, from a column that leaves the last ones past N;
+    rows -1 and M are outside the shape and read as the padding."""
+    M, N, R, BN, column = 13, 20, 8, 8, 15
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    rows = np.array([3, 0, 12, -1, 7, 13, 3, 5], dtype=np.int32)
+    out = np.zeros((R, BN), dtype=np.float32)
+    gather_rows[(1,)](x, rows, out, M, N, column, R=R, BN=BN, PADDING=padding)
+    expected = np.full((R, BN), fill, dtype=np.float32)
+    for i, r in enumerate(rows):
+        if 0 <= r < M:
+            expected[i, :N - column] = x[r, column:]
+    np.testing.assert_array_equal(out, expected)
+
+
+@tessera.jit
+def scatter_rows(x_ptr, rows_ptr, values_ptr, M, N, column, R: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [1, BN])
+    rows = tl.load(rows_ptr + tl.arange(0, R))
+    desc.scatter(tl.load(values_ptr + tl.arange(0, R)[:, None] * BN + tl.arange(0, BN)[None, :]),
+                 rows, column)
+
+
+def test_scatter(backend, rng):
+    M, N, R, BN, column = 13, 20, 8, 8, 15
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    values = rng.standard_normal((R, BN)).astype(np.float32)
+    rows = np.array([2, 9, -1, 12, 13, 0, 5, 7], dtype=np.int32)
+    expected = x.copy()
+    for i, r in enumerate(rows):
+        if 0 <= r < M:
+            expected[r, column:] = values[i, :N - column]
+    scatter_rows[(1,)](x, rows, values, M, N, column, R=R, BN=BN)
+    np.testing.assert_array_equal(x, expected)
+
+
+def test_gather_needs_a_one_row_block():
+    @tessera.jit
+    def two_rows(x_ptr):
+        desc = tl.make_tensor_descriptor(x_ptr, [8, 8], [8, 1], [2, 8])
+        desc.gather(tl.arange(0, 8), 0)
+
+    with pytest.raises(tessera.CompilationError,
+                       match=r"descriptor gather needs a 2-D descriptor whose block is one row, "
+                             r"got block shape \[2, 8\]"):
+        two_rows[(1,)](np.zeros((8, 8), dtype=np.float32))

@@ -186,6 +186,24 @@ public:
                                    const SourceLocation &loc);
   mlir::Value descriptorLoad(mlir::Value desc, llvm::ArrayRef<mlir::Value> offsets,
                              const SourceLocation &loc);
+  /// Atomic `kind` of `value` into the in-bounds elements of the block at
+  /// `offsets`: relaxed, as Triton's TMA reductions are.
+  void descriptorAtomic(AtomicKind kind, mlir::Value desc, llvm::ArrayRef<mlir::Value> offsets,
+                        mlir::Value value, const SourceLocation &loc);
+  /// Rows `rows` (a 1-D integer tile) of a 2-D descriptor whose block is one
+  /// row, from `column` on: a [len(rows), block columns] tile with the
+  /// padding outside the shape (gather), or written where inside (scatter).
+  mlir::Value descriptorGather(mlir::Value desc, mlir::Value rows, mlir::Value column,
+                               const SourceLocation &loc);
+  void descriptorScatter(mlir::Value desc, mlir::Value value, mlir::Value rows, mlir::Value column,
+                         const SourceLocation &loc);
+  /// The pointer tile base + sum_d indices[d] * strides[d] of the descriptor
+  /// `make` makes, over `shape` (the i32 index tiles broadcast to it), and the
+  /// mask of the indices inside the descriptor's shape.
+  std::pair<mlir::Value, mlir::Value> descriptorPointers(tile::MakeTensorDescOp make,
+                                                         llvm::ArrayRef<mlir::Value> indices,
+                                                         llvm::ArrayRef<int64_t> shape,
+                                                         const SourceLocation &loc);
   void descriptorStore(mlir::Value desc, llvm::ArrayRef<mlir::Value> offsets, mlir::Value value,
                        const SourceLocation &loc);
 

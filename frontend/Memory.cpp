@@ -2,6 +2,8 @@
 #include "frontend/KernelBuilder.h"
 #include "frontend/Typing.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace tessera::frontend {
@@ -162,6 +164,97 @@ Value KernelBuilder::descriptorLoad(Value desc, ArrayRef<Value> offsets, const S
   SmallVector<Value> offsets32 =
       scalarIntegers(*this, offsets, builder_.getI32Type(), "descriptor offsets", loc);
   return tile::DescriptorLoadOp::create(builder_, at(loc), desc, offsets32);
+}
+
+// The make op of `desc`: atomics, gathers and scatters, which have no op of
+// their own, address its elements through pointers.
+static tile::MakeTensorDescOp madeBy(const KernelBuilder &kb, Value desc, const char *what,
+                                     const SourceLocation &loc) {
+  auto make = desc.getDefiningOp<tile::MakeTensorDescOp>();
+  if (!make)
+    kb.fail(loc, std::string(what) + " needs a tensor descriptor made in this kernel, outside "
+                                     "control flow");
+  return make;
+}
+
+std::pair<Value, Value> KernelBuilder::descriptorPointers(tile::MakeTensorDescOp make,
+                                                          ArrayRef<Value> indices,
+                                                          ArrayRef<int64_t> shape,
+                                                          const SourceLocation &loc) {
+  Value offset, mask, zero = literal(int64_t{0}, builder_.getI32Type(), loc);
+  for (auto [dim, index] : llvm::enumerate(indices)) {
+    Value term = binary(BinaryOp::Mul, cast(index, builder_.getI64Type(), loc),
+                        make.getStrides()[dim], loc);
+    offset = offset ? binary(BinaryOp::Add, offset, term, loc) : term;
+    Value inside = binary(BinaryOp::And, compare(CompareOp::Ge, index, zero, loc),
+                          compare(CompareOp::Lt, index, make.getShape()[dim], loc), loc);
+    mask = mask ? binary(BinaryOp::And, mask, inside, loc) : inside;
+  }
+  return {binary(BinaryOp::Add, make.getBase(), broadcastTo(offset, shape, loc), loc),
+          broadcastTo(mask, shape, loc)};
+}
+
+void KernelBuilder::descriptorAtomic(AtomicKind kind, Value desc, ArrayRef<Value> offsets,
+                                     Value value, const SourceLocation &loc) {
+  auto type = requireDescriptor(*this, desc, offsets, "descriptor atomic", loc);
+  tile::MakeTensorDescOp make = madeBy(*this, desc, "descriptor atomic", loc);
+  RankedTensorType block = type.getBlockType();
+  SmallVector<Value> offsets32 =
+      scalarIntegers(*this, offsets, builder_.getI32Type(), "descriptor offsets", loc);
+  std::vector<Value> indices;
+  for (auto [dim, size] : llvm::enumerate(block.getShape())) {
+    std::vector<int64_t> along(block.getRank(), 1);
+    along[dim] = size;
+    indices.push_back(reshape(binary(BinaryOp::Add, offsets32[dim], arange(0, size, loc), loc),
+                              along, loc));
+  }
+  auto [ptrs, mask] = descriptorPointers(make, indices, block.getShape(), loc);
+  value = valueFor(value, block.getElementType(), block.getShape(), "value",
+                   "the descriptor block " + str(block.getShape()), loc);
+  atomic(kind, ptrs, value, mask, tile::MemSemantic::Relaxed, tile::MemScope::GPU, loc);
+}
+
+// The pointers and mask of rows `rows` of a one-row block from `column`.
+static std::pair<Value, Value> rowPointers(KernelBuilder &kb, Value desc, Value rows, Value column,
+                                           const char *what, const SourceLocation &loc) {
+  auto type = dyn_cast<tile::TensorDescType>(desc.getType());
+  if (!type)
+    kb.fail(loc, std::string(what) + " needs a tensor descriptor, got " +
+                     KernelBuilder::str(desc.getType()));
+  ArrayRef<int64_t> block = type.getBlockType().getShape();
+  if (block.size() != 2 || block[0] != 1)
+    kb.fail(loc, std::string(what) + " needs a 2-D descriptor whose block is one row, got block "
+                                     "shape " + KernelBuilder::str(block));
+  std::vector<int64_t> rowShape = KernelBuilder::shapeOf(rows);
+  if (rowShape.size() != 1 || !typing::isInteger(KernelBuilder::elementType(rows)))
+    kb.fail(loc, std::string(what) + ": the row offsets must be a 1-D integer tile, got " +
+                     KernelBuilder::str(rows.getType()));
+  Value column32 = scalarIntegers(kb, {column}, kb.opBuilder().getI32Type(),
+                                  "descriptor column", loc)
+                       .front();
+  Value rowIndex = kb.reshape(kb.cast(rows, kb.opBuilder().getI32Type(), loc),
+                              {rowShape[0], 1}, loc);
+  Value columnIndex = kb.reshape(
+      kb.binary(BinaryOp::Add, column32, kb.arange(0, block[1], loc), loc), {1, block[1]}, loc);
+  return kb.descriptorPointers(madeBy(kb, desc, what, loc), {rowIndex, columnIndex},
+                               {rowShape[0], block[1]}, loc);
+}
+
+Value KernelBuilder::descriptorGather(Value desc, Value rows, Value column,
+                                      const SourceLocation &loc) {
+  auto [ptrs, mask] = rowPointers(*this, desc, rows, column, "descriptor gather", loc);
+  auto make = desc.getDefiningOp<tile::MakeTensorDescOp>();
+  Type element = llvm::cast<tile::TensorDescType>(desc.getType()).getBlockType().getElementType();
+  Value padding = make.getPadding() == tile::PaddingOption::NaN
+                      ? constant(std::numeric_limits<double>::quiet_NaN(), element, loc)
+                      : constant(int64_t{0}, element, loc);
+  return load(ptrs, mask, padding, {}, loc);
+}
+
+void KernelBuilder::descriptorScatter(Value desc, Value value, Value rows, Value column,
+                                      const SourceLocation &loc) {
+  auto [ptrs, mask] = rowPointers(*this, desc, rows, column, "descriptor scatter", loc);
+  store(ptrs, value, mask, {}, loc);
 }
 
 void KernelBuilder::descriptorStore(Value desc, ArrayRef<Value> offsets, Value value,

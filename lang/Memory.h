@@ -6,6 +6,7 @@
 
 namespace tessera::lang {
 
+using frontend::AtomicKind;
 using frontend::MemoryHints;
 using tile::CacheModifier;
 using tile::EvictionPolicy;
@@ -112,6 +113,37 @@ public:
     detail::builder(loc).descriptorStore(value_, detail::values(offsets, loc),
                                          detail::toValue(block, DType<T>::get(value_.getContext()), loc),
                                          detail::here(loc));
+  }
+
+  /// Atomically combines `block` into the in-bounds elements of the block at
+  /// `offsets` (relaxed, as Triton's TMA reductions).
+  template <Operand V>
+  void atomic(AtomicKind kind, const std::vector<IntArg> &offsets, const V &block,
+              SrcLoc loc = SrcLoc::current()) const {
+    detail::builder(loc).descriptorAtomic(
+        kind, value_, detail::values(offsets, loc),
+        detail::toValue(block, DType<T>::get(value_.getContext()), loc), detail::here(loc));
+  }
+  template <Operand V>
+  void atomic_add(const std::vector<IntArg> &offsets, const V &block,
+                  SrcLoc loc = SrcLoc::current()) const {
+    atomic(AtomicKind::Add, offsets, block, loc);
+  }
+
+  /// Of a 2-D descriptor whose block is one row: rows `rows` from `column`
+  /// on, [rows, block columns], the padding outside the shape.
+  Tile<T> gather(const Tile<int32_t> &rows, const IntArg &column,
+                 SrcLoc loc = SrcLoc::current()) const {
+    return Tile<T>(detail::builder(loc).descriptorGather(value_, rows.value(), column.get(loc),
+                                                         detail::here(loc)));
+  }
+  /// Writes row i of `block` to row rows[i] from `column` on, where inside.
+  template <Operand V>
+  void scatter(const V &block, const Tile<int32_t> &rows, const IntArg &column,
+               SrcLoc loc = SrcLoc::current()) const {
+    detail::builder(loc).descriptorScatter(
+        value_, detail::toValue(block, DType<T>::get(value_.getContext()), loc), rows.value(),
+        column.get(loc), detail::here(loc));
   }
 };
 

@@ -448,6 +448,20 @@ void bindBuilder(py::module_ &m) {
                                  const Loc &loc) {
         return b.wrap(b.kb().descriptorLoad(desc.value, B::unwrap(offsets), toLoc(loc)));
       })
+      .def("descriptor_atomic", [](B &b, const std::string &kind, const PyValue &desc,
+                                   const std::vector<PyValue> &offsets, const PyValue &value,
+                                   const Loc &loc) {
+        b.kb().descriptorAtomic(lookup(kAtomic, kind, "atomic"), desc.value, B::unwrap(offsets),
+                                value.value, toLoc(loc));
+      })
+      .def("descriptor_gather", [](B &b, const PyValue &desc, const PyValue &rows,
+                                   const PyValue &column, const Loc &loc) {
+        return b.wrap(b.kb().descriptorGather(desc.value, rows.value, column.value, toLoc(loc)));
+      })
+      .def("descriptor_scatter", [](B &b, const PyValue &desc, const PyValue &value,
+                                    const PyValue &rows, const PyValue &column, const Loc &loc) {
+        b.kb().descriptorScatter(desc.value, value.value, rows.value, column.value, toLoc(loc));
+      })
       .def("descriptor_store", [](B &b, const PyValue &desc, const std::vector<PyValue> &offsets,
                                   const PyValue &value, const Loc &loc) {
         b.kb().descriptorStore(desc.value, B::unwrap(offsets), value.value, toLoc(loc));

@@ -525,14 +525,12 @@ class tensor_descriptor:
     ``.gather(rows, column)`` / ``.scatter(value, rows, column)`` move the
     rows of a 2-D descriptor whose block is one row."""
 
-    def __init__(self, handle, element_ty, block_shape, base, shape, strides, padding="zero"):
+    def __init__(self, handle, element_ty, block_shape, shape, strides):
         self.handle = handle
         self.dtype = element_ty
         self.block_shape = list(block_shape)
-        self.base = base
         self.shape = tuple(shape)
         self.strides = tuple(strides)
-        self.padding = padding
 
     def __repr__(self):
         return f"tensor_descriptor<{self.dtype!r}, {self.block_shape}>"
@@ -550,59 +548,25 @@ class tensor_descriptor:
         _builder().descriptor_store(self.handle, [o.handle for o in offsets], value.handle, _loc())
 
     def _update(self, kind, offsets, value):
-        """Atomic `kind` of `value` into the block at `offsets`: relaxed, as a
-        TMA reduction is, on the pointers of that block."""
-        rank = len(self.block_shape)
-        if len(_as_list(offsets)) != rank:
-            _error(f"descriptor atomic_{kind}: a rank-{rank} descriptor needs {rank} offsets, got "
-                   f"{len(_as_list(offsets))}")
-        v = _unwrap(value)
-        if isinstance(v, tensor) and v.shape and v.shape != self.block_shape:
-            _error(f"descriptor atomic_{kind}: the value has shape {v.shape} but the descriptor's "
-                   f"block is {self.block_shape}")
-        bp = block_ptr(self.base, [_cast(s, int64) for s in self.shape], list(self.strides),
-                       _scalar_ints(offsets, f"descriptor atomic_{kind} offsets", int32),
-                       self.block_shape, list(builtins.range(rank - 1, -1, -1)))
-        ptrs, mask = _block_ptr_tiles(bp, list(builtins.range(rank)), f"atomic_{kind}")
-        _atomic(kind, ptrs, value, mask, "relaxed", None)
-
-    def _rows(self, what, rows, column):
-        """The pointer tile and in-bounds mask of rows `rows` (a 1-D integer
-        tile) of the one-row block at `column`."""
-        if len(self.block_shape) != 2 or self.block_shape[0] != 1:
-            _error(f"descriptor {what} needs a 2-D descriptor whose block is one row, got block "
-                   f"shape {self.block_shape}")
-        rows = _to_tensor(rows)
-        if len(rows.shape) != 1 or not rows.dtype.is_int() or rows.dtype is int1:
-            _error(f"descriptor {what}: the row offsets must be a 1-D integer tile, got {rows!r}")
-        row = reshape(_cast(rows, int32), [rows.shape[0], 1])
-        col = reshape(_binary("add", _scalar_ints([column], f"descriptor {what} column", int32)[0],
-                              arange(0, self.block_shape[1])), [1, self.block_shape[1]])
-        offset = _binary("add", _binary("mul", row, self.strides[0]),
-                         _binary("mul", col, self.strides[1]))
-        inside = lambda index, extent: _binary("and", _compare("ge", index, 0),
-                                               _compare("lt", index, extent))
-        mask = _binary("and", inside(row, self.shape[0]), inside(col, self.shape[1]))
-        shape = [rows.shape[0], self.block_shape[1]]
-        return _binary("add", self.base, broadcast_to(offset, shape)), broadcast_to(mask, shape)
+        offsets = [_to_tensor(o) for o in _as_list(offsets)]
+        value = _to_tensor(value, self.dtype)
+        _builder().descriptor_atomic(kind, self.handle, [o.handle for o in offsets], value.handle,
+                                     _loc())
 
     @builtin
     def gather(self, rows, column):
         """The tile [len(rows), block columns]: row rows[i] of the tensor from
         `column` on, out-of-bounds elements read as the padding."""
-        ptrs, mask = self._rows("gather", rows, column)
-        return load(ptrs, mask=mask, other=float("nan") if self.padding == "nan" else 0)
+        h = _builder().descriptor_gather(self.handle, _to_tensor(rows).handle,
+                                         _to_tensor(column).handle, _loc())
+        return tensor(h, self.dtype)
 
     @builtin
     def scatter(self, value, rows, column):
         """Writes row i of `value` to row rows[i] of the tensor from `column`
         on, skipping out-of-bounds elements."""
-        ptrs, mask = self._rows("scatter", rows, column)
-        v = _unwrap(value)
-        if isinstance(v, tensor) and v.shape and v.shape != ptrs.shape:
-            _error(f"descriptor scatter: the value has shape {v.shape} but the rows give "
-                   f"{ptrs.shape}")
-        store(ptrs, value, mask=mask)
+        _builder().descriptor_scatter(self.handle, _to_tensor(value, self.dtype).handle,
+                                      _to_tensor(rows).handle, _to_tensor(column).handle, _loc())
 
     @builtin
     def atomic_add(self, offsets, value):
@@ -1081,7 +1045,7 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     h = _builder().make_tensor_descriptor(base.handle, [s.handle for s in shape],
                                           [s.handle for s in strides], block, padding == "nan",
                                           _loc())
-    return tensor_descriptor(h, base.dtype.element_ty, block, base, shape, strides, padding)
+    return tensor_descriptor(h, base.dtype.element_ty, block, shape, strides)
 
 
 @builtin

@@ -308,7 +308,7 @@ def test_block_atomic_needs_the_block_shape():
         desc.atomic_add([0], tl.zeros([4], dtype=tl.float32))
 
     with pytest.raises(tessera.CompilationError,
-                       match=r"the value has shape \[4\] but the descriptor's block is \[8\]"):
+                       match=r"value of shape \[4\] does not match the descriptor block \[8\]"):
         wrong_block[(1,)](np.zeros(8, dtype=np.float32))
 
 

@@ -291,6 +291,15 @@ TEST_F(KernelBuilderTest, AtomicsDescriptorsAndDebugOpsVerify) {
                                       at(6));
             }).message(),
             "make_tensor_descriptor: NaN padding needs floating-point elements, got i32");
+  EXPECT_EQ(expectError([&] { kb.descriptorGather(desc, kb.arange(0, 8, at(6)), one, at(6)); })
+                .message(),
+            "descriptor gather needs a 2-D descriptor whose block is one row, got block shape "
+            "[16, 32]");
+  EXPECT_EQ(expectError([&] {
+              kb.descriptorAtomic(AtomicKind::Add, desc, {one, one}, kb.zeros({8}, f32(), at(6)),
+                                  at(6));
+            }).message(),
+            "value of shape [8] does not match the descriptor block [16, 32]");
   Value block = kb.descriptorLoad(desc, {one, one}, at(7));
   EXPECT_EQ(block.getType(), RankedTensorType::get({16, 32}, f32()));
   kb.descriptorStore(desc, {one, one}, kb.unary(UnaryOp::Sigmoid, block, at(8)), at(8));

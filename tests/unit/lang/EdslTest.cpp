@@ -161,15 +161,22 @@ TEST(EdslTest, AtomicsAndTensorDescriptors) {
     auto desc = make_tensor_descriptor(a, {m, k}, {k, 1}, {64, 32});
     Tile<f16> block = desc.load({program_id(0) * 64, 0}); // [64, 32] f16
     desc.store({program_id(0) * 64, 32}, block);
+    desc.atomic_add({0, 0}, block);
+    auto rowsOf = make_tensor_descriptor(a, {m, k}, {k, 1}, {1, 32}, PaddingOption::NaN);
+    Tile<f16> picked = rowsOf.gather(arange(0, 16) * 2, 0); // [16, 32]
+    rowsOf.scatter(picked, arange(0, 16), 32);
     Tile<float> old = atomic_add(counters + arange(0, 64), 1.0f);
     atomic_max(counters, sum(old));
     atomic_cas(lock, 0, 1);
     atomic_xchg(lock, 0, {}, MemSemantic::Release);
   });
   EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
-  EXPECT_EQ(countOps(*traced.module, "tile.make_tensor_descriptor"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.make_tensor_descriptor"), 2);
   EXPECT_EQ(countOps(*traced.module, "tile.descriptor_load"), 1);
-  EXPECT_EQ(countOps(*traced.module, "tile.atomic_rmw"), 3);
+  // The block atomic, gather and scatter go through pointers.
+  EXPECT_EQ(countOps(*traced.module, "tile.atomic_rmw"), 4);
+  EXPECT_EQ(countOps(*traced.module, "tile.load"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.store"), 1);
   EXPECT_EQ(countOps(*traced.module, "tile.atomic_cas"), 1);
 }
 

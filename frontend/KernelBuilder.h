@@ -217,6 +217,16 @@ public:
   mlir::Value reduce(ReduceKind kind, mlir::Value value, std::optional<int> axis, bool keepDims,
                      const SourceLocation &loc);
   mlir::Value cumsum(mlir::Value value, int axis, bool reverse, const SourceLocation &loc);
+  /// Reductions and inclusive scans of tiles of one shape, combined by
+  /// `combine`: it gets N scalars of one side, then N of the other, and
+  /// returns N of the operands' element types (Triton's tl.reduce and
+  /// tl.associative_scan). Without an axis a reduction takes all elements.
+  using Combine = std::function<std::vector<mlir::Value>(llvm::ArrayRef<mlir::Value>)>;
+  std::vector<mlir::Value> reduceWith(llvm::ArrayRef<mlir::Value> values, std::optional<int> axis,
+                                      bool keepDims, const Combine &combine,
+                                      const SourceLocation &loc);
+  std::vector<mlir::Value> scanWith(llvm::ArrayRef<mlir::Value> values, int axis, bool reverse,
+                                    const Combine &combine, const SourceLocation &loc);
 
   //===--- Debugging ------------------------------------------------------===//
 

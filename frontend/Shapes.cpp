@@ -306,4 +306,86 @@ Value KernelBuilder::cumsum(Value value, int axis, bool reverse, const SourceLoc
   return scanOp.getResult(0);
 }
 
+// The operands of a combining reduction or scan: tiles of one shape.
+static std::vector<int64_t> combinedShape(const KernelBuilder &kb, ArrayRef<Value> values,
+                                          const char *what, const SourceLocation &loc) {
+  if (values.empty())
+    kb.fail(loc, std::string(what) + " needs at least one tile");
+  std::vector<int64_t> shape = KernelBuilder::shapeOf(values.front());
+  if (shape.empty())
+    kb.fail(loc, std::string(what) + " needs tiles, got the scalar " +
+                     KernelBuilder::str(values.front().getType()));
+  for (Value value : values.drop_front())
+    if (KernelBuilder::shapeOf(value) != shape)
+      kb.fail(loc, std::string(what) + " needs tiles of one shape, got " + KernelBuilder::str(shape) +
+                       " and " + KernelBuilder::str(KernelBuilder::shapeOf(value)));
+  return shape;
+}
+
+// Builds `region`'s block (2N scalar arguments) from `combine` and checks
+// that it gives N values of the operands' element types.
+static void buildCombine(KernelBuilder &kb, OpBuilder &builder, Region &region,
+                         ArrayRef<Value> values, const KernelBuilder::Combine &combine,
+                         const char *what, Location where, const SourceLocation &loc) {
+  OpBuilder::InsertionGuard guard(builder);
+  SmallVector<Type> elements;
+  for (Value value : values)
+    elements.push_back(KernelBuilder::elementType(value));
+  SmallVector<Type> argTypes(elements);
+  argTypes.append(elements.begin(), elements.end());
+  Block *block = builder.createBlock(&region, {}, argTypes,
+                                     SmallVector<Location>(argTypes.size(), where));
+  std::vector<Value> combined = combine(
+      std::vector<Value>(block->getArguments().begin(), block->getArguments().end()));
+  if (combined.size() != values.size())
+    kb.fail(loc, std::string(what) + ": the combine function returns " +
+                     std::to_string(combined.size()) + " values for " +
+                     std::to_string(values.size()) + " tiles");
+  for (auto [i, value] : llvm::enumerate(combined)) {
+    if (isa<RankedTensorType>(value.getType()))
+      kb.fail(loc, std::string(what) + ": the combine function must return scalars, got " +
+                       KernelBuilder::str(value.getType()));
+    combined[i] = kb.cast(value, elements[i], loc);
+  }
+  tile::YieldOp::create(builder, where, combined);
+}
+
+std::vector<Value> KernelBuilder::reduceWith(ArrayRef<Value> values, std::optional<int> axis,
+                                             bool keepDims, const Combine &combine,
+                                             const SourceLocation &loc) {
+  std::vector<int64_t> shape = combinedShape(*this, values, "reduce", loc);
+  SmallVector<Value> srcs(values.begin(), values.end());
+  int reduceAxis = 0;
+  if (axis) {
+    reduceAxis = normalizeAxis(*this, "reduce", *axis, shape.size(), loc);
+  } else if (shape.size() > 1) {
+    // Over all elements, in row-major order (the combination may not commute).
+    for (Value &src : srcs)
+      src = reshape(src, {numElements(shape)}, loc);
+  }
+  Location where = at(loc);
+  auto reduceOp = tile::ReduceOp::create(builder_, where, srcs, static_cast<uint32_t>(reduceAxis));
+  buildCombine(*this, builder_, reduceOp.getCombineOp(), srcs, combine, "reduce", where, loc);
+  std::vector<Value> results;
+  for (Value result : reduceOp.getResults()) {
+    if (keepDims)
+      result = axis ? expandDims(result, reduceAxis, loc)
+                    : reshape(result, std::vector<int64_t>(shape.size(), 1), loc);
+    results.push_back(result);
+  }
+  return results;
+}
+
+std::vector<Value> KernelBuilder::scanWith(ArrayRef<Value> values, int axis, bool reverse,
+                                           const Combine &combine, const SourceLocation &loc) {
+  std::vector<int64_t> shape = combinedShape(*this, values, "associative_scan", loc);
+  int scanAxis = normalizeAxis(*this, "associative_scan", axis, shape.size(), loc);
+  Location where = at(loc);
+  auto scanOp = tile::ScanOp::create(builder_, where, values, static_cast<uint32_t>(scanAxis),
+                                     reverse);
+  buildCombine(*this, builder_, scanOp.getCombineOp(), values, combine, "associative_scan", where,
+               loc);
+  return {scanOp.getResults().begin(), scanOp.getResults().end()};
+}
+
 } // namespace tessera::frontend

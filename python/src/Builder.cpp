@@ -228,7 +228,25 @@ public:
     return wrap(kb().whileLoop(unwrap(inits), condFn, bodyFn, toLoc(loc)));
   }
 
+  /// tl.reduce / tl.associative_scan: `combine` gets 2N scalar values and
+  /// returns N.
+  std::vector<PyValue> reduceWith(const std::vector<PyValue> &values, std::optional<int> axis,
+                                  bool keepDims, const py::function &combine, const Loc &loc) {
+    return wrap(kb().reduceWith(unwrap(values), axis, keepDims, combineFn(combine), toLoc(loc)));
+  }
+  std::vector<PyValue> scanWith(const std::vector<PyValue> &values, int axis, bool reverse,
+                                const py::function &combine, const Loc &loc) {
+    return wrap(kb().scanWith(unwrap(values), axis, reverse, combineFn(combine), toLoc(loc)));
+  }
+
 private:
+  KernelBuilder::Combine combineFn(const py::function &combine) {
+    return [this, combine](llvm::ArrayRef<mlir::Value> args) {
+      std::vector<PyValue> wrapped = wrap(std::vector<mlir::Value>(args.begin(), args.end()));
+      return unwrap(forwardValues(combine(wrapped), "a combine function"));
+    };
+  }
+
   std::shared_ptr<BuilderState> state_;
 };
 
@@ -499,7 +517,9 @@ void bindBuilder(py::module_ &m) {
       .def("for_loop", &B::forLoop)
       .def("if_then_else", &B::ifThenElse, py::arg("cond"), py::arg("then_branch"),
            py::arg("else_branch"), py::arg("loc"))
-      .def("while_loop", &B::whileLoop);
+      .def("while_loop", &B::whileLoop)
+      .def("reduce_with", &B::reduceWith)
+      .def("scan_with", &B::scanWith);
 }
 
 } // namespace tessera::python

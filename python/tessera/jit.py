@@ -731,6 +731,8 @@ class CodeGenerator(ast.NodeVisitor):
     def call(self, fn, args, kwargs, node):
         if isinstance(fn, JITFunction):
             return self.inline(fn, args, kwargs, node)
+        if fn is tl.reduce or fn is tl.associative_scan:
+            return self.combining(fn, args, kwargs, node)
         if fn is builtins.range:
             if kwargs:
                 self.error(node, "range() takes no keyword arguments")
@@ -771,6 +773,21 @@ class CodeGenerator(ast.NodeVisitor):
                              "decorate it with @tessera.jit to call it from a kernel")
         # A plain Python function of compile-time values: evaluated now.
         return _unwrap(fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()}))
+
+    def combining(self, fn, args, kwargs, node):
+        """tl.reduce / tl.associative_scan, whose combine function (a @jit
+        function) is inlined into the op's region."""
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            self.error(node, f"{fn.__name__}(): {e}")
+        combine_fn = _unwrap(bound.arguments.get("combine_fn"))
+        if isinstance(combine_fn, JITFunction):
+            bound.arguments["combine_fn"] = lambda *values: self.inline(combine_fn, values, {}, node)
+        elif callable(combine_fn):
+            self.error(node, f"{fn.__name__}: the combine function must be a @tessera.jit "
+                             f"function, got {tl._describe(combine_fn)}")
+        return fn(*bound.args, **bound.kwargs)
 
     def inline(self, fn, args, kwargs, node):
         if self.depth > 64:

@@ -32,7 +32,8 @@ __all__ = [
     "atomic_xor", "atomic_xchg", "atomic_cas", "make_tensor_descriptor", "load_tensor_descriptor",
     "store_tensor_descriptor", "make_block_ptr", "advance",
     # math
-    "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "where", "exp", "exp2", "log",
+    "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "xor_sum", "reduce",
+    "associative_scan", "where", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
     "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "umulhi", "extern_elementwise",
     "inline_asm_elementwise", "extra",
@@ -1236,6 +1237,67 @@ def cumsum(input, axis=0, reverse=False):
     x = _widen_unsigned(_to_tensor(input))
     return tensor(_builder().cumsum(x.handle, _const_int(axis, "cumsum axis"),
                                     bool(_unwrap(reverse)), _loc()))
+
+
+def _combining(what, input, combine_fn, build):
+    """The tiles of `input` (one, or a tuple of tiles of one shape) combined by
+    `combine_fn` through `build(handles, combine)`: one tile, or a tuple."""
+    several = isinstance(_unwrap(input), (tuple, list))
+    inputs = [_to_tensor(x) for x in (_unwrap(input) if several else [input])]
+    if not callable(combine_fn):
+        _error(f"{what} needs a combine function (a @jit function), got {_describe(combine_fn)}")
+
+    def combine(handles):
+        n = len(inputs)
+        values = [tensor(h, x.dtype) for h, x in zip(handles, inputs + inputs)]
+        result = _unwrap(combine_fn(*values[:n], *values[n:]))
+        results = list(result) if isinstance(result, (tuple, list)) else [result]
+        return [_to_tensor(r, x).handle for r, x in zip(results, inputs)] + \
+            [_to_tensor(r).handle for r in results[n:]]
+
+    outs = [tensor(h, x.dtype) for h, x in zip(build([x.handle for x in inputs], combine), inputs)]
+    return tuple(outs) if several else outs[0]
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """`input` (a tile, or a tuple of tiles of one shape) reduced along `axis`
+    (all elements when None) by `combine_fn`, a @jit function of two sides'
+    scalars (all of one side, then all of the other) that returns one scalar
+    per tile. It must be associative and commutative."""
+    axis = _unwrap(axis)
+    axis = None if axis is None else _const_int(axis, "reduce axis")
+    return _combining("reduce", input, combine_fn, lambda handles, combine: _builder().reduce_with(
+        handles, axis, bool(_unwrap(keep_dims)), combine, _loc()))
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """The inclusive scan of `input` (a tile, or a tuple of tiles of one shape)
+    along `axis` by `combine_fn` (the running scalars, then the next
+    element's; associative), from the end with `reverse`."""
+    axis = _const_int(axis, "associative_scan axis")
+    return _combining("associative_scan", input, combine_fn,
+                      lambda handles, combine: _builder().scan_with(
+                          handles, axis, bool(_unwrap(reverse)), combine, _loc()))
+
+
+@builtin
+def cumprod(input, axis=0, reverse=False):
+    """The inclusive prefix product along `axis`."""
+    return _combining("cumprod", input, lambda a, b: _binary("mul", a, b),
+                      lambda handles, combine: _builder().scan_with(
+                          handles, _const_int(axis, "cumprod axis"), bool(_unwrap(reverse)),
+                          combine, _loc()))
+
+
+@builtin
+def xor_sum(input, axis=None, keep_dims=False):
+    """The bitwise xor of the integers along `axis` (all when None)."""
+    x = _to_tensor(input)
+    if not x.dtype.is_int():
+        _error(f"xor_sum needs integer elements, got {x!r}")
+    return reduce(x, axis, lambda a, b: _binary("xor", a, b), keep_dims)
 
 
 @builtin

@@ -15,6 +15,7 @@ import tessera
 import tessera.language as tl
 from tessera.arrays import device_info
 
+from test_combine_functions import combining_kernel, reference as combine_reference
 from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
                            cast_kernel, dot_kernel, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
@@ -212,6 +213,26 @@ def test_matmul_persistent(place, rng, M, N, K, programs, dtype, block, stages):
     ref = a.astype(np.float64) @ b.astype(np.float64)
     tol = dict(rtol=1e-4, atol=1e-4 * np.sqrt(K)) if dtype == np.float32 else dict(rtol=2e-3, atol=3e-2)
     np.testing.assert_allclose(place.get(c).astype(np.float64), ref, **tol)
+
+
+@pytest.mark.parametrize("op", ["sum", "argmax", "scan", "first_nonzero", "cumprod"])
+def test_combine_functions(place, rng, op):
+    # tl.reduce / tl.associative_scan with @jit combine functions: the GPU
+    # lowerings inline the region in their per-thread, shuffle and
+    # shared-memory steps; first_nonzero does not commute.
+    rows, cols, R, C = 6, 13, 8, 16
+    x = np.zeros((R, C), dtype=np.float32)
+    values = {"cumprod": rng.uniform(0.5, 1.5, (rows, cols)),
+              "first_nonzero": rng.integers(-2, 3, (rows, cols)) * (rng.random((rows, cols)) < 0.3),
+              "argmax": rng.integers(0, 4, (rows, cols))}
+    x[:rows, :cols] = values.get(op, rng.standard_normal((rows, cols)))
+    dtype = np.int32 if op == "argmax" else np.float32
+    out = place.empty((R * C,), dtype)
+    combining_kernel[(1,)](place.put(x), out, rows, cols, OP=op, AXIS=1, R=R, C=C)
+    got = place.get(out)
+    expected = np.asarray(combine_reference(op, x[:rows, :cols].astype(np.float64), 1))
+    got = got[:rows] if op in ("sum", "argmax") else got.reshape(R, C)[:rows, :cols]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("subtile", [False, True])

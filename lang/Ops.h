@@ -272,6 +272,39 @@ TESSERA_REDUCTION(argmax, ArgMax, int32_t)
 TESSERA_REDUCTION(argmin, ArgMin, int32_t)
 #undef TESSERA_REDUCTION
 
+namespace detail {
+/// The region callback of a combining reduction or scan of one tile of T.
+template <Element T, class F>
+frontend::KernelBuilder::Combine combineOf(F combine, const SrcLoc &loc) {
+  return [combine, loc](llvm::ArrayRef<mlir::Value> sides) {
+    auto result = combine(Scalar<T>(sides[0]), Scalar<T>(sides[1]));
+    return std::vector<mlir::Value>{toValue(result, DType<T>::get(sides[0].getContext()), loc)};
+  };
+}
+} // namespace detail
+
+/// Along `axis`, combined by `combine(Scalar<T> a, Scalar<T> b)` (associative
+/// and commutative): Triton's tl.reduce with a combine function.
+template <Element T, class F>
+Tile<T> reduce(const Tile<T> &x, int axis, F combine, bool keep_dims = false,
+               SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc)
+                     .reduceWith({x.value()}, axis, keep_dims, detail::combineOf<T>(combine, loc),
+                                 detail::here(loc))
+                     .front());
+}
+
+/// Inclusive scan along `axis` by `combine(running, next)` (associative),
+/// from the end with `reverse`: Triton's tl.associative_scan.
+template <Element T, class F>
+Tile<T> associative_scan(const Tile<T> &x, int axis, F combine, bool reverse = false,
+                         SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc)
+                     .scanWith({x.value()}, axis, reverse, detail::combineOf<T>(combine, loc),
+                               detail::here(loc))
+                     .front());
+}
+
 /// Inclusive prefix sums along `axis` (from the end with `reverse`).
 template <Element T>
 Tile<SumType<T>> cumsum(const Tile<T> &x, int axis = 0, bool reverse = false,

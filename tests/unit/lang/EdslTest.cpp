@@ -109,6 +109,24 @@ TEST(EdslTest, ReductionsShapesAndMath) {
   EXPECT_EQ(countOps(*traced.module, "tile.precise_divf"), 1);
 }
 
+TEST(EdslTest, ReductionsAndScansWithCombineFunctions) {
+  TracedKernel traced = trace("combine", [](Ptr<float> x) {
+    Tile<int32_t> r = arange(0, 8), c = arange(0, 16);
+    Tile<float> m = load(x + r.expand(1) * 16 + c.expand(0)); // [8, 16]
+    Tile<float> largest = reduce(m, 1, [](Float a, Float b) { return maximum(a, b); });
+    Tile<float> products = associative_scan(m, 0, [](Float a, Float b) { return a * b; },
+                                            /*reverse=*/true);
+    EXPECT_EQ(largest.shape(), (std::vector<int64_t>{8}));
+    EXPECT_EQ(products.shape(), (std::vector<int64_t>{8, 16}));
+    store(x + r, largest);
+    store(x + r.expand(1) * 16 + c.expand(0), products);
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  EXPECT_EQ(countOps(*traced.module, "tile.reduce"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.scan"), 1);
+  EXPECT_EQ(countOps(*traced.module, "arith.maxnumf"), 1);
+}
+
 TEST(EdslTest, JoinSplitInterleaveAndCat) {
   TracedKernel traced = trace("pairs", [](Ptr<float> x) {
     Tile<int32_t> r = arange(0, 8);

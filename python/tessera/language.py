@@ -35,7 +35,8 @@ __all__ = [
     "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "xor_sum", "reduce",
     "associative_scan", "where", "exp", "exp2", "log",
     "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
-    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "umulhi", "extern_elementwise",
+    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "umulhi", "swizzle2d",
+    "extern_elementwise",
     "inline_asm_elementwise", "extra",
     # shapes
     "broadcast_to", "broadcast", "reshape", "view", "trans", "permute", "expand_dims", "ravel",
@@ -1457,6 +1458,21 @@ def div_rn(x, y):
     """x / y rounded as IEEE 754 requires. `/` on float32 is within 2 ulp on
     NVIDIA GPUs (PTX div.full.f32, as Triton's) and exact elsewhere."""
     return _binary("div_rn", x, y)
+
+
+@builtin
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Triton's swizzle2d: the element (i, j) of a [size_i, size_j] grid,
+    numbered row-major, renumbered so that groups of `size_g` rows are walked
+    column by column (the last group may have fewer rows): the grouped
+    program order of a GEMM. Returns (new_i, new_j)."""
+    i, j = _to_tensor(i), _to_tensor(j)
+    linear = _binary("add", _binary("mul", i, size_j), j)
+    group_size = _binary("mul", size_g, size_j)
+    first_row = _binary("mul", _floordiv(linear, group_size), size_g)
+    rows = minimum(_binary("sub", size_i, first_row), size_g)
+    within = _binary("mod", linear, group_size)
+    return (_binary("add", first_row, _binary("mod", within, rows)), _floordiv(within, rows))
 
 
 @builtin

@@ -160,3 +160,4 @@ def misuse_kernel(x_ptr, CASE: tl.constexpr):
 def test_combine_errors(case, message):
     with pytest.raises(tessera.CompilationError, match=message):
         misuse_kernel[(1,)](np.zeros(16, dtype=np.float32), CASE=case)
+

@@ -753,3 +753,29 @@ def test_interpreter_reports_a_false_assumption(monkeypatch):
     out = np.zeros(32, dtype=np.float32)
     with pytest.raises(tessera.LaunchError, match="an assumption \\(tl.assume\\) does not hold"):
         wrapped_copy[(1,)](x, out, 64, -5, BLOCK=32)
+
+
+@tessera.jit
+def swizzle_kernel(out_i_ptr, out_j_ptr, SIZE_I: tl.constexpr, SIZE_J: tl.constexpr,
+                   SIZE_G: tl.constexpr):
+    i = tl.arange(0, SIZE_I)[:, None] + tl.zeros([SIZE_I, SIZE_J], dtype=tl.int32)
+    j = tl.arange(0, SIZE_J)[None, :] + tl.zeros([SIZE_I, SIZE_J], dtype=tl.int32)
+    new_i, new_j = tl.swizzle2d(i, j, SIZE_I, SIZE_J, SIZE_G)
+    offsets = tl.arange(0, SIZE_I)[:, None] * SIZE_J + tl.arange(0, SIZE_J)[None, :]
+    tl.store(out_i_ptr + offsets, new_i)
+    tl.store(out_j_ptr + offsets, new_j)
+
+
+def test_swizzle2d(backend):
+    """Groups of 3 rows of an 8x4 grid walked column by column; the last
+    group has 2 rows. Every cell appears once."""
+    size_i, size_j, size_g = 8, 4, 3
+    new_i = np.zeros((size_i, size_j), dtype=np.int32)
+    new_j = np.zeros((size_i, size_j), dtype=np.int32)
+    swizzle_kernel[(1,)](new_i, new_j, SIZE_I=size_i, SIZE_J=size_j, SIZE_G=size_g)
+    expected = []
+    for first in range(0, size_i, size_g):
+        rows = min(size_g, size_i - first)
+        expected += [(first + r, c) for c in range(size_j) for r in range(rows)]
+    got = list(zip(new_i.ravel().tolist(), new_j.ravel().tolist()))
+    assert got == expected

@@ -518,8 +518,8 @@ for _name in list(vars(tensor)):
 
 class tensor_descriptor:
     """A tensor descriptor (``tl.make_tensor_descriptor``, or a host
-    ``TensorDescriptor`` passed to a kernel): base, shape (int32 scalars),
-    strides (int64 scalars) and block shape. ``.load(offsets)`` /
+    ``TensorDescriptor`` passed to a kernel): its handle, shape (int32
+    scalars), strides (int64 scalars) and block shape. ``.load(offsets)`` /
     ``.store(offsets, value)`` move one block: out-of-bounds elements read as
     the padding (zero, or NaN with ``padding_option="nan"``) and are not
     written. ``.atomic_add(offsets, value)`` and its min/max/and/or/xor
@@ -1253,8 +1253,8 @@ def _combining(what, input, combine_fn, build):
         values = [tensor(h, x.dtype) for h, x in zip(handles, inputs + inputs)]
         result = _unwrap(combine_fn(*values[:n], *values[n:]))
         results = list(result) if isinstance(result, (tuple, list)) else [result]
-        return [_to_tensor(r, x).handle for r, x in zip(results, inputs)] + \
-            [_to_tensor(r).handle for r in results[n:]]
+        # Numbers take their tile's type; the builder checks the count.
+        return [_to_tensor(r, inputs[i] if i < n else None).handle for i, r in enumerate(results)]
 
     outs = [tensor(h, x.dtype) for h, x in zip(build([x.handle for x in inputs], combine), inputs)]
     return tuple(outs) if several else outs[0]
@@ -1286,10 +1286,7 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 @builtin
 def cumprod(input, axis=0, reverse=False):
     """The inclusive prefix product along `axis`."""
-    return _combining("cumprod", input, lambda a, b: _binary("mul", a, b),
-                      lambda handles, combine: _builder().scan_with(
-                          handles, _const_int(axis, "cumprod axis"), bool(_unwrap(reverse)),
-                          combine, _loc()))
+    return associative_scan(input, axis, lambda a, b: _binary("mul", a, b), reverse)
 
 
 @builtin

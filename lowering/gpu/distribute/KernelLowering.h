@@ -197,6 +197,17 @@ struct LoadAccesses {
 };
 mlir::FailureOr<LoadAccesses> loadAccessesOf(KernelLowering &k, mlir::Operation *load,
                                              mlir::OpBuilder &builder);
+/// The run of `width` registers from `first` of a descriptor block of
+/// `rows`: how many of its leading elements lie inside the descriptor's shape
+/// (index): all, none, or those before the shape's last column; and an i1
+/// that holds where those are all it has inside (its first column is at
+/// least 0 or at most -width, as it is when a multiple of `width`). With
+/// `aligned` (the run's first column is a multiple of `width`) and a last
+/// extent that is one too, the run is wholly in or out: all or none.
+std::pair<mlir::Value, mlir::Value>
+leadingElementsInBounds(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
+                        const LoadAccesses::BlockRows &rows, unsigned first, unsigned width,
+                        bool aligned);
 mlir::FailureOr<LoadAccesses> descriptorLoadAccesses(KernelLowering &k, tile::DescriptorLoadOp op,
                                                      mlir::OpBuilder &builder);
 

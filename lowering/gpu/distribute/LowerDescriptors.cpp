@@ -15,6 +15,14 @@ namespace tessera::gpu {
 
 namespace {
 
+/// i1: 0 <= `coord` < `extent` (i32 values), a coordinate inside a shape.
+Value insideExtent(OpBuilder &builder, Location loc, Value coord, Value extent) {
+  Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
+  return arith::AndIOp::create(
+      builder, loc, arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, coord, zero),
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, coord, extent));
+}
+
 /// Where register `reg` of a block at `offsets` (i32 values) goes. Its
 /// offset is the block origin's (one for all registers, which changes with
 /// the offsets) plus the register's within the block (which does not, so
@@ -22,7 +30,6 @@ namespace {
 ElementAccess accessOf(KernelLowering &k, OpBuilder &builder, Location loc,
                        const TensorDescriptor &desc, ValueRange offsets,
                        const LinearLayout &layout, unsigned reg) {
-  Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
   auto times = [&](Value i32, Value stride) -> Value {
     Value wide = arith::ExtSIOp::create(builder, loc, builder.getI64Type(), i32);
     return arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
@@ -32,9 +39,7 @@ ElementAccess accessOf(KernelLowering &k, OpBuilder &builder, Location loc,
   for (unsigned dim = 0; dim < layout.rank(); ++dim) {
     Value position = k.thread.coordinate(builder, loc, layout, reg, dim);
     Value coord = arith::AddIOp::create(builder, loc, offsets[dim], position);
-    Value inside = arith::AndIOp::create(
-        builder, loc, arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, coord, zero),
-        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, coord, desc.shape[dim]));
+    Value inside = insideExtent(builder, loc, coord, desc.shape[dim]);
     inBounds = inBounds ? Value(arith::AndIOp::create(builder, loc, inBounds, inside)) : inside;
     Value start = times(offsets[dim], desc.strides[dim]);
     origin = origin ? Value(arith::AddIOp::create(builder, loc, origin, start)) : start;
@@ -80,6 +85,9 @@ struct BlockAccess {
   LinearLayout layout;
   SmallVector<Value> offsets;
   RunAccess runs;
+  /// Proved: the block's first column is at a byte address that is a
+  /// multiple of this (LoadAccesses::BlockRows::startAlignment).
+  int64_t startAlignment = 1;
 };
 
 FailureOr<BlockAccess> blockAccessOf(KernelLowering &k, Operation *op, Value descValue,
@@ -101,6 +109,10 @@ FailureOr<BlockAccess> blockAccessOf(KernelLowering &k, Operation *op, Value des
   Type element = getElementTypeOrSelf(blockType);
   block.runs = RunAccess{vectorAccessWidth(k.target, block.layout, element),
                          RunAddresses::WhenVectorConditionHolds, Value()};
+  int64_t elementBytes = std::max(1u, element.getIntOrFloatBitWidth() / 8);
+  block.startAlignment =
+      std::gcd(block.desc->rowAlignment,
+               k.contiguity.piecesOf(offsets.back()).divisibility * elementBytes);
   if (block.runs.width < 2)
     return block;
   if (!block.desc->unitInnerStride) {
@@ -113,11 +125,8 @@ FailureOr<BlockAccess> blockAccessOf(KernelLowering &k, Operation *op, Value des
   // aligned (rows and the block's first column) and the last extent divides
   // by them, each lies wholly inside the shape or wholly outside it.
   block.runs.addresses = RunAddresses::Consecutive;
-  int64_t elementBytes = std::max(1u, element.getIntOrFloatBitWidth() / 8);
   int64_t runBytes = block.runs.width * elementBytes;
-  int64_t columnAlignment = k.contiguity.piecesOf(offsets.back()).divisibility * elementBytes;
-  block.runs.provedWhole = block.desc->rowAlignment % runBytes == 0 &&
-                           columnAlignment % runBytes == 0 &&
+  block.runs.provedWhole = block.startAlignment % runBytes == 0 &&
                            block.desc->lastExtentDivisibility % block.runs.width == 0;
   block.runs.predicated = block.runs.provedWhole && k.target.vendor == GpuVendor::Nvidia;
   return block;
@@ -160,14 +169,46 @@ FailureOr<LoadAccesses> descriptorLoadAccesses(KernelLowering &k, tile::Descript
         accessOf(k, builder, loc, *block->desc, block->offsets, block->layout, reg));
   load.runs = block->runs;
   load.fill = {paddingValue(builder, loc, load.element, block->desc->padding)};
-  if (block->desc->unitInnerStride && block->desc->padding == tile::PaddingOption::Zero) {
-    int64_t elementBytes = std::max(1u, load.element.getIntOrFloatBitWidth() / 8);
-    int64_t columnAlignment = k.contiguity.piecesOf(op.getOffsets().back()).divisibility;
-    load.rows = LoadAccesses::BlockRows{
-        block->desc, block->layout, block->offsets,
-        std::gcd(block->desc->rowAlignment, columnAlignment * elementBytes)};
-  }
+  if (block->desc->unitInnerStride && block->desc->padding == tile::PaddingOption::Zero)
+    load.rows = LoadAccesses::BlockRows{block->desc, block->layout, block->offsets,
+                                        block->startAlignment};
   return load;
+}
+
+std::pair<Value, Value> leadingElementsInBounds(KernelLowering &k, OpBuilder &builder,
+                                                Location loc, const LoadAccesses::BlockRows &rows,
+                                                unsigned first, unsigned width, bool aligned) {
+  unsigned last = rows.layout.rank() - 1;
+  Value inRow;
+  for (unsigned dim = 0; dim < last; ++dim) {
+    Value coord = arith::AddIOp::create(builder, loc, rows.offsets[dim],
+                                        k.thread.coordinate(builder, loc, rows.layout, first, dim));
+    Value inside = insideExtent(builder, loc, coord, rows.desc->shape[dim]);
+    inRow = inRow ? Value(arith::AndIOp::create(builder, loc, inRow, inside)) : inside;
+  }
+  Value column = arith::AddIOp::create(builder, loc, rows.offsets[last],
+                                       k.thread.coordinate(builder, loc, rows.layout, first, last));
+  Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
+  Value all = arith::ConstantIntOp::create(builder, loc, width, 32);
+  Value count;
+  if (aligned && rows.desc->lastExtentDivisibility % width == 0) {
+    // A predicated copy of the whole run (no source size to compute).
+    Value before = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, column,
+                                         rows.desc->shape[last]);
+    count = arith::SelectOp::create(builder, loc, before, all, zero);
+  } else {
+    Value left = arith::SubIOp::create(builder, loc, rows.desc->shape[last], column);
+    count = arith::MinSIOp::create(builder, loc, arith::MaxSIOp::create(builder, loc, left, zero),
+                                   all);
+  }
+  Value started = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, column, zero);
+  Value copied = inRow ? Value(arith::AndIOp::create(builder, loc, started, inRow)) : started;
+  count = arith::SelectOp::create(builder, loc, copied, count, zero);
+  Value before = arith::CmpIOp::create(
+      builder, loc, arith::CmpIPredicate::sle, column,
+      arith::ConstantIntOp::create(builder, loc, -static_cast<int64_t>(width), 32));
+  return {arith::IndexCastOp::create(builder, loc, builder.getIndexType(), count),
+          arith::OrIOp::create(builder, loc, started, before)};
 }
 
 LogicalResult lowerDescriptorOp(KernelLowering &k, Operation *op, OpBuilder &builder) {

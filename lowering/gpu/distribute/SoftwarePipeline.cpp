@@ -304,52 +304,6 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
   return analysis;
 }
 
-/// The run of `width` registers from `first` of a block of `rows`: how many
-/// of its leading elements lie inside the descriptor's shape (index): all,
-/// none, or those before the shape's last column; and an i1 that holds where
-/// those are all it has inside (its first column is at least 0 or at most
-/// -width, as it is when a multiple of `width`). With `aligned` (the run's
-/// first column is a multiple of `width`) and a last extent that is one too,
-/// the run is wholly in or out: all or none.
-std::pair<Value, Value> leadingElementsInBounds(KernelLowering &k, OpBuilder &builder,
-                                                Location loc, const LoadAccesses::BlockRows &rows,
-                                                unsigned first, unsigned width, bool aligned) {
-  unsigned last = rows.layout.rank() - 1;
-  Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
-  Value inRow;
-  for (unsigned dim = 0; dim < last; ++dim) {
-    Value coord = arith::AddIOp::create(builder, loc, rows.offsets[dim],
-                                        k.thread.coordinate(builder, loc, rows.layout, first, dim));
-    Value inside = arith::AndIOp::create(
-        builder, loc, arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, coord, zero),
-        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, coord,
-                              rows.desc->shape[dim]));
-    inRow = inRow ? Value(arith::AndIOp::create(builder, loc, inRow, inside)) : inside;
-  }
-  Value column = arith::AddIOp::create(builder, loc, rows.offsets[last],
-                                       k.thread.coordinate(builder, loc, rows.layout, first, last));
-  Value all = arith::ConstantIntOp::create(builder, loc, width, 32);
-  Value count;
-  if (aligned && rows.desc->lastExtentDivisibility % width == 0) {
-    // A predicated copy of the whole run (no source size to compute).
-    Value before = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, column,
-                                         rows.desc->shape[last]);
-    count = arith::SelectOp::create(builder, loc, before, all, zero);
-  } else {
-    Value left = arith::SubIOp::create(builder, loc, rows.desc->shape[last], column);
-    count = arith::MinSIOp::create(builder, loc, arith::MaxSIOp::create(builder, loc, left, zero),
-                                   all);
-  }
-  Value started = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, column, zero);
-  Value copied = inRow ? Value(arith::AndIOp::create(builder, loc, started, inRow)) : started;
-  count = arith::SelectOp::create(builder, loc, copied, count, zero);
-  Value before = arith::CmpIOp::create(
-      builder, loc, arith::CmpIPredicate::sle, column,
-      arith::ConstantIntOp::create(builder, loc, -static_cast<int64_t>(width), 32));
-  return {arith::IndexCastOp::create(builder, loc, builder.getIndexType(), count),
-          arith::OrIOp::create(builder, loc, started, before)};
-}
-
 /// DotPlan::sharedRunPlaces of a ring's operand by run width, found once
 /// for all the stages' copies.
 using RunPlaces = llvm::SmallDenseMap<unsigned, SmallVector<SharedRunPlace>, 1>;

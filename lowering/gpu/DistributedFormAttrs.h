@@ -17,6 +17,14 @@ inline constexpr llvm::StringLiteral kBarrierOrdersGlobalMemory = "tessera.order
 /// the file NVIDIA's PTX emission links it from.
 inline constexpr llvm::StringLiteral kBitcodeLibrary = "tessera.bitcode_library";
 
+/// Array attribute on a kernel gpu.func whose last arguments are TMA tensor
+/// maps that the launch encodes (lowering/gpu/distribute/TensorMaps.h), one
+/// dictionary per map in argument order: `base`, `shape`, `strides`
+/// (argument numbers of the descriptor's base pointer, extents and outer
+/// strides, outermost first), `element` (type), `box` (innermost first),
+/// `swizzle` (bytes) and `padding` ("zero" or "nan").
+inline constexpr llvm::StringLiteral kTensorMapsAttrName = "tessera.tensor_maps";
+
 } // namespace tessera::gpu
 
 #endif // TESSERA_LOWERING_GPU_DISTRIBUTEDFORMATTRS_H

@@ -28,6 +28,27 @@ struct ResourceUsage {
   std::string report;
 };
 
+/// A kernel parameter that is a TMA tensor map (128 bytes, passed by value)
+/// which the launch encodes (cuTensorMapEncodeTiled) from other arguments of
+/// the same launch: a host tensor descriptor's base, extents and strides.
+/// Such parameters follow the kernel's signature, in this order.
+struct TensorMapParam {
+  /// Argument numbers in the kernel's signature: the base pointer, each
+  /// extent (i32) and each stride but the innermost (i64, in elements; the
+  /// innermost is 1), outermost first.
+  unsigned base = 0;
+  std::vector<unsigned> shape, outerStrides;
+  /// The element type's name ("bf16", "f16", "f32", "i8", ...) and bytes.
+  std::string element;
+  unsigned elementBytes = 0;
+  /// The box a copy moves, innermost extent first.
+  std::vector<unsigned> box;
+  /// The shared-memory swizzle: 0 (none), 32, 64 or 128 bytes.
+  unsigned swizzleBytes = 0;
+  /// Outside the tensor a copy reads NaN (padding_option "nan"), else zeros.
+  bool nanPadding = false;
+};
+
 struct KernelBinary {
   GpuTarget target;
   /// The entry point's symbol.
@@ -40,6 +61,8 @@ struct KernelBinary {
   unsigned blockThreads = 0;
   /// Dynamic shared memory each launch must provide, in bytes.
   unsigned dynamicSharedMemoryBytes = 0;
+  /// Parameters after the signature's that the launch encodes (NVIDIA).
+  std::vector<TensorMapParam> tensorMaps;
   ResourceUsage usage;
 };
 

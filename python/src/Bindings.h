@@ -22,10 +22,11 @@ struct PyModule {
 
 /// A kernel's launch options as the GPU compiler's: `num_warps` (a power of
 /// two), `num_stages` (at least 1), `fp_fusion` (Triton's enable_fp_fusion)
-/// and `max_registers` (Triton's maxnreg; 0: ptxas decides). ValueError on
-/// bad values.
+/// `max_registers` (Triton's maxnreg; 0: ptxas decides) and `tma` (copy
+/// pipelined host-descriptor blocks with TMA on sm_90). ValueError on bad
+/// values.
 gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
-                                         unsigned maxRegisters);
+                                         unsigned maxRegisters, bool tma);
 
 void bindBuilder(pybind11::module_ &m);
 void bindRuntime(pybind11::module_ &m);

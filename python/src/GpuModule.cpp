@@ -114,12 +114,29 @@ py::object vulkanAbiOf(const gpu::CompiledGpuKernel &kernel) {
   return abi;
 }
 
+py::list tensorMapsOf(const gpu::CompiledGpuKernel &k) {
+  py::list maps;
+  for (const gpu::TensorMapParam &param : k.binary.tensorMaps) {
+    py::dict map;
+    map["base"] = param.base;
+    map["shape"] = param.shape;
+    map["strides"] = param.outerStrides;
+    map["element"] = param.element;
+    map["element_bytes"] = param.elementBytes;
+    map["box"] = param.box;
+    map["swizzle"] = param.swizzleBytes;
+    map["nan_padding"] = param.nanPadding;
+    maps.append(map);
+  }
+  return maps;
+}
+
 gpu::CompiledGpuKernel compileGpu(PyModule &m, const std::string &kernel, const std::string &spec,
                                   unsigned numWarps, unsigned numStages, bool fpFusion,
-                                  unsigned maxRegisters) {
+                                  unsigned maxRegisters, bool tma) {
   gpu::GpuTarget target = parseTarget(spec);
   llvm::Expected<gpu::CompiledGpuKernel> compiled = gpu::compileTileForGpu(
-      *m.module, kernel, target, gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters));
+      *m.module, kernel, target, gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters, tma));
   if (!compiled)
     raiseCompilationError(m, kernel, compiled.takeError());
   return std::move(*compiled);
@@ -127,14 +144,14 @@ gpu::CompiledGpuKernel compileGpu(PyModule &m, const std::string &kernel, const 
 
 py::object emitGpu(PyModule &m, const std::string &kernel, const std::string &spec,
                    const std::string &stageName, unsigned numWarps, unsigned numStages,
-                   bool fpFusion, unsigned maxRegisters) {
+                   bool fpFusion, unsigned maxRegisters, bool tma) {
   gpu::GpuTarget target = parseTarget(spec);
   llvm::Expected<gpu::GpuStage> stage = gpu::parseGpuStage(stageName, target);
   if (!stage)
     throw py::value_error(llvm::toString(stage.takeError()));
   llvm::Expected<std::string> out =
       gpu::emitTileForGpu(*m.module, kernel, target, *stage,
-                          gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters));
+                          gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters, tma));
   if (!out)
     raiseCompilationError(m, kernel, out.takeError());
   if (*stage == gpu::GpuStage::Binary)
@@ -145,7 +162,7 @@ py::object emitGpu(PyModule &m, const std::string &kernel, const std::string &sp
 } // namespace
 
 gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
-                                         unsigned maxRegisters) {
+                                         unsigned maxRegisters, bool tma) {
   if (numWarps == 0 || (numWarps & (numWarps - 1)) != 0)
     throw py::value_error("num_warps must be a power of two, got " + std::to_string(numWarps));
   if (numStages == 0)
@@ -155,6 +172,7 @@ gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, 
   options.lowering.numStages = numStages;
   options.nvidia.fpFusion = fpFusion;
   options.nvidia.maxRegisters = maxRegisters;
+  options.lowering.tensorMaps = tma;
   return options;
 }
 
@@ -182,6 +200,11 @@ void bindGpuCompiler(py::module_ &m) {
           "shared_bytes",
           [](const CompiledGpuKernel &k) { return k.binary.dynamicSharedMemoryBytes; },
           "dynamic shared memory each launch must give, in bytes")
+      .def_property_readonly("tensor_maps", &tensorMapsOf,
+                             "NVIDIA: the TMA tensor maps a launch passes after the kernel's "
+                             "parameters, one dict each: base, shape, strides (parameter "
+                             "numbers), element, element_bytes, box (innermost first), "
+                             "swizzle (bytes), nan_padding")
       .def_property_readonly(
           "usage", [](const CompiledGpuKernel &k) { return usageOf(k.binary.usage); },
           "registers, scalar_registers, smem (static), spills, spill_stores, spill_loads, stack "
@@ -193,12 +216,12 @@ void bindGpuCompiler(py::module_ &m) {
 
   m.def("compile_gpu", &compileGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
         py::arg("num_warps") = 4, py::arg("num_stages") = 2, py::arg("fp_fusion") = true,
-        py::arg("max_registers") = 0,
+        py::arg("max_registers") = 0, py::arg("tma") = false,
         "Compiles `kernel` of a tile module for a GPU target ('cuda:sm_90a', 'hip:gfx942', "
         "'vulkan:1.3:subgroup=8')");
   m.def("emit_gpu", &emitGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
         py::arg("stage"), py::arg("num_warps") = 4, py::arg("num_stages") = 2,
-        py::arg("fp_fusion") = true, py::arg("max_registers") = 0,
+        py::arg("fp_fusion") = true, py::arg("max_registers") = 0, py::arg("tma") = false,
         "One stage of the GPU compilation: 'tgpu', 'gpu', 'ptx'|'amdgcn'|'spirv' (str) or "
         "'cubin'|'hsaco'|'spv' (bytes)");
   m.def(

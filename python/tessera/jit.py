@@ -66,10 +66,11 @@ def default_backend():
 _MISSING = object()
 
 # Launch options accepted like Triton's. GPU launches honour num_warps,
-# num_stages, and on NVIDIA enable_fp_fusion and maxnreg (all part of their
+# num_stages, and on NVIDIA enable_fp_fusion, maxnreg and Tessera's own `tma`
+# (copy pipelined host-descriptor blocks with TMA on sm_90; all part of their
 # cache key); the CPU ignores all of them.
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
-                   "launch_cooperative_grid")
+                   "launch_cooperative_grid", "tma")
 _DEFAULT_NUM_WARPS = 4
 _DEFAULT_NUM_STAGES = 2
 
@@ -1186,11 +1187,12 @@ class JITFunction:
 
     # -- compiling -------------------------------------------------------------
     def compile_for(self, values, plan, backend, device=None, num_warps=_DEFAULT_NUM_WARPS,
-                    num_stages=_DEFAULT_NUM_STAGES, fp_fusion=True, maxnreg=0):
+                    num_stages=_DEFAULT_NUM_STAGES, fp_fusion=True, maxnreg=0, tma=False):
         """The CompiledKernel of one specialization for ``backend``; for a GPU
         backend, compiled for ``device`` ("cuda:1") with ``num_warps`` warps,
-        ``a * b + c`` fused where ``fp_fusion`` and at most ``maxnreg``
-        registers per thread (0: no cap) on NVIDIA."""
+        ``a * b + c`` fused where ``fp_fusion``, at most ``maxnreg``
+        registers per thread (0: no cap) and host-descriptor blocks copied by
+        TMA where ``tma`` on NVIDIA."""
         src = self.source()
         builder = _C.Builder()
         previous = (_state.builder, _state.loc)
@@ -1245,7 +1247,8 @@ class JITFunction:
         elif backend in GPU_DEVICES:
             kind, _, index = device.partition(":")
             compiled.device_kernel = _C.device_compile(module, self.__name__, kind, int(index or 0),
-                                                       num_warps, num_stages, fp_fusion, maxnreg)
+                                                       num_warps, num_stages, fp_fusion, maxnreg,
+                                                       tma)
             compiled.asm.update(compiled.device_kernel.asm)
         return compiled
 
@@ -1261,16 +1264,17 @@ class JITFunction:
             num_stages = int(options.get("num_stages") or _DEFAULT_NUM_STAGES)
             fp_fusion = bool(options.get("enable_fp_fusion", True))
             maxnreg = int(options.get("maxnreg") or 0)
-            full_key = (device, num_warps, num_stages, fp_fusion, maxnreg, key)
+            tma = bool(options.get("tma", False))
+            full_key = (device, num_warps, num_stages, fp_fusion, maxnreg, tma, key)
         else:
             backend = default_backend()
             num_warps, num_stages = _DEFAULT_NUM_WARPS, _DEFAULT_NUM_STAGES
-            fp_fusion, maxnreg = True, 0
+            fp_fusion, maxnreg, tma = True, 0, False
             full_key = (backend, key)
         compiled = self.cache.get(full_key)
         if compiled is None or not compiled.globals_unchanged():
             compiled = self.compile_for(values, plan, backend, device, num_warps, num_stages,
-                                        fp_fusion, maxnreg)
+                                        fp_fusion, maxnreg, tma)
             self.cache[full_key] = compiled
         return compiled, values, launch_args, keep, stream
 

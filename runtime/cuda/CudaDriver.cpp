@@ -72,6 +72,7 @@ llvm::Expected<std::unique_ptr<CudaDriver>> CudaDriver::open(llvm::StringRef lib
     bind("cuEventElapsedTime", fn.eventElapsedTime);
   bind("cuCtxSynchronize", fn.ctxSynchronize);
   bind("cuFuncGetParamInfo", fn.funcGetParamInfo, /*required=*/false);
+  bind("cuTensorMapEncodeTiled", fn.tensorMapEncodeTiled, /*required=*/false);
   if (!missing.empty())
     return llvm::createStringError("CUDA is not available: " + library +
                                    " is not a usable CUDA driver library; it lacks " +

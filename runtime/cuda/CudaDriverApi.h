@@ -97,6 +97,13 @@ struct Functions {
   CUresult (*ctxSynchronize)();
   /// CUDA 12.4 and newer; null with older drivers.
   CUresult (*funcGetParamInfo)(CUfunction function, size_t index, size_t *offset, size_t *size);
+  /// CUDA 12.0 and newer; null with older drivers. The enums are ints.
+  CUresult (*tensorMapEncodeTiled)(void *tensorMap, int dataType, unsigned rank,
+                                   void *globalAddress, const unsigned long long *globalDim,
+                                   const unsigned long long *globalStrides,
+                                   const unsigned *boxDim, const unsigned *elementStrides,
+                                   int interleave, int swizzle, int l2Promotion,
+                                   int oobFill); // cuTensorMapEncodeTiled
 };
 
 } // namespace tessera::runtime::cuda::driver

@@ -1,6 +1,7 @@
 // Loading cubins into a device's module cache and launching their kernels.
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/CudaState.h"
+#include "runtime/cuda/CudaTensorMaps.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -38,13 +39,14 @@ bool parameterSizeMatches(ArgKind kind, size_t size) {
 }
 
 /// Compares the kernel's parameter list (cuFuncGetParamInfo, CUDA 12.4+)
-/// with the signature the launches will be checked against.
+/// with the signature the launches will be checked against, followed by
+/// the kernel's tensor maps.
 llvm::Error checkParameters(const CudaDriver &driver, const LoadedKernel &kernel,
                             const KernelSignature &signature, const llvm::Twine &where) {
   const Functions &api = driver.api();
   if (!api.funcGetParamInfo)
     return llvm::Error::success();
-  size_t count = signature.params.size();
+  size_t count = signature.params.size() + kernel.tensorMaps.size();
   for (size_t i = 0; i <= count; ++i) {
     size_t offset = 0, size = 0;
     CUresult result = api.funcGetParamInfo(kernel.function, i, &offset, &size);
@@ -61,6 +63,15 @@ llvm::Error checkParameters(const CudaDriver &driver, const LoadedKernel &kernel
                                      llvm::Twine(count));
     if (llvm::Error err = driver.check(result, "cuFuncGetParamInfo", where))
       return err;
+    if (i >= signature.params.size()) {
+      if (size != sizeof(TensorMap))
+        return llvm::createStringError(
+            llvm::formatv("{0}: parameter {1} takes {2} bytes in the cubin, but a tensor map "
+                          "takes {3}",
+                          where.str(), i, size, sizeof(TensorMap))
+                .str());
+      continue;
+    }
     if (!parameterSizeMatches(signature.params[i].kind, size))
       return llvm::createStringError(
           llvm::formatv("{0}: parameter {1} takes {2} bytes in the cubin, but the signature "
@@ -82,6 +93,7 @@ loadKernel(const DeviceState &state, const tessera::gpu::KernelBinary &binary,
   kernel->name = binary.kernelName;
   kernel->blockThreads = binary.blockThreads;
   kernel->dynamicSharedMemoryBytes = binary.dynamicSharedMemoryBytes;
+  kernel->tensorMaps = binary.tensorMaps;
 
   llvm::Error err = state.inContext(where, [&]() -> llvm::Error {
     if (llvm::Error err = driver.check(api.moduleLoadData(&kernel->module, binary.binary.data()),
@@ -196,10 +208,15 @@ llvm::Error CudaDevice::launch(const CudaKernel &kernel, Grid grid, llvm::ArrayR
     // start of its slot: the low bytes on a little-endian host.
     params[i] = &slots[i];
   }
+  const CudaDriver &driver = state_->driver;
+  llvm::SmallVector<TensorMap, 2> tensorMaps;
+  if (llvm::Error err = encodeTensorMaps(driver, loaded.tensorMaps, slots, tensorMaps, where))
+    return err;
+  for (TensorMap &map : tensorMaps)
+    params.push_back(map.bytes);
   if (grid.size() == 0)
     return llvm::Error::success();
 
-  const CudaDriver &driver = state_->driver;
   auto stream = static_cast<CUstream>(options.stream);
   return state_->inContext(where, [&]() -> llvm::Error {
     if (llvm::Error err = driver.check(

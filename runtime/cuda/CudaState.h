@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace tessera::runtime::cuda::detail {
 
@@ -28,6 +29,8 @@ struct LoadedKernel {
   unsigned blockThreads = 0;
   unsigned dynamicSharedMemoryBytes = 0;
   int registers = -1;
+  /// Parameters after the signature's, encoded at each launch.
+  std::vector<gpu::TensorMapParam> tensorMaps;
 };
 
 struct DeviceState {

@@ -474,7 +474,7 @@ FailureOr<SmallVector<Type>> kernelArgumentTypes(tile::FuncOp kernel) {
   return types;
 }
 
-LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages) {
+LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool tensorMaps) {
   FailureOr<GpuTarget> target = kernelTarget(kernel);
   FailureOr<unsigned> numWarps = kernelNumWarps(kernel);
   if (failed(target) || failed(numWarps))
@@ -501,7 +501,7 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages) {
   ThreadContext thread(entry, loc, target->warpSize, *numWarps,
                        /*broadcastWarp=*/target->hasWgmma());
   SharedMemory shared(func, *target, thread);
-  KernelLowering lowering(*target, *numWarps, numStages, thread, shared);
+  KernelLowering lowering(*target, *numWarps, numStages, tensorMaps, func, thread, shared);
   OpBuilder body = OpBuilder::atBlockEnd(&entry);
   for (auto [original, argument] : llvm::zip(kernel.getArguments(), func.getArguments())) {
     if (isa<tile::PointerType>(original.getType()))
@@ -538,7 +538,7 @@ struct TileGpuDistribute : impl::TileGpuDistributeBase<TileGpuDistribute> {
       (func.isKernel() ? kernels : deviceFunctions).push_back(func);
     bool failedAny = false;
     for (tile::FuncOp kernel : kernels)
-      failedAny |= failed(distributeKernel(kernel, numStages));
+      failedAny |= failed(distributeKernel(kernel, numStages, tensorMaps));
     if (failedAny)
       return signalPassFailure();
     // Every call was inlined (a remaining one failed above): the device

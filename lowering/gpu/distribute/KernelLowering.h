@@ -38,19 +38,33 @@ struct TensorDescriptor {
   int64_t rowAlignment = 1;
   /// Proved: the shape's last extent is a multiple of this.
   int64_t lastExtentDivisibility = 1;
+  /// Where the descriptor is a host descriptor, passed whole as kernel
+  /// arguments (base, shape, outer strides; inner stride 1): their argument
+  /// numbers, from which a launch can encode a TMA tensor map.
+  struct HostArguments {
+    unsigned base = 0;
+    llvm::SmallVector<int64_t> shape, outerStrides;
+  };
+  std::optional<HostArguments> hostArguments;
 };
 
 class KernelLowering {
 public:
   KernelLowering(const GpuTarget &target, unsigned numWarps, unsigned numStages,
-                 ThreadContext &thread, SharedMemory &shared)
-      : target(target), numWarps(numWarps), numStages(numStages), thread(thread),
-        shared(shared) {}
+                 bool tensorMaps, mlir::gpu::GPUFuncOp kernel, ThreadContext &thread,
+                 SharedMemory &shared)
+      : target(target), numWarps(numWarps), numStages(numStages), tensorMaps(tensorMaps),
+        kernel(kernel), thread(thread), shared(shared) {}
 
   const GpuTarget &target;
   unsigned numWarps;
   /// Stages of the software-pipelined loops over K (1: not pipelined).
   unsigned numStages;
+  /// Whether pipelined loops copy host descriptors' blocks with TMA
+  /// (TensorMaps.h), where the target has it.
+  bool tensorMaps;
+  /// The gpu.func being built; tensor-map parameters are appended to it.
+  mlir::gpu::GPUFuncOp kernel;
   ThreadContext &thread;
   SharedMemory &shared;
   /// Which pointer tiles of the kernel have contiguous rows (vector accesses).
@@ -97,7 +111,7 @@ public:
       mlir::Value pointerBase;
       std::optional<TensorDescriptor> descriptor;
     };
-    llvm::SmallVector<Entry> entries;
+    llvm::SmallVector<Entry, 2> entries;
   };
   SavedMapping save(llvm::ArrayRef<mlir::Value> values) const;
   void restore(const SavedMapping &saved);

@@ -7,6 +7,8 @@
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 #include <numeric>
 
 using namespace mlir;
@@ -57,6 +59,38 @@ Value paddingValue(OpBuilder &builder, Location loc, Type element, tile::Padding
   return arith::ConstantOp::create(builder, loc, cast<TypedAttr>(builder.getZeroAttr(element)));
 }
 
+/// The kernel arguments `desc` is made of, where it is made of nothing else:
+/// a pointer argument itself, and extents and outer strides that are
+/// arguments (a host descriptor as the JIT passes it).
+std::optional<TensorDescriptor::HostArguments> hostArgumentsOf(KernelLowering &k,
+                                                               const TensorDescriptor &desc) {
+  auto argumentNumber = [&](Value value) -> std::optional<int64_t> {
+    auto argument = dyn_cast_or_null<BlockArgument>(value);
+    if (!argument || argument.getOwner() != &k.kernel.getBody().front() ||
+        argument.getArgNumber() >= k.kernel.getNumArguments())
+      return std::nullopt;
+    return argument.getArgNumber();
+  };
+  std::optional<int64_t> base = argumentNumber(desc.base);
+  if (!base || !desc.unitInnerStride || !isConstantIntValue(desc.baseOffset, 0))
+    return std::nullopt;
+  TensorDescriptor::HostArguments host;
+  host.base = static_cast<unsigned>(*base);
+  for (Value extent : desc.shape) {
+    std::optional<int64_t> number = argumentNumber(extent);
+    if (!number)
+      return std::nullopt;
+    host.shape.push_back(*number);
+  }
+  for (Value stride : ArrayRef(desc.strides).drop_back()) {
+    std::optional<int64_t> number = argumentNumber(stride);
+    if (!number)
+      return std::nullopt;
+    host.outerStrides.push_back(*number);
+  }
+  return host;
+}
+
 LogicalResult lowerMake(KernelLowering &k, tile::MakeTensorDescOp op) {
   TensorDescriptor desc;
   desc.base = k.pointerBase(op.getBase());
@@ -74,6 +108,7 @@ LogicalResult lowerMake(KernelLowering &k, tile::MakeTensorDescOp op) {
     desc.rowAlignment = std::gcd(
         desc.rowAlignment, k.contiguity.piecesOf(stride).divisibility * elementBytes);
   desc.lastExtentDivisibility = k.contiguity.piecesOf(op.getShape().back()).divisibility;
+  desc.hostArguments = hostArgumentsOf(k, desc);
   k.mapDescriptor(op, std::move(desc));
   return success();
 }

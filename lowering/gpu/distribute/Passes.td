@@ -25,7 +25,11 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
     directly are software-pipelined (docs/gpu-backends.md, "Software
     pipelining"): the loads of the next `num-stages - 1` iterations are in
     flight into a ring of shared-memory stages (asynchronous `cp.async`
-    copies on sm_80 and later) while the dot of this iteration runs.
+    copies on sm_80 and later) while the dot of this iteration runs. With
+    `tensor-maps`, on sm_90 the blocks of host tensor descriptors that wgmma
+    reads are copied by the tensor memory accelerator instead
+    (`cp.async.bulk.tensor` completing on an `mbarrier` per stage), through a
+    `tessera.tensor_map` parameter appended to the kernel for each.
 
     ```mlir
     tile.func @k(%p: !tile.ptr<f32>) attributes {tgpu.num_warps = 1 : i32, tgpu.target = "vulkan:1.3:subgroup=32"} { ... }
@@ -46,7 +50,10 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
                            "::mlir::NVVM::NVVMDialect", "::mlir::amdgpu::AMDGPUDialect"];
   let options = [
     Option<"numStages", "num-stages", "unsigned", /*default=*/"1",
-           "Software-pipelining depth of loops feeding tile.dot (1: no pipelining)">
+           "Software-pipelining depth of loops feeding tile.dot (1: no pipelining)">,
+    Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",
+           "Copy pipelined blocks of host tensor descriptors with TMA on sm_90 "
+           "(a tensor-map parameter per descriptor; experimental)">
   ];
 }
 

@@ -37,6 +37,7 @@ void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
   buildLayoutAssignmentPipeline(pm, target, options);
   TileGpuDistributeOptions distribute;
   distribute.numStages = options.numStages;
+  distribute.tensorMaps = options.tensorMaps;
   pm.addPass(createTileGpuDistribute(distribute));
   // Bottom-up: MLIR 22's top-down traversal took 16 s instead of 0.2 s on a
   // persistent GEMM's distributed body (thousands of ops in nested branches).
@@ -61,6 +62,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<unsigned> numStages{*this, "num-stages",
                              llvm::cl::desc("Software-pipelining depth of loops feeding dots"),
                              llvm::cl::init(2)};
+  Option<bool> tensorMaps{*this, "tensor-maps",
+                          llvm::cl::desc("Copy pipelined host-descriptor blocks with TMA on sm_90"),
+                          llvm::cl::init(false)};
 };
 } // namespace
 
@@ -84,6 +88,7 @@ void registerGpuDistributionPasses() {
         GpuLoweringOptions lowering;
         lowering.numWarps = options.numWarps;
         lowering.numStages = options.numStages;
+        lowering.tensorMaps = options.tensorMaps;
         buildTileToGpuPipeline(pm, *target, lowering);
       });
 }

@@ -18,6 +18,11 @@ struct GpuLoweringOptions {
   /// Software-pipelining depth of loops whose loads feed a dot (1: none):
   /// how many iterations' operands are in shared memory at once.
   unsigned numStages = 2;
+  /// Whether pipelined loops copy the blocks of host tensor descriptors with
+  /// TMA on sm_90 (docs/gpu-nvidia.md, "Tensor maps"). Off by default until
+  /// measured correct on a GPU: the launch then encodes a tensor map per
+  /// descriptor (KernelBinary::tensorMaps).
+  bool tensorMaps = false;
 };
 
 /// Inlines device functions, assigns layouts and distributes every kernel of

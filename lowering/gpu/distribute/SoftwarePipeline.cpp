@@ -64,6 +64,7 @@
 // multiples of the run), that is all its copy costs.
 // Loads beyond the last iteration are not issued.
 #include "lowering/gpu/distribute/DotPlan.h"
+#include "lowering/gpu/distribute/TensorMaps.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -444,6 +445,8 @@ private:
     Value buffer;
     int64_t stageElements = 0;
     RunPlaces runPlaces;
+    /// Where TMA copies the load's blocks instead of cp.async.
+    std::optional<TensorCopy> tensorCopy;
   };
   /// A loop over several output tiles (a persistent GEMM with its loops
   /// flattened) starts the accumulator again after each tile:
@@ -509,6 +512,11 @@ private:
   /// Whether an overlapped dot's loop issues its copies after the dot has
   /// waited for the one before it, behind a second barrier.
   bool copiesAfterDot = false;
+  /// Whether some ring is copied with cp.async (closed in groups and waited
+  /// for with cp.async.wait_group).
+  bool cpAsyncGroups = false;
+  /// The stages' mbarriers, where some ring is copied with TMA.
+  std::optional<StageBarriers> barriers;
   tile::DotOp overlapped;
   std::optional<AccumulatorReset> reset;
   SmallVector<Ring, 2> rings;
@@ -566,7 +574,27 @@ SmallVector<Value> PipelinedLoop::valuesRelowered() {
 }
 
 LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
+  int64_t tensorCopyBytes = 0;
+  for (const Ring &ring : rings)
+    if (ring.tensorCopy)
+      tensorCopyBytes += ring.tensorCopy->bytes();
+  if (tensorCopyBytes != 0)
+    scf::IfOp::create(builder, loc, k.thread.isFirstThread(), [&](OpBuilder &then, Location loc) {
+      Value barrier = barriers->address(then, loc, stage);
+      StageBarriers::expectBytes(then, loc, barrier, tensorCopyBytes);
+      for (Ring &ring : rings)
+        if (ring.tensorCopy) {
+          SmallVector<Value> offsets;
+          for (Value offset : ring.tensorCopy->load.getOffsets())
+            offsets.push_back(k.registers(offset).front());
+          issueTensorCopy(then, loc, *ring.tensorCopy, offsets,
+                          {ring.buffer, stageStart(then, ring, stage)}, barrier);
+        }
+      scf::YieldOp::create(then, loc);
+    });
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
+    if (ring.tensorCopy)
+      continue;
     FailureOr<LoadAccesses> load = loadAccessesOf(k, staged.load, builder);
     if (failed(load))
       return failure();
@@ -605,7 +633,7 @@ FailureOr<SmallVector<Registers>> PipelinedLoop::copyAhead(OpBuilder &builder, V
     scf::YieldOp::create(orElse, loc, flatState);
     next = regroup(guarded.getResults(), state);
   }
-  if (async)
+  if (cpAsyncGroups)
     NVVM::CpAsyncCommitGroupOp::create(builder, loc);
   return next;
 }
@@ -750,8 +778,11 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   overlapped = overlappableDot();
   unsigned busyStages = overlapped ? 2 : 1;
   stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
+  // Room for the mbarriers of TMA copies, where they may be used.
+  int64_t barrierBytes = k.tensorMaps && k.target.hasTma() ? 8 : 0;
   auto fits = [&] {
-    return stages * stageBytes + bodyBytes <= int64_t(k.target.maxSharedMemoryBytes);
+    return stages * (stageBytes + barrierBytes) + bodyBytes <=
+           int64_t(k.target.maxSharedMemoryBytes);
   };
   if (overlapped && !fits()) {
     copiesAfterDot = true;
@@ -771,6 +802,15 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     if (failed(buffer))
       return failure();
     ring.buffer = *buffer;
+    ring.tensorCopy = tensorCopyFor(k, staged.load, staged.transposed(), ring.plan, staged.slot);
+    cpAsyncGroups |= async && !ring.tensorCopy;
+  }
+  if (llvm::any_of(rings, [](const Ring &ring) { return ring.tensorCopy.has_value(); })) {
+    FailureOr<StageBarriers> reserved = StageBarriers::reserve(k, loop, stages);
+    if (failed(reserved))
+      return failure();
+    barriers = *reserved;
+    barriers->initialize(k, builder, loc);
   }
 
   bases = k.pointerBases(loop.getInitArgs());
@@ -818,6 +858,11 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   llvm::append_range(inits, flatten(state));
   inits.push_back(indexConstant(builder, loc, 0));
   inits.push_back(indexConstant(builder, loc, ahead));
+  // The phase of the read stage's mbarrier, which flips each time the reads
+  // wrap around the ring.
+  if (barriers)
+    inits.push_back(arith::ConstantIntOp::create(builder, loc, 0, 32));
+  size_t stageArgs = barriers ? 3 : 2;
 
   // An overlapped dot's loop and its last wait sit under `if the loop runs`:
   // where the loop's exit joined the path that skips it, the registers the
@@ -842,10 +887,13 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           bodyResult = failure();
           scf::YieldOp::create(body, loc, args);
         };
-        Value readStage = args[args.size() - 2], writeStage = args.back();
+        Value readStage = args[args.size() - stageArgs];
+        Value writeStage = args[args.size() - stageArgs + 1];
         SmallVector<Registers> aheadState = regroup(args.drop_front(carriedCount), state);
-        if (async)
+        if (cpAsyncGroups)
           NVVM::CpAsyncWaitGroupOp::create(body, loc, ahead - 1);
+        if (barriers)
+          barriers->wait(body, loc, readStage, args.back());
         // The stages of t are then ready for the dots: fenced for
         // instructions that read through the async proxy, and synchronized.
         if (llvm::any_of(rings, [](const Ring &ring) {
@@ -907,8 +955,16 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
             return fail();
         }
         llvm::append_range(yields, flatten(*nextState));
-        yields.push_back(nextStage(body, readStage));
+        Value nextRead = nextStage(body, readStage);
+        yields.push_back(nextRead);
         yields.push_back(nextStage(body, writeStage));
+        if (barriers) {
+          Value wraps = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::eq, nextRead,
+                                              indexConstant(body, loc, 0));
+          yields.push_back(arith::XOrIOp::create(
+              body, loc, args.back(),
+              arith::ExtUIOp::create(body, loc, body.getI32Type(), wraps)));
+        }
         scf::YieldOp::create(body, loc, yields);
       });
   for (const StagedLoad &staged : analysis.loads)
@@ -939,6 +995,10 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     loopResults.assign(runs.getResults().begin(), runs.getResults().end());
   }
   k.mapFlat(results, ValueRange(loopResults).take_front(carriedCount), carriedBases);
+  // Every thread has passed its last wait on them: thread 0 is past the
+  // last iteration's barrier, which follows the waits.
+  if (barriers)
+    barriers->invalidate(k, builder, loc);
   mlir::gpu::BarrierOp::create(builder, loc);
   k.shared.release(mark);
   return true;

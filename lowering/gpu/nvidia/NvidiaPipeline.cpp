@@ -4,6 +4,7 @@
 
 #include "lowering/gpu/nvidia/CudaToolkit.h"
 #include "lowering/gpu/nvidia/Passes.h"
+#include "lowering/gpu/nvidia/TensorMapParams.h"
 #include "lowering/gpu/nvidia/Ptxas.h"
 #include "lowering/gpu/nvidia/PtxEmitter.h"
 
@@ -78,6 +79,7 @@ struct KernelFacts {
   mlir::gpu::GPUFuncOp kernel;
   unsigned blockThreads = 0;
   unsigned dynamicSharedMemoryBytes = 0;
+  std::vector<TensorMapParam> tensorMaps;
 };
 
 constexpr unsigned kMaxThreadsPerBlock = 1024;
@@ -133,6 +135,10 @@ llvm::Expected<KernelFacts> findKernel(ModuleOp module, const GpuTarget &target)
               .str());
     facts.dynamicSharedMemoryBytes = unsigned(bytes.getValue().getZExtValue());
   }
+  llvm::Expected<std::vector<TensorMapParam>> tensorMaps = tensorMapParamsOf(facts.kernel);
+  if (!tensorMaps)
+    return llvm::createStringError(where + ": " + llvm::toString(tensorMaps.takeError()));
+  facts.tensorMaps = std::move(*tensorMaps);
   return facts;
 }
 
@@ -191,6 +197,7 @@ void buildGpuToNvvmPipeline(OpPassManager &pm, const NvvmLoweringOptions &option
   // NVVM ops without an LLVM intrinsic (nvvm.wgmma.mma_async) become inline PTX.
   device.addPass(createConvertNVVMToLLVMPass());
   device.addPass(createTesseraNvvmExternDynamicSharedMemory());
+  device.addPass(createTesseraNvvmTensorMapParams());
   // Before canonicalization, so the descriptors of tessera-gpu-bare-pointer-args
   // meet their extractions and fold away.
   device.addPass(createReconcileUnrealizedCastsPass());
@@ -297,6 +304,7 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
   binary.assembly = std::move(build->ptx);
   binary.blockThreads = facts->blockThreads;
   binary.dynamicSharedMemoryBytes = facts->dynamicSharedMemoryBytes;
+  binary.tensorMaps = std::move(facts->tensorMaps);
   binary.usage = std::move(assembled.usage);
   return binary;
 }

@@ -58,7 +58,8 @@ struct NvvmLoweringOptions {
 /// (which also lowers arith, math to libdevice calls, cf, memref, vector),
 /// convert-nvvm-to-llvm (inline PTX for NVVM ops without an intrinsic, such
 /// as nvvm.wgmma.mma_async),
-/// tessera-nvvm-extern-dynamic-shared-memory, reconcile-unrealized-casts,
+/// tessera-nvvm-extern-dynamic-shared-memory, tessera-nvvm-tensor-map-params,
+/// reconcile-unrealized-casts,
 /// canonicalize, cse.
 void buildGpuToNvvmPipeline(mlir::OpPassManager &pm, const NvvmLoweringOptions &options);
 

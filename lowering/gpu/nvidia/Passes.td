@@ -25,4 +25,25 @@ def TesseraNvvmExternDynamicSharedMemory
   }];
 }
 
+def TesseraNvvmTensorMapParams
+    : Pass<"tessera-nvvm-tensor-map-params", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass TMA tensor maps by value, as 128-byte grid-constant parameters";
+  let description = [{
+    A kernel whose last arguments are tensor maps (listed in its
+    `tessera.tensor_maps` attribute, lowering/gpu/distribute/TensorMaps.h)
+    gets each of them as a `.param .align 64 .b8 [128]` parameter whose
+    address the TMA copies take: `llvm.byval` of 128 bytes, aligned to 64,
+    and `nvvm.grid_constant`, which lets the kernel take the parameter's
+    address (`cvta.param`) without copying it to local memory. Runs after
+    `convert-gpu-to-nvvm`, which drops `llvm.byval` from gpu.func arguments.
+
+    ```mlir
+    llvm.func @k(%a: !llvm.ptr<1>, %map: !llvm.ptr) attributes {tessera.tensor_maps = [{base = 0 : i64, ...} ]}
+    // becomes
+    llvm.func @k(%a: !llvm.ptr<1>, %map: !llvm.ptr {llvm.align = 64 : i64,
+        llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}) attributes {...}
+    ```
+  }];
+}
+
 #endif // TESSERA_LOWERING_GPU_NVIDIA_PASSES_TD

@@ -74,6 +74,20 @@ struct SharedOperand {
   bool ready = false;
 };
 
+/// An operand buffer made of panels a tensor memory accelerator (TMA) copy
+/// can fill: `lines` lines, each `swizzleBytes` long, per panel; panel j holds
+/// elements [j * swizzleBytes / elementBytes, (j + 1) * ...) of every line, at
+/// byte j * lines * swizzleBytes, its 16-byte chunks permuted as TMA's
+/// swizzle mode of that width permutes them.
+struct SwizzledPanels {
+  int64_t lines = 0, panels = 0, swizzleBytes = 0, elementBytes = 0;
+  /// Whether the lines are the operand's rows (their elements its columns);
+  /// else its columns.
+  bool linesAreRows = true;
+  int64_t panelElements() const { return swizzleBytes / elementBytes; }
+  int64_t panelBytes() const { return lines * swizzleBytes; }
+};
+
 /// Work lowered while an asynchronous dot runs (a pipelined loop's copies).
 using WhileDotRuns = std::function<mlir::LogicalResult(mlir::OpBuilder &)>;
 
@@ -103,6 +117,8 @@ public:
   /// col are `index` values.
   virtual mlir::Value sharedIndex(mlir::OpBuilder &builder, mlir::Location loc, DotOperand operand,
                                   mlir::Value row, mlir::Value col) const = 0;
+  /// The operand's buffer as TMA-fillable panels, where it is one (wgmma).
+  virtual std::optional<SwizzledPanels> swizzledPanels(DotOperand) const { return std::nullopt; }
   /// Elements of the accumulator's type that emit needs in a workgroup
   /// buffer of its own, at index 0 (0: none).
   virtual int64_t accumulatorScratchElements() const { return 0; }

@@ -197,6 +197,16 @@ public:
     return operand == DotOperand::B && !plan.bNMajor ? 16 / b.elementBytes : 1;
   }
 
+  std::optional<SwizzledPanels> swizzledPanels(DotOperand operand) const override {
+    const SwizzledOperand &stored = operand == DotOperand::A ? a : b;
+    int64_t alongBytes = stored.along * stored.elementBytes;
+    if (alongBytes % stored.swizzleBytes != 0)
+      return std::nullopt;
+    return SwizzledPanels{stored.lines, alongBytes / stored.swizzleBytes, stored.swizzleBytes,
+                          stored.elementBytes,
+                          /*linesAreRows=*/operand == DotOperand::A || plan.bNMajor};
+  }
+
   Value sharedIndex(OpBuilder &builder, Location loc, DotOperand operand, Value row,
                     Value col) const override {
     if (operand == DotOperand::A || plan.bNMajor)

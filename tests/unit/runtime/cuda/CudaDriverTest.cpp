@@ -64,6 +64,7 @@ EXPECT_SAME_ABI(eventRecord, cuEventRecord);
 EXPECT_SAME_ABI(eventSynchronize, cuEventSynchronize);
 EXPECT_SAME_ABI(eventElapsedTime, cuEventElapsedTime); // _v2 where cuda.h maps it
 EXPECT_SAME_ABI(funcGetParamInfo, cuFuncGetParamInfo);
+EXPECT_SAME_ABI(tensorMapEncodeTiled, cuTensorMapEncodeTiled);
 #undef EXPECT_SAME_ABI
 
 static_assert(sizeof(driver::CUdeviceptr) == sizeof(::CUdeviceptr));

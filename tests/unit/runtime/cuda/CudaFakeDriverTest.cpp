@@ -147,6 +147,88 @@ TEST_F(CudaFakeDriver, ArgumentsReachTheKernelAsItDeclaresThem) {
   EXPECT_EQ(paramAt<int64_t>(launch, 22), -3);
 }
 
+/// A kernel as the NVIDIA lowering makes one for a host descriptor of
+/// bf16 [M, K] (ptr, M, K, stride) whose blocks TMA copies: its tensor map
+/// follows the signature.
+gpu::KernelBinary tensorMapBinary() {
+  gpu::KernelBinary binary = fakeBinary("tma", "params=8,4,4,8,128");
+  gpu::TensorMapParam map;
+  map.base = 0;
+  map.shape = {1, 2};
+  map.outerStrides = {3};
+  map.element = "bf16";
+  map.elementBytes = 2;
+  map.box = {64, 128};
+  map.swizzleBytes = 128;
+  binary.tensorMaps.push_back(map);
+  return binary;
+}
+
+TEST_F(CudaFakeDriver, TensorMapsAreEncodedFromTheDescriptorsArguments) {
+  KernelSignature signature =
+      signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I64});
+  llvm::Expected<CudaKernel> kernel = device->load(tensorMapBinary(), signature);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  llvm::Expected<CudaBuffer> buffer = device->allocate(100 * 208 * 2);
+  ASSERT_TRUE(bool(buffer));
+  llvm::Error err = device->launch(*kernel, {4, 1, 1}, {*buffer, 100, 200, int64_t(208)},
+                                   {.synchronize = true});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+
+  const FakeCudaTensorMap &map = *tesseraFakeCudaLastTensorMap();
+  EXPECT_EQ(map.dataType, 9) << "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16";
+  ASSERT_EQ(map.rank, 2u);
+  EXPECT_EQ(reinterpret_cast<uint64_t>(map.address), buffer->devicePointer());
+  EXPECT_EQ(map.dims[0], 200u) << "innermost first";
+  EXPECT_EQ(map.dims[1], 100u);
+  EXPECT_EQ(map.strides[0], 416u) << "bytes";
+  EXPECT_EQ(map.box[0], 64u);
+  EXPECT_EQ(map.box[1], 128u);
+  EXPECT_EQ(map.elementStrides[0], 1u);
+  EXPECT_EQ(map.swizzle, 3) << "CU_TENSOR_MAP_SWIZZLE_128B";
+  EXPECT_EQ(map.interleave, 0);
+  EXPECT_EQ(map.oobFill, 0) << "zeros outside";
+
+  const FakeCudaLaunch &launch = *tesseraFakeCudaLastLaunch();
+  ASSERT_EQ(launch.numParams, 5u);
+  EXPECT_EQ(paramAt<uint64_t>(launch, 24), buffer->devicePointer())
+      << "the encoded map is the fifth parameter";
+  EXPECT_EQ(launch.params[32], 2) << "its rank byte";
+}
+
+TEST_F(CudaFakeDriver, TensorMapsRefuseWhatTmaCannotDescribe) {
+  KernelSignature signature =
+      signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I64});
+  llvm::Expected<CudaKernel> kernel = device->load(tensorMapBinary(), signature);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  llvm::Expected<CudaBuffer> buffer = device->allocate(4096);
+  ASSERT_TRUE(bool(buffer));
+  auto launchError = [&](std::initializer_list<Argument> args) {
+    llvm::Error err = device->launch(*kernel, {1, 1, 1}, args, {.synchronize = true});
+    return err ? llvm::toString(std::move(err)) : std::string();
+  };
+  EXPECT_NE(launchError({*buffer, 10, 20, int64_t(21)})
+                .find("argument 3 (stride 0 of a tensor descriptor) is 21 elements; TMA takes "
+                      "positive multiples of 16 bytes"),
+            std::string::npos);
+  EXPECT_NE(launchError({*buffer, 0, 20, int64_t(24)})
+                .find("argument 1 (extent 0 of a tensor descriptor) is 0"),
+            std::string::npos);
+  EXPECT_NE(launchError({reinterpret_cast<void *>(buffer->devicePointer() + 2), 10, 20, int64_t(24)})
+                .find("argument 0 (a tensor descriptor's base) is not a multiple of 16 bytes"),
+            std::string::npos);
+}
+
+TEST_F(CudaFakeDriver, ATensorMapParameterMustTake128Bytes) {
+  gpu::KernelBinary binary = tensorMapBinary();
+  binary.binary = fakeBinary("tma", "params=8,4,4,8,8").binary;
+  std::string error = loadError(
+      binary, signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I64}));
+  EXPECT_NE(error.find("parameter 4 takes 8 bytes in the cubin, but a tensor map takes 128"),
+            std::string::npos)
+      << error;
+}
+
 TEST_F(CudaFakeDriver, EventsTimeTheWorkQueuedBetweenThem) {
   size_t streams = tesseraFakeCudaLiveStreams(), events = tesseraFakeCudaLiveEvents();
   {

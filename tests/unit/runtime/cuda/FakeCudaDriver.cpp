@@ -46,6 +46,7 @@ struct Driver {
   std::map<void *, std::unique_ptr<char[]>> hostAllocations;
   std::vector<std::unique_ptr<Module>> modules;
   FakeCudaLaunch lastLaunch;
+  FakeCudaTensorMap lastTensorMap;
   std::set<std::unique_ptr<char>> streams, events;
   /// When each recorded event was recorded, in ms of launches.
   std::map<void *, double> recorded;
@@ -376,6 +377,29 @@ CUresult cuEventSynchronize(void *event) {
   if (CUresult result = needContext())
     return result;
   return holds(driver().events, event) ? kSuccess : kInvalidHandle;
+}
+const FakeCudaTensorMap *tesseraFakeCudaLastTensorMap() { return &driver().lastTensorMap; }
+CUresult cuTensorMapEncodeTiled(void *tensorMap, int dataType, unsigned rank, void *address,
+                                const unsigned long long *dims,
+                                const unsigned long long *strides, const unsigned *box,
+                                const unsigned *elementStrides, int interleave, int swizzle,
+                                int l2Promotion, int oobFill) {
+  if (rank == 0 || rank > 5 || reinterpret_cast<uintptr_t>(tensorMap) % 64 != 0)
+    return kInvalidValue;
+  FakeCudaTensorMap &map = driver().lastTensorMap;
+  map = FakeCudaTensorMap{dataType, rank, address, {}, {}, {}, {}, interleave, swizzle,
+                          l2Promotion, oobFill, map.count + 1};
+  for (unsigned i = 0; i < rank; ++i) {
+    map.dims[i] = dims[i];
+    map.box[i] = box[i];
+    map.elementStrides[i] = elementStrides[i];
+    if (i + 1 < rank)
+      map.strides[i] = strides[i];
+  }
+  std::memset(tensorMap, 0, 128);
+  std::memcpy(tensorMap, &address, sizeof(address));
+  static_cast<unsigned char *>(tensorMap)[8] = static_cast<unsigned char>(rank);
+  return kSuccess;
 }
 /// Only the _v2 symbol: the runtime takes it where the driver has it.
 CUresult cuEventElapsedTime_v2(float *milliseconds, void *start, void *end) {

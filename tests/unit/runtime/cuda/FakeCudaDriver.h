@@ -19,8 +19,22 @@ struct FakeCudaLaunch {
   unsigned count = 0;
 };
 
+/// The arguments of the last cuTensorMapEncodeTiled. The fake writes the
+/// global address into the map's first 8 bytes and the rank into byte 8.
+struct FakeCudaTensorMap {
+  int dataType = -1;
+  unsigned rank = 0;
+  void *address = nullptr;
+  unsigned long long dims[5] = {}, strides[4] = {};
+  unsigned box[5] = {}, elementStrides[5] = {};
+  int interleave = -1, swizzle = -1, l2Promotion = -1, oobFill = -1;
+  /// Encodings so far.
+  unsigned count = 0;
+};
+
 extern "C" {
 const FakeCudaLaunch *tesseraFakeCudaLastLaunch();
+const FakeCudaTensorMap *tesseraFakeCudaLastTensorMap();
 /// Contexts pushed and not popped.
 int tesseraFakeCudaContextDepth();
 size_t tesseraFakeCudaLiveAllocations();

@@ -254,6 +254,52 @@ TEST(NvidiaPipeline, AnAddressFromAnI32OffsetIsOneMadWide) {
   EXPECT_EQ(countOf(binary->assembly, "mul.wide.s32"), 0u) << binary->assembly;
 }
 
+/// A kernel whose last argument is a tensor map of `recipe`, which it
+/// prefetches.
+std::string tensorMapKernel(llvm::StringRef recipe) {
+  std::string text = warpKernel("tma", "%x: memref<?xbf16>, %rows: i32, %cols: i32, %ld: i64, "
+                                       "%map: !llvm.ptr",
+                                R"mlir(
+      llvm.inline_asm has_side_effects "prefetch.tensormap [$0];", "l" %map : (!llvm.ptr) -> ()
+)mlir");
+  size_t at = text.find("tessera.shared_memory_bytes");
+  return text.insert(at, ("tessera.tensor_maps = [" + recipe + "], ").str());
+}
+
+TEST(NvidiaPipeline, TensorMapsArePassedByValueAndRecordedForTheLaunch) {
+  llvm::Expected<KernelBinary> binary = compile(
+      tensorMapKernel("{base = 0 : i64, box = array<i64: 64, 128>, element = bf16, padding = "
+                      "\"nan\", shape = array<i64: 1, 2>, strides = array<i64: 3>, swizzle = "
+                      "128 : i64}"),
+      "cuda:sm_90a");
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_NE(binary->assembly.find(".param .align 64 .b8 tma_param_4[128]"), std::string::npos)
+      << binary->assembly;
+  EXPECT_NE(binary->assembly.find("cvta.param.u64"), std::string::npos)
+      << "the map is read where the launch put it, not copied";
+  ASSERT_EQ(binary->tensorMaps.size(), 1u);
+  const TensorMapParam &map = binary->tensorMaps.front();
+  EXPECT_EQ(map.base, 0u);
+  EXPECT_EQ(map.shape, (std::vector<unsigned>{1, 2}));
+  EXPECT_EQ(map.outerStrides, (std::vector<unsigned>{3}));
+  EXPECT_EQ(map.element, "bf16");
+  EXPECT_EQ(map.elementBytes, 2u);
+  EXPECT_EQ(map.box, (std::vector<unsigned>{64, 128}));
+  EXPECT_EQ(map.swizzleBytes, 128u);
+  EXPECT_TRUE(map.nanPadding);
+}
+
+TEST(NvidiaPipeline, AMalformedTensorMapRecipeIsAnError) {
+  std::string error =
+      compileError(tensorMapKernel("{base = 0 : i64, box = array<i64: 64>, element = bf16, "
+                                   "padding = \"zero\", shape = array<i64: 1, 2>, strides = "
+                                   "array<i64: 3>, swizzle = 128 : i64}"),
+                   "cuda:sm_90a");
+  EXPECT_NE(error.find("tessera.tensor_maps: entry 0 is not a tensor-map recipe"),
+            std::string::npos)
+      << error;
+}
+
 TEST(NvidiaPipeline, LeavesTheInputModuleAsItWas) {
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module = parseKernel(context, kernels::kVectorAdd);

@@ -1,0 +1,167 @@
+#include "lowering/gpu/distribute/TensorMaps.h"
+
+#include "lowering/gpu/InlinePtx.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+namespace {
+
+constexpr int64_t kMaxBoxExtent = 256;
+constexpr int64_t kGlobalAlignmentBytes = 16;
+constexpr int64_t kBarrierBytes = 8;
+
+Value i32Of(OpBuilder &builder, Location loc, Value index) {
+  return arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), index);
+}
+
+/// The shared address (i32) of byte `offsetBytes` of `stage`.
+Value stageAddress(OpBuilder &builder, Location loc, const SharedOperand &stage,
+                   int64_t elementBytes, int64_t offsetBytes) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, stage.buffer);
+  Value first = arith::MulIOp::create(builder, loc, stage.start,
+                                      indexConstant(builder, loc, elementBytes));
+  Value byte = arith::AddIOp::create(builder, loc, base, first);
+  if (offsetBytes != 0)
+    byte = arith::AddIOp::create(builder, loc, byte, indexConstant(builder, loc, offsetBytes));
+  return i32Of(builder, loc, byte);
+}
+
+/// The kernel's tensor-map parameter for `recipe`, appended on first use:
+/// loads of one descriptor with one box share it.
+Value tensorMapParameter(KernelLowering &k, DictionaryAttr recipe) {
+  mlir::gpu::GPUFuncOp kernel = k.kernel;
+  SmallVector<Attribute> recipes;
+  if (auto listed = kernel->getAttrOfType<ArrayAttr>(kTensorMapsAttrName))
+    recipes.assign(listed.begin(), listed.end());
+  unsigned firstMap = kernel.getNumArguments() - recipes.size();
+  if (const auto *found = llvm::find(recipes, recipe); found != recipes.end())
+    return kernel.getArgument(firstMap + (found - recipes.begin()));
+  MLIRContext *context = kernel.getContext();
+  unsigned index = kernel.getNumArguments();
+  (void)kernel.insertArgument(index, LLVM::LLVMPointerType::get(context), DictionaryAttr(),
+                              kernel.getLoc());
+  recipes.push_back(recipe);
+  kernel->setAttr(kTensorMapsAttrName, ArrayAttr::get(context, recipes));
+  return kernel.getArgument(index);
+}
+
+DictionaryAttr recipeOf(MLIRContext *context, const TensorDescriptor::HostArguments &host,
+                        Type element, const SwizzledPanels &panels,
+                        tile::PaddingOption padding) {
+  Builder b(context);
+  return b.getDictionaryAttr({
+      b.getNamedAttr("base", b.getI64IntegerAttr(host.base)),
+      b.getNamedAttr("shape", b.getDenseI64ArrayAttr(host.shape)),
+      b.getNamedAttr("strides", b.getDenseI64ArrayAttr(host.outerStrides)),
+      b.getNamedAttr("element", TypeAttr::get(element)),
+      b.getNamedAttr("box", b.getDenseI64ArrayAttr({panels.panelElements(), panels.lines})),
+      b.getNamedAttr("swizzle", b.getI64IntegerAttr(panels.swizzleBytes)),
+      b.getNamedAttr("padding",
+                     b.getStringAttr(padding == tile::PaddingOption::NaN ? "nan" : "zero")),
+  });
+}
+
+} // namespace
+
+std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool transposed,
+                                        const DotPlan &plan, DotOperand slot) {
+  auto load = dyn_cast<tile::DescriptorLoadOp>(op);
+  if (!k.tensorMaps || !load || !k.target.hasTma() || !plan.instruction)
+    return std::nullopt;
+  std::optional<SwizzledPanels> panels = plan.instruction->swizzledPanels(slot);
+  if (!panels || !llvm::is_contained({32, 64, 128}, panels->swizzleBytes) ||
+      panels->lines > kMaxBoxExtent)
+    return std::nullopt;
+  // Each panel line must be a run of the block's innermost dimension.
+  if (panels->linesAreRows == transposed)
+    return std::nullopt;
+  auto blockType = cast<tile::TensorDescType>(load.getDesc().getType()).getBlockType();
+  if (blockType.getRank() != 2 || blockType.getDimSize(0) != panels->lines ||
+      blockType.getDimSize(1) != panels->panels * panels->panelElements())
+    return std::nullopt;
+  const TensorDescriptor *desc = k.descriptor(load.getDesc());
+  if (!desc || !desc->hostArguments || desc->rowAlignment % kGlobalAlignmentBytes != 0)
+    return std::nullopt;
+  Value map = tensorMapParameter(
+      k, recipeOf(load.getContext(), *desc->hostArguments, blockType.getElementType(), *panels,
+                  desc->padding));
+  return TensorCopy{load, map, *panels};
+}
+
+void issueTensorCopy(OpBuilder &builder, Location loc, const TensorCopy &copy, ValueRange offsets,
+                     const SharedOperand &stage, Value barrier) {
+  const SwizzledPanels &panels = copy.panels;
+  for (int64_t panel = 0; panel < panels.panels; ++panel) {
+    Value destination =
+        stageAddress(builder, loc, stage, panels.elementBytes, panel * panels.panelBytes());
+    Value inner = offsets[1];
+    if (panel != 0)
+      inner = arith::AddIOp::create(
+          builder, loc, inner,
+          arith::ConstantIntOp::create(builder, loc, panel * panels.panelElements(), 32));
+    inlinePtx(builder, loc, {}, {destination, copy.map, inner, offsets[0], barrier},
+              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+              "[$0], [$1, {$2, $3}], [$4];",
+              "r,l,r,r,r");
+  }
+}
+
+FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *user,
+                                                unsigned stages) {
+  FailureOr<Value> buffer = k.shared.reserve(user, IntegerType::get(user->getContext(), 64),
+                                             stages, kBarrierBytes);
+  if (failed(buffer))
+    return failure();
+  StageBarriers barriers;
+  barriers.buffer = *buffer;
+  barriers.stages = stages;
+  return barriers;
+}
+
+Value StageBarriers::address(OpBuilder &builder, Location loc, Value stage) const {
+  return stageAddress(builder, loc, {buffer, stage}, kBarrierBytes, 0);
+}
+
+void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location loc) const {
+  scf::IfOp::create(builder, loc, k.thread.isFirstThread(), [&](OpBuilder &then, Location loc) {
+    for (unsigned stage = 0; stage < stages; ++stage)
+      inlinePtx(then, loc, {}, {address(then, loc, indexConstant(then, loc, stage))},
+                "mbarrier.init.shared::cta.b64 [$0], 1;", "r");
+    inlinePtx(then, loc, {}, {}, "fence.mbarrier_init.release.cluster;", "");
+    scf::YieldOp::create(then, loc);
+  });
+  mlir::gpu::BarrierOp::create(builder, loc);
+}
+
+void StageBarriers::expectBytes(OpBuilder &builder, Location loc, Value barrier, int64_t bytes) {
+  inlinePtx(builder, loc, {}, {barrier, arith::ConstantIntOp::create(builder, loc, bytes, 32)},
+            "{ .reg .b64 %tessera_state; mbarrier.arrive.expect_tx.shared::cta.b64 "
+            "%tessera_state, [$0], $1; }",
+            "r,r");
+}
+
+void StageBarriers::wait(OpBuilder &builder, Location loc, Value stage, Value phase) const {
+  // try_wait suspends the thread for a while before it reports failure; the
+  // loop only retries.
+  inlinePtx(builder, loc, {}, {address(builder, loc, stage), phase},
+            "{ .reg .pred %tessera_done; tessera_wait: "
+            "mbarrier.try_wait.parity.shared::cta.b64 %tessera_done, [$0], $1; "
+            "@!%tessera_done bra.uni tessera_wait; }",
+            "r,r");
+}
+
+void StageBarriers::invalidate(KernelLowering &k, OpBuilder &builder, Location loc) const {
+  scf::IfOp::create(builder, loc, k.thread.isFirstThread(), [&](OpBuilder &then, Location loc) {
+    for (unsigned stage = 0; stage < stages; ++stage)
+      inlinePtx(then, loc, {}, {address(then, loc, indexConstant(then, loc, stage))},
+                "mbarrier.inval.shared::cta.b64 [$0];", "r");
+    scf::YieldOp::create(then, loc);
+  });
+}
+
+} // namespace tessera::gpu

@@ -1,0 +1,93 @@
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=true" | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3" | FileCheck %s --check-prefix=OFF
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4 num-stages=3 tensor-maps=true" | FileCheck %s --check-prefix=SM80
+
+// With tensor-maps, the pipelined blocks of host descriptors (made of kernel
+// arguments only, 16-byte aligned) that wgmma reads are copied by TMA: a
+// tensor-map parameter per descriptor, one cp.async.bulk.tensor per 128-byte
+// panel issued by thread 0 on the stage's mbarrier, and every thread waiting
+// on that mbarrier's phase before the dot.
+
+tile.func @tma_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x128xbf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_i = %acc0) -> (tensor<64x128xf32>) : i32 {
+    %at = tile.descriptor_load %da[%c0, %k] : !tile.tensordesc<tensor<64x64xbf16>>
+    %bt = tile.descriptor_load %db[%k, %c64] : !tile.tensordesc<tensor<64x128xbf16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x64xbf16> * tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %next : tensor<64x128xf32>
+  }
+  %ldc = arith.extsi %N : i32 to i64
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldc, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x128xf32>>
+  tile.descriptor_store %dc[%c0, %c0], %acc : !tile.tensordesc<tensor<64x128xf32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @tma_gemm
+// CHECK-SAME: %[[A_MAP:[a-z0-9]+]]: !llvm.ptr, %[[B_MAP:[a-z0-9]+]]: !llvm.ptr) kernel
+// CHECK-SAME: tessera.tensor_maps = [{base = 0 : i64, box = array<i64: 64, 64>, element = bf16, padding = "zero", shape = array<i64: 1, 2>, strides = array<i64: 3>, swizzle = 128 : i64}, {base = 4 : i64, box = array<i64: 64, 64>, element = bf16, padding = "zero", shape = array<i64: 2, 5>, strides = array<i64: 6>, swizzle = 128 : i64}]
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: "mbarrier.init.shared::cta.b64 [$0], 1;"
+// CHECK: "fence.mbarrier_init.release.cluster;"
+// CHECK: gpu.barrier
+// The prologue's copies, each of 64x64 (A) + 2x64x64 (B's two panels) bf16 = 24 KiB:
+// CHECK: "{ .reg .b64 %tessera_state; mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }", "r,r" %{{.*}}, %c24576_i32
+// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r" %{{.*}}, %[[A_MAP]]
+// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r" %{{.*}}, %[[B_MAP]]
+// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r" %{{.*}}, %[[B_MAP]]
+// CHECK: scf.for {{.*}} -> (f32,
+// CHECK-NOT: nvvm.cp.async
+// CHECK: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK: gpu.barrier
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: cp.async.bulk.tensor.2d
+// CHECK: "mbarrier.inval.shared::cta.b64 [$0];"
+
+// OFF-LABEL: gpu.func @tma_gemm
+// OFF-NOT: tessera.tensor_maps
+// OFF-NOT: cp.async.bulk.tensor
+// OFF: nvgpu.device_async_copy
+
+// SM80-LABEL: gpu.func @tma_gemm
+// SM80-NOT: tessera.tensor_maps
+// SM80-NOT: cp.async.bulk.tensor
+// SM80: nvgpu.device_async_copy
+
+// -----
+
+// A descriptor whose strides are not proved to be multiples of 16 bytes, or
+// that is not made of arguments alone, is copied with cp.async.
+tile.func @not_tma(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %ldb = arith.extsi %N : i32 to i64
+  %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x128xbf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_i = %acc0) -> (tensor<64x128xf32>) : i32 {
+    %at = tile.descriptor_load %da[%c0, %k] : !tile.tensordesc<tensor<64x64xbf16>>
+    %bt = tile.descriptor_load %db[%k, %c0] : !tile.tensordesc<tensor<64x128xbf16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x64xbf16> * tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %next : tensor<64x128xf32>
+  }
+  %ldc = arith.extsi %N : i32 to i64
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldc, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x128xf32>>
+  tile.descriptor_store %dc[%c0, %c0], %acc : !tile.tensordesc<tensor<64x128xf32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @not_tma
+// CHECK-NOT: tessera.tensor_maps
+// CHECK-NOT: cp.async.bulk.tensor
+// CHECK: nvgpu.device_async_copy

@@ -108,6 +108,8 @@ class Recorder:
     """Stands in for the kernels module at export: `rec.KERNEL[grid](...)`
     records the launch, for each tuning config of an autotuned kernel."""
 
+    COMPILER = "tessera"
+
     def __init__(self, kernels):
         self.kernels, self.launches = kernels, []
 
@@ -120,14 +122,16 @@ class Recorder:
         class Launch:
             def __getitem__(self, grid):
                 def record(*args, **kwargs):
-                    options = {k: kwargs.pop(k) for k in ("num_warps", "num_stages") if k in kwargs}
+                    options = {k: kwargs.pop(k) for k in ("num_warps", "num_stages", "tma")
+                               if k in kwargs}
                     tuned = getattr(wrapper, "configs", [])
                     if tuned:  # as the autotuner would: only the configs it keeps
                         tuned = wrapper.prune_configs(bind(wrapper.arg_names, args, kwargs))
                     configs = [(c.kwargs, c.num_warps, c.num_stages) for c in tuned]
                     if not configs:
                         configs = [({}, options.get("num_warps", 4), options.get("num_stages", 2))]
-                    recorder.launches.append((name, args, kwargs, configs))
+                    recorder.launches.append((name, args, kwargs, configs,
+                                              bool(options.get("tma", False))))
                 return record
         return Launch()
 
@@ -138,29 +142,30 @@ def compile_launches(kernels, launches, target):
     from tessera import _C
     from tessera.compile import _unwrap_kernel, parse_signature
     seen = set()
-    for name, args, kwargs, configs in launches:
+    for name, args, kwargs, configs, tma in launches:
         fn = _unwrap_kernel(getattr(kernels, name))
         for constexprs, warps, stages in configs:
             values = bind(fn.arg_names, args, {**kwargs, **constexprs})
             signature = signature_of(fn.arg_names, fn.constexprs, values)
-            if (name, signature, warps, stages) in seen:
+            if (name, signature, warps, stages, tma) in seen:
                 continue
-            seen.add((name, signature, warps, stages))
+            seen.add((name, signature, warps, stages, tma))
             entry = dict(kernel=name, signature=signature,
                          runtime_signature=runtime_signature(fn.arg_names, fn.constexprs, values),
-                         num_warps=warps, num_stages=stages,
+                         num_warps=warps, num_stages=stages, tma=tma,
                          constexprs={k: v for k, v in values.items() if k in fn.constexprs})
             start = time.perf_counter()
             try:
                 planned_values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
                 compiled = fn.compile_for(planned_values, plan, "interpreter")
                 kernel = _C.compile_gpu(compiled.module, compiled.module.kernel_name, target, warps,
-                                        stages)
+                                        stages, tma=tma)
             except Exception as error:  # reported by the caller; the others still compile
                 yield entry, error
                 continue
             entry.update(params=[p[0] for p in plan if p is not None], function=kernel.kernel_name,
                          block_threads=kernel.block_threads, shared_bytes=kernel.shared_bytes,
+                         tensor_maps=kernel.tensor_maps,
                          registers=kernel.usage["registers"], spills=kernel.usage["spills"],
                          serialized_wgmma=bool(kernel.usage["serialized_wgmma"]),
                          compile_ms=round((time.perf_counter() - start) * 1e3))
@@ -175,7 +180,7 @@ def export(directory, kernels, launches, target, log=print):
     entries, failed = [], 0
     for entry, kernel in compile_launches(kernels, launches, target):
         what = (f"{entry['kernel']} [{entry['signature']}] warps={entry['num_warps']} "
-                f"stages={entry['num_stages']}")
+                f"stages={entry['num_stages']}{' tma' if entry['tma'] else ''}")
         if isinstance(kernel, Exception):
             log(f"  FAILED {what}: {str(kernel).splitlines()[0]}")
             failed += 1
@@ -225,7 +230,34 @@ class CudaDriver:
                    f"cuFuncSetAttribute({function}, {shared_bytes} bytes of shared memory)")
         return handle
 
-    def launch(self, handle, grid, block_threads, shared_bytes, params):
+    def encode_tensor_map(self, recipe, params):
+        """The 128-byte CUtensorMap of `recipe` (a GpuKernel.tensor_maps
+        entry) for a launch of `params`, as the CUDA runtime's
+        tensorMapEncoding encodes it (runtime/cuda/CudaTensorMaps.cpp): this
+        machine has no Tessera build to call."""
+        data_types = {"bf16": 9, "f16": 6, "f32": 7, "f64": 8}
+        unsigned = {1: 0, 2: 1, 4: 2, 8: 4}
+        data_type = data_types.get(recipe["element"], unsigned[recipe["element_bytes"]])
+        rank = len(recipe["shape"])
+        value = lambda index: params[index][1]
+        dims = [value(p) for p in reversed(recipe["shape"])]
+        strides = [value(p) * recipe["element_bytes"] for p in reversed(recipe["strides"])]
+        if value(recipe["base"]) % 16 or any(s % 16 for s in strides) or min(dims) < 1:
+            raise ValueError(f"TMA cannot describe base {value(recipe['base']):#x}, shape {dims} "
+                             f"and byte strides {strides} (innermost first)")
+        storage = ctypes.create_string_buffer(128 + 64)
+        aligned = (ctypes.addressof(storage) + 63) // 64 * 64
+        swizzle = {0: 0, 32: 1, 64: 2, 128: 3}[recipe["swizzle"]]
+        array = lambda ctype, values: (ctype * len(values))(*values)
+        self.check(self.lib.cuTensorMapEncodeTiled(
+            ctypes.c_void_p(aligned), data_type, ctypes.c_uint(rank),
+            ctypes.c_void_p(value(recipe["base"])), array(ctypes.c_uint64, dims),
+            array(ctypes.c_uint64, strides or [0]), array(ctypes.c_uint32, recipe["box"]),
+            array(ctypes.c_uint32, [1] * rank), 0, swizzle, 3, 1 if recipe["nan_padding"] else 0),
+            "cuTensorMapEncodeTiled")
+        return ctypes.string_at(aligned, 128)
+
+    def launch(self, handle, grid, block_threads, shared_bytes, params, tensor_maps=()):
         slots = []
         for kind, value in params:
             if kind == "ptr":
@@ -238,6 +270,8 @@ class CudaDriver:
                 slots.append(ctypes.c_float(value))
             else:
                 raise TypeError(f"AOT launch: parameter kind {kind} is not supported")
+        slots += [ctypes.create_string_buffer(self.encode_tensor_map(recipe, params), 128)
+                  for recipe in tensor_maps]
         pointers = (ctypes.c_void_p * max(len(slots), 1))(
             *[ctypes.cast(ctypes.byref(slot), ctypes.c_void_p) for slot in slots])
         grid = list(grid) + [1] * (3 - len(grid))
@@ -274,6 +308,7 @@ class AotKernels:
     value of the autotuner's key."""
 
     TensorDescriptor = HostDescriptor
+    COMPILER = "tessera"
 
     def __init__(self, directory):
         with open(os.path.join(directory, MANIFEST)) as f:
@@ -296,8 +331,9 @@ class AotKernels:
                 def launch(*args, **kwargs):
                     warps = kwargs.pop("num_warps", None)
                     stages = kwargs.pop("num_stages", None)
+                    tma = bool(kwargs.pop("tma", False))
                     values = bind(arg_names, args, kwargs)
-                    return aot.run(name, arg_names, constexprs, values, grid, warps, stages)
+                    return aot.run(name, arg_names, constexprs, values, grid, warps, stages, tma)
                 return launch
         return Launch()
 
@@ -308,7 +344,8 @@ class AotKernels:
         for key, entry in self.chosen.items():
             lines.append(
                 f"{key[0]} [{key[1]}] {key[3] or ''}: {entry['file']} {entry['constexprs']} "
-                f"warps={entry['num_warps']} stages={entry['num_stages']} "
+                f"warps={entry['num_warps']} stages={entry['num_stages']}"
+                f"{' tma' if entry.get('tma') else ''} "
                 f"regs={entry['registers']} spills={entry['spills']}"
                 f"{' WGMMA SERIALIZED' if entry.get('serialized_wgmma') else ''}")
             for candidate, ms in sorted(self.timings.get(key, []), key=lambda timed: timed[1]):
@@ -317,14 +354,15 @@ class AotKernels:
                              f"stages={candidate['num_stages']} ({candidate['file']})")
         return lines
 
-    def run(self, name, arg_names, constexprs, values, grid, warps, stages=None):
+    def run(self, name, arg_names, constexprs, values, grid, warps, stages=None, tma=False):
         given = {k: values[k] for k in constexprs if k in values}
         runtime = runtime_signature(arg_names, constexprs, values)
         # As the autotuner: one pick per value of its key (M, N, K), too.
         tuned_on = tuple(values[k] for k in self.tune_keys.get(name, []) if k in values)
-        key = (name, runtime, tuple(sorted(given.items())), tuned_on, warps, stages)
+        key = (name, runtime, tuple(sorted(given.items())), tuned_on, warps, stages, tma)
         if key not in self.chosen:
             candidates = [e for e in self.entries if e["kernel"] == name
+                          and e.get("tma", False) == tma
                           and all(e["constexprs"].get(k) == v for k, v in given.items())
                           and (warps is None or e["num_warps"] == warps)
                           and (stages is None or e["num_stages"] == stages)
@@ -348,7 +386,8 @@ class AotKernels:
             grid = grid({**values, **entry["constexprs"]})
         self.driver.launch(self.loaded[entry["file"]], grid, entry["block_threads"],
                            entry["shared_bytes"],
-                           launch_params(arg_names, constexprs, entry["params"], values))
+                           launch_params(arg_names, constexprs, entry["params"], values),
+                           entry.get("tensor_maps", ()))
 
     def _time(self, entry, values, grid):
         """Milliseconds per launch, timed as the benchmark times its rows

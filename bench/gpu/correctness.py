@@ -285,11 +285,12 @@ def padded(columns, element_bytes):
     return -(-columns // per_row) * per_row
 
 
-def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(64, 64, 32)):
+def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(64, 64, 32),
+                           tma=False, on_cpu=True):
     """C = A @ B through host TensorDescriptors over rows padded to 16 bytes:
     K = 203 and N = 137 leave runs partly inside the shape (copied with
-    cp.async's source size on NVIDIA) and the padding, random here, must
-    not be read."""
+    cp.async's source size on NVIDIA, or with `tma` filled by TMA) and the
+    padding, random here, must not be read."""
     M, N, K = size
     BM, BN, BK = block
 
@@ -306,7 +307,8 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
         c = on.zeros((M, padded(N, 4)), "fp32")
         kernels.descriptor_matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
             describe(a, M, K, [BM, BK]), b_desc, describe(c, M, N, [BM, BN]), K,
-            B_ROWS_ARE_N=layout == "nt", BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
+            B_ROWS_ARE_N=layout == "nt", BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages,
+            **({"tma": True} if tma else {}))
 
         def expected():
             bk = host(b)[:, :K].T if layout == "nt" else host(b)[:, :N]
@@ -315,7 +317,7 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
             return result
         on.check(c, expected, rtol=1e-4, atol=1e-3)
     return Case(f"descriptor matmul bf16 {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
-                f"warps={warps} stages={stages}", run)
+                f"warps={warps} stages={stages}{' tma' if tma else ''}", run, on_cpu=on_cpu)
 
 
 def cases():
@@ -384,6 +386,15 @@ def cases():
                              on_cpu=False, out="fp16"))
     found.append(persistent_matmul_case("bf16", "nn", 8, 4, (300, 600, 700), (128, 256, 64), 3,
                                         out="bf16", on_cpu=False))
+    # TMA copies of the descriptor blocks (sm_90): boxes reaching past M, N
+    # and K, one and two warpgroups, B's panels (NN) and B's [N, K] box
+    # (NT), and four stages of 128x256x64 whose copies follow the dot.
+    for layout in ("nn", "nt"):
+        found.append(descriptor_matmul_case(layout, 4, 3, tma=True))
+    found.append(descriptor_matmul_case("nn", 8, 3, size=(300, 600, 300), block=(128, 256, 64),
+                                        tma=True, on_cpu=False))
+    found.append(descriptor_matmul_case("nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
+                                        tma=True, on_cpu=False))
     return found
 
 

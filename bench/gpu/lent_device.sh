@@ -41,10 +41,11 @@ ab_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt "${gemm_kernels
 # tf32 GEMMs (fp32 operands), against cuBLAS with TF32 allowed and Triton.
 tf32_dir=$repo/build/gpu-aot-tf32
 tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt --gemm-kernels matmul)
-# The GEMM on host tensor descriptors: Triton's TMA form against Tessera's cp.async.
+# The GEMM on host tensor descriptors: Triton's TMA form against Tessera's cp.async
+# (rows -d) and Tessera's TMA (rows -dt).
 descriptor_dir=$repo/build/gpu-aot-descriptors
 descriptor_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt
-                 --gemm-kernels matmul_descriptors)
+                 --gemm-kernels matmul_descriptors,matmul_descriptors_tma)
 
 case "${1:-}" in
 export)

@@ -55,6 +55,7 @@ def load_kernels(name, jit, language, autotune, config, descriptor, path=KERNELS
     module = importlib.util.module_from_spec(spec)
     module.jit, module.tl, module.autotune, module.Config = jit, language, autotune, config
     module.TensorDescriptor = descriptor
+    module.COMPILER = name
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
@@ -142,13 +143,17 @@ PERSISTENT_GEMMS = {"matmul_persistent": "-p", "matmul_persistent_carried": "-pc
 # block shapes are the descriptors'): the largest of MATMUL_CONFIGS, which
 # both pick for `matmul` at 4096^3 on an H100.
 DESCRIPTOR_GEMM = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=3)
-GEMM_ROW_SUFFIXES = {**PERSISTENT_GEMMS, "matmul_descriptors": "-d"}
+# matmul_descriptors_tma is the same kernel with Tessera's launch option tma
+# (TMA copies, as Triton makes of descriptors anyway).
+DESCRIPTOR_GEMMS = {"matmul_descriptors": "-d", "matmul_descriptors_tma": "-dt"}
+GEMM_ROW_SUFFIXES = {**PERSISTENT_GEMMS, **DESCRIPTOR_GEMMS}
 
 
-def launch_descriptor_gemm(module, a, b, c):
+def launch_descriptor_gemm(module, a, b, c, tma=False):
     """C = A @ B by kernels.py's matmul_descriptors, on descriptors of
     `module`'s TensorDescriptor class; an NT B (a transposed [N, K] tensor)
-    is described as the [N, K] tensor it is."""
+    is described as the [N, K] tensor it is. With `tma`, Tessera copies the
+    blocks with TMA (Triton does without being asked)."""
     (M, K), N = a.shape, b.shape[1]
     cfg = DESCRIPTOR_GEMM
     rows_are_n = b.stride(0) == 1 and b.stride(1) != 1
@@ -158,15 +163,16 @@ def launch_descriptor_gemm(module, a, b, c):
     grid = (triton_cdiv(M, cfg["BLOCK_M"]) * triton_cdiv(N, cfg["BLOCK_N"]),)
     module.matmul_descriptors[grid](describe(a, [cfg["BLOCK_M"], cfg["BLOCK_K"]]), b_desc,
                                     describe(c, [cfg["BLOCK_M"], cfg["BLOCK_N"]]), M, N, K,
-                                    B_ROWS_ARE_N=rows_are_n, **cfg)
+                                    B_ROWS_ARE_N=rows_are_n, **cfg,
+                                    **({"tma": True} if tma and module.COMPILER == "tessera" else {}))
 
 
 def launch_gemm(module, a, b, c, kernel="matmul", programs=None):
     """C = A @ B with `kernel`: "matmul" (a program per output tile), a
     persistent GEMM (PERSISTENT_GEMMS: at most `programs` programs, one per
-    SM, walking the tiles) or "matmul_descriptors" (host descriptors)."""
-    if kernel == "matmul_descriptors":
-        return launch_descriptor_gemm(module, a, b, c)
+    SM, walking the tiles) or DESCRIPTOR_GEMMS (host descriptors)."""
+    if kernel in DESCRIPTOR_GEMMS:
+        return launch_descriptor_gemm(module, a, b, c, tma=kernel.endswith("_tma"))
     (M, K), N = a.shape, b.shape[1]
     tiles = lambda meta: triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"])
     if kernel in PERSISTENT_GEMMS:
@@ -465,7 +471,9 @@ def main():
                              "matmul_persistent (a program per SM; rows gemm-nn-p, gemm-nt-p), "
                              "matmul_persistent_carried (the same in the form of Triton's "
                              "tutorial; rows gemm-nn-pc, gemm-nt-pc), matmul_descriptors (host "
-                             "tensor descriptors, TMA in Triton; rows gemm-nn-d, gemm-nt-d)")
+                             "tensor descriptors, TMA in Triton; rows gemm-nn-d, gemm-nt-d), "
+                             "matmul_descriptors_tma (the same, TMA in Tessera too; rows "
+                             "gemm-nn-dt, gemm-nt-dt)")
     parser.add_argument("--layouts", default="nn,nt",
                         help="GEMM operand layouts: nn (B row-major [K, N]), nt (B the transpose of "
                              "a row-major [N, K], as a PyTorch Linear's weight)")

@@ -26,8 +26,11 @@ per-thread ``gpu.module``), then ``ptx``/``cubin`` (NVIDIA), ``amdgcn``/``hsaco`
 (AMD) or ``spirv``/``spv`` (Vulkan: the ``spirv.module`` / SPIR-V words).
 ``--num-warps N`` (default 4) and ``--num-stages S`` (default 2) set the
 program's warps and the pipelining depth; on NVIDIA ``--no-fp-fusion`` rounds
-each product and sum (Triton's ``enable_fp_fusion=False``) and ``--maxnreg N``
-caps the registers per thread; ``--verbose`` prints the kernel's
+each product and sum (Triton's ``enable_fp_fusion=False``), ``--maxnreg N``
+caps the registers per thread and ``--tma`` copies the pipelined blocks of
+host tensor descriptors with TMA on sm_90 (the kernel then takes a 128-byte
+tensor map per descriptor after its parameters, which ``--verbose`` lists:
+docs/gpu-nvidia.md, "Tensor maps"); ``--verbose`` prints the kernel's
 resource usage to stderr (registers, spills and shared memory from ``ptxas
 -v`` on NVIDIA, VGPRs, SGPRs, LDS and spills on AMD, workgroup memory and the
 argument bindings on Vulkan).
@@ -223,12 +226,13 @@ def gpu_target(target):
         raise UsageError(f"{e}; for the host CPU: --target cpu") from None
 
 
-def check_target(target, emit, num_warps=None, num_stages=None, fp_fusion=True, maxnreg=None):
+def check_target(target, emit, num_warps=None, num_stages=None, fp_fusion=True, maxnreg=None,
+                 tma=False):
     """The canonical GPU target (None for cpu) after checking the options fit it."""
     from . import _C
     gpu = gpu_target(target)
-    if (maxnreg is not None or not fp_fusion) and not (gpu or "").startswith("cuda"):
-        raise UsageError("--maxnreg and --no-fp-fusion apply to NVIDIA targets "
+    if (maxnreg is not None or not fp_fusion or tma) and not (gpu or "").startswith("cuda"):
+        raise UsageError("--maxnreg, --no-fp-fusion and --tma apply to NVIDIA targets "
                          f"(cuda:...), not {gpu or target}")
     if maxnreg is not None and not 1 <= maxnreg <= 255:
         raise UsageError(f"--maxnreg {maxnreg}: 1 to 255 registers per thread")
@@ -256,6 +260,17 @@ def _all_gpu_stages():
     return {stage for spec in ("cuda:sm_90a", "hip:gfx942", "vulkan") for stage in _C.gpu_stages(spec)}
 
 
+def tensor_map_line(index, tensor_map):
+    """What a launch must pass as tensor map `index` (after the kernel's
+    parameters): cuTensorMapEncodeTiled's arguments, by parameter number."""
+    m = tensor_map
+    outer = ", ".join(f"param {p}" for p in m["shape"])
+    strides = ", ".join(f"param {p}" for p in m["strides"]) + ", 1"
+    return (f"tensor map {index}: base param {m['base']}, shape [{outer}], strides [{strides}] "
+            f"(elements, outermost first), {m['element']}, box {m['box']} (innermost first), "
+            f"{m['swizzle']}-byte swizzle, {'NaN' if m['nan_padding'] else 'zero'} fill")
+
+
 def usage_report(kernel):
     """Human-readable resource usage of a compiled tessera._C.GpuKernel."""
     usage = kernel.usage
@@ -272,6 +287,7 @@ def usage_report(kernel):
                      f"{known(usage['spill_loads'], ' bytes')} spill loads, "
                      f"{known(usage['stack'], ' bytes')} stack frame")
         lines += [line for line in usage["report"].splitlines() if line.strip()]
+        lines += [tensor_map_line(i, m) for i, m in enumerate(kernel.tensor_maps)]
     elif target.startswith("hip:"):
         lines.append(f"{known(usage['registers'])} VGPRs, {known(usage['scalar_registers'])} SGPRs, "
                      f"LDS {known(usage['smem'], ' bytes')}, spills {known(usage['spills'], ' bytes')}, "
@@ -288,15 +304,16 @@ def usage_report(kernel):
 
 
 def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, num_stages=None,
-                   verbose=False, fp_fusion=True, maxnreg=None):
+                   verbose=False, fp_fusion=True, maxnreg=None, tma=False):
     """bytes or str: the requested output for the kernel named by `spec`.
 
     With `verbose`, a GPU kernel's resource usage is printed to stderr. On
     NVIDIA, `fp_fusion` lets `a * b + c` become one fma (Triton's
-    enable_fp_fusion) and `maxnreg` caps the registers per thread."""
+    enable_fp_fusion), `maxnreg` caps the registers per thread and `tma`
+    copies pipelined host-descriptor blocks with TMA."""
     from . import _C
     from .errors import CompilationError
-    gpu = check_target(target, emit, num_warps, num_stages, fp_fusion, maxnreg)
+    gpu = check_target(target, emit, num_warps, num_stages, fp_fusion, maxnreg, tma)
     jit_fn = load_kernel(spec)
     try:
         values, plan = parse_signature(signature, jit_fn.arg_names, jit_fn.constexprs)
@@ -306,7 +323,7 @@ def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, n
     if gpu is not None:
         return _compile_gpu(compiled, gpu, emit, verbose, num_warps=num_warps or 4,
                             num_stages=num_stages or 2, fp_fusion=fp_fusion,
-                            max_registers=maxnreg or 0)
+                            max_registers=maxnreg or 0, tma=tma)
     if emit == "tile":
         return compiled.asm["tile"]
     if not _C.cpu_available():
@@ -317,7 +334,7 @@ def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, n
 
 
 def _compile_gpu(compiled, target, emit, verbose, **options):
-    """`options`: compile_gpu's num_warps, num_stages, fp_fusion, max_registers."""
+    """`options`: compile_gpu's num_warps, num_stages, fp_fusion, max_registers, tma."""
     from . import _C
     name = compiled.module.kernel_name
     out = None
@@ -352,6 +369,9 @@ def main(argv=None):
     parser.add_argument("--no-fp-fusion", dest="fp_fusion", action="store_false",
                         help="NVIDIA: round each product and sum (no fma for a * b + c)")
     parser.add_argument("--maxnreg", type=int, help="NVIDIA: registers per thread at most")
+    parser.add_argument("--tma", action="store_true",
+                        help="NVIDIA sm_90: copy pipelined host-descriptor blocks with TMA "
+                             "(tensor maps follow the parameters; --verbose lists them)")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="GPU: print registers, spills and shared memory to stderr")
     parser.add_argument("-o", "--output",
@@ -363,7 +383,7 @@ def main(argv=None):
     from .errors import CompilationError, LaunchError
     try:
         out = compile_kernel(args.kernel, args.signature, args.target, args.emit, args.num_warps,
-                             args.num_stages, args.verbose, args.fp_fusion, args.maxnreg)
+                             args.num_stages, args.verbose, args.fp_fusion, args.maxnreg, args.tma)
     except UsageError as e:
         print(f"tessera compile: error: {e}", file=sys.stderr)
         return 2

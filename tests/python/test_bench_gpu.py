@@ -295,3 +295,66 @@ def test_device_correctness_cases_on_cpu(name):
     case.launch(correctness.tessera_kernels(correctness.KERNELS), on)
     good, detail = on.verdict()
     assert good, detail
+
+
+def test_aot_export_of_the_tma_descriptor_gemm_lists_its_tensor_maps(tmp_path):
+    """Rows gemm-nn-dt: the descriptor GEMM exported with `tma`, its manifest
+    entry carrying the recipes of the tensor maps its launch encodes."""
+    pytest.importorskip("torch")
+    out = tmp_path / "aot"
+    result = subprocess.run([sys.executable, RUN, "--suite", "gemm", "--sizes", "512", "--dtypes",
+                             "bf16", "--layouts", "nn", "--gemm-kernels", "matmul_descriptors_tma",
+                             "--export", str(out)],
+                            capture_output=True, text=True, timeout=600, env=bench_env())
+    assert result.returncode == 0, result.stdout + result.stderr
+    import json
+    (entry,) = json.loads((out / "manifest.json").read_text())["entries"]
+    assert entry["kernel"] == "matmul_descriptors" and entry["tma"] and entry["spills"] == 0
+    assert [(m["base"], m["box"], m["swizzle"]) for m in entry["tensor_maps"]] == [
+        (0, [64, 128], 128), (4, [64, 64], 128)]
+
+
+class FakeTensorMap:
+    """tests/unit/runtime/cuda/FakeCudaDriver.h's FakeCudaTensorMap."""
+
+    @staticmethod
+    def structure():
+        import ctypes
+
+        class Fields(ctypes.Structure):
+            _fields_ = [("dataType", ctypes.c_int), ("rank", ctypes.c_uint),
+                        ("address", ctypes.c_void_p), ("dims", ctypes.c_ulonglong * 5),
+                        ("strides", ctypes.c_ulonglong * 4), ("box", ctypes.c_uint * 5),
+                        ("elementStrides", ctypes.c_uint * 5), ("interleave", ctypes.c_int),
+                        ("swizzle", ctypes.c_int), ("l2Promotion", ctypes.c_int),
+                        ("oobFill", ctypes.c_int), ("count", ctypes.c_uint)]
+        return Fields
+
+
+FAKE_CUDA = os.path.join(ROOT, "build", "lib", "libTesseraFakeCuda.so")
+
+
+@pytest.mark.skipif(not os.path.exists(FAKE_CUDA), reason="the fake CUDA driver is built with the tests")
+def test_aot_encodes_tensor_maps_as_the_runtime_does():
+    """aot.py restates the runtime's tensor-map encoding for machines without
+    a Tessera build: against the fake driver, the arguments of
+    cuTensorMapEncodeTiled are those CudaFakeDriverTest checks of the C++
+    runtime (innermost first, strides in bytes, 128-byte swizzle)."""
+    pytest.importorskip("torch")
+    import ctypes
+    aot = bench_module("aot")
+    driver = object.__new__(aot.CudaDriver)
+    driver.lib = ctypes.CDLL(FAKE_CUDA)
+    recipe = dict(base=0, shape=[1, 2], strides=[3], element="bf16", element_bytes=2,
+                  box=[64, 128], swizzle=128, nan_padding=True)
+    params = [("ptr", 0x10000), ("i32", 100), ("i32", 200), ("i64", 208)]
+    encoded = driver.encode_tensor_map(recipe, params)
+    assert len(encoded) == 128 and int.from_bytes(encoded[:8], "little") == 0x10000
+    driver.lib.tesseraFakeCudaLastTensorMap.restype = ctypes.POINTER(FakeTensorMap.structure())
+    seen = driver.lib.tesseraFakeCudaLastTensorMap().contents
+    assert (seen.dataType, seen.rank, seen.address) == (9, 2, 0x10000)
+    assert list(seen.dims[:2]) == [200, 100] and seen.strides[0] == 416
+    assert list(seen.box[:2]) == [64, 128] and list(seen.elementStrides[:2]) == [1, 1]
+    assert (seen.interleave, seen.swizzle, seen.l2Promotion, seen.oobFill) == (0, 3, 3, 1)
+    with pytest.raises(ValueError, match="TMA cannot describe"):
+        driver.encode_tensor_map(recipe, [("ptr", 0x10000), ("i32", 100), ("i32", 200), ("i64", 201)])

@@ -154,6 +154,32 @@ def test_host_descriptor_gemm_uses_tensor_cores_and_cp_async(kernels):
 
 
 @cli
+def test_tma_copies_host_descriptor_blocks_and_lists_the_tensor_maps(kernels):
+    """--tma on sm_90a: the A and B blocks are copied by cp.async.bulk.tensor
+    on mbarriers, the kernel takes a 128-byte tensor map for each after its
+    parameters, and --verbose says what a launch must encode."""
+    r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
+            "cuda:sm_90a", "--emit", "ptx", "--num-stages", "3", "--tma", "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx = r.stdout.decode()
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" in ptx
+    assert "mbarrier.try_wait.parity.shared::cta.b64" in ptx
+    assert "cp.async.cg.shared.global" not in ptx
+    assert ptx.count(".param .align 64 .b8") == 2
+    report = r.stderr.decode()
+    assert ("tensor map 0: base param 0, shape [param 1, param 2], strides [param 3, 1] "
+            "(elements, outermost first), f16, box [32, 64] (innermost first), 64-byte swizzle, "
+            "zero fill") in report, report
+    assert "tensor map 1: base param 4, shape [param 5, param 6], strides [param 7, 1]" in report
+    # Where TMA is not there, the option changes nothing.
+    r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target", "cuda:sm_80",
+            "--emit", "ptx", "--num-stages", "3", "--tma")
+    assert r.returncode == 0, r.stderr.decode()
+    assert "cp.async.bulk.tensor" not in r.stdout.decode()
+    assert "cp.async.cg.shared.global" in r.stdout.decode()
+
+
+@cli
 def test_num_stages_pipelines_the_k_loop_with_cp_async(kernels):
     def ptx(stages):
         r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", "cuda:sm_80", "--emit", "ptx",
@@ -253,6 +279,9 @@ def test_errors_name_the_source_line_and_the_target(kernels):
     (["--target", "vulkan", "--num-stages", "0"],
      "tessera compile: error: --num-stages 0: at least 1 is needed"),
     (["--num-warps", "8"], "tessera compile: error: --num-warps and --num-stages apply to GPU targets, not cpu"),
+    (["--target", "vulkan", "--tma"],
+     "tessera compile: error: --maxnreg, --no-fp-fusion and --tma apply to NVIDIA targets (cuda:...), "
+     "not vulkan:1.3:subgroup=32:shared=32768"),
 ])
 def test_usage_errors(kernels, args, message):
     r = run(f"{kernels}:add_kernel", "-s", ADD_SIG, *args)
@@ -300,6 +329,24 @@ def test_compile_gpu_returns_binary_assembly_and_usage(kernels):
     assert usage["spills"] == 0
     assert "ptxas" in usage["report"]
     assert kernel.abi is None
+
+
+def test_tensor_maps_of_a_tma_kernel(kernels):
+    """compile_gpu(tma=True): the recipes of the tensor maps a launch encodes
+    (parameter numbers of each descriptor's base, shape and outer strides)."""
+    module = traced(kernels, "matmul_descriptors", MATMUL_DESCRIPTORS_SIG)
+    kernel = _C.compile_gpu(module, "matmul_descriptors", "cuda:sm_90a", num_warps=4, num_stages=3,
+                            tma=True)
+    assert kernel.tensor_maps == [
+        dict(base=0, shape=[1, 2], strides=[3], element="f16", element_bytes=2, box=[32, 64],
+             swizzle=64, nan_padding=False),
+        dict(base=4, shape=[5, 6], strides=[7], element="f16", element_bytes=2, box=[64, 32],
+             swizzle=128, nan_padding=False),
+    ]
+    assert kernel.usage["spills"] == 0
+    untouched = _C.compile_gpu(module, "matmul_descriptors", "cuda:sm_90a", num_warps=4,
+                               num_stages=3)
+    assert untouched.tensor_maps == []
 
 
 def test_vulkan_kernels_carry_their_abi(kernels):

@@ -8,6 +8,8 @@ tests/python`` on a machine with a GPU runs them; elsewhere they skip saying
 why ("no CUDA device: ...").
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -247,6 +249,25 @@ def test_matmul_descriptor_persistent(place, rng, M, N, K, programs, block, stag
     c = place.put(rows_of_16_bytes(np.zeros((M, N), dtype=np.float16)))
     matmul_descriptor_persistent(place.put(rows_of_16_bytes(a)), place.put(rows_of_16_bytes(bt)), c,
                                  M, N, K, programs, block, subtile, num_stages=stages)
+    out = place.get(c)
+    ref = a.astype(np.float64) @ bt.astype(np.float64).T
+    np.testing.assert_allclose(out[:, :N].astype(np.float64), ref, rtol=2e-3, atol=2e-2)
+    np.testing.assert_array_equal(out[:, N:], 0)
+
+
+@pytest.mark.parametrize("M,N,K,block,stages", [
+    (130, 97, 72, (64, 64, 32), 3), (200, 260, 150, (128, 128, 64), 4)])
+def test_matmul_descriptor_persistent_with_tma(place, rng, M, N, K, block, stages):
+    # The same kernel with its descriptor blocks copied by TMA (sm_90): the
+    # boxes reach past M, N and K, where TMA fills zeros.
+    chip = re.search(r"sm_(\d+)", device_info("cuda")) if place.device == "cuda" else None
+    if not chip or int(chip.group(1)) < 90:
+        pytest.skip("TMA copies need an NVIDIA GPU of sm_90 or newer")
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    bt = rng.standard_normal((N, K)).astype(np.float16)
+    c = place.put(rows_of_16_bytes(np.zeros((M, N), dtype=np.float16)))
+    matmul_descriptor_persistent(place.put(rows_of_16_bytes(a)), place.put(rows_of_16_bytes(bt)), c,
+                                 M, N, K, 4, block, False, num_stages=stages, num_warps=4, tma=True)
     out = place.get(c)
     ref = a.astype(np.float64) @ bt.astype(np.float64).T
     np.testing.assert_allclose(out[:, :N].astype(np.float64), ref, rtol=2e-3, atol=2e-2)

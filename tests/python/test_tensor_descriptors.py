@@ -185,9 +185,11 @@ def matmul_host_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.
     c_desc.store([pid_m * BM, pid_n * BN], acc)
 
 
-def test_matmul_on_host_descriptors(backend, rng):
+@pytest.mark.parametrize("options", [{}, {"tma": True}])
+def test_matmul_on_host_descriptors(backend, rng, options):
     """Triton's host-descriptor GEMM form (tutorial 09) on ragged M, N, K:
-    the zero padding of blocks past K keeps the products exact."""
+    the zero padding of blocks past K keeps the products exact. The launch
+    option `tma` (TMA copies on NVIDIA sm_90) changes nothing elsewhere."""
     M, N, K = 45, 36, 52
     a = rng.standard_normal((M, K)).astype(np.float32)
     b = rng.standard_normal((K, N)).astype(np.float32)
@@ -195,7 +197,7 @@ def test_matmul_on_host_descriptors(backend, rng):
     BM, BN, BK = 16, 16, 16
     matmul_host_descriptors[(tessera.cdiv(M, BM), tessera.cdiv(N, BN))](
         TensorDescriptor.from_tensor(a, [BM, BK]), TensorDescriptor.from_tensor(b, [BK, BN]),
-        TensorDescriptor.from_tensor(c, [BM, BN]), K, BM=BM, BN=BN, BK=BK)
+        TensorDescriptor.from_tensor(c, [BM, BN]), K, BM=BM, BN=BN, BK=BK, **options)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
 
 

@@ -185,6 +185,40 @@ TEST_P(WgmmaCaseTest, EightLinesOfAChunkColumnHitDistinctBankPositions) {
       }
 }
 
+// What a TMA copy writes (PTX ISA, "Tensor-map swizzle modes"): a box of
+// `lines` lines of `swizzleBytes` bytes, line after line, each 16-byte chunk
+// moved to chunk index XOR (address bits 7 and up, as many as the swizzle has
+// chunks), at a destination aligned to the swizzle's repeat. A buffer of
+// panels filled box by box must put every operand element where sharedIndex
+// (and so wgmma) expects it.
+TEST_P(WgmmaCaseTest, TmaBoxesWriteEachPanelAsWgmmaReadsIt) {
+  const WgmmaCase &c = GetParam();
+  for (DotOperand operand : {DotOperand::A, DotOperand::B}) {
+    std::optional<SwizzledPanels> panels = dot->swizzledPanels(operand);
+    ASSERT_TRUE(panels.has_value());
+    int64_t rows = operand == DotOperand::A ? c.m : c.k;
+    int64_t cols = operand == DotOperand::A ? c.k : c.n;
+    EXPECT_EQ(panels->linesAreRows, operand == DotOperand::A || c.bNMajor);
+    EXPECT_EQ(panels->lines, panels->linesAreRows ? rows : cols);
+    EXPECT_EQ(panels->panels * panels->panelElements(), panels->linesAreRows ? cols : rows);
+    EXPECT_EQ(panels->panelBytes() % (8 * panels->swizzleBytes), 0)
+        << "each panel starts on the swizzle's repeat";
+    int64_t chunks = panels->swizzleBytes / 16;
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t col = 0; col < cols; ++col) {
+        int64_t line = panels->linesAreRows ? row : col;
+        int64_t along = panels->linesAreRows ? col : row;
+        int64_t address = (along / panels->panelElements()) * panels->panelBytes() +
+                          line * panels->swizzleBytes +
+                          (along % panels->panelElements()) * elementBytes();
+        int64_t written = address ^ (((address >> 7) & (chunks - 1)) << 4);
+        ASSERT_EQ(written / elementBytes(),
+                  foldedSharedIndex(&context, *dot, operand, row, col))
+            << (operand == DotOperand::A ? "A" : "B") << " (" << row << ", " << col << ")";
+      }
+  }
+}
+
 std::vector<WarpgroupOutputs> WgmmaCaseTest::simulate(uint64_t aAddress, uint64_t bAddress,
                                                       const std::vector<double> &a,
                                                       const std::vector<double> &b,

@@ -320,6 +320,28 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
                 f"warps={warps} stages={stages}{' tma' if tma else ''}", run, on_cpu=on_cpu)
 
 
+def device_descriptor_matmul_case(size=(150, 137, 203), block=(64, 64, 32)):
+    """C = A @ B on descriptors made in the kernel from its arguments (i32
+    row strides over rows padded to 16 bytes), copied with TMA on sm_90."""
+    M, N, K = size
+    BM, BN, BK = block
+
+    def run(kernels, on):
+        a = on.input((M, padded(K, 2)), "bf16")
+        b = on.input((K, padded(N, 2)), "bf16")
+        c = on.zeros((M, padded(N, 4)), "fp32")
+        kernels.device_descriptor_matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+            a, b, c, M, N, K, a.shape[1], b.shape[1], c.shape[1], BM=BM, BN=BN, BK=BK,
+            num_warps=4, num_stages=3, tma=True)
+
+        def expected():
+            result = np.zeros((M, padded(N, 4)))
+            result[:, :N] = host(a)[:, :K] @ host(b)[:, :N]
+            return result
+        on.check(c, expected, rtol=1e-4, atol=1e-3)
+    return Case(f"device descriptor matmul bf16 nn {M}x{N}x{K} tile {BM}x{BN}x{BK} tma", run)
+
+
 def cases():
     found = []
     for dtype in ("fp16", "bf16"):
@@ -395,6 +417,7 @@ def cases():
                                         tma=True, on_cpu=False))
     found.append(descriptor_matmul_case("nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
                                         tma=True, on_cpu=False))
+    found.append(device_descriptor_matmul_case())
     return found
 
 

@@ -208,6 +208,21 @@ def descriptor_copy(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 
 
 @jit
+def device_descriptor_matmul(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc, BM: tl.constexpr,
+                             BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B on descriptors made in the kernel from its arguments
+    (Triton's device-side form), rows `lda`, `ldb`, `ldc` elements apart."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[lda, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[ldb, 1], block_shape=[BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[ldc, 1], block_shape=[BM, BN])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a_desc.load([tl.program_id(0) * BM, k]),
+                     b_desc.load([k, tl.program_id(1) * BN]), acc)
+    c_desc.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc)
+
+
+@jit
 def descriptor_matmul(a_desc, b_desc, c_desc, K, B_ROWS_ARE_N: tl.constexpr, BM: tl.constexpr,
                       BN: tl.constexpr, BK: tl.constexpr):
     """C = A @ B on host tensor descriptors; B is [K, N], or with

@@ -34,8 +34,8 @@ struct ResourceUsage {
 /// Such parameters follow the kernel's signature, in this order.
 struct TensorMapParam {
   /// Argument numbers in the kernel's signature: the base pointer, each
-  /// extent (i32) and each stride but the innermost (i64, in elements; the
-  /// innermost is 1), outermost first.
+  /// extent (i32) and each stride but the innermost (i32 or i64, in
+  /// elements; the innermost is 1), outermost first.
   unsigned base = 0;
   std::vector<unsigned> shape, outerStrides;
   /// The element type's name ("bf16", "f16", "f32", "i8", ...) and bytes.

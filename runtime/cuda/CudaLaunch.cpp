@@ -210,7 +210,7 @@ llvm::Error CudaDevice::launch(const CudaKernel &kernel, Grid grid, llvm::ArrayR
   }
   const CudaDriver &driver = state_->driver;
   llvm::SmallVector<TensorMap, 2> tensorMaps;
-  if (llvm::Error err = encodeTensorMaps(driver, loaded.tensorMaps, slots, tensorMaps, where))
+  if (llvm::Error err = encodeTensorMaps(driver, loaded.tensorMaps, signature, slots, tensorMaps, where))
     return err;
   for (TensorMap &map : tensorMaps)
     params.push_back(map.bytes);

@@ -49,6 +49,7 @@ int swizzleOf(unsigned bytes) {
 
 llvm::Expected<TensorMapEncoding>
 tessera::runtime::cuda::tensorMapEncoding(const gpu::TensorMapParam &param,
+                                          const KernelSignature &signature,
                                           llvm::ArrayRef<uint64_t> slots,
                                           const llvm::Twine &where) {
   auto fail = [&](const llvm::Twine &why) {
@@ -61,10 +62,23 @@ tessera::runtime::cuda::tensorMapEncoding(const gpu::TensorMapParam &param,
     return fail("the kernel's tensor map for argument " + llvm::Twine(param.base) +
                 " is malformed (rank " + llvm::Twine(rank) + ", element " + param.element + ")");
   auto slot = [&](unsigned argument) -> llvm::Expected<uint64_t> {
-    if (argument >= slots.size())
+    if (argument >= slots.size() || argument >= signature.params.size())
       return fail("the kernel's tensor map reads argument " + llvm::Twine(argument) +
                   " of a launch with " + llvm::Twine(slots.size()));
     return slots[argument];
+  };
+  // Slots hold values zero-extended: an i32 is sign-extended back.
+  auto integer = [&](unsigned argument) -> llvm::Expected<int64_t> {
+    llvm::Expected<uint64_t> value = slot(argument);
+    if (!value)
+      return value.takeError();
+    switch (signature.params[argument].kind) {
+    case ArgKind::I32: return static_cast<int64_t>(static_cast<int32_t>(*value));
+    case ArgKind::I64: return static_cast<int64_t>(*value);
+    default:
+      return fail("the kernel's tensor map reads argument " + llvm::Twine(argument) + " (" +
+                  toString(signature.params[argument].kind) + ") as an integer");
+    }
   };
 
   TensorMapEncoding encoding;
@@ -81,10 +95,10 @@ tessera::runtime::cuda::tensorMapEncoding(const gpu::TensorMapParam &param,
   encoding.address = reinterpret_cast<void *>(static_cast<uintptr_t>(*base));
   for (unsigned dim = 0; dim < rank; ++dim) {
     unsigned outer = rank - 1 - dim; // the descriptor lists dimensions outermost first
-    llvm::Expected<uint64_t> extent = slot(param.shape[outer]);
+    llvm::Expected<int64_t> extent = integer(param.shape[outer]);
     if (!extent)
       return extent.takeError();
-    auto value = static_cast<int64_t>(static_cast<int32_t>(*extent));
+    int64_t value = *extent;
     if (value < 1 || uint64_t(value) > kMaxExtent)
       return fail(llvm::formatv("argument {0} (extent {1} of a tensor descriptor) is {2}; TMA "
                                 "describes extents of at least 1",
@@ -95,10 +109,10 @@ tessera::runtime::cuda::tensorMapEncoding(const gpu::TensorMapParam &param,
     encoding.elementStrides[dim] = 1;
     if (dim == 0)
       continue;
-    llvm::Expected<uint64_t> stride = slot(param.outerStrides[outer]);
+    llvm::Expected<int64_t> stride = integer(param.outerStrides[outer]);
     if (!stride)
       return stride.takeError();
-    auto elements = static_cast<int64_t>(*stride);
+    int64_t elements = *stride;
     uint64_t bytes = uint64_t(elements) * param.elementBytes;
     if (elements < 1 || bytes % kGlobalAlignment != 0 || bytes >= kMaxStrideBytes)
       return fail(llvm::formatv("argument {0} (stride {1} of a tensor descriptor) is {2} "
@@ -114,6 +128,7 @@ tessera::runtime::cuda::tensorMapEncoding(const gpu::TensorMapParam &param,
 
 llvm::Error tessera::runtime::cuda::encodeTensorMaps(const CudaDriver &driver,
                                                      llvm::ArrayRef<gpu::TensorMapParam> params,
+                                                     const KernelSignature &signature,
                                                      llvm::ArrayRef<uint64_t> slots,
                                                      llvm::SmallVectorImpl<TensorMap> &maps,
                                                      const llvm::Twine &where) {
@@ -125,7 +140,7 @@ llvm::Error tessera::runtime::cuda::encodeTensorMaps(const CudaDriver &driver,
     return llvm::createStringError(where + ": the kernel copies with TMA, and this CUDA driver "
                                            "lacks cuTensorMapEncodeTiled (CUDA 12 or newer)");
   for (auto [param, map] : llvm::zip(params, maps)) {
-    llvm::Expected<TensorMapEncoding> e = tensorMapEncoding(param, slots, where);
+    llvm::Expected<TensorMapEncoding> e = tensorMapEncoding(param, signature, slots, where);
     if (!e)
       return e.takeError();
     if (llvm::Error err = driver.check(

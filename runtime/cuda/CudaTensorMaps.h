@@ -5,6 +5,7 @@
 #define TESSERA_RUNTIME_CUDA_CUDATENSORMAPS_H
 
 #include "lowering/gpu/KernelBinary.h"
+#include "runtime/Runtime.h"
 #include "runtime/cuda/CudaDriver.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -36,19 +37,20 @@ struct TensorMapEncoding {
   int oobFill = 0; ///< CUtensorMapFloatOOBfill
 };
 
-/// The encoding of `param` for a launch whose packed arguments are `slots`
-/// (packArgument's). An error, prefixed by `where`, names the argument whose
-/// value TMA cannot describe (an extent below 1, a base or stride that is not
-/// a multiple of 16 bytes).
+/// The encoding of `param` for a launch of a kernel of `signature` whose
+/// packed arguments are `slots` (packArgument's). An error, prefixed by
+/// `where`, names the argument whose value TMA cannot describe (an extent
+/// below 1, a base or stride that is not a multiple of 16 bytes).
 llvm::Expected<TensorMapEncoding> tensorMapEncoding(const gpu::TensorMapParam &param,
+                                                    const KernelSignature &signature,
                                                     llvm::ArrayRef<uint64_t> slots,
                                                     const llvm::Twine &where);
 
 /// Encodes every tensor map of `params` into `maps` (resized to fit).
 llvm::Error encodeTensorMaps(const CudaDriver &driver,
                              llvm::ArrayRef<gpu::TensorMapParam> params,
-                             llvm::ArrayRef<uint64_t> slots, llvm::SmallVectorImpl<TensorMap> &maps,
-                             const llvm::Twine &where);
+                             const KernelSignature &signature, llvm::ArrayRef<uint64_t> slots,
+                             llvm::SmallVectorImpl<TensorMap> &maps, const llvm::Twine &where);
 
 } // namespace tessera::runtime::cuda
 

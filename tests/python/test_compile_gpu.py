@@ -61,6 +61,20 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
+    def matmul_device_descriptors(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr,
+                                  BN: tl.constexpr, BK: tl.constexpr):
+        a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+        c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = a_desc.load([tl.program_id(0) * BM, k])
+            b = b_desc.load([k, tl.program_id(1) * BN])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc)
+
+
+    @triton.jit
     def printing(x_ptr, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + tl.arange(0, BLOCK))
         tl.device_print("x = ", x)
@@ -347,6 +361,19 @@ def test_tensor_maps_of_a_tma_kernel(kernels):
     untouched = _C.compile_gpu(module, "matmul_descriptors", "cuda:sm_90a", num_warps=4,
                                num_stages=3)
     assert untouched.tensor_maps == []
+
+
+def test_descriptors_made_in_the_kernel_from_arguments_get_tensor_maps(kernels):
+    """Triton's device-side form, tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1],
+    ...): made of arguments alone, its maps are encoded at launch like a host
+    descriptor's (the i32 strides sign-extended); none is built in the kernel."""
+    module = traced(kernels, "matmul_device_descriptors",
+                    "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, 64, 64, 32")
+    kernel = _C.compile_gpu(module, "matmul_device_descriptors", "cuda:sm_90a", num_warps=4,
+                            num_stages=3, tma=True)
+    assert [(m["base"], m["shape"], m["strides"]) for m in kernel.tensor_maps] == [
+        (0, [3, 5], [5]), (1, [5, 4], [4])]
+    assert "cp.async.bulk.tensor.2d" in kernel.assembly
 
 
 def test_vulkan_kernels_carry_their_abi(kernels):

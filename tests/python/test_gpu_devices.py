@@ -22,6 +22,7 @@ from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, b
                            cast_kernel, dot_kernel, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
+from test_tensor_descriptors import matmul_through_device_descriptors
 from test_tutorials import (_layer_norm_fwd_fused, add_kernel, matmul_descriptor_persistent,
                             matmul_kernel, matmul_kernel_persistent, rows_of_16_bytes,
                             softmax_kernel, softmax_reference)
@@ -272,6 +273,22 @@ def test_matmul_descriptor_persistent_with_tma(place, rng, M, N, K, block, stage
     ref = a.astype(np.float64) @ bt.astype(np.float64).T
     np.testing.assert_allclose(out[:, :N].astype(np.float64), ref, rtol=2e-3, atol=2e-2)
     np.testing.assert_array_equal(out[:, N:], 0)
+
+
+@pytest.mark.parametrize("M,N,K,block", [(150, 136, 200, (64, 64, 32)),
+                                         (300, 264, 312, (128, 128, 64))])
+def test_matmul_device_descriptors_with_tma(place, rng, M, N, K, block):
+    # Descriptors made in the kernel from its arguments, copied by TMA.
+    chip = re.search(r"sm_(\d+)", device_info("cuda")) if place.device == "cuda" else None
+    if not chip or int(chip.group(1)) < 90:
+        pytest.skip("TMA copies need an NVIDIA GPU of sm_90 or newer")
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = place.empty((M, N), np.float32)
+    matmul_through_device_descriptors(place.put(a), place.put(b), c, block, num_warps=4,
+                                      num_stages=3, tma=True)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(place.get(c), ref, rtol=2e-3, atol=2e-2)
 
 
 @pytest.mark.parametrize("M,N,block", [(1, 8, None), (5, 300, None), (9, 300, 64), (4, 1151, 256)])

@@ -201,6 +201,40 @@ def test_matmul_on_host_descriptors(backend, rng, options):
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
 
 
+@tessera.jit
+def matmul_device_descriptors(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                              BK: tl.constexpr):
+    """Triton's device-side descriptor form: made in the kernel from its
+    arguments, which on NVIDIA with `tma` gives each a tensor map encoded at
+    launch (docs/gpu-nvidia.md, "Tensor maps (TMA)")."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a_desc.load([tl.program_id(0) * BM, k]),
+                     b_desc.load([k, tl.program_id(1) * BN]), acc)
+    c_desc.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc)
+
+
+def matmul_through_device_descriptors(a, b, c, block, **options):
+    """C = A @ B for [M, K] and [K, N] arrays whose row lengths are multiples
+    of 16 bytes, as a descriptor's outer strides must be."""
+    (M, K), N = a.shape, b.shape[1]
+    BM, BN, BK = block
+    matmul_device_descriptors[(tessera.cdiv(M, BM), tessera.cdiv(N, BN))](
+        a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, **options)
+
+
+def test_matmul_on_device_descriptors(backend, rng):
+    M, N, K = 45, 40, 56
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c = np.zeros((M, N), dtype=np.float32)
+    matmul_through_device_descriptors(a, b, c, (16, 16, 16), tma=True)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
 def set_block_shapes(nargs):
     """The pre_hook of Triton's tutorial 09: each config sets its blocks."""
     nargs["src"].block_shape = [nargs["BM"], nargs["BN"]]

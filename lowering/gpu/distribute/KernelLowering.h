@@ -38,9 +38,9 @@ struct TensorDescriptor {
   int64_t rowAlignment = 1;
   /// Proved: the shape's last extent is a multiple of this.
   int64_t lastExtentDivisibility = 1;
-  /// Where the descriptor is a host descriptor, passed whole as kernel
-  /// arguments (base, shape, outer strides; inner stride 1): their argument
-  /// numbers, from which a launch can encode a TMA tensor map.
+  /// Where the descriptor is made of kernel arguments alone (base, shape,
+  /// outer strides, i32 or i64; inner stride 1), as a host descriptor is:
+  /// their argument numbers, from which a launch can encode a TMA tensor map.
   struct HostArguments {
     unsigned base = 0;
     llvm::SmallVector<int64_t> shape, outerStrides;

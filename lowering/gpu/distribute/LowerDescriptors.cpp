@@ -61,10 +61,14 @@ Value paddingValue(OpBuilder &builder, Location loc, Type element, tile::Padding
 
 /// The kernel arguments `desc` is made of, where it is made of nothing else:
 /// a pointer argument itself, and extents and outer strides that are
-/// arguments (a host descriptor as the JIT passes it).
+/// arguments (a host descriptor as the JIT passes it; an outer stride may
+/// also be a sign-extended i32 argument, as in
+/// `tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], ...)`).
 std::optional<TensorDescriptor::HostArguments> hostArgumentsOf(KernelLowering &k,
                                                                const TensorDescriptor &desc) {
   auto argumentNumber = [&](Value value) -> std::optional<int64_t> {
+    if (auto widened = value.getDefiningOp<arith::ExtSIOp>())
+      value = widened.getIn();
     auto argument = dyn_cast_or_null<BlockArgument>(value);
     if (!argument || argument.getOwner() != &k.kernel.getBody().front() ||
         argument.getArgNumber() >= k.kernel.getNumArguments())

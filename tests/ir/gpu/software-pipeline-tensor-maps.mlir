@@ -62,15 +62,17 @@ tile.func @tma_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32,
 
 // -----
 
-// A descriptor whose strides are not proved to be multiples of 16 bytes, or
-// that is not made of arguments alone, is copied with cp.async.
+// A descriptor whose strides are not proved to be multiples of 16 bytes (A),
+// or that is not made of arguments alone (B's stride is 64 N), is copied
+// with cp.async.
 tile.func @not_tma(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %one = arith.constant 1 : i64
   %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one]
           : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
-  %ldb = arith.extsi %N : i32 to i64
+  %N2 = arith.muli %N, %c64 : i32
+  %ldb = arith.extsi %N2 : i32 to i64
   %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one]
           : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x128xbf16>>
   %acc0 = arith.constant dense<0.0> : tensor<64x128xf32>
@@ -91,3 +93,37 @@ tile.func @not_tma(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, 
 // CHECK-NOT: tessera.tensor_maps
 // CHECK-NOT: cp.async.bulk.tensor
 // CHECK: nvgpu.device_async_copy
+
+// -----
+
+// Made in the kernel from arguments, as tl.make_tensor_descriptor(a_ptr,
+// [M, K], [K, 1], ...) is: the i32 stride is sign-extended, the recipe
+// names the i32 argument, and the launch encodes the map as for a host
+// descriptor.
+tile.func @kernel_made(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %lda = arith.extsi %K : i32 to i64
+  %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %ldb = arith.extsi %N : i32 to i64
+  %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x128xbf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_i = %acc0) -> (tensor<64x128xf32>) : i32 {
+    %at = tile.descriptor_load %da[%c0, %k] : !tile.tensordesc<tensor<64x64xbf16>>
+    %bt = tile.descriptor_load %db[%k, %c0] : !tile.tensordesc<tensor<64x128xbf16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x64xbf16> * tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %next : tensor<64x128xf32>
+  }
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldb, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x128xf32>>
+  tile.descriptor_store %dc[%c0, %c0], %acc : !tile.tensordesc<tensor<64x128xf32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @kernel_made
+// CHECK-SAME: tessera.tensor_maps = [{base = 0 : i64, box = array<i64: 64, 64>, element = bf16, padding = "zero", shape = array<i64: 1, 2>, strides = array<i64: 2>, swizzle = 128 : i64}, {base = 3 : i64, box = array<i64: 64, 64>, element = bf16, padding = "zero", shape = array<i64: 2, 4>, strides = array<i64: 4>, swizzle = 128 : i64}]
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: cp.async.bulk.tensor.2d

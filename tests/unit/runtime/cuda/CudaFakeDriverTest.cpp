@@ -219,6 +219,27 @@ TEST_F(CudaFakeDriver, TensorMapsRefuseWhatTmaCannotDescribe) {
             std::string::npos);
 }
 
+TEST_F(CudaFakeDriver, TensorMapStridesMayBeSignExtendedI32Arguments) {
+  // tl.make_tensor_descriptor(x, [M, K], [K, 1], ...) with K an i32.
+  gpu::KernelBinary binary = tensorMapBinary();
+  binary.binary = fakeBinary("tma", "params=8,4,4,4,128").binary;
+  KernelSignature signature =
+      signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I32});
+  llvm::Expected<CudaKernel> kernel = device->load(binary, signature);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  llvm::Expected<CudaBuffer> buffer = device->allocate(100 * 208 * 2);
+  ASSERT_TRUE(bool(buffer));
+  llvm::Error err = device->launch(*kernel, {1, 1, 1}, {*buffer, 100, 200, 208},
+                                   {.synchronize = true});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  EXPECT_EQ(tesseraFakeCudaLastTensorMap()->strides[0], 416u);
+  err = device->launch(*kernel, {1, 1, 1}, {*buffer, 100, 200, -16}, {.synchronize = true});
+  std::string error = err ? llvm::toString(std::move(err)) : "";
+  EXPECT_NE(error.find("argument 3 (stride 0 of a tensor descriptor) is -16 elements"),
+            std::string::npos)
+      << error;
+}
+
 TEST_F(CudaFakeDriver, ATensorMapParameterMustTake128Bytes) {
   gpu::KernelBinary binary = tensorMapBinary();
   binary.binary = fakeBinary("tma", "params=8,4,4,8,8").binary;

@@ -817,7 +817,11 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     if (failed(reserved))
       return failure();
     barriers = *reserved;
-    barriers->initialize(k, builder, loc);
+    llvm::SetVector<Value> maps;
+    for (const Ring &ring : rings)
+      if (ring.tensorCopy)
+        maps.insert(ring.tensorCopy->map);
+    barriers->initialize(k, builder, loc, maps.getArrayRef());
   }
 
   bases = k.pointerBases(loop.getInitArgs());

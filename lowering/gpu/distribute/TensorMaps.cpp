@@ -127,12 +127,15 @@ Value StageBarriers::address(OpBuilder &builder, Location loc, Value stage) cons
   return stageAddress(builder, loc, {buffer, stage}, kBarrierBytes, 0);
 }
 
-void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location loc) const {
+void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location loc,
+                               ValueRange tensorMaps) const {
   scf::IfOp::create(builder, loc, k.thread.isFirstThread(), [&](OpBuilder &then, Location loc) {
     for (unsigned stage = 0; stage < stages; ++stage)
       inlinePtx(then, loc, {}, {address(then, loc, indexConstant(then, loc, stage))},
                 "mbarrier.init.shared::cta.b64 [$0], 1;", "r");
     inlinePtx(then, loc, {}, {}, "fence.mbarrier_init.release.cluster;", "");
+    for (Value map : tensorMaps)
+      inlinePtx(then, loc, {}, {map}, "prefetch.tensormap [$0];", "l");
     scf::YieldOp::create(then, loc);
   });
   mlir::gpu::BarrierOp::create(builder, loc);

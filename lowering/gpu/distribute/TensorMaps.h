@@ -61,10 +61,12 @@ class StageBarriers {
 public:
   static mlir::FailureOr<StageBarriers> reserve(KernelLowering &k, mlir::Operation *user,
                                                 unsigned stages);
-  /// Thread 0 initializes each for one arrival and fences the
-  /// initialization for the async proxy; then a barrier: no thread waits on
-  /// one before.
-  void initialize(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc) const;
+  /// Thread 0 initializes each for one arrival, fences the initialization
+  /// for the async proxy and prefetches the descriptors of `tensorMaps` (so
+  /// that the first copies need not fetch them); then a barrier: no thread
+  /// waits on an mbarrier before.
+  void initialize(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
+                  mlir::ValueRange tensorMaps) const;
   /// The shared address (i32) of stage `stage`'s mbarrier.
   mlir::Value address(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stage) const;
   /// Arrives at `barrier`, expecting `bytes` from the copies that follow.

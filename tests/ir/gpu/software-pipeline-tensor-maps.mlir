@@ -36,6 +36,8 @@ tile.func @tma_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32,
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: "mbarrier.init.shared::cta.b64 [$0], 1;"
 // CHECK: "fence.mbarrier_init.release.cluster;"
+// CHECK: "prefetch.tensormap [$0];", "l" %[[A_MAP]]
+// CHECK: "prefetch.tensormap [$0];", "l" %[[B_MAP]]
 // CHECK: gpu.barrier
 // The prologue's copies, each of 64x64 (A) + 2x64x64 (B's two panels) bf16 = 24 KiB:
 // CHECK: "{ .reg .b64 %tessera_state; mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }", "r,r" %{{.*}}, %c24576_i32

@@ -251,9 +251,17 @@ def matmul_descriptors(a_desc, b_desc, c_desc, M, N, K, B_ROWS_ARE_N: tl.constex
                        GROUP_M: tl.constexpr):
     """C = A @ B on tensor descriptors made on the host, the form Triton's
     Hopper users write (its tutorial 09): Triton copies their blocks with TMA,
-    Tessera with cp.async. B is [K, N], or with B_ROWS_ARE_N the [N, K]
-    weight of a PyTorch Linear."""
+    Tessera with cp.async, or with TMA when launched with tma=True. B is
+    [K, N], or with B_ROWS_ARE_N the [N, K] weight of a PyTorch Linear."""
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    descriptor_tile(a_desc, b_desc, c_desc, K, pid_m, pid_n, B_ROWS_ARE_N, BLOCK_M, BLOCK_N,
+                    BLOCK_K)
+
+
+@jit
+def descriptor_tile(a_desc, b_desc, c_desc, K, pid_m, pid_n, B_ROWS_ARE_N: tl.constexpr,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """Output tile (pid_m, pid_n) of the descriptor GEMMs."""
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_K):
         a = a_desc.load([pid_m * BLOCK_M, k])
@@ -263,3 +271,19 @@ def matmul_descriptors(a_desc, b_desc, c_desc, M, N, K, B_ROWS_ARE_N: tl.constex
             b = b_desc.load([k, pid_n * BLOCK_N])
         acc = tl.dot(a, b, acc)
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
+@jit
+def matmul_descriptors_persistent(a_desc, b_desc, c_desc, M, N, K, B_ROWS_ARE_N: tl.constexpr,
+                                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                                  NUM_SMS: tl.constexpr):
+    """The descriptor GEMM in the persistent form of Triton's tutorial 09
+    (its TMA kernel): NUM_SMS programs walk the output tiles, the tile loop
+    flattened with the K loop, so that the next tile's copies overlap this
+    tile's last dots and its epilogue."""
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    for tile in tl.range(tl.program_id(0), tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        descriptor_tile(a_desc, b_desc, c_desc, K, pid_m, pid_n, B_ROWS_ARE_N, BLOCK_M, BLOCK_N,
+                        BLOCK_K)

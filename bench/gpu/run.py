@@ -143,28 +143,38 @@ PERSISTENT_GEMMS = {"matmul_persistent": "-p", "matmul_persistent_carried": "-pc
 # block shapes are the descriptors'): the largest of MATMUL_CONFIGS, which
 # both pick for `matmul` at 4096^3 on an H100.
 DESCRIPTOR_GEMM = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=3)
-# matmul_descriptors_tma is the same kernel with Tessera's launch option tma
-# (TMA copies, as Triton makes of descriptors anyway).
-DESCRIPTOR_GEMMS = {"matmul_descriptors": "-d", "matmul_descriptors_tma": "-dt"}
+# The GEMMs on host descriptors: a "_tma" row launches the kernel with
+# Tessera's launch option tma (TMA copies, as Triton makes of descriptors
+# anyway); the persistent ones run one program per SM.
+DESCRIPTOR_GEMMS = {"matmul_descriptors": "-d", "matmul_descriptors_tma": "-dt",
+                    "matmul_descriptors_persistent": "-dp",
+                    "matmul_descriptors_persistent_tma": "-dpt"}
 GEMM_ROW_SUFFIXES = {**PERSISTENT_GEMMS, **DESCRIPTOR_GEMMS}
 
 
-def launch_descriptor_gemm(module, a, b, c, tma=False):
-    """C = A @ B by kernels.py's matmul_descriptors, on descriptors of
-    `module`'s TensorDescriptor class; an NT B (a transposed [N, K] tensor)
-    is described as the [N, K] tensor it is. With `tma`, Tessera copies the
-    blocks with TMA (Triton does without being asked)."""
+def launch_descriptor_gemm(module, a, b, c, kernel, programs):
+    """C = A @ B by kernels.py's descriptor GEMM `kernel` (DESCRIPTOR_GEMMS),
+    on descriptors of `module`'s TensorDescriptor class; an NT B (a transposed
+    [N, K] tensor) is described as the [N, K] tensor it is. A persistent one
+    runs `programs` programs; a "_tma" one has Tessera copy the blocks with
+    TMA (Triton does without being asked)."""
     (M, K), N = a.shape, b.shape[1]
     cfg = DESCRIPTOR_GEMM
     rows_are_n = b.stride(0) == 1 and b.stride(1) != 1
     describe = lambda x, block: module.TensorDescriptor(x, list(x.shape), list(x.stride()), block)
     b_desc = (describe(b.t(), [cfg["BLOCK_N"], cfg["BLOCK_K"]]) if rows_are_n
               else describe(b, [cfg["BLOCK_K"], cfg["BLOCK_N"]]))
-    grid = (triton_cdiv(M, cfg["BLOCK_M"]) * triton_cdiv(N, cfg["BLOCK_N"]),)
-    module.matmul_descriptors[grid](describe(a, [cfg["BLOCK_M"], cfg["BLOCK_K"]]), b_desc,
+    tiles = triton_cdiv(M, cfg["BLOCK_M"]) * triton_cdiv(N, cfg["BLOCK_N"])
+    options = dict(cfg)
+    if kernel.endswith("_tma") and module.COMPILER == "tessera":
+        options["tma"] = True
+    name = kernel.removesuffix("_tma")
+    if name == "matmul_descriptors_persistent":
+        options["NUM_SMS"] = programs
+        tiles = min(tiles, programs)
+    getattr(module, name)[(tiles,)](describe(a, [cfg["BLOCK_M"], cfg["BLOCK_K"]]), b_desc,
                                     describe(c, [cfg["BLOCK_M"], cfg["BLOCK_N"]]), M, N, K,
-                                    B_ROWS_ARE_N=rows_are_n, **cfg,
-                                    **({"tma": True} if tma and module.COMPILER == "tessera" else {}))
+                                    B_ROWS_ARE_N=rows_are_n, **options)
 
 
 def launch_gemm(module, a, b, c, kernel="matmul", programs=None):
@@ -172,7 +182,7 @@ def launch_gemm(module, a, b, c, kernel="matmul", programs=None):
     persistent GEMM (PERSISTENT_GEMMS: at most `programs` programs, one per
     SM, walking the tiles) or DESCRIPTOR_GEMMS (host descriptors)."""
     if kernel in DESCRIPTOR_GEMMS:
-        return launch_descriptor_gemm(module, a, b, c, tma=kernel.endswith("_tma"))
+        return launch_descriptor_gemm(module, a, b, c, kernel, programs)
     (M, K), N = a.shape, b.shape[1]
     tiles = lambda meta: triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"])
     if kernel in PERSISTENT_GEMMS:
@@ -473,7 +483,8 @@ def main():
                              "tutorial; rows gemm-nn-pc, gemm-nt-pc), matmul_descriptors (host "
                              "tensor descriptors, TMA in Triton; rows gemm-nn-d, gemm-nt-d), "
                              "matmul_descriptors_tma (the same, TMA in Tessera too; rows "
-                             "gemm-nn-dt, gemm-nt-dt)")
+                             "gemm-nn-dt, gemm-nt-dt), matmul_descriptors_persistent[_tma] "
+                             "(tutorial 09's persistent TMA form; rows -dp, -dpt)")
     parser.add_argument("--layouts", default="nn,nt",
                         help="GEMM operand layouts: nn (B row-major [K, N]), nt (B the transpose of "
                              "a row-major [N, K], as a PyTorch Linear's weight)")

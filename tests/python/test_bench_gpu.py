@@ -222,12 +222,14 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
 
 
 @pytest.mark.parametrize("layout", ["nn", "nt"])
-def test_descriptor_gemm_matches_torch_on_ragged_shapes(layout, monkeypatch):
-    """The benchmark's GEMM on host tensor descriptors (run.py's launch) on
+@pytest.mark.parametrize("kernel", ["matmul_descriptors", "matmul_descriptors_persistent_tma"])
+def test_descriptor_gemm_matches_torch_on_ragged_shapes(layout, kernel, monkeypatch):
+    """The benchmark's GEMMs on host tensor descriptors (run.py's launch) on
     Tessera's CPU backend, with 32x64x32 blocks instead of the benchmark's
     128x256x64, which take a minute to compile for the CPU: 150x136 leaves
     ragged tiles on both edges, K = 200 a ragged last block; NT describes B
-    as the [N, K] tensor it transposes."""
+    as the [N, K] tensor it transposes. The persistent one walks the 25
+    tiles with 3 programs (its `tma` matters only on NVIDIA)."""
     torch = pytest.importorskip("torch")
     run = bench_module("run")
     monkeypatch.setattr(run, "DESCRIPTOR_GEMM", dict(BLOCK_M=32, BLOCK_N=64, BLOCK_K=32, GROUP_M=2,
@@ -239,7 +241,7 @@ def test_descriptor_gemm_matches_torch_on_ragged_shapes(layout, monkeypatch):
     if layout == "nt":
         b = b.t().contiguous().t()
     c = torch.full((M, N), float("nan"), dtype=torch.bfloat16)
-    run.launch_gemm(run.tessera_kernels(), a, b, c, "matmul_descriptors")
+    run.launch_gemm(run.tessera_kernels(), a, b, c, kernel, programs=3)
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=2e-2)
 
 

@@ -64,9 +64,10 @@
 // multiples of the run), that is all its copy costs.
 // Loads beyond the last iteration are not issued.
 //
-// With k.tensorMaps on sm_90, a staged block of a host descriptor that TMA
-// can write in wgmma's layout (TensorMaps.h) is copied by thread 0 with one
-// cp.async.bulk.tensor per panel, completing on the stage's mbarrier, which
+// With k.tensorMaps on sm_90, a staged block of a descriptor made of kernel
+// arguments (a host descriptor) that TMA can write in wgmma's layout
+// (TensorMaps.h) is copied by thread 0 with one cp.async.bulk.tensor per
+// panel, completing on the stage's mbarrier, which
 // every thread waits on (its phase carried by the loop) where cp.async's
 // copies are waited for with wait_group. The same barrier per iteration
 // orders the overwrite of a stage after the dots that read it.

@@ -320,6 +320,34 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
                 f"warps={warps} stages={stages}{' tma' if tma else ''}", run, on_cpu=on_cpu)
 
 
+def attention_case(warps, stages, block, tma, rows=200, keys=300, width=64, on_cpu=True):
+    """Flash attention's forward loop on host descriptors (Q [rows, width],
+    K and V [keys, width] fp16, O fp32): the last block of keys reaches past
+    `keys` (zero-filled, masked to -inf), the last block of rows past `rows`.
+    scale is log2(e) / sqrt(width), the kernel's exponentials base 2."""
+    BM, BN = block
+    scale = 1.4426950408889634 / np.sqrt(width)
+
+    def run(kernels, on):
+        describe = lambda x, block: kernels.TensorDescriptor(x, list(x.shape), [width, 1], block)
+        q = on.input((rows, width), "fp16")
+        k = on.input((keys, width), "fp16")
+        v = on.input((keys, width), "fp16")
+        out = on.output((rows, width), "fp32")
+        kernels.attention_descriptors[(triton_cdiv(rows, BM),)](
+            describe(q, [BM, width]), describe(k, [BN, width]), describe(v, [BN, width]),
+            describe(out, [BM, width]), keys, scale, BM=BM, BN=BN, D=width, num_warps=warps,
+            num_stages=stages, **({"tma": True} if tma else {}))
+
+        def expected():
+            logits = host(q) @ host(k).T / np.sqrt(width)
+            weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+            return (weights / weights.sum(axis=1, keepdims=True)) @ host(v)
+        on.check(out, expected, rtol=1e-2, atol=1e-2)
+    return Case(f"attention fp16 {rows}x{keys}x{width} tile {BM}x{BN} warps={warps} "
+                f"stages={stages}{' tma' if tma else ''}", run, on_cpu)
+
+
 def device_descriptor_matmul_case(size=(150, 137, 203), block=(64, 64, 32)):
     """C = A @ B on descriptors made in the kernel from its arguments (i32
     row strides over rows padded to 16 bytes), copied with TMA on sm_90."""
@@ -418,6 +446,11 @@ def cases():
     found.append(descriptor_matmul_case("nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
                                         tma=True, on_cpu=False))
     found.append(device_descriptor_matmul_case())
+    # Attention's loop on descriptors: its K (transposed) and V blocks feed
+    # two dots; with cp.async, then TMA on one and two warpgroups.
+    found.append(attention_case(4, 3, (64, 64), tma=False))
+    found.append(attention_case(4, 3, (64, 64), tma=True))
+    found.append(attention_case(8, 3, (128, 64), tma=True, on_cpu=False))
     return found
 
 

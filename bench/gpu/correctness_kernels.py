@@ -208,6 +208,32 @@ def descriptor_copy(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 
 
 @jit
+def attention_descriptors(q_desc, k_desc, v_desc, o_desc, N_CTX, scale, BM: tl.constexpr,
+                          BN: tl.constexpr, D: tl.constexpr):
+    """softmax(Q K^T * scale) V for BM rows of Q per program, the K and V
+    blocks of its loop read through host descriptors (the flash-attention
+    form of Triton's tutorial 06): two dots per step, K's block transposed.
+    Keys past N_CTX are padded with zeros by the descriptor and masked."""
+    start_m = tl.program_id(0) * BM
+    q = q_desc.load([start_m, 0])
+    m_i = tl.zeros([BM], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BM], dtype=tl.float32)
+    acc = tl.zeros([BM, D], dtype=tl.float32)
+    for start_n in range(0, N_CTX, BN):
+        k = k_desc.load([start_n, 0])
+        keys = start_n + tl.arange(0, BN)
+        qk = tl.where(keys[None, :] < N_CTX, tl.dot(q, k.T) * scale, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp2(qk - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = v_desc.load([start_n, 0])
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        m_i = m_new
+    o_desc.store([start_m, 0], acc / l_i[:, None])
+
+
+@jit
 def device_descriptor_matmul(a_ptr, b_ptr, c_ptr, M, N, K, lda, ldb, ldc, BM: tl.constexpr,
                              BN: tl.constexpr, BK: tl.constexpr):
     """C = A @ B on descriptors made in the kernel from its arguments

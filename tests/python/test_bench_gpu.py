@@ -286,7 +286,8 @@ def test_aot_passes_host_descriptors_as_the_jit_does():
     "persistent matmul bf16 nn 150x136x200 tile 32x32x32 programs=5 warps=2 stages=3 -> bf16",
     "chained dots fp16 150x64 blocks of 64 rows warps=4", "unary exp2 n=1000",
     "descriptor matmul bf16 nn 150x137x203 tile 64x64x32 warps=4 stages=3 tma",
-    "device descriptor matmul bf16 nn 150x137x203 tile 64x64x32 tma"])
+    "device descriptor matmul bf16 nn 150x137x203 tile 64x64x32 tma",
+    "attention fp16 200x300x64 tile 64x64 warps=4 stages=3"])
 def test_device_correctness_cases_on_cpu(name):
     """bench/gpu/correctness.py's cases (what a lent GPU machine checks from
     exported cubins) on Tessera's CPU backend: the harness, the inputs and

@@ -906,10 +906,12 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           NVVM::CpAsyncWaitGroupOp::create(body, loc, ahead - 1);
         if (barriers)
           barriers->wait(body, loc, readStage, args.back());
-        // The stages of t are then ready for the dots: fenced for
-        // instructions that read through the async proxy, and synchronized.
+        // The stages of t are then ready for the dots: what cp.async wrote
+        // fenced for instructions that read through the async proxy (TMA
+        // writes through it already), and synchronized.
         if (llvm::any_of(rings, [](const Ring &ring) {
-              return ring.plan.instruction && ring.plan.instruction->readsThroughAsyncProxy();
+              return !ring.tensorCopy && ring.plan.instruction &&
+                     ring.plan.instruction->readsThroughAsyncProxy();
             }))
           emitAsyncProxyFence(body, loc);
         mlir::gpu::BarrierOp::create(body, loc);

@@ -138,6 +138,9 @@ void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location l
       inlinePtx(then, loc, {}, {map}, "prefetch.tensormap [$0];", "l");
     scf::YieldOp::create(then, loc);
   });
+  // Whatever ordinary stores put into this shared memory before (another
+  // loop's stages, an epilogue) is ordered before the copies' writes.
+  emitAsyncProxyFence(builder, loc);
   mlir::gpu::BarrierOp::create(builder, loc);
 }
 

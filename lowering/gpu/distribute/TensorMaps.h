@@ -63,8 +63,9 @@ public:
                                                 unsigned stages);
   /// Thread 0 initializes each for one arrival, fences the initialization
   /// for the async proxy and prefetches the descriptors of `tensorMaps` (so
-  /// that the first copies need not fetch them); then a barrier: no thread
-  /// waits on an mbarrier before.
+  /// that the first copies need not fetch them); every thread fences its
+  /// earlier shared-memory stores for the async proxy; then a barrier: no
+  /// thread waits on an mbarrier, nor a copy overwrites a store, before.
   void initialize(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
                   mlir::ValueRange tensorMaps) const;
   /// The shared address (i32) of stage `stage`'s mbarrier.

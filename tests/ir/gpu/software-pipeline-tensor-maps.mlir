@@ -38,7 +38,8 @@ tile.func @tma_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32,
 // CHECK: "fence.mbarrier_init.release.cluster;"
 // CHECK: "prefetch.tensormap [$0];", "l" %[[A_MAP]]
 // CHECK: "prefetch.tensormap [$0];", "l" %[[B_MAP]]
-// CHECK: gpu.barrier
+// CHECK: nvvm.fence.proxy
+// CHECK-NEXT: gpu.barrier
 // The prologue's copies, each of 64x64 (A) + 2x64x64 (B's two panels) bf16 = 24 KiB:
 // CHECK: "{ .reg .b64 %tessera_state; mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }", "r,r" %{{.*}}, %c24576_i32
 // CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r" %{{.*}}, %[[A_MAP]]
@@ -47,6 +48,7 @@ tile.func @tma_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32,
 // CHECK: scf.for {{.*}} -> (f32,
 // CHECK-NOT: nvvm.cp.async
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64
+// CHECK-NOT: nvvm.fence.proxy
 // CHECK: gpu.barrier
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: cp.async.bulk.tensor.2d

@@ -348,6 +348,10 @@ def _compile_gpu(compiled, target, emit, verbose, **options):
     kernel = _C.compile_gpu(compiled.module, name, target, **options)
     if verbose:
         sys.stderr.write(usage_report(kernel))
+    elif kernel.tensor_maps:
+        # A launcher of the cubin must pass them: say so even unasked.
+        sys.stderr.write(f"note: {name} takes {len(kernel.tensor_maps)} TMA tensor map(s) after "
+                         "its parameters, encoded by the launch (--verbose lists them)\n")
     if out is not None:
         return out
     return kernel.binary if emit in BINARY_SUFFIXES else kernel.assembly

@@ -185,6 +185,11 @@ def test_tma_copies_host_descriptor_blocks_and_lists_the_tensor_maps(kernels):
             "(elements, outermost first), f16, box [32, 64] (innermost first), 64-byte swizzle, "
             "zero fill") in report, report
     assert "tensor map 1: base param 4, shape [param 5, param 6], strides [param 7, 1]" in report
+    r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
+            "cuda:sm_90a", "--emit", "cubin", "--num-stages", "3", "--tma", "-o", "/dev/null")
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stderr.decode() == ("note: matmul_descriptors takes 2 TMA tensor map(s) after its "
+                                 "parameters, encoded by the launch (--verbose lists them)\n")
     # Where TMA is not there, the option changes nothing.
     r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target", "cuda:sm_80",
             "--emit", "ptx", "--num-stages", "3", "--tma")

@@ -239,7 +239,8 @@ class CudaDriver:
         unsigned = {1: 0, 2: 1, 4: 2, 8: 4}
         data_type = data_types.get(recipe["element"], unsigned[recipe["element_bytes"]])
         rank = len(recipe["shape"])
-        value = lambda index: params[index][1]
+        # A parameter's number, or ["constant", value] compiled into the kernel.
+        value = lambda entry: entry[1] if isinstance(entry, list) else params[entry][1]
         dims = [value(p) for p in reversed(recipe["shape"])]
         strides = [value(p) * recipe["element_bytes"] for p in reversed(recipe["strides"])]
         if value(recipe["base"]) % 16 or any(s % 16 for s in strides) or min(dims) < 1:

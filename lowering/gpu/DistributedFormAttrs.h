@@ -21,8 +21,9 @@ inline constexpr llvm::StringLiteral kBitcodeLibrary = "tessera.bitcode_library"
 /// maps that the launch encodes (lowering/gpu/distribute/TensorMaps.h), one
 /// dictionary per map in argument order: `base`, `shape`, `strides`
 /// (argument numbers of the descriptor's base pointer, extents and outer
-/// strides, outermost first), `element` (type), `box` (innermost first),
-/// `swizzle` (bytes) and `padding` ("zero" or "nan").
+/// strides, outermost first; -1 where the value is the constant at the same
+/// place of `constant_shape`/`constant_strides`), `element` (type), `box`
+/// (innermost first), `swizzle` (bytes) and `padding` ("zero" or "nan").
 inline constexpr llvm::StringLiteral kTensorMapsAttrName = "tessera.tensor_maps";
 
 } // namespace tessera::gpu

@@ -28,16 +28,24 @@ struct ResourceUsage {
   std::string report;
 };
 
+/// An extent or stride of a tensor map: the value of a kernel argument, or a
+/// constant the kernel was compiled with.
+struct TensorMapValue {
+  /// The argument's number in the kernel's signature; -1 for `constant`.
+  int argument = -1;
+  int64_t constant = 0;
+  bool operator==(const TensorMapValue &other) const = default;
+};
+
 /// A kernel parameter that is a TMA tensor map (128 bytes, passed by value)
 /// which the launch encodes (cuTensorMapEncodeTiled) from other arguments of
 /// the same launch: a host tensor descriptor's base, extents and strides.
 /// Such parameters follow the kernel's signature, in this order.
 struct TensorMapParam {
-  /// Argument numbers in the kernel's signature: the base pointer, each
-  /// extent (i32) and each stride but the innermost (i32 or i64, in
-  /// elements; the innermost is 1), outermost first.
+  /// The base pointer's argument number; each extent and each stride but
+  /// the innermost (in elements; the innermost is 1), outermost first.
   unsigned base = 0;
-  std::vector<unsigned> shape, outerStrides;
+  std::vector<TensorMapValue> shape, outerStrides;
   /// The element type's name ("bf16", "f16", "f32", "i8", ...) and bytes.
   std::string element;
   unsigned elementBytes = 0;

@@ -119,8 +119,16 @@ py::list tensorMapsOf(const gpu::CompiledGpuKernel &k) {
   for (const gpu::TensorMapParam &param : k.binary.tensorMaps) {
     py::dict map;
     map["base"] = param.base;
-    map["shape"] = param.shape;
-    map["strides"] = param.outerStrides;
+    // An argument's number, or ("constant", value).
+    auto values = [](const std::vector<gpu::TensorMapValue> &entries) {
+      py::list list;
+      for (const gpu::TensorMapValue &entry : entries)
+        list.append(entry.argument < 0 ? py::object(py::make_tuple("constant", entry.constant))
+                                       : py::object(py::int_(entry.argument)));
+      return list;
+    };
+    map["shape"] = values(param.shape);
+    map["strides"] = values(param.outerStrides);
     map["element"] = param.element;
     map["element_bytes"] = param.elementBytes;
     map["box"] = param.box;
@@ -203,8 +211,8 @@ void bindGpuCompiler(py::module_ &m) {
       .def_property_readonly("tensor_maps", &tensorMapsOf,
                              "NVIDIA: the TMA tensor maps a launch passes after the kernel's "
                              "parameters, one dict each: base, shape, strides (parameter "
-                             "numbers), element, element_bytes, box (innermost first), "
-                             "swizzle (bytes), nan_padding")
+                             "numbers, or ('constant', value)), element, element_bytes, box "
+                             "(innermost first), swizzle (bytes), nan_padding")
       .def_property_readonly(
           "usage", [](const CompiledGpuKernel &k) { return usageOf(k.binary.usage); },
           "registers, scalar_registers, smem (static), spills, spill_stores, spill_loads, stack "

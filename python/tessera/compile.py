@@ -264,8 +264,9 @@ def tensor_map_line(index, tensor_map):
     """What a launch must pass as tensor map `index` (after the kernel's
     parameters): cuTensorMapEncodeTiled's arguments, by parameter number."""
     m = tensor_map
-    outer = ", ".join(f"param {p}" for p in m["shape"])
-    strides = ", ".join(f"param {p}" for p in m["strides"]) + ", 1"
+    value = lambda entry: f"param {entry}" if isinstance(entry, int) else str(entry[1])
+    outer = ", ".join(value(e) for e in m["shape"])
+    strides = ", ".join(value(e) for e in m["strides"]) + ", 1"
     return (f"tensor map {index}: base param {m['base']}, shape [{outer}], strides [{strides}] "
             f"(elements, outermost first), {m['element']}, box {m['box']} (innermost first), "
             f"{m['swizzle']}-byte swizzle, {'NaN' if m['nan_padding'] else 'zero'} fill")

@@ -45,6 +45,11 @@ int swizzleOf(unsigned bytes) {
   return 0;
 }
 
+/// "argument 3", or "a constant" for one compiled in.
+std::string describe(tessera::gpu::TensorMapValue value) {
+  return value.argument < 0 ? "a constant" : "argument " + std::to_string(value.argument);
+}
+
 } // namespace
 
 llvm::Expected<TensorMapEncoding>
@@ -68,7 +73,10 @@ tessera::runtime::cuda::tensorMapEncoding(const gpu::TensorMapParam &param,
     return slots[argument];
   };
   // Slots hold values zero-extended: an i32 is sign-extended back.
-  auto integer = [&](unsigned argument) -> llvm::Expected<int64_t> {
+  auto integer = [&](gpu::TensorMapValue tensorMapValue) -> llvm::Expected<int64_t> {
+    if (tensorMapValue.argument < 0)
+      return tensorMapValue.constant;
+    unsigned argument = unsigned(tensorMapValue.argument);
     llvm::Expected<uint64_t> value = slot(argument);
     if (!value)
       return value.takeError();
@@ -100,9 +108,9 @@ tessera::runtime::cuda::tensorMapEncoding(const gpu::TensorMapParam &param,
       return extent.takeError();
     int64_t value = *extent;
     if (value < 1 || uint64_t(value) > kMaxExtent)
-      return fail(llvm::formatv("argument {0} (extent {1} of a tensor descriptor) is {2}; TMA "
+      return fail(llvm::formatv("{0} (extent {1} of a tensor descriptor) is {2}; TMA "
                                 "describes extents of at least 1",
-                                param.shape[outer], outer, value)
+                                describe(param.shape[outer]), outer, value)
                       .str());
     encoding.dims[dim] = uint64_t(value);
     encoding.box[dim] = param.box[dim];
@@ -115,9 +123,9 @@ tessera::runtime::cuda::tensorMapEncoding(const gpu::TensorMapParam &param,
     int64_t elements = *stride;
     uint64_t bytes = uint64_t(elements) * param.elementBytes;
     if (elements < 1 || bytes % kGlobalAlignment != 0 || bytes >= kMaxStrideBytes)
-      return fail(llvm::formatv("argument {0} (stride {1} of a tensor descriptor) is {2} "
+      return fail(llvm::formatv("{0} (stride {1} of a tensor descriptor) is {2} "
                                 "elements; TMA takes positive multiples of 16 bytes below 2^40",
-                                param.outerStrides[outer], outer, elements)
+                                describe(param.outerStrides[outer]), outer, elements)
                       .str());
     encoding.strides[dim - 1] = bytes;
   }

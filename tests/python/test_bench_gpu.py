@@ -361,5 +361,9 @@ def test_aot_encodes_tensor_maps_as_the_runtime_does():
     assert list(seen.dims[:2]) == [200, 100] and seen.strides[0] == 416
     assert list(seen.box[:2]) == [64, 128] and list(seen.elementStrides[:2]) == [1, 1]
     assert (seen.interleave, seen.swizzle, seen.l2Promotion, seen.oobFill) == (0, 3, 3, 1)
+    constant_width = dict(recipe, shape=[1, ["constant", 64]], strides=[["constant", 64]])
+    driver.encode_tensor_map(constant_width, params)
+    seen = driver.lib.tesseraFakeCudaLastTensorMap().contents
+    assert list(seen.dims[:2]) == [64, 100] and seen.strides[0] == 128
     with pytest.raises(ValueError, match="TMA cannot describe"):
         driver.encode_tensor_map(recipe, [("ptr", 0x10000), ("i32", 100), ("i32", 200), ("i64", 201)])

@@ -38,12 +38,16 @@ struct TensorDescriptor {
   int64_t rowAlignment = 1;
   /// Proved: the shape's last extent is a multiple of this.
   int64_t lastExtentDivisibility = 1;
-  /// Where the descriptor is made of kernel arguments alone (base, shape,
-  /// outer strides, i32 or i64; inner stride 1), as a host descriptor is:
-  /// their argument numbers, from which a launch can encode a TMA tensor map.
+  /// Where the descriptor is made of kernel arguments and constants alone
+  /// (a base argument; extents and outer strides that are i32 or i64
+  /// arguments or constants; inner stride 1), as a host descriptor is: what
+  /// a launch needs to encode a TMA tensor map of it.
   struct HostArguments {
     unsigned base = 0;
+    /// Per extent and outer stride: an argument number, or -1 where it is
+    /// the constant at the same place of `constantShape`/`constantStrides`.
     llvm::SmallVector<int64_t> shape, outerStrides;
+    llvm::SmallVector<int64_t> constantShape, constantStrides;
   };
   std::optional<HostArguments> hostArguments;
 };

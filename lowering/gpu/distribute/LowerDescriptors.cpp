@@ -63,7 +63,8 @@ Value paddingValue(OpBuilder &builder, Location loc, Type element, tile::Padding
 /// a pointer argument itself, and extents and outer strides that are
 /// arguments (a host descriptor as the JIT passes it; an outer stride may
 /// also be a sign-extended i32 argument, as in
-/// `tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], ...)`).
+/// `tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], ...)`) or constants
+/// (`[M, HEAD_DIM]` with a constexpr HEAD_DIM).
 std::optional<TensorDescriptor::HostArguments> hostArgumentsOf(KernelLowering &k,
                                                                const TensorDescriptor &desc) {
   auto argumentNumber = [&](Value value) -> std::optional<int64_t> {
@@ -80,18 +81,22 @@ std::optional<TensorDescriptor::HostArguments> hostArgumentsOf(KernelLowering &k
     return std::nullopt;
   TensorDescriptor::HostArguments host;
   host.base = static_cast<unsigned>(*base);
-  for (Value extent : desc.shape) {
-    std::optional<int64_t> number = argumentNumber(extent);
-    if (!number)
+  auto record = [&](Value value, SmallVectorImpl<int64_t> &arguments,
+                    SmallVectorImpl<int64_t> &constants) {
+    std::optional<int64_t> number = argumentNumber(value);
+    std::optional<int64_t> constant = getConstantIntValue(value);
+    if (!number && !constant)
+      return false;
+    arguments.push_back(number.value_or(-1));
+    constants.push_back(number ? 0 : *constant);
+    return true;
+  };
+  for (Value extent : desc.shape)
+    if (!record(extent, host.shape, host.constantShape))
       return std::nullopt;
-    host.shape.push_back(*number);
-  }
-  for (Value stride : ArrayRef(desc.strides).drop_back()) {
-    std::optional<int64_t> number = argumentNumber(stride);
-    if (!number)
+  for (Value stride : ArrayRef(desc.strides).drop_back())
+    if (!record(stride, host.outerStrides, host.constantStrides))
       return std::nullopt;
-    host.outerStrides.push_back(*number);
-  }
   return host;
 }
 

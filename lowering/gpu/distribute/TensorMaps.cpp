@@ -58,6 +58,8 @@ DictionaryAttr recipeOf(MLIRContext *context, const TensorDescriptor::HostArgume
       b.getNamedAttr("base", b.getI64IntegerAttr(host.base)),
       b.getNamedAttr("shape", b.getDenseI64ArrayAttr(host.shape)),
       b.getNamedAttr("strides", b.getDenseI64ArrayAttr(host.outerStrides)),
+      b.getNamedAttr("constant_shape", b.getDenseI64ArrayAttr(host.constantShape)),
+      b.getNamedAttr("constant_strides", b.getDenseI64ArrayAttr(host.constantStrides)),
       b.getNamedAttr("element", TypeAttr::get(element)),
       b.getNamedAttr("box", b.getDenseI64ArrayAttr({panels.panelElements(), panels.lines})),
       b.getNamedAttr("swizzle", b.getI64IntegerAttr(panels.swizzleBytes)),

@@ -28,14 +28,33 @@ std::optional<std::vector<unsigned>> unsignedArray(DictionaryAttr recipe, String
   return std::vector<unsigned>(array.asArrayRef().begin(), array.asArrayRef().end());
 }
 
+/// The values of `name` (argument numbers, -1 for a constant) and of
+/// `constantName` (those constants).
+std::optional<std::vector<TensorMapValue>> valueArray(DictionaryAttr recipe, StringRef name,
+                                                      StringRef constantName) {
+  auto arguments = recipe.getAs<DenseI64ArrayAttr>(name);
+  auto constants = recipe.getAs<DenseI64ArrayAttr>(constantName);
+  if (!arguments || !constants || arguments.size() != constants.size())
+    return std::nullopt;
+  std::vector<TensorMapValue> values;
+  for (auto [argument, constant] : llvm::zip(arguments.asArrayRef(), constants.asArrayRef())) {
+    if (argument < -1)
+      return std::nullopt;
+    values.push_back({int(argument), argument < 0 ? constant : 0});
+  }
+  return values;
+}
+
 std::optional<TensorMapParam> paramOf(DictionaryAttr recipe) {
   TensorMapParam param;
   auto base = recipe.getAs<IntegerAttr>("base");
   auto element = recipe.getAs<TypeAttr>("element");
   auto swizzle = recipe.getAs<IntegerAttr>("swizzle");
   auto padding = recipe.getAs<StringAttr>("padding");
-  std::optional<std::vector<unsigned>> shape = unsignedArray(recipe, "shape");
-  std::optional<std::vector<unsigned>> strides = unsignedArray(recipe, "strides");
+  std::optional<std::vector<TensorMapValue>> shape =
+      valueArray(recipe, "shape", "constant_shape");
+  std::optional<std::vector<TensorMapValue>> strides =
+      valueArray(recipe, "strides", "constant_strides");
   std::optional<std::vector<unsigned>> box = unsignedArray(recipe, "box");
   if (!base || !element || !swizzle || !padding || !shape || !strides || !box ||
       !element.getValue().isIntOrFloat() || shape->size() != box->size() ||
@@ -100,8 +119,8 @@ llvm::Expected<std::vector<TensorMapParam>> tensorMapParamsOf(Operation *kernel)
     std::optional<TensorMapParam> param = dictionary ? paramOf(dictionary) : std::nullopt;
     if (!param)
       return llvm::createStringError(llvm::formatv(
-          "{0}: entry {1} is not a tensor-map recipe (base, shape, strides, element, box, "
-          "swizzle, padding)",
+          "{0}: entry {1} is not a tensor-map recipe (base, shape, strides, constant_shape, "
+          "constant_strides, element, box, swizzle, padding)",
           kTensorMapsAttrName, index));
     params.push_back(std::move(*param));
   }

@@ -32,7 +32,7 @@ tile.func @tma_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32,
 
 // CHECK-LABEL: gpu.func @tma_gemm
 // CHECK-SAME: %[[A_MAP:[a-z0-9]+]]: !llvm.ptr, %[[B_MAP:[a-z0-9]+]]: !llvm.ptr) kernel
-// CHECK-SAME: tessera.tensor_maps = [{base = 0 : i64, box = array<i64: 64, 64>, element = bf16, padding = "zero", shape = array<i64: 1, 2>, strides = array<i64: 3>, swizzle = 128 : i64}, {base = 4 : i64, box = array<i64: 64, 64>, element = bf16, padding = "zero", shape = array<i64: 2, 5>, strides = array<i64: 6>, swizzle = 128 : i64}]
+// CHECK-SAME: tessera.tensor_maps = [{base = 0 : i64, box = array<i64: 64, 64>, constant_shape = array<i64: 0, 0>, constant_strides = array<i64: 0>, element = bf16, padding = "zero", shape = array<i64: 1, 2>, strides = array<i64: 3>, swizzle = 128 : i64}, {base = 4 : i64, box = array<i64: 64, 64>, constant_shape = array<i64: 0, 0>, constant_strides = array<i64: 0>, element = bf16, padding = "zero", shape = array<i64: 2, 5>, strides = array<i64: 6>, swizzle = 128 : i64}]
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: "mbarrier.init.shared::cta.b64 [$0], 1;"
 // CHECK: "fence.mbarrier_init.release.cluster;"
@@ -128,6 +128,37 @@ tile.func @kernel_made(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i
 }
 
 // CHECK-LABEL: gpu.func @kernel_made
-// CHECK-SAME: tessera.tensor_maps = [{base = 0 : i64, box = array<i64: 64, 64>, element = bf16, padding = "zero", shape = array<i64: 1, 2>, strides = array<i64: 2>, swizzle = 128 : i64}, {base = 3 : i64, box = array<i64: 64, 64>, element = bf16, padding = "zero", shape = array<i64: 2, 4>, strides = array<i64: 4>, swizzle = 128 : i64}]
+// CHECK-SAME: tessera.tensor_maps = [{base = 0 : i64, box = array<i64: 64, 64>, constant_shape = array<i64: 0, 0>, constant_strides = array<i64: 0>, element = bf16, padding = "zero", shape = array<i64: 1, 2>, strides = array<i64: 2>, swizzle = 128 : i64}, {base = 3 : i64, box = array<i64: 64, 64>, constant_shape = array<i64: 0, 0>, constant_strides = array<i64: 0>, element = bf16, padding = "zero", shape = array<i64: 2, 4>, strides = array<i64: 4>, swizzle = 128 : i64}]
 // CHECK-NOT: nvgpu.device_async_copy
+// CHECK: cp.async.bulk.tensor.2d
+
+// -----
+
+// Extents and strides that are constants (a constexpr head dimension) go into
+// the recipe as constants (-1 in place of an argument number).
+tile.func @constant_extents(%q: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %M: i32, %k: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %N: i32, %o: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %ld = arith.constant 64 : i64
+  %one = arith.constant 1 : i64
+  %dq = tile.make_tensor_descriptor %q, [%M, %c64], [%ld, %one]
+          : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x64xf16>>
+  %dk = tile.make_tensor_descriptor %k, [%N, %c64], [%ld, %one]
+          : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x64xf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %acc = scf.for %n = %c0 to %N step %c64 iter_args(%acc_i = %acc0) -> (tensor<64x64xf32>) : i32 {
+    %qt = tile.descriptor_load %dq[%c0, %c0] : !tile.tensordesc<tensor<64x64xf16>>
+    %kt = tile.descriptor_load %dk[%n, %c0] : !tile.tensordesc<tensor<64x64xf16>>
+    %ktt = tile.trans %kt, order = [1, 0] : tensor<64x64xf16> -> tensor<64x64xf16>
+    %next = tile.dot %qt, %ktt, %acc_i : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    scf.yield %next : tensor<64x64xf32>
+  }
+  %do = tile.make_tensor_descriptor %o, [%M, %c64], [%ld, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x64xf32>>
+  tile.descriptor_store %do[%c0, %c0], %acc : !tile.tensordesc<tensor<64x64xf32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @constant_extents
+// CHECK-SAME: {base = 2 : i64, box = array<i64: 64, 64>, constant_shape = array<i64: 0, 64>, constant_strides = array<i64: 64>, element = f16, padding = "zero", shape = array<i64: 3, -1>, strides = array<i64: -1>, swizzle = 128 : i64}
 // CHECK: cp.async.bulk.tensor.2d

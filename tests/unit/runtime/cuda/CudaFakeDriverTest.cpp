@@ -154,8 +154,8 @@ gpu::KernelBinary tensorMapBinary() {
   gpu::KernelBinary binary = fakeBinary("tma", "params=8,4,4,8,128");
   gpu::TensorMapParam map;
   map.base = 0;
-  map.shape = {1, 2};
-  map.outerStrides = {3};
+  map.shape = {{1, 0}, {2, 0}};
+  map.outerStrides = {{3, 0}};
   map.element = "bf16";
   map.elementBytes = 2;
   map.box = {64, 128};
@@ -238,6 +238,25 @@ TEST_F(CudaFakeDriver, TensorMapStridesMayBeSignExtendedI32Arguments) {
   EXPECT_NE(error.find("argument 3 (stride 0 of a tensor descriptor) is -16 elements"),
             std::string::npos)
       << error;
+}
+
+TEST_F(CudaFakeDriver, TensorMapExtentsAndStridesMayBeConstants) {
+  // tl.make_tensor_descriptor(x, [M, HEAD_DIM], [HEAD_DIM, 1], ...), HEAD_DIM = 64.
+  gpu::KernelBinary binary = tensorMapBinary();
+  binary.binary = fakeBinary("tma", "params=8,4,128").binary;
+  binary.tensorMaps[0].shape = {{1, 0}, {-1, 64}};
+  binary.tensorMaps[0].outerStrides = {{-1, 64}};
+  llvm::Expected<CudaKernel> kernel =
+      device->load(binary, signatureOf({ArgKind::Pointer, ArgKind::I32}));
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  llvm::Expected<CudaBuffer> buffer = device->allocate(100 * 64 * 2);
+  ASSERT_TRUE(bool(buffer));
+  llvm::Error err = device->launch(*kernel, {1, 1, 1}, {*buffer, 100}, {.synchronize = true});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  const FakeCudaTensorMap &map = *tesseraFakeCudaLastTensorMap();
+  EXPECT_EQ(map.dims[0], 64u);
+  EXPECT_EQ(map.dims[1], 100u);
+  EXPECT_EQ(map.strides[0], 128u);
 }
 
 TEST_F(CudaFakeDriver, ATensorMapParameterMustTake128Bytes) {

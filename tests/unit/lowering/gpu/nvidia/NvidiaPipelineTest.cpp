@@ -268,7 +268,8 @@ std::string tensorMapKernel(llvm::StringRef recipe) {
 
 TEST(NvidiaPipeline, TensorMapsArePassedByValueAndRecordedForTheLaunch) {
   llvm::Expected<KernelBinary> binary = compile(
-      tensorMapKernel("{base = 0 : i64, box = array<i64: 64, 128>, element = bf16, padding = "
+      tensorMapKernel("{base = 0 : i64, box = array<i64: 64, 128>, constant_shape = array<i64: "
+                      "0, 0>, constant_strides = array<i64: 0>, element = bf16, padding = "
                       "\"nan\", shape = array<i64: 1, 2>, strides = array<i64: 3>, swizzle = "
                       "128 : i64}"),
       "cuda:sm_90a");
@@ -280,8 +281,8 @@ TEST(NvidiaPipeline, TensorMapsArePassedByValueAndRecordedForTheLaunch) {
   ASSERT_EQ(binary->tensorMaps.size(), 1u);
   const TensorMapParam &map = binary->tensorMaps.front();
   EXPECT_EQ(map.base, 0u);
-  EXPECT_EQ(map.shape, (std::vector<unsigned>{1, 2}));
-  EXPECT_EQ(map.outerStrides, (std::vector<unsigned>{3}));
+  EXPECT_EQ(map.shape, (std::vector<TensorMapValue>{{1, 0}, {2, 0}}));
+  EXPECT_EQ(map.outerStrides, (std::vector<TensorMapValue>{{3, 0}}));
   EXPECT_EQ(map.element, "bf16");
   EXPECT_EQ(map.elementBytes, 2u);
   EXPECT_EQ(map.box, (std::vector<unsigned>{64, 128}));
@@ -291,9 +292,10 @@ TEST(NvidiaPipeline, TensorMapsArePassedByValueAndRecordedForTheLaunch) {
 
 TEST(NvidiaPipeline, AMalformedTensorMapRecipeIsAnError) {
   std::string error =
-      compileError(tensorMapKernel("{base = 0 : i64, box = array<i64: 64>, element = bf16, "
-                                   "padding = \"zero\", shape = array<i64: 1, 2>, strides = "
-                                   "array<i64: 3>, swizzle = 128 : i64}"),
+      compileError(tensorMapKernel("{base = 0 : i64, box = array<i64: 64>, constant_shape = "
+                                   "array<i64: 0, 0>, constant_strides = array<i64: 0>, element "
+                                   "= bf16, padding = \"zero\", shape = array<i64: 1, 2>, "
+                                   "strides = array<i64: 3>, swizzle = 128 : i64}"),
                    "cuda:sm_90a");
   EXPECT_NE(error.find("tessera.tensor_maps: entry 0 is not a tensor-map recipe"),
             std::string::npos)

@@ -7,14 +7,17 @@
 # There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep",
 # "build/gpu-aot-tf32", "build/gpu-aot-descriptors", "build/gpu-check"]):
 #     bench/gpu/lent_device.sh measure "$OUT"
+# or, for the TMA path alone (about 4 minutes: carry build/gpu-check and
+# build/gpu-aot-descriptors), `bench/gpu/lent_device.sh tma "$OUT"`: device.txt,
+# correctness.log and descriptors.json/.log as `measure` writes them.
 #
 # `measure` writes, most telling first so that a run cut short still says
 # something: correctness.log (correctness.py: the kernels' cases against
 # NumPy), quick.json/.log (every row checked against PyTorch, then timed
 # against cuBLAS and Triton; the GEMMs as the tiled and the carried
 # persistent kernel), tf32.json/.log (fp32 GEMMs at 4096, tf32 products in all
-# three), descriptors.json/.log (the GEMM on host tensor descriptors at 4096,
-# which Triton copies with TMA), ncu-nn4096.txt where Nsight Compute can read the
+# three), descriptors.json/.log (the GEMMs on host tensor descriptors at 4096,
+# which Triton copies with TMA, and Tessera with cp.async and with TMA), ncu-nn4096.txt where Nsight Compute can read the
 # counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as
 # the tiled and the two persistent kernels).
 #
@@ -46,9 +49,37 @@ tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt --gemm-kernel
 # form (rows -dp, -dpt).
 descriptor_dir=$repo/build/gpu-aot-descriptors
 descriptor_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt
-                 --gemm-kernels matmul_descriptors,matmul_descriptors_tma,matmul_descriptors_persistent,matmul_descriptors_persistent_tma)
+                 --gemm-kernels matmul_descriptors,matmul_descriptors_persistent,matmul_descriptors_tma,matmul_descriptors_persistent_tma)
+
+# The device, the driver and the peers' versions into OUT/device.txt.
+start_measuring() {
+    mkdir -p "$1"
+    export PYTHONUNBUFFERED=1
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv |
+        tee "$1/device.txt"
+    python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' |
+        tee -a "$1/device.txt"
+}
+
+# The TMA cases come last and had not run on a GPU when they were written: a
+# copy that never completes its mbarrier would hang, so these steps have time
+# limits, and what ran before is already in their logs.
+check_correctness() {
+    timeout 300 python3 "$here/correctness.py" --aot "$check_dir" 2>&1 | tee "$1/correctness.log"
+}
+
+time_descriptor_gemms() {
+    timeout 420 python3 "$here/run.py" "${descriptor_rows[@]}" --aot "$descriptor_dir" \
+        --json "$1/descriptors.json" 2>&1 | tee "$1/descriptors.log"
+}
 
 case "${1:-}" in
+tma)
+    out=${2:?usage: lent_device.sh tma OUTPUT_DIR}
+    start_measuring "$out"
+    check_correctness "$out"
+    time_descriptor_gemms "$out"
+    ;;
 export)
     export PYTHONPATH=$repo/build/python${PYTHONPATH:+:$PYTHONPATH}
     if [ "${2:-}" = --keep-baseline ]; then
@@ -68,19 +99,13 @@ export)
     ;;
 measure)
     out=${2:?usage: lent_device.sh measure OUTPUT_DIR}
-    mkdir -p "$out"
-    export PYTHONUNBUFFERED=1
-    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv |
-        tee "$out/device.txt"
-    python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' |
-        tee -a "$out/device.txt"
-    python3 "$here/correctness.py" --aot "$check_dir" 2>&1 | tee "$out/correctness.log"
+    start_measuring "$out"
+    check_correctness "$out"
     python3 "$here/run.py" "${quick_rows[@]}" --aot "$quick_dir" --json "$out/quick.json" 2>&1 |
         tee "$out/quick.log"
     python3 "$here/run.py" "${tf32_rows[@]}" --aot "$tf32_dir" --json "$out/tf32.json" 2>&1 |
         tee "$out/tf32.log"
-    python3 "$here/run.py" "${descriptor_rows[@]}" --aot "$descriptor_dir" \
-        --json "$out/descriptors.json" 2>&1 | tee "$out/descriptors.log"
+    time_descriptor_gemms "$out"
     ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
     if [ -n "$ncu" ]; then
         timeout 150 "$ncu" --clock-control none --set detailed \
@@ -100,7 +125,7 @@ measure)
     fi
     ;;
 *)
-    echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR" >&2
+    echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR | tma OUTPUT_DIR" >&2
     exit 2
     ;;
 esac

@@ -145,6 +145,63 @@ TEST_F(CompileApi, BlockFollowsTheWarpsAndTheWarpSize) {
   }
 }
 
+// A GEMM on a host descriptor's arguments (A) and on a descriptor with a
+// computed stride (B, 64 N).
+constexpr llvm::StringLiteral kDescriptorGemm = R"mlir(
+tile.func @gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one] : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %N64 = arith.muli %N, %c64 : i32
+  %ldb = arith.extsi %N64 : i32 to i64
+  %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one] : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x128xbf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_i = %acc0) -> (tensor<64x128xf32>) : i32 {
+    %at = tile.descriptor_load %da[%c0, %k] : !tile.tensordesc<tensor<64x64xbf16>>
+    %bt = tile.descriptor_load %db[%k, %c0] : !tile.tensordesc<tensor<64x128xbf16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x64xbf16> * tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %next : tensor<64x128xf32>
+  }
+  %ldc = arith.extsi %N : i32 to i64
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldc, %one] : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x128xf32>>
+  tile.descriptor_store %dc[%c0, %c0], %acc : !tile.tensordesc<tensor<64x128xf32>>
+  tile.return
+}
+)mlir";
+
+TEST_F(CompileApi, TensorMapsFollowTheOptionAndTheTarget) {
+  auto module = parse(kDescriptorGemm);
+  GpuCompileOptions options;
+  options.lowering.numStages = 3;
+  options.lowering.tensorMaps = true;
+  llvm::Expected<CompiledGpuKernel> compiled =
+      compileTileForGpu(*module, "gemm", parseTarget("cuda:sm_90a"), options);
+  ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+  ASSERT_EQ(compiled->binary.tensorMaps.size(), 1u) << "A only: B's stride is computed";
+  const TensorMapParam &map = compiled->binary.tensorMaps.front();
+  EXPECT_EQ(map.base, 0u);
+  EXPECT_EQ(map.shape, (std::vector<TensorMapValue>{{1, 0}, {2, 0}}));
+  EXPECT_EQ(map.outerStrides, (std::vector<TensorMapValue>{{3, 0}}));
+  EXPECT_EQ(map.box, (std::vector<unsigned>{64, 64}));
+  const std::string &ptx = compiled->binary.assembly;
+  EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d"), std::string::npos);
+  EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos) << "B keeps cp.async";
+  EXPECT_NE(ptx.find(".param .align 64 .b8 gemm_param_7[128]"), std::string::npos) << ptx;
+
+  for (const char *spec : {"cuda:sm_80", "hip:gfx942"}) {
+    SCOPED_TRACE(spec);
+    compiled = compileTileForGpu(*module, "gemm", parseTarget(spec), options);
+    ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+    EXPECT_TRUE(compiled->binary.tensorMaps.empty());
+  }
+  options.lowering.tensorMaps = false;
+  compiled = compileTileForGpu(*module, "gemm", parseTarget("cuda:sm_90a"), options);
+  ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+  EXPECT_TRUE(compiled->binary.tensorMaps.empty());
+  EXPECT_EQ(compiled->binary.assembly.find("cp.async.bulk.tensor"), std::string::npos);
+}
+
 TEST_F(CompileApi, VulkanKernelsCarryTheirAbi) {
   auto module = parse(kVectorAdd);
   llvm::Expected<CompiledGpuKernel> compiled =

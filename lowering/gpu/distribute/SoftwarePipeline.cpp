@@ -66,7 +66,7 @@
 //
 // With k.tensorMaps on sm_90, a staged block of a descriptor made of kernel
 // arguments (a host descriptor) that TMA can write in wgmma's layout
-// (TensorMaps.h) is copied by thread 0 with one cp.async.bulk.tensor per
+// (TensorMaps.h) is copied by one lane of warp 0 with one cp.async.bulk.tensor per
 // panel, completing on the stage's mbarrier, which
 // every thread waits on (its phase carried by the loop) where cp.async's
 // copies are waited for with wait_group. The same barrier per iteration
@@ -586,20 +586,19 @@ LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
   for (const Ring &ring : rings)
     if (ring.tensorCopy)
       tensorCopyBytes += ring.tensorCopy->bytes();
-  if (tensorCopyBytes != 0)
-    scf::IfOp::create(builder, loc, k.thread.isFirstThread(), [&](OpBuilder &then, Location loc) {
-      Value barrier = barriers->address(then, loc, stage);
-      StageBarriers::expectBytes(then, loc, barrier, tensorCopyBytes);
-      for (Ring &ring : rings)
-        if (ring.tensorCopy) {
-          SmallVector<Value> offsets;
-          for (Value offset : ring.tensorCopy->load.getOffsets())
-            offsets.push_back(k.registers(offset).front());
-          issueTensorCopy(then, loc, *ring.tensorCopy, offsets,
-                          {ring.buffer, stageStart(then, ring, stage)}, barrier);
-        }
-      scf::YieldOp::create(then, loc);
-    });
+  if (tensorCopyBytes != 0) {
+    Value barrier = barriers->address(builder, loc, stage);
+    Value issuer = copyingWarp(k, builder, loc);
+    StageBarriers::expectBytes(builder, loc, barrier, tensorCopyBytes, issuer);
+    for (Ring &ring : rings)
+      if (ring.tensorCopy) {
+        SmallVector<Value> offsets;
+        for (Value offset : ring.tensorCopy->load.getOffsets())
+          offsets.push_back(k.registers(offset).front());
+        issueTensorCopy(builder, loc, *ring.tensorCopy, offsets,
+                        {ring.buffer, stageStart(builder, ring, stage)}, barrier, issuer);
+      }
+  }
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
     if (ring.tensorCopy)
       continue;

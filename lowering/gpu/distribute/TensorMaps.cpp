@@ -14,6 +14,15 @@ namespace {
 constexpr int64_t kMaxBoxExtent = 256;
 constexpr int64_t kGlobalAlignmentBytes = 16;
 constexpr int64_t kBarrierBytes = 8;
+/// Opens a PTX block whose next instruction runs in one lane (elect.sync)
+/// of the warp where asm operand `copyingWarp` is nonzero; the caller closes
+/// the block.
+std::string electedLane(unsigned copyingWarp) {
+  return "{ .reg .pred %tessera_elected, %tessera_issue; .reg .b32 %tessera_lane; "
+         ".reg .b64 %tessera_state; elect.sync %tessera_lane|%tessera_elected, -1; "
+         "setp.ne.and.b32 %tessera_issue, $" +
+         std::to_string(copyingWarp) + ", 0, %tessera_elected; @%tessera_issue ";
+}
 
 Value i32Of(OpBuilder &builder, Location loc, Value index) {
   return arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), index);
@@ -95,8 +104,14 @@ std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool t
   return TensorCopy{load, map, *panels};
 }
 
+Value copyingWarp(KernelLowering &k, OpBuilder &builder, Location loc) {
+  Value first = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, k.thread.warp(),
+                                      arith::ConstantIntOp::create(builder, loc, 0, 32));
+  return arith::ExtUIOp::create(builder, loc, builder.getI32Type(), first);
+}
+
 void issueTensorCopy(OpBuilder &builder, Location loc, const TensorCopy &copy, ValueRange offsets,
-                     const SharedOperand &stage, Value barrier) {
+                     const SharedOperand &stage, Value barrier, Value copyingWarp) {
   const SwizzledPanels &panels = copy.panels;
   for (int64_t panel = 0; panel < panels.panels; ++panel) {
     Value destination =
@@ -106,10 +121,11 @@ void issueTensorCopy(OpBuilder &builder, Location loc, const TensorCopy &copy, V
       inner = arith::AddIOp::create(
           builder, loc, inner,
           arith::ConstantIntOp::create(builder, loc, panel * panels.panelElements(), 32));
-    inlinePtx(builder, loc, {}, {destination, copy.map, inner, offsets[0], barrier},
-              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-              "[$0], [$1, {$2, $3}], [$4];",
-              "r,l,r,r,r");
+    inlinePtx(builder, loc, {}, {destination, copy.map, inner, offsets[0], barrier, copyingWarp},
+              electedLane(5) +
+                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                  "[$0], [$1, {$2, $3}], [$4]; }",
+              "r,l,r,r,r,r");
   }
 }
 
@@ -146,11 +162,13 @@ void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location l
   mlir::gpu::BarrierOp::create(builder, loc);
 }
 
-void StageBarriers::expectBytes(OpBuilder &builder, Location loc, Value barrier, int64_t bytes) {
-  inlinePtx(builder, loc, {}, {barrier, arith::ConstantIntOp::create(builder, loc, bytes, 32)},
-            "{ .reg .b64 %tessera_state; mbarrier.arrive.expect_tx.shared::cta.b64 "
-            "%tessera_state, [$0], $1; }",
-            "r,r");
+void StageBarriers::expectBytes(OpBuilder &builder, Location loc, Value barrier, int64_t bytes,
+                                Value copyingWarp) {
+  inlinePtx(builder, loc, {},
+            {barrier, arith::ConstantIntOp::create(builder, loc, bytes, 32), copyingWarp},
+            electedLane(2) +
+                "mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }",
+            "r,r,r");
 }
 
 void StageBarriers::wait(OpBuilder &builder, Location loc, Value stage, Value phase) const {

@@ -7,10 +7,10 @@
 // arguments (cuTensorMapEncodeTiled) and passes by value. Its box is one
 // panel of the stage (SwizzledPanels): `swizzleBytes` of the innermost
 // dimension by the panel's lines, written with TMA's swizzle of that width,
-// which is the permutation wgmma reads. One thread issues a stage's copies,
-// one `cp.async.bulk.tensor` per panel, after announcing their bytes on the
-// stage's mbarrier; every thread waits on that mbarrier's phase before the
-// dot reads the stage. TMA fills what lies outside the shape with zeros (NaN
+// which is the permutation wgmma reads. One lane of warp 0 issues a stage's
+// copies, one `cp.async.bulk.tensor` per panel, after announcing their bytes
+// on the stage's mbarrier; every thread waits on that mbarrier's phase before
+// the dot reads the stage. TMA fills what lies outside the shape with zeros (NaN
 // for padding_option "nan"), as the element-wise lowering does.
 //
 // The kernel lists the recipes of its tensor maps in the attribute
@@ -49,11 +49,18 @@ struct TensorCopy {
 std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, mlir::Operation *load,
                                         bool transposed, const DotPlan &plan, DotOperand slot);
 
+/// i32: 1 in the threads of warp 0, whose elected lane issues the copies.
+mlir::Value copyingWarp(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc);
+
 /// Issues `copy` of the block at `offsets` (i32, outermost first) into the
 /// stage at `stage`, completing on the mbarrier at `barrier` (a shared
-/// address, i32). The caller runs it in one thread, after expectBytes.
+/// address, i32), from one lane (`elect.sync`) of the warp where
+/// `copyingWarp` holds, after expectBytes. Every thread runs it, convergent:
+/// predicated rather than branched on, the copy keeps its operands in
+/// uniform registers, as ptxas issues a TMA copy once per warp.
 void issueTensorCopy(mlir::OpBuilder &builder, mlir::Location loc, const TensorCopy &copy,
-                     mlir::ValueRange offsets, const SharedOperand &stage, mlir::Value barrier);
+                     mlir::ValueRange offsets, const SharedOperand &stage, mlir::Value barrier,
+                     mlir::Value copyingWarp);
 
 /// One mbarrier per stage of a pipelined loop, in shared memory reserved for
 /// the loop.
@@ -70,9 +77,10 @@ public:
                   mlir::ValueRange tensorMaps) const;
   /// The shared address (i32) of stage `stage`'s mbarrier.
   mlir::Value address(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stage) const;
-  /// Arrives at `barrier`, expecting `bytes` from the copies that follow.
+  /// Arrives at `barrier` from the lane issueTensorCopy elects, expecting
+  /// `bytes` from the copies that follow.
   static void expectBytes(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value barrier,
-                          int64_t bytes);
+                          int64_t bytes, mlir::Value copyingWarp);
   /// Waits until phase `phase` (i32, 0 or 1) of stage `stage`'s mbarrier
   /// has completed.
   void wait(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stage,

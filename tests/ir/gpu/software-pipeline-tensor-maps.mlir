@@ -41,10 +41,11 @@ tile.func @tma_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32,
 // CHECK: nvvm.fence.proxy
 // CHECK-NEXT: gpu.barrier
 // The prologue's copies, each of 64x64 (A) + 2x64x64 (B's two panels) bf16 = 24 KiB:
-// CHECK: "{ .reg .b64 %tessera_state; mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }", "r,r" %{{.*}}, %c24576_i32
-// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r" %{{.*}}, %[[A_MAP]]
-// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r" %{{.*}}, %[[B_MAP]]
-// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r" %{{.*}}, %[[B_MAP]]
+// Issued by one lane (elect.sync) of warp 0, predicated, not branched on:
+// CHECK: elect.sync %tessera_lane|%tessera_elected, -1; setp.ne.and.b32 %tessera_issue, $2, 0, %tessera_elected; @%tessera_issue mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }", "r,r,r" %{{.*}}, %c24576_i32, %[[WARP0:.*]] :
+// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r,r" %{{.*}}, %[[A_MAP]], %{{.*}}, %{{.*}}, %{{.*}}, %[[WARP0]] :
+// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r,r" %{{.*}}, %[[B_MAP]]
+// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r,r" %{{.*}}, %[[B_MAP]]
 // CHECK: scf.for {{.*}} -> (f32,
 // CHECK-NOT: nvvm.cp.async
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64

@@ -208,14 +208,17 @@ llvm::Error CudaDevice::launch(const CudaKernel &kernel, Grid grid, llvm::ArrayR
     // start of its slot: the low bytes on a little-endian host.
     params[i] = &slots[i];
   }
+  if (grid.size() == 0)
+    return llvm::Error::success();
+  // After the empty-grid return: a launch over nothing may describe an
+  // empty tensor, which no tensor map can.
   const CudaDriver &driver = state_->driver;
   llvm::SmallVector<TensorMap, 2> tensorMaps;
-  if (llvm::Error err = encodeTensorMaps(driver, loaded.tensorMaps, signature, slots, tensorMaps, where))
+  if (llvm::Error err =
+          encodeTensorMaps(driver, loaded.tensorMaps, signature, slots, tensorMaps, where))
     return err;
   for (TensorMap &map : tensorMaps)
     params.push_back(map.bytes);
-  if (grid.size() == 0)
-    return llvm::Error::success();
 
   auto stream = static_cast<CUstream>(options.stream);
   return state_->inContext(where, [&]() -> llvm::Error {

@@ -214,6 +214,12 @@ TEST_F(CudaFakeDriver, TensorMapsRefuseWhatTmaCannotDescribe) {
   EXPECT_NE(launchError({*buffer, 0, 20, int64_t(24)})
                 .find("argument 1 (extent 0 of a tensor descriptor) is 0"),
             std::string::npos);
+  unsigned encoded = tesseraFakeCudaLastTensorMap()->count;
+  llvm::Error empty =
+      device->launch(*kernel, {0, 1, 1}, {*buffer, 0, 20, int64_t(24)}, {.synchronize = true});
+  EXPECT_FALSE(bool(empty)) << "an empty grid launches nothing, whatever its maps would be";
+  llvm::consumeError(std::move(empty));
+  EXPECT_EQ(tesseraFakeCudaLastTensorMap()->count, encoded);
   EXPECT_NE(launchError({reinterpret_cast<void *>(buffer->devicePointer() + 2), 10, 20, int64_t(24)})
                 .find("argument 0 (a tensor descriptor's base) is not a multiple of 16 bytes"),
             std::string::npos);

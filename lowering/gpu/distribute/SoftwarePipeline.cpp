@@ -189,8 +189,13 @@ bool fillsWithZero(Operation *load) {
   return make && make.getPadding() == tile::PaddingOption::Zero;
 }
 
-std::optional<StagedLoad> stagedLoadOf(Operation *op) {
-  if (!isa<tile::LoadOp, tile::DescriptorLoadOp>(op) || !fillsWithZero(op))
+/// `op` as a staged load: one whose elements outside fill with zeros (what
+/// cp.async writes there), or with `nanPaddedDescriptors` (TMA's NaN fill at
+/// hand) a descriptor load padded with NaN.
+std::optional<StagedLoad> stagedLoadOf(Operation *op, bool nanPaddedDescriptors) {
+  if (!isa<tile::LoadOp, tile::DescriptorLoadOp>(op))
+    return std::nullopt;
+  if (!fillsWithZero(op) && !(nanPaddedDescriptors && isa<tile::DescriptorLoadOp>(op)))
     return std::nullopt;
   Value result = op->getResult(0);
   auto type = dyn_cast<RankedTensorType>(result.getType());
@@ -220,14 +225,14 @@ std::optional<StagedLoad> stagedLoadOf(Operation *op) {
 /// Finds the staged loads and the ops that compute their operands; nullopt
 /// when nothing can be staged or the operands need ops with effects of the
 /// body.
-std::optional<PipelineAnalysis> analyze(scf::ForOp loop) {
+std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDescriptors) {
   if (loop.getUnsignedCmp())
     return std::nullopt;
   Block *body = loop.getBody();
   PipelineAnalysis analysis;
   llvm::DenseSet<Operation *> stagedOps;
   for (Operation &op : body->without_terminator())
-    if (std::optional<StagedLoad> staged = stagedLoadOf(&op)) {
+    if (std::optional<StagedLoad> staged = stagedLoadOf(&op, nanPaddedDescriptors)) {
       analysis.loads.push_back(*staged);
       stagedOps.insert(&op);
       if (staged->trans)
@@ -455,6 +460,10 @@ private:
     RunPlaces runPlaces;
     /// Where TMA copies the load's blocks instead of cp.async.
     std::optional<TensorCopy> tensorCopy;
+    /// Whether the load fills what lies outside with zeros, as cp.async
+    /// does; a NaN-padded descriptor block that TMA does not copy is copied
+    /// by ordinary loads and shared stores.
+    bool zeroFilled = true;
   };
   /// A loop over several output tiles (a persistent GEMM with its loops
   /// flattened) starts the accumulator again after each tile:
@@ -606,7 +615,8 @@ LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
     if (failed(load))
       return failure();
     copyToStage(k, builder, staged.load->getLoc(), *load, ring.plan, staged.slot, ring.source,
-                {ring.buffer, stageStart(builder, ring, stage)}, async, ring.runPlaces);
+                {ring.buffer, stageStart(builder, ring, stage)}, async && ring.zeroFilled,
+                ring.runPlaces);
   }
   return success();
 }
@@ -810,7 +820,8 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
       return failure();
     ring.buffer = *buffer;
     ring.tensorCopy = tensorCopyFor(k, staged.load, staged.transposed(), ring.plan, staged.slot);
-    cpAsyncGroups |= async && !ring.tensorCopy;
+    ring.zeroFilled = fillsWithZero(staged.load);
+    cpAsyncGroups |= async && !ring.tensorCopy && ring.zeroFilled;
   }
   if (llvm::any_of(rings, [](const Ring &ring) { return ring.tensorCopy.has_value(); })) {
     FailureOr<StageBarriers> reserved = StageBarriers::reserve(k, loop, stages);
@@ -1022,7 +1033,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
 FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &builder) {
   if (k.numStages < 2)
     return false;
-  std::optional<PipelineAnalysis> analysis = analyze(op);
+  std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps && k.target.hasTma());
   if (!analysis)
     return false;
   if (failed(k.flatTypes(op, op.getResultTypes())))

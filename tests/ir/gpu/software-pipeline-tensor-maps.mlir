@@ -163,3 +163,48 @@ tile.func @constant_extents(%q: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %
 // CHECK-LABEL: gpu.func @constant_extents
 // CHECK-SAME: {base = 2 : i64, box = array<i64: 64, 64>, constant_shape = array<i64: 0, 64>, constant_strides = array<i64: 64>, element = f16, padding = "zero", shape = array<i64: 3, -1>, strides = array<i64: -1>, swizzle = 128 : i64}
 // CHECK: cp.async.bulk.tensor.2d
+
+// -----
+
+// NaN padding: TMA fills with NaN, so with tensor-maps a NaN-padded
+// descriptor's block is staged too. B is TMA-copied (recipe padding "nan");
+// A, whose stride is computed, is copied into its stages by ordinary loads
+// (NaN where outside) and shared stores, not by cp.async, which fills zeros.
+tile.func @nan_padding(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %K2 = arith.muli %K, %c64 : i32
+  %lda = arith.extsi %K2 : i32 to i64
+  %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one] padding = nan
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one] padding = nan
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x128xbf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_i = %acc0) -> (tensor<64x128xf32>) : i32 {
+    %at = tile.descriptor_load %da[%c0, %k] : !tile.tensordesc<tensor<64x64xbf16>>
+    %bt = tile.descriptor_load %db[%k, %c0] : !tile.tensordesc<tensor<64x128xbf16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x64xbf16> * tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %next : tensor<64x128xf32>
+  }
+  %ldc = arith.extsi %N : i32 to i64
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldc, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x128xf32>>
+  tile.descriptor_store %dc[%c0, %c0], %acc : !tile.tensordesc<tensor<64x128xf32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @nan_padding
+// CHECK-SAME: tessera.tensor_maps = [{base = 3 : i64, {{.*}} padding = "nan"
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK-NOT: nvvm.cp.async
+// CHECK: dense<0x7FC0> : vector<8xbf16>
+// CHECK: scf.for
+// CHECK: mbarrier.try_wait.parity
+// CHECK: nvvm.fence.proxy
+// CHECK: gpu.barrier
+// CHECK: cp.async.bulk.tensor.2d
+// CHECK: vector.store %{{.*}}, %{{.*}} : memref<16384xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+
+// OFF-LABEL: gpu.func @nan_padding
+// OFF-NOT: tessera.tensor_maps

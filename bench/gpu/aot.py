@@ -55,9 +55,9 @@ class HostDescriptor:
     """A host tensor descriptor where no TensorDescriptor class is at hand
     (the GPU machine imports neither Tessera nor, necessarily, Triton)."""
 
-    def __init__(self, base, shape, strides, block_shape):
+    def __init__(self, base, shape, strides, block_shape, padding="zero"):
         self.base, self.shape, self.strides = base, list(shape), list(strides)
-        self.block_shape = list(block_shape)
+        self.block_shape, self.padding = list(block_shape), padding
 
 
 def is_descriptor(value):
@@ -72,7 +72,8 @@ def signature_entry(value):
     if is_descriptor(value):
         block = ", ".join(str(b) for b in value.block_shape)
         divides = min(16 if d % 16 == 0 else 8 if d % 8 == 0 else 0 for d in value.shape)
-        return f"tensordesc<{_DTYPE_NAMES[value.base.dtype]}[{block}]>" + (
+        nan = ", nan" if getattr(value, "padding", "zero") == "nan" else ""
+        return f"tensordesc<{_DTYPE_NAMES[value.base.dtype]}[{block}]{nan}>" + (
             f":{divides}" if divides else "")
     if isinstance(value, (torch.Tensor, TensorSpec)):
         return f"*{_DTYPE_NAMES[value.dtype]}" + (":16" if value.data_ptr() % 16 == 0 else "")

@@ -286,27 +286,29 @@ def padded(columns, element_bytes):
 
 
 def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(64, 64, 32),
-                           tma=False, on_cpu=True):
+                           tma=False, on_cpu=True, padding="zero"):
     """C = A @ B through host TensorDescriptors over rows padded to 16 bytes:
     K = 203 and N = 137 leave runs partly inside the shape (copied with
     cp.async's source size on NVIDIA, or with `tma` filled by TMA) and the
-    padding, random here, must not be read."""
+    padding, random here, must not be read. A and B padded with NaN need K
+    a multiple of the block: the NaN rows and columns then reach only outputs
+    past M and N, which the store drops."""
     M, N, K = size
     BM, BN, BK = block
 
     def run(kernels, on):
-        describe = lambda x, rows, cols, block: kernels.TensorDescriptor(
-            x, [rows, cols], [x.shape[1], 1], block)
+        describe = lambda x, rows, cols, block, pad="zero": kernels.TensorDescriptor(
+            x, [rows, cols], [x.shape[1], 1], block, pad)
         a = on.input((M, padded(K, 2)), "bf16")
         if layout == "nt":  # B given as the [N, K] tensor it transposes
             b = on.input((N, padded(K, 2)), "bf16")
-            b_desc = describe(b, N, K, [BN, BK])
+            b_desc = describe(b, N, K, [BN, BK], padding)
         else:
             b = on.input((K, padded(N, 2)), "bf16")
-            b_desc = describe(b, K, N, [BK, BN])
+            b_desc = describe(b, K, N, [BK, BN], padding)
         c = on.zeros((M, padded(N, 4)), "fp32")
         kernels.descriptor_matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
-            describe(a, M, K, [BM, BK]), b_desc, describe(c, M, N, [BM, BN]), K,
+            describe(a, M, K, [BM, BK], padding), b_desc, describe(c, M, N, [BM, BN]), K,
             B_ROWS_ARE_N=layout == "nt", BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages,
             **({"tma": True} if tma else {}))
 
@@ -317,7 +319,8 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
             return result
         on.check(c, expected, rtol=1e-4, atol=1e-3)
     return Case(f"descriptor matmul bf16 {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
-                f"warps={warps} stages={stages}{' tma' if tma else ''}", run, on_cpu=on_cpu)
+                f"warps={warps} stages={stages}{' tma' if tma else ''}"
+                f"{' nan padding' if padding == 'nan' else ''}", run, on_cpu=on_cpu)
 
 
 def attention_case(warps, stages, block, tma, rows=200, keys=300, width=64, on_cpu=True):
@@ -451,6 +454,9 @@ def cases():
     found.append(attention_case(4, 3, (64, 64), tma=False))
     found.append(attention_case(4, 3, (64, 64), tma=True))
     found.append(attention_case(8, 3, (128, 64), tma=True, on_cpu=False))
+    # NaN padding, which TMA fills where the blocks leave A and B.
+    found.append(descriptor_matmul_case("nn", 4, 3, size=(150, 137, 192), tma=True,
+                                        padding="nan"))
     return found
 
 

@@ -76,16 +76,17 @@ def _pointee(name):
 
 
 def _split(text):
-    """Splits at top-level commas (a string literal may hold one)."""
+    """Splits at top-level commas (a string literal may hold one, and so
+    may a tensordesc<...>)."""
     parts, depth, quote, current = [], 0, None, ""
     for ch in text:
         if quote:
             quote = None if ch == quote else quote
         elif ch in "'\"":
             quote = ch
-        elif ch in "([":
+        elif ch in "([<":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]>":
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append(current.strip())
@@ -155,19 +156,26 @@ def parse_signature(text, params, constexprs):
 def _descriptor_plan(entry, name):
     """The plan of a host TensorDescriptor parameter from Triton's signature
     entry ``tensordesc<fp16[64, 32]>``, and Tessera's ``tensordesc<...>:16``
-    (or ``:8``) for one whose every shape entry is a multiple of 16 (8). Its
-    outer strides are the multiples of 16 bytes every TensorDescriptor has."""
-    match = re.fullmatch(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*>\s*(?::\s*(16|8))?", entry)
+    (or ``:8``) for one whose every shape entry is a multiple of 16 (8) and
+    ``tensordesc<fp16[64, 32], nan>`` for one padded with NaN. Its outer
+    strides are the multiples of 16 bytes every TensorDescriptor has."""
+    match = re.fullmatch(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*(?:,\s*(zero|nan)\s*)?>"
+                         r"\s*(?::\s*(16|8))?", entry)
     pointee = _pointee(match.group(1)) if match else None
     if pointee is None:
         raise UsageError(f"--signature: '{entry}' for parameter '{name}' is not a tensor descriptor "
                          "type such as tensordesc<fp16[64, 32]> (with :16 or :8 for a shape of "
-                         "multiples of 16 or 8)")
+                         "multiples of 16 or 8, and tensordesc<fp16[64, 32], nan> for NaN "
+                         "padding)")
     block = tuple(int(b) for b in match.group(2).split(",") if b.strip())
-    shape_div = int(match.group(3) or 0)
+    padding = match.group(3) or "zero"
+    if padding == "nan" and not pointee.is_floating():
+        raise UsageError(f"--signature: '{entry}' for parameter '{name}': NaN padding needs "
+                         "floating-point elements")
+    shape_div = int(match.group(4) or 0)
     elements_in_16_bytes = 128 // pointee.primitive_bitwidth
     stride_div = elements_in_16_bytes if elements_in_16_bytes in (8, 16) else 0
-    return ("desc", pointee, block, "zero", (shape_div,) * len(block),
+    return ("desc", pointee, block, padding, (shape_div,) * len(block),
             (stride_div,) * (len(block) - 1))
 
 

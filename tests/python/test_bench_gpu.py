@@ -259,6 +259,10 @@ def test_aot_passes_host_descriptors_as_the_jit_does():
     [(kind, element, block, padding, shape_divisibility, stride_divisibility)] = plan
     assert (kind, element.name, block, padding) == ("desc", "bf16", (128, 64), "zero")
     assert shape_divisibility == (0, 0) and stride_divisibility == (8,)
+    nan_padded = aot.HostDescriptor(spec, spec.shape, spec.stride(), [128, 64], padding="nan")
+    assert aot.signature_entry(nan_padded) == "tensordesc<bf16[128, 64], nan>"
+    _, [entry] = parse_signature(aot.signature_entry(nan_padded), ["d"], set())
+    assert entry[3] == "nan"
     square = aot.HostDescriptor(spec, [304, 4096], [4096, 1], [128, 64])
     assert aot.signature_entry(square) == "tensordesc<bf16[128, 64]>:16"
     _, [entry] = parse_signature(aot.signature_entry(square), ["d"], set())

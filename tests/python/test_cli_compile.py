@@ -136,7 +136,10 @@ def test_autotuned_kernel_and_integer_hints(kernels):
     (["{k}:add_kernel", "--signature", "tensordesc<fp32>, *fp32, *fp32, i32, 1024"], 2,
      "tessera compile: error: --signature: 'tensordesc<fp32>' for parameter 'x_ptr' is not a tensor "
      "descriptor type such as tensordesc<fp16[64, 32]> (with :16 or :8 for a shape of multiples of "
-     "16 or 8)"),
+     "16 or 8, and tensordesc<fp16[64, 32], nan> for NaN padding)"),
+    (["{k}:add_kernel", "--signature", "tensordesc<i32[64], nan>, *fp32, *fp32, i32, 1024"], 2,
+     "tessera compile: error: --signature: 'tensordesc<i32[64], nan>' for parameter 'x_ptr': NaN "
+     "padding needs floating-point elements"),
     (["{k}:add_kernel", "--signature", SIG, "--emit", "ptx"], 2,
      "tessera compile: error: --emit ptx: a GPU output, for --target cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, "
      "hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N] (for cpu: tile, mlir, llvm, asm, obj)"),

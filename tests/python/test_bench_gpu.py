@@ -291,7 +291,8 @@ def test_aot_passes_host_descriptors_as_the_jit_does():
     "chained dots fp16 150x64 blocks of 64 rows warps=4", "unary exp2 n=1000",
     "descriptor matmul bf16 nn 150x137x203 tile 64x64x32 warps=4 stages=3 tma",
     "device descriptor matmul bf16 nn 150x137x203 tile 64x64x32 tma",
-    "attention fp16 200x300x64 tile 64x64 warps=4 stages=3"])
+    "attention fp16 200x300x64 tile 64x64 warps=4 stages=3",
+    "descriptor matmul bf16 nn 150x137x192 tile 64x64x32 warps=4 stages=3 tma nan padding"])
 def test_device_correctness_cases_on_cpu(name):
     """bench/gpu/correctness.py's cases (what a lent GPU machine checks from
     exported cubins) on Tessera's CPU backend: the harness, the inputs and

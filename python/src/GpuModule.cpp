@@ -114,21 +114,22 @@ py::object vulkanAbiOf(const gpu::CompiledGpuKernel &kernel) {
   return abi;
 }
 
+/// An argument's number, or ("constant", value), per entry.
+py::list tensorMapValuesOf(const std::vector<gpu::TensorMapValue> &entries) {
+  py::list list;
+  for (const gpu::TensorMapValue &entry : entries)
+    list.append(entry.argument < 0 ? py::object(py::make_tuple("constant", entry.constant))
+                                   : py::object(py::int_(entry.argument)));
+  return list;
+}
+
 py::list tensorMapsOf(const gpu::CompiledGpuKernel &k) {
   py::list maps;
   for (const gpu::TensorMapParam &param : k.binary.tensorMaps) {
     py::dict map;
     map["base"] = param.base;
-    // An argument's number, or ("constant", value).
-    auto values = [](const std::vector<gpu::TensorMapValue> &entries) {
-      py::list list;
-      for (const gpu::TensorMapValue &entry : entries)
-        list.append(entry.argument < 0 ? py::object(py::make_tuple("constant", entry.constant))
-                                       : py::object(py::int_(entry.argument)));
-      return list;
-    };
-    map["shape"] = values(param.shape);
-    map["strides"] = values(param.outerStrides);
+    map["shape"] = tensorMapValuesOf(param.shape);
+    map["strides"] = tensorMapValuesOf(param.outerStrides);
     map["element"] = param.element;
     map["element_bytes"] = param.elementBytes;
     map["box"] = param.box;

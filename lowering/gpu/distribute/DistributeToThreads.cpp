@@ -501,7 +501,10 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
   ThreadContext thread(entry, loc, target->warpSize, *numWarps,
                        /*broadcastWarp=*/target->hasWgmma());
   SharedMemory shared(func, *target, thread);
-  KernelLowering lowering(*target, *numWarps, numStages, tensorMaps, func, thread, shared);
+  // TMA copies fill wgmma's operand panels (sm_90a): elsewhere the option has
+  // nothing to copy into.
+  KernelLowering lowering(*target, *numWarps, numStages, tensorMaps && target->hasWgmma(), func,
+                          thread, shared);
   OpBuilder body = OpBuilder::atBlockEnd(&entry);
   for (auto [original, argument] : llvm::zip(kernel.getArguments(), func.getArguments())) {
     if (isa<tile::PointerType>(original.getType()))

@@ -11,6 +11,7 @@
 #include "ir/TileDialect.h"
 #include "ir/analysis/Contiguity.h"
 #include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/KernelBinary.h"
 #include "lowering/gpu/distribute/DistributedValues.h"
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/SharedMemory.h"
@@ -44,10 +45,7 @@ struct TensorDescriptor {
   /// a launch needs to encode a TMA tensor map of it.
   struct HostArguments {
     unsigned base = 0;
-    /// Per extent and outer stride: an argument number, or -1 where it is
-    /// the constant at the same place of `constantShape`/`constantStrides`.
-    llvm::SmallVector<int64_t> shape, outerStrides;
-    llvm::SmallVector<int64_t> constantShape, constantStrides;
+    llvm::SmallVector<TensorMapValue, 2> shape, outerStrides;
   };
   std::optional<HostArguments> hostArguments;
 };
@@ -64,8 +62,8 @@ public:
   unsigned numWarps;
   /// Stages of the software-pipelined loops over K (1: not pipelined).
   unsigned numStages;
-  /// Whether pipelined loops copy host descriptors' blocks with TMA
-  /// (TensorMaps.h), where the target has it.
+  /// Whether pipelined loops copy descriptor blocks with TMA (TensorMaps.h):
+  /// asked for, and the target has wgmma, whose operand panels TMA fills.
   bool tensorMaps;
   /// The gpu.func being built; tensor-map parameters are appended to it.
   mlir::gpu::GPUFuncOp kernel;

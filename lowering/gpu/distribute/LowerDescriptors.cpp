@@ -81,21 +81,20 @@ std::optional<TensorDescriptor::HostArguments> hostArgumentsOf(KernelLowering &k
     return std::nullopt;
   TensorDescriptor::HostArguments host;
   host.base = static_cast<unsigned>(*base);
-  auto record = [&](Value value, SmallVectorImpl<int64_t> &arguments,
-                    SmallVectorImpl<int64_t> &constants) {
-    std::optional<int64_t> number = argumentNumber(value);
-    std::optional<int64_t> constant = getConstantIntValue(value);
-    if (!number && !constant)
+  auto record = [&](Value value, SmallVectorImpl<TensorMapValue> &values) {
+    if (std::optional<int64_t> number = argumentNumber(value))
+      values.push_back({int(*number), 0});
+    else if (std::optional<int64_t> constant = getConstantIntValue(value))
+      values.push_back({-1, *constant});
+    else
       return false;
-    arguments.push_back(number.value_or(-1));
-    constants.push_back(number ? 0 : *constant);
     return true;
   };
   for (Value extent : desc.shape)
-    if (!record(extent, host.shape, host.constantShape))
+    if (!record(extent, host.shape))
       return std::nullopt;
   for (Value stride : ArrayRef(desc.strides).drop_back())
-    if (!record(stride, host.outerStrides, host.constantStrides))
+    if (!record(stride, host.outerStrides))
       return std::nullopt;
   return host;
 }

@@ -64,13 +64,14 @@
 // multiples of the run), that is all its copy costs.
 // Loads beyond the last iteration are not issued.
 //
-// With k.tensorMaps on sm_90, a staged block of a descriptor made of kernel
-// arguments (a host descriptor) that TMA can write in wgmma's layout
-// (TensorMaps.h) is copied by one lane of warp 0 with one cp.async.bulk.tensor per
-// panel, completing on the stage's mbarrier, which
-// every thread waits on (its phase carried by the loop) where cp.async's
-// copies are waited for with wait_group. The same barrier per iteration
-// orders the overwrite of a stage after the dots that read it.
+// With k.tensorMaps (sm_90a), a staged block of a descriptor made of kernel
+// arguments and constants (a host descriptor) that TMA can write in wgmma's
+// layout (TensorMaps.h) is copied by one lane of warp 0, one
+// cp.async.bulk.tensor per panel, completing on the stage's mbarrier; every
+// thread waits on it (its phase carried by the loop) where cp.async's copies
+// are waited for with wait_group. The same barrier per iteration orders the
+// overwrite of a stage after the dots that read it. NaN-padded descriptor
+// blocks are staged only then (TMA fills NaN, cp.async zeros).
 #include "lowering/gpu/distribute/DotPlan.h"
 #include "lowering/gpu/distribute/TensorMaps.h"
 
@@ -460,10 +461,6 @@ private:
     RunPlaces runPlaces;
     /// Where TMA copies the load's blocks instead of cp.async.
     std::optional<TensorCopy> tensorCopy;
-    /// Whether the load fills what lies outside with zeros, as cp.async
-    /// does; a NaN-padded descriptor block that TMA does not copy is copied
-    /// by ordinary loads and shared stores.
-    bool zeroFilled = true;
   };
   /// A loop over several output tiles (a persistent GEMM with its loops
   /// flattened) starts the accumulator again after each tile:
@@ -614,9 +611,11 @@ LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
     FailureOr<LoadAccesses> load = loadAccessesOf(k, staged.load, builder);
     if (failed(load))
       return failure();
+    // cp.async fills zeros: a NaN-padded block TMA does not copy goes in
+    // through ordinary loads and shared stores.
     copyToStage(k, builder, staged.load->getLoc(), *load, ring.plan, staged.slot, ring.source,
-                {ring.buffer, stageStart(builder, ring, stage)}, async && ring.zeroFilled,
-                ring.runPlaces);
+                {ring.buffer, stageStart(builder, ring, stage)},
+                async && fillsWithZero(staged.load), ring.runPlaces);
   }
   return success();
 }
@@ -796,7 +795,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   unsigned busyStages = overlapped ? 2 : 1;
   stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
   // Room for the mbarriers of TMA copies, where they may be used.
-  int64_t barrierBytes = k.tensorMaps && k.target.hasTma() ? 8 : 0;
+  int64_t barrierBytes = k.tensorMaps ? 8 : 0;
   auto fits = [&] {
     return stages * (stageBytes + barrierBytes) + bodyBytes <=
            int64_t(k.target.maxSharedMemoryBytes);
@@ -820,8 +819,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
       return failure();
     ring.buffer = *buffer;
     ring.tensorCopy = tensorCopyFor(k, staged.load, staged.transposed(), ring.plan, staged.slot);
-    ring.zeroFilled = fillsWithZero(staged.load);
-    cpAsyncGroups |= async && !ring.tensorCopy && ring.zeroFilled;
+    cpAsyncGroups |= async && !ring.tensorCopy && fillsWithZero(staged.load);
   }
   if (llvm::any_of(rings, [](const Ring &ring) { return ring.tensorCopy.has_value(); })) {
     FailureOr<StageBarriers> reserved = StageBarriers::reserve(k, loop, stages);
@@ -1033,7 +1031,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
 FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &builder) {
   if (k.numStages < 2)
     return false;
-  std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps && k.target.hasTma());
+  std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps);
   if (!analysis)
     return false;
   if (failed(k.flatTypes(op, op.getResultTypes())))

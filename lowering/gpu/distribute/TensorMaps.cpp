@@ -63,12 +63,21 @@ DictionaryAttr recipeOf(MLIRContext *context, const TensorDescriptor::HostArgume
                         Type element, const SwizzledPanels &panels,
                         tile::PaddingOption padding) {
   Builder b(context);
+  // The attribute's two arrays per field (kTensorMapsAttrName).
+  auto arguments = [&](ArrayRef<TensorMapValue> values) {
+    return b.getDenseI64ArrayAttr(llvm::to_vector(
+        llvm::map_range(values, [](TensorMapValue v) -> int64_t { return v.argument; })));
+  };
+  auto constants = [&](ArrayRef<TensorMapValue> values) {
+    return b.getDenseI64ArrayAttr(llvm::to_vector(
+        llvm::map_range(values, [](TensorMapValue v) { return v.constant; })));
+  };
   return b.getDictionaryAttr({
       b.getNamedAttr("base", b.getI64IntegerAttr(host.base)),
-      b.getNamedAttr("shape", b.getDenseI64ArrayAttr(host.shape)),
-      b.getNamedAttr("strides", b.getDenseI64ArrayAttr(host.outerStrides)),
-      b.getNamedAttr("constant_shape", b.getDenseI64ArrayAttr(host.constantShape)),
-      b.getNamedAttr("constant_strides", b.getDenseI64ArrayAttr(host.constantStrides)),
+      b.getNamedAttr("shape", arguments(host.shape)),
+      b.getNamedAttr("strides", arguments(host.outerStrides)),
+      b.getNamedAttr("constant_shape", constants(host.shape)),
+      b.getNamedAttr("constant_strides", constants(host.outerStrides)),
       b.getNamedAttr("element", TypeAttr::get(element)),
       b.getNamedAttr("box", b.getDenseI64ArrayAttr({panels.panelElements(), panels.lines})),
       b.getNamedAttr("swizzle", b.getI64IntegerAttr(panels.swizzleBytes)),
@@ -82,7 +91,7 @@ DictionaryAttr recipeOf(MLIRContext *context, const TensorDescriptor::HostArgume
 std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool transposed,
                                         const DotPlan &plan, DotOperand slot) {
   auto load = dyn_cast<tile::DescriptorLoadOp>(op);
-  if (!k.tensorMaps || !load || !k.target.hasTma() || !plan.instruction)
+  if (!k.tensorMaps || !load || !plan.instruction)
     return std::nullopt;
   std::optional<SwizzledPanels> panels = plan.instruction->swizzledPanels(slot);
   if (!panels || !llvm::is_contained({32, 64, 128}, panels->swizzleBytes) ||

@@ -1,22 +1,23 @@
-// Copies of host tensor-descriptor blocks by the tensor memory accelerator
-// (TMA, sm_90) into the stages of a software-pipelined loop.
+// Copies of tensor-descriptor blocks by the tensor memory accelerator (TMA,
+// sm_90a) into the stages of a software-pipelined loop.
 //
-// A descriptor passed whole as kernel arguments (TensorDescriptor::
-// HostArguments) gets a tensor-map parameter, appended to the kernel: a
-// 128-byte CUtensorMap that the launch encodes from the descriptor's
-// arguments (cuTensorMapEncodeTiled) and passes by value. Its box is one
+// A descriptor made of kernel arguments and constants alone, as a host
+// descriptor is (TensorDescriptor::HostArguments), gets a tensor-map
+// parameter, appended to the kernel: a 128-byte CUtensorMap that the launch
+// encodes from the descriptor's arguments (cuTensorMapEncodeTiled) and
+// passes by value. Its box is one
 // panel of the stage (SwizzledPanels): `swizzleBytes` of the innermost
 // dimension by the panel's lines, written with TMA's swizzle of that width,
 // which is the permutation wgmma reads. One lane of warp 0 issues a stage's
 // copies, one `cp.async.bulk.tensor` per panel, after announcing their bytes
 // on the stage's mbarrier; every thread waits on that mbarrier's phase before
-// the dot reads the stage. TMA fills what lies outside the shape with zeros (NaN
-// for padding_option "nan"), as the element-wise lowering does.
+// the dot reads the stage. TMA fills what lies outside the shape with zeros
+// (NaN for padding_option "nan"), as the element-wise lowering does.
 //
 // The kernel lists the recipes of its tensor maps in the attribute
 // `tessera.tensor_maps` (kTensorMapsAttrName): base, shape and outer-stride
-// argument numbers, element type, box (innermost first), swizzle bytes and
-// padding. tessera-nvvm-tensor-map-params makes those parameters by-value
+// argument numbers or constants, element type, box (innermost first),
+// swizzle bytes and padding. tessera-nvvm-tensor-map-params makes those parameters by-value
 // grid constants; compileForNvidia records the recipes in
 // KernelBinary::tensorMaps.
 #ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPS_H
@@ -43,9 +44,10 @@ struct TensorCopy {
 
 /// The TMA copy of staged load `load` (through a transpose where
 /// `transposed`), operand `slot` of `plan`; nullopt where TMA cannot fill
-/// the operand's buffer: not sm_90 with k.tensorMaps, not a host descriptor
-/// proved 16-byte aligned, a buffer that is not one of 32/64/128-byte
-/// panels, or a block whose contiguous dimension is not the panels' lines'.
+/// the operand's buffer: without k.tensorMaps, a descriptor not made of
+/// arguments and constants or not proved 16-byte aligned, a buffer that is
+/// not 32/64/128-byte panels, or a block whose contiguous dimension is not
+/// the panels' lines'.
 std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, mlir::Operation *load,
                                         bool transposed, const DotPlan &plan, DotOperand slot);
 

@@ -36,28 +36,26 @@ def combining_kernel(x_ptr, out_ptr, rows, cols, OP: tl.constexpr, AXIS: tl.cons
     c = tl.arange(0, C)
     mask = (r[:, None] < rows) & (c[None, :] < cols)
     offsets = r[:, None] * C + c[None, :]
+    fill = -float("inf") if OP == "argmax" else 1.0 if OP == "cumprod" else 0.0
+    x = tl.load(x_ptr + offsets, mask=mask, other=fill)
     if OP == "sum":
-        y = tl.reduce(tl.load(x_ptr + offsets, mask=mask, other=0.0), AXIS, add_combine)
+        y = tl.reduce(x, AXIS, add_combine)
     elif OP == "sum_keep":
-        y = tl.reduce(tl.load(x_ptr + offsets, mask=mask, other=0.0), AXIS, add_combine,
-                      keep_dims=True)
+        y = tl.reduce(x, AXIS, add_combine, keep_dims=True)
     elif OP == "argmax":
-        x = tl.load(x_ptr + offsets, mask=mask, other=-float("inf"))
         index = tl.broadcast_to(c[None, :], (R, C)) if AXIS == 1 else tl.broadcast_to(r[:, None],
                                                                                      (R, C))
         _, y = tl.reduce((x, index), AXIS, argmax_combine)
     elif OP == "scan":
-        y = tl.associative_scan(tl.load(x_ptr + offsets, mask=mask, other=0.0), AXIS, add_combine)
+        y = tl.associative_scan(x, AXIS, add_combine)
     elif OP == "scan_reverse":
-        y = tl.associative_scan(tl.load(x_ptr + offsets, mask=mask, other=0.0), AXIS, add_combine,
-                                reverse=True)
+        y = tl.associative_scan(x, AXIS, add_combine, reverse=True)
     elif OP == "first_nonzero":
-        y = tl.associative_scan(tl.load(x_ptr + offsets, mask=mask, other=0.0), AXIS,
-                                first_nonzero)
+        y = tl.associative_scan(x, AXIS, first_nonzero)
     elif OP == "cumprod":
-        y = tl.cumprod(tl.load(x_ptr + offsets, mask=mask, other=1.0), AXIS)
+        y = tl.cumprod(x, AXIS)
     else:  # "all": every element, in row-major order
-        y = tl.reduce(tl.load(x_ptr + offsets, mask=mask, other=0.0), None, add_combine)
+        y = tl.reduce(x, None, add_combine)
     size = 1
     for d in y.shape:
         size *= d

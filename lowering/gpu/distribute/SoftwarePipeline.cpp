@@ -594,15 +594,16 @@ LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
       tensorCopyBytes += ring.tensorCopy->bytes();
   if (tensorCopyBytes != 0) {
     Value barrier = barriers->address(builder, loc, stage);
-    Value issuer = copyingWarp(k, builder, loc);
-    StageBarriers::expectBytes(builder, loc, barrier, tensorCopyBytes, issuer);
+    StageBarriers::expectBytes(builder, loc, barrier, tensorCopyBytes, isWarp(k, builder, loc, 0));
+    unsigned nextWarp = 0;
     for (Ring &ring : rings)
       if (ring.tensorCopy) {
         SmallVector<Value> offsets;
         for (Value offset : ring.tensorCopy->load.getOffsets())
           offsets.push_back(k.registers(offset).front());
-        issueTensorCopy(builder, loc, *ring.tensorCopy, offsets,
-                        {ring.buffer, stageStart(builder, ring, stage)}, barrier, issuer);
+        nextWarp = issueTensorCopy(k, builder, loc, *ring.tensorCopy, offsets,
+                                   {ring.buffer, stageStart(builder, ring, stage)}, barrier,
+                                   nextWarp);
       }
   }
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {

@@ -15,13 +15,13 @@ constexpr int64_t kMaxBoxExtent = 256;
 constexpr int64_t kGlobalAlignmentBytes = 16;
 constexpr int64_t kBarrierBytes = 8;
 /// Opens a PTX block whose next instruction runs in one lane (elect.sync)
-/// of the warp where asm operand `copyingWarp` is nonzero; the caller closes
-/// the block.
-std::string electedLane(unsigned copyingWarp) {
+/// of the warp where asm operand `issuer` is nonzero; the caller closes the
+/// block.
+std::string electedLane(unsigned issuer) {
   return "{ .reg .pred %tessera_elected, %tessera_issue; .reg .b32 %tessera_lane; "
          ".reg .b64 %tessera_state; elect.sync %tessera_lane|%tessera_elected, -1; "
          "setp.ne.and.b32 %tessera_issue, $" +
-         std::to_string(copyingWarp) + ", 0, %tessera_elected; @%tessera_issue ";
+         std::to_string(issuer) + ", 0, %tessera_elected; @%tessera_issue ";
 }
 
 Value i32Of(OpBuilder &builder, Location loc, Value index) {
@@ -113,29 +113,51 @@ std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool t
   return TensorCopy{load, map, *panels};
 }
 
-Value copyingWarp(KernelLowering &k, OpBuilder &builder, Location loc) {
-  Value first = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, k.thread.warp(),
-                                      arith::ConstantIntOp::create(builder, loc, 0, 32));
-  return arith::ExtUIOp::create(builder, loc, builder.getI32Type(), first);
+Value isWarp(KernelLowering &k, OpBuilder &builder, Location loc, unsigned warp) {
+  Value same = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, k.thread.warp(),
+                                     arith::ConstantIntOp::create(builder, loc, warp, 32));
+  return arith::ExtUIOp::create(builder, loc, builder.getI32Type(), same);
 }
 
-void issueTensorCopy(OpBuilder &builder, Location loc, const TensorCopy &copy, ValueRange offsets,
-                     const SharedOperand &stage, Value barrier, Value copyingWarp) {
+unsigned issueTensorCopy(KernelLowering &k, OpBuilder &builder, Location loc,
+                         const TensorCopy &copy, ValueRange offsets, const SharedOperand &stage,
+                         Value barrier, unsigned firstWarp) {
   const SwizzledPanels &panels = copy.panels;
-  for (int64_t panel = 0; panel < panels.panels; ++panel) {
-    Value destination =
-        stageAddress(builder, loc, stage, panels.elementBytes, panel * panels.panelBytes());
-    Value inner = offsets[1];
-    if (panel != 0)
-      inner = arith::AddIOp::create(
-          builder, loc, inner,
-          arith::ConstantIntOp::create(builder, loc, panel * panels.panelElements(), 32));
-    inlinePtx(builder, loc, {}, {destination, copy.map, inner, offsets[0], barrier, copyingWarp},
+  int64_t warps = k.numWarps;
+  auto i32 = [&](int64_t value) { return arith::ConstantIntOp::create(builder, loc, value, 32); };
+  Value stageStart = stageAddress(builder, loc, stage, panels.elementBytes, 0);
+  // Warp firstWarp + i (mod warps) is the i-th in turn: its panel in each
+  // round of `warps` panels. A round of one panel is firstWarp's alone.
+  Value turn;
+  for (int64_t round = 0; round < panels.panels; round += warps) {
+    int64_t issuing = std::min(warps, panels.panels - round);
+    Value panel = i32(round), issuer;
+    if (issuing == 1) {
+      issuer = isWarp(k, builder, loc, firstWarp);
+    } else {
+      if (!turn)
+        turn = arith::RemUIOp::create(
+            builder, loc,
+            arith::AddIOp::create(builder, loc, k.thread.warp(), i32(warps - firstWarp)),
+            i32(warps));
+      panel = arith::AddIOp::create(builder, loc, turn, panel);
+      issuer = arith::ExtUIOp::create(
+          builder, loc, builder.getI32Type(),
+          arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, turn, i32(issuing)));
+    }
+    Value destination = arith::AddIOp::create(
+        builder, loc, stageStart,
+        arith::MulIOp::create(builder, loc, panel, i32(panels.panelBytes())));
+    Value inner = arith::AddIOp::create(
+        builder, loc, offsets[1],
+        arith::MulIOp::create(builder, loc, panel, i32(panels.panelElements())));
+    inlinePtx(builder, loc, {}, {destination, copy.map, inner, offsets[0], barrier, issuer},
               electedLane(5) +
                   "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
                   "[$0], [$1, {$2, $3}], [$4]; }",
               "r,l,r,r,r,r");
   }
+  return (firstWarp + panels.panels) % warps;
 }
 
 FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *user,
@@ -172,9 +194,9 @@ void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location l
 }
 
 void StageBarriers::expectBytes(OpBuilder &builder, Location loc, Value barrier, int64_t bytes,
-                                Value copyingWarp) {
+                                Value issuer) {
   inlinePtx(builder, loc, {},
-            {barrier, arith::ConstantIntOp::create(builder, loc, bytes, 32), copyingWarp},
+            {barrier, arith::ConstantIntOp::create(builder, loc, bytes, 32), issuer},
             electedLane(2) +
                 "mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }",
             "r,r,r");

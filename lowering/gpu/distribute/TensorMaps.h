@@ -8,9 +8,9 @@
 // passes by value. Its box is one
 // panel of the stage (SwizzledPanels): `swizzleBytes` of the innermost
 // dimension by the panel's lines, written with TMA's swizzle of that width,
-// which is the permutation wgmma reads. One lane of warp 0 issues a stage's
-// copies, one `cp.async.bulk.tensor` per panel, after announcing their bytes
-// on the stage's mbarrier; every thread waits on that mbarrier's phase before
+// which is the permutation wgmma reads. One lane of warp 0 announces a
+// stage's bytes on the stage's mbarrier; one `cp.async.bulk.tensor` per
+// panel copies them, the panels spread over the warps; every thread waits on that mbarrier's phase before
 // the dot reads the stage. TMA fills what lies outside the shape with zeros
 // (NaN for padding_option "nan"), as the element-wise lowering does.
 //
@@ -51,18 +51,25 @@ struct TensorCopy {
 std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, mlir::Operation *load,
                                         bool transposed, const DotPlan &plan, DotOperand slot);
 
-/// i32: 1 in the threads of warp 0, whose elected lane issues the copies.
-mlir::Value copyingWarp(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc);
+/// i32: 1 in the threads of warp `warp`.
+mlir::Value isWarp(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc, unsigned warp);
 
 /// Issues `copy` of the block at `offsets` (i32, outermost first) into the
 /// stage at `stage`, completing on the mbarrier at `barrier` (a shared
-/// address, i32), from one lane (`elect.sync`) of the warp where
-/// `copyingWarp` holds, after expectBytes. Every thread runs it, convergent:
-/// predicated rather than branched on, the copy keeps its operands in
-/// uniform registers, as ptxas issues a TMA copy once per warp.
-void issueTensorCopy(mlir::OpBuilder &builder, mlir::Location loc, const TensorCopy &copy,
-                     mlir::ValueRange offsets, const SharedOperand &stage, mlir::Value barrier,
-                     mlir::Value copyingWarp);
+/// address, i32). The panels are spread over the warps, as Triton does: in
+/// one `cp.async.bulk.tensor` for up to numWarps panels, one lane
+/// (`elect.sync`) of each of the warps firstWarp, firstWarp + 1, ... (mod
+/// numWarps) copies a panel of its own, so that a copy of many panels costs
+/// every warp one instruction, not one warp a train of them that the others
+/// then wait for at the loop's barrier. Returns the warp whose turn is next.
+/// Every thread runs it, convergent: predicated rather than branched on,
+/// the copy keeps its operands in uniform registers, as ptxas issues a TMA
+/// copy once per warp. The bytes may land before expectBytes announces them
+/// (from another warp): the mbarrier's transaction count may go below zero,
+/// and its phase cannot complete before that arrival.
+unsigned issueTensorCopy(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
+                         const TensorCopy &copy, mlir::ValueRange offsets,
+                         const SharedOperand &stage, mlir::Value barrier, unsigned firstWarp);
 
 /// One mbarrier per stage of a pipelined loop, in shared memory reserved for
 /// the loop.
@@ -79,10 +86,10 @@ public:
                   mlir::ValueRange tensorMaps) const;
   /// The shared address (i32) of stage `stage`'s mbarrier.
   mlir::Value address(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stage) const;
-  /// Arrives at `barrier` from the lane issueTensorCopy elects, expecting
-  /// `bytes` from the copies that follow.
+  /// Arrives at `barrier` from one lane of the warp where `issuer` (i32) is
+  /// nonzero, expecting `bytes` from the stage's copies.
   static void expectBytes(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value barrier,
-                          int64_t bytes, mlir::Value copyingWarp);
+                          int64_t bytes, mlir::Value issuer);
   /// Waits until phase `phase` (i32, 0 or 1) of stage `stage`'s mbarrier
   /// has completed.
   void wait(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stage,

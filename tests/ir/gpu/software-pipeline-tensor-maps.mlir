@@ -4,9 +4,10 @@
 
 // With tensor-maps, the pipelined blocks of host descriptors (made of kernel
 // arguments only, 16-byte aligned) that wgmma reads are copied by TMA: a
-// tensor-map parameter per descriptor, one cp.async.bulk.tensor per 128-byte
-// panel issued by thread 0 on the stage's mbarrier, and every thread waiting
-// on that mbarrier's phase before the dot.
+// tensor-map parameter per descriptor, 128-byte panels copied by
+// cp.async.bulk.tensor on the stage's mbarrier (a descriptor's panels by
+// consecutive warps, one each), and every thread waiting on that mbarrier's
+// phase before the dot.
 
 tile.func @tma_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>) {
   %c0 = arith.constant 0 : i32
@@ -41,11 +42,24 @@ tile.func @tma_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32,
 // CHECK: nvvm.fence.proxy
 // CHECK-NEXT: gpu.barrier
 // The prologue's copies, each of 64x64 (A) + 2x64x64 (B's two panels) bf16 = 24 KiB:
-// Issued by one lane (elect.sync) of warp 0, predicated, not branched on:
-// CHECK: elect.sync %tessera_lane|%tessera_elected, -1; setp.ne.and.b32 %tessera_issue, $2, 0, %tessera_elected; @%tessera_issue mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }", "r,r,r" %{{.*}}, %c24576_i32, %[[WARP0:.*]] :
+// The bytes announced by one lane (elect.sync) of warp 0, predicated, not
+// branched on; A's box copied by warp 0, B's two in one instruction by warps
+// 1 and 2, each its own panel (warp - 1):
+// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[WARP:.*]], %c0_i32
+// CHECK: %[[WARP0:.*]] = arith.extui %[[IS0]]
+// CHECK: elect.sync %tessera_lane|%tessera_elected, -1; setp.ne.and.b32 %tessera_issue, $2, 0, %tessera_elected; @%tessera_issue mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }", "r,r,r" %{{.*}}, %c24576_i32, %[[WARP0]] :
 // CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r,r" %{{.*}}, %[[A_MAP]], %{{.*}}, %{{.*}}, %{{.*}}, %[[WARP0]] :
-// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r,r" %{{.*}}, %[[B_MAP]]
-// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r,r" %{{.*}}, %[[B_MAP]]
+// CHECK: %[[AFTER1:.*]] = arith.addi %[[WARP]], %c3_i32
+// CHECK: %[[TURN:.*]] = arith.remui %[[AFTER1]], %c4_i32
+// CHECK: %[[ISSUES:.*]] = arith.cmpi ult, %[[TURN]], %c2_i32
+// CHECK: %[[B_WARPS:.*]] = arith.extui %[[ISSUES]]
+// CHECK: %[[PANEL_BYTES:.*]] = arith.muli %[[TURN]], %c8192_i32
+// CHECK: %[[PANEL:.*]] = arith.addi %{{.*}}, %[[PANEL_BYTES]]
+// CHECK: %[[PANEL_COLUMNS:.*]] = arith.muli %[[TURN]], %c64_i32
+// CHECK: %[[COLUMN:.*]] = arith.addi %[[PANEL_COLUMNS]], %c64_i32
+// CHECK: cp.async.bulk.tensor.2d{{.*}}"r,l,r,r,r,r" %[[PANEL]], %[[B_MAP]], %[[COLUMN]], %{{.*}}, %{{.*}}, %[[B_WARPS]] :
+// CHECK-NOT: cp.async.bulk.tensor
+// CHECK: mbarrier.arrive.expect_tx
 // CHECK: scf.for {{.*}} -> (f32,
 // CHECK-NOT: nvvm.cp.async
 // CHECK: mbarrier.try_wait.parity.shared::cta.b64

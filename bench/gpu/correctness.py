@@ -266,16 +266,27 @@ def transpose_case(dtype, shape=(100, 70), block=(32, 64), warps=4):
     return Case(f"trans {dtype} {M}x{N}", run)
 
 
-def descriptor_case(shape=(96, 64), block=(32, 16)):
+def descriptor_case(shape=(96, 64), block=(32, 16), tma=False):
+    """x's blocks written transposed and doubled through descriptors made in
+    the kernel, into rows padded to 16 bytes whose padding must stay zero.
+    With `tma` the stores are TMA's (the loads, outside a pipelined loop,
+    stay element-wise), so that a failure here and not in the TMA GEMMs
+    points at the stores; blocks reaching past M and N are clipped there."""
     M, N = shape
 
     def run(kernels, on):
         x = on.input(shape, "fp32")
-        out = on.output((N, M), "fp32")
-        kernels.descriptor_copy[(M // block[0], N // block[1])](x, out, M, N, BM=block[0],
-                                                               BN=block[1])
-        on.check(out, lambda: host(x).T * 2)
-    return Case(f"tensor descriptor {M}x{N}", run)
+        out = on.zeros((N, padded(M, 4)), "fp32")
+        kernels.descriptor_copy[(triton_cdiv(M, block[0]), triton_cdiv(N, block[1]))](
+            x, out, M, N, out.shape[1], BM=block[0], BN=block[1], **({"tma": True} if tma else {}))
+
+        def expected():
+            result = np.zeros((N, padded(M, 4)))
+            result[:, :M] = host(x).T * 2
+            return result
+        on.check(out, expected)
+    return Case(f"tensor descriptor {M}x{N} block {block[0]}x{block[1]}"
+                f"{' tma' if tma else ''}", run)
 
 
 def padded(columns, element_bytes):
@@ -439,9 +450,12 @@ def cases():
                              on_cpu=False, out="fp16"))
     found.append(persistent_matmul_case("bf16", "nn", 8, 4, (300, 600, 700), (128, 256, 64), 3,
                                         out="bf16", on_cpu=False))
-    # TMA copies of the descriptor blocks (sm_90): boxes reaching past M, N
-    # and K, one and two warpgroups, B's panels (NN) and B's [N, K] box
-    # (NT), and four stages of 128x256x64 whose copies follow the dot.
+    # TMA stores alone (loads element-wise), clipped at M and N; then TMA
+    # copies of the descriptor blocks (sm_90), the GEMMs' C stored by TMA too:
+    # boxes reaching past M, N and K, one and two warpgroups, B's panels (NN)
+    # and B's [N, K] box (NT), and four stages of 128x256x64 whose copies
+    # follow the dot.
+    found.append(descriptor_case((101, 72), (32, 32), tma=True))
     for layout in ("nn", "nt"):
         found.append(descriptor_matmul_case(layout, 4, 3, tma=True))
     found.append(descriptor_matmul_case("nn", 8, 3, size=(300, 600, 300), block=(128, 256, 64),

@@ -198,11 +198,12 @@ def transpose(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 
 
 @jit
-def descriptor_copy(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+def descriptor_copy(x_ptr, out_ptr, M, N, out_stride, BM: tl.constexpr, BN: tl.constexpr):
     pm = tl.program_id(0)
     pn = tl.program_id(1)
     src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
-    dst = tl.make_tensor_descriptor(out_ptr, shape=[N, M], strides=[M, 1], block_shape=[BN, BM])
+    dst = tl.make_tensor_descriptor(out_ptr, shape=[N, M], strides=[out_stride, 1],
+                                    block_shape=[BN, BM])
     block = src.load([pm * BM, pn * BN])
     dst.store([pn * BN, pm * BM], tl.trans(block) * 2)
 

@@ -173,10 +173,7 @@ def _descriptor_plan(entry, name):
         raise UsageError(f"--signature: '{entry}' for parameter '{name}': NaN padding needs "
                          "floating-point elements")
     shape_div = int(match.group(4) or 0)
-    elements_in_16_bytes = 128 // pointee.primitive_bitwidth
-    stride_div = elements_in_16_bytes if elements_in_16_bytes in (8, 16) else 0
-    return ("desc", pointee, block, padding, (shape_div,) * len(block),
-            (stride_div,) * (len(block) - 1))
+    return ("desc", pointee, block, padding, (shape_div,) * len(block), (0,) * (len(block) - 1))
 
 
 def load_kernel(spec):

@@ -1207,7 +1207,11 @@ class JITFunction:
                 elif p[0] == "desc":
                     kernel_args.append((tl.pointer_type(p[1]).ir_type(builder), 16, False))
                     kernel_args.extend((builder.type("i32"), div, False) for div in p[4])
-                    kernel_args.extend((builder.type("i64"), div, False) for div in p[5])
+                    # Every TensorDescriptor's outer strides are multiples of
+                    # 16 bytes (TensorDescriptor.validate).
+                    in_16_bytes = 16 // max(1, p[1].primitive_bitwidth // 8)
+                    kernel_args.extend((builder.type("i64"), max(div, in_16_bytes), False)
+                                       for div in p[5])
                 else:  # an integer equal to 1 is marked tile.equal_to_1
                     kernel_args.append((builder.type(p[0]), p[1], bool(p[2])))
             handles = builder.begin_kernel(self.__name__, kernel_args, src.loc(src.tree))

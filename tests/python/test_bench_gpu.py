@@ -248,7 +248,9 @@ def test_descriptor_gemm_matches_torch_on_ragged_shapes(layout, kernel, monkeypa
 def test_aot_passes_host_descriptors_as_the_jit_does():
     """A host descriptor's AOT signature entry is Triton's tensordesc<...>,
     which Tessera compiles as a descriptor parameter (base, shape, outer
-    strides), the launch passing exactly those values."""
+    strides), the launch passing exactly those values. The signature promises
+    nothing of the strides beyond what every TensorDescriptor's are, multiples
+    of 16 bytes, which the compile knows of every descriptor."""
     torch = pytest.importorskip("torch")
     from tessera.compile import parse_signature
     aot = bench_module("aot")
@@ -258,7 +260,7 @@ def test_aot_passes_host_descriptors_as_the_jit_does():
     _, plan = parse_signature(aot.signature_entry(desc), ["d"], set())
     [(kind, element, block, padding, shape_divisibility, stride_divisibility)] = plan
     assert (kind, element.name, block, padding) == ("desc", "bf16", (128, 64), "zero")
-    assert shape_divisibility == (0, 0) and stride_divisibility == (8,)
+    assert shape_divisibility == (0, 0) and stride_divisibility == (0,)
     nan_padded = aot.HostDescriptor(spec, spec.shape, spec.stride(), [128, 64], padding="nan")
     assert aot.signature_entry(nan_padded) == "tensordesc<bf16[128, 64], nan>"
     _, [entry] = parse_signature(aot.signature_entry(nan_padded), ["d"], set())
@@ -284,7 +286,7 @@ def test_aot_passes_host_descriptors_as_the_jit_does():
     "reduce cumsum axis=0 29x100 warps=1",
     "unary exp n=1000", "unary div_rn n=1000", "integer // and % n=1000",
     "atomic_add histogram and float sum n=5000", "trans fp16 100x70",
-    "tensor descriptor 96x64",
+    "tensor descriptor 96x64 block 32x16", "tensor descriptor 101x72 block 32x32 tma",
     "descriptor matmul bf16 nt 150x137x203 tile 64x64x32 warps=4 stages=3",
     "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=4 stages=3 -> bf16",
     "persistent matmul bf16 nn 150x136x200 tile 32x32x32 programs=5 warps=2 stages=3 -> bf16",
@@ -309,7 +311,8 @@ def test_device_correctness_cases_on_cpu(name):
 
 def test_aot_export_of_the_tma_descriptor_gemm_lists_its_tensor_maps(tmp_path):
     """Rows gemm-nn-dt: the descriptor GEMM exported with `tma`, its manifest
-    entry carrying the recipes of the tensor maps its launch encodes."""
+    entry carrying the recipes of the tensor maps its launch encodes: A's and
+    B's boxes, and the four 128x64 boxes of C that its store writes."""
     pytest.importorskip("torch")
     out = tmp_path / "aot"
     result = subprocess.run([sys.executable, RUN, "--suite", "gemm", "--sizes", "512", "--dtypes",
@@ -321,7 +324,7 @@ def test_aot_export_of_the_tma_descriptor_gemm_lists_its_tensor_maps(tmp_path):
     (entry,) = json.loads((out / "manifest.json").read_text())["entries"]
     assert entry["kernel"] == "matmul_descriptors" and entry["tma"] and entry["spills"] == 0
     assert [(m["base"], m["box"], m["swizzle"]) for m in entry["tensor_maps"]] == [
-        (0, [64, 128], 128), (4, [64, 64], 128)]
+        (0, [64, 128], 128), (4, [64, 64], 128), (8, [64, 128], 128)]
 
 
 class FakeTensorMap:

@@ -170,8 +170,9 @@ def test_host_descriptor_gemm_uses_tensor_cores_and_cp_async(kernels):
 @cli
 def test_tma_copies_host_descriptor_blocks_and_lists_the_tensor_maps(kernels):
     """--tma on sm_90a: the A and B blocks are copied by cp.async.bulk.tensor
-    on mbarriers, the kernel takes a 128-byte tensor map for each after its
-    parameters, and --verbose says what a launch must encode."""
+    on mbarriers, C's block is stored by it, the kernel takes a 128-byte
+    tensor map for each after its parameters, and --verbose says what a
+    launch must encode."""
     r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
             "cuda:sm_90a", "--emit", "ptx", "--num-stages", "3", "--tma", "--verbose")
     assert r.returncode == 0, r.stderr.decode()
@@ -179,16 +180,20 @@ def test_tma_copies_host_descriptor_blocks_and_lists_the_tensor_maps(kernels):
     assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" in ptx
     assert "mbarrier.try_wait.parity.shared::cta.b64" in ptx
     assert "cp.async.cg.shared.global" not in ptx
-    assert ptx.count(".param .align 64 .b8") == 2
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
+    assert ptx.count(".param .align 64 .b8") == 3
     report = r.stderr.decode()
     assert ("tensor map 0: base param 0, shape [param 1, param 2], strides [param 3, 1] "
             "(elements, outermost first), f16, box [32, 64] (innermost first), 64-byte swizzle, "
             "zero fill") in report, report
     assert "tensor map 1: base param 4, shape [param 5, param 6], strides [param 7, 1]" in report
+    assert ("tensor map 2: base param 8, shape [param 9, param 10], strides [param 11, 1] "
+            "(elements, outermost first), f32, box [32, 64] (innermost first), 128-byte swizzle"
+            ) in report, report
     r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
             "cuda:sm_90a", "--emit", "cubin", "--num-stages", "3", "--tma", "-o", "/dev/null")
     assert r.returncode == 0, r.stderr.decode()
-    assert r.stderr.decode() == ("note: matmul_descriptors takes 2 TMA tensor map(s) after its "
+    assert r.stderr.decode() == ("note: matmul_descriptors takes 3 TMA tensor map(s) after its "
                                  "parameters, encoded by the launch (--verbose lists them)\n")
     # Where TMA is not there, the option changes nothing.
     r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target", "cuda:sm_80",
@@ -361,6 +366,8 @@ def test_tensor_maps_of_a_tma_kernel(kernels):
              swizzle=64, nan_padding=False),
         dict(base=4, shape=[5, 6], strides=[7], element="f16", element_bytes=2, box=[64, 32],
              swizzle=128, nan_padding=False),
+        dict(base=8, shape=[9, 10], strides=[11], element="f32", element_bytes=4, box=[32, 64],
+             swizzle=128, nan_padding=False),
     ]
     assert kernel.usage["spills"] == 0
     untouched = _C.compile_gpu(module, "matmul_descriptors", "cuda:sm_90a", num_warps=4,
@@ -371,14 +378,16 @@ def test_tensor_maps_of_a_tma_kernel(kernels):
 def test_descriptors_made_in_the_kernel_from_arguments_get_tensor_maps(kernels):
     """Triton's device-side form, tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1],
     ...): made of arguments alone, its maps are encoded at launch like a host
-    descriptor's (the i32 strides sign-extended); none is built in the kernel."""
+    descriptor's (the i32 strides sign-extended); none is built in the kernel.
+    A and B are loaded through theirs, C's fp32 block stored through its own."""
     module = traced(kernels, "matmul_device_descriptors",
                     "*fp16:16, *fp16:16, *fp32:16, i32, i32:16, i32:16, 64, 64, 32")
     kernel = _C.compile_gpu(module, "matmul_device_descriptors", "cuda:sm_90a", num_warps=4,
                             num_stages=3, tma=True)
     assert [(m["base"], m["shape"], m["strides"]) for m in kernel.tensor_maps] == [
-        (0, [3, 5], [5]), (1, [5, 4], [4])]
-    assert "cp.async.bulk.tensor.2d" in kernel.assembly
+        (0, [3, 5], [5]), (1, [5, 4], [4]), (2, [3, 4], [4])]
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in kernel.assembly
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in kernel.assembly
 
 
 def test_vulkan_kernels_carry_their_abi(kernels):

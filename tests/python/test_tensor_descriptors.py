@@ -280,6 +280,18 @@ def test_a_descriptor_specializes_on_its_strides_divisibility():
     assert "i64 {tile.divisibility = 16 : i32}" in text
 
 
+def test_a_descriptors_strides_are_known_multiples_of_16_bytes():
+    """Strides of 36 and 12 floats specialize on nothing, but every
+    TensorDescriptor's are multiples of 16 bytes: 4 floats, which the GPU
+    lowering needs to prove a row 16-byte aligned (for TMA on sm_90)."""
+    x = np.zeros((16, 36), dtype=np.float32)
+    out = np.zeros((36, 12), dtype=np.float32)
+    text = transpose_host_descriptors.ir(TensorDescriptor(x, [16, 36], [36, 1], [16, 8]),
+                                         TensorDescriptor(out, [36, 12], [12, 1], [8, 16]),
+                                         BM=16, BN=8)
+    assert text.count("i64 {tile.divisibility = 4 : i32}") == 2, text
+
+
 # ---------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------

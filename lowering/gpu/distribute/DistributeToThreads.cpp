@@ -9,6 +9,7 @@
 #include "lowering/gpu/distribute/FastMath.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 #include "lowering/gpu/distribute/Passes.h"
+#include "lowering/gpu/distribute/TensorMapStores.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
@@ -505,6 +506,8 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
   // nothing to copy into.
   KernelLowering lowering(*target, *numWarps, numStages, tensorMaps && target->hasWgmma(), func,
                           thread, shared);
+  if (lowering.tensorMaps)
+    placeConversionsAtTheirStores(kernel);
   OpBuilder body = OpBuilder::atBlockEnd(&entry);
   for (auto [original, argument] : llvm::zip(kernel.getArguments(), func.getArguments())) {
     if (isa<tile::PointerType>(original.getType()))

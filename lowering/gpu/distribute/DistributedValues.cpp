@@ -9,13 +9,9 @@ using namespace mlir;
 
 namespace tessera::gpu {
 
-namespace {
-
 Value i32Constant(OpBuilder &builder, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(builder, loc, value, 32);
 }
-
-} // namespace
 
 ThreadContext::ThreadContext(Block &entry, Location loc, unsigned warpSize, unsigned numWarps,
                              bool broadcastWarp)

@@ -21,6 +21,9 @@ namespace tessera::gpu {
 /// register of the tile's layout, in register order. A scalar is a list of one.
 using Registers = llvm::SmallVector<mlir::Value, 4>;
 
+/// The i32 constant `value`.
+mlir::Value i32Constant(mlir::OpBuilder &builder, mlir::Location loc, int64_t value);
+
 /// Facts about the executing thread. The thread id, lane and warp are
 /// emitted at the entry of the kernel; so is, once per layout, the part of
 /// the coordinates that lane and warp contribute, so that every use anywhere

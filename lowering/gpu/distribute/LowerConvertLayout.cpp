@@ -5,11 +5,13 @@
 // stmatrix where the source holds its fragments (MatrixStores.h).
 // Where the whole tile does not fit in the shared memory left, it goes
 // through in pieces, one after the other through one buffer
-// (ExchangePieces.h).
+// (ExchangePieces.h). A conversion for a TMA store is left to the store
+// (TensorMapStores.h).
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/ExchangePieces.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 #include "lowering/gpu/distribute/MatrixStores.h"
+#include "lowering/gpu/distribute/TensorMapStores.h"
 
 using namespace mlir;
 
@@ -57,11 +59,13 @@ FailureOr<Registers> exchangeThroughShared(KernelLowering &k, Operation *user, O
     SmallVector<Value> stored;
     for (unsigned reg : fromRegisters)
       stored.push_back(regs[reg]);
-    if (matrixStores)
-      storeTileWithMatrixStores(k.thread, builder, loc, *buffer, *matrixStores, stored, padding);
-    else
+    if (matrixStores) {
+      RegisterIndices rowStarts(k.thread, builder, loc, matrixStores->rowStarts, padding);
+      storeTileWithMatrixStores(builder, loc, *buffer, *matrixStores, stored, rowStarts);
+    } else {
       storeTileToShared(k.thread, builder, loc, *buffer, pieces.from, stored, ownersOnly, {},
                         padding);
+    }
     mlir::gpu::BarrierOp::create(builder, loc);
     Registers loaded =
         loadTileFromShared(k.thread, builder, loc, *buffer, pieces.to, registerType,
@@ -86,6 +90,8 @@ FailureOr<int64_t> leastConversionBytes(KernelLowering &k, ConvertLayoutOp op) {
 }
 
 LogicalResult lowerConvertLayout(KernelLowering &k, ConvertLayoutOp op, OpBuilder &builder) {
+  if (convertsForTensorStore(k, op))
+    return success();
   FailureOr<LinearLayout> from = k.layout(op, op.getSrc());
   FailureOr<LinearLayout> to = k.layout(op, op.getResult());
   if (failed(from) || failed(to))

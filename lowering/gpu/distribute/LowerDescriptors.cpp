@@ -3,9 +3,11 @@
 // element's global coordinates (block offset + the register's coordinates),
 // whether they lie inside the shape, and the address from the strides. Reads
 // outside yield the padding value, writes outside are dropped. Runs of a
-// block row inside the shape move as vectors (ElementAccess.h).
+// block row inside the shape move as vectors (ElementAccess.h). With tensor
+// maps, blocks are stored by TMA where they can be (TensorMapStores.h).
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
+#include "lowering/gpu/distribute/TensorMapStores.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -176,6 +178,8 @@ FailureOr<BlockAccess> blockAccessOf(KernelLowering &k, Operation *op, Value des
 }
 
 LogicalResult lowerStore(KernelLowering &k, tile::DescriptorStoreOp op, OpBuilder &builder) {
+  if (std::optional<SwizzledPanels> panels = tensorStorePanels(k, op))
+    return storeWithTensorMap(k, op, *panels, builder);
   Location loc = op.getLoc();
   FailureOr<BlockAccess> block = blockAccessOf(k, op, op.getDesc(), op.getOffsets(),
                                                op.getValue().getType(), builder);

@@ -112,9 +112,9 @@ std::optional<MatrixStores> planMatrixStores(const LinearLayout &layout) {
   return stores;
 }
 
-void storeTileWithMatrixStores(ThreadContext &thread, OpBuilder &builder, Location loc,
-                               Value buffer, const MatrixStores &stores, ValueRange registers,
-                               int64_t rowPadding) {
+void storeTileWithMatrixStores(OpBuilder &builder, Location loc, Value buffer,
+                               const MatrixStores &stores, ValueRange registers,
+                               function_ref<Value(OpBuilder &, Location, unsigned)> rowStart) {
   MLIRContext *context = builder.getContext();
   Type i64 = builder.getI64Type();
   auto pairType = VectorType::get({2}, registers.front().getType());
@@ -123,9 +123,8 @@ void storeTileWithMatrixStores(ThreadContext &thread, OpBuilder &builder, Locati
   constexpr auto noWrap = arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
   Value elementBytes = indexConstant(builder, loc, 2);
-  RegisterIndices rowStartIndices(thread, builder, loc, stores.rowStarts, rowPadding);
   for (auto [instruction, fragments] : llvm::enumerate(stores.fragments)) {
-    Value index = rowStartIndices(builder, loc, instruction);
+    Value index = rowStart(builder, loc, instruction);
     Value address = arith::AddIOp::create(
         builder, loc, base, arith::MulIOp::create(builder, loc, index, elementBytes, noWrap),
         noWrap);

@@ -39,14 +39,15 @@ struct MatrixStores {
 std::optional<MatrixStores> planMatrixStores(const LinearLayout &layout);
 
 /// Stores `registers` (16-bit scalars of a tile in the layout `stores` was
-/// planned for) at their row-major indices of `buffer`, rows followed by
-/// `rowPadding` unused elements. Row starts are 16-byte aligned: `buffer`
-/// starts at a multiple of 16 bytes and rows plus padding hold a multiple of
-/// 8 elements. Every thread of each warp must reach the stores.
-void storeTileWithMatrixStores(ThreadContext &thread, mlir::OpBuilder &builder,
-                               mlir::Location loc, mlir::Value buffer,
-                               const MatrixStores &stores, mlir::ValueRange registers,
-                               int64_t rowPadding);
+/// planned for) into `buffer` (16-bit elements, starting at a multiple of 16
+/// bytes): instruction i writes each matrix row at the element index
+/// `rowStart(i)` (index) gives, a multiple of 8, for the row that this lane
+/// hands in (`stores.rowStarts` register i). Every thread of each warp must
+/// reach the stores.
+void storeTileWithMatrixStores(
+    mlir::OpBuilder &builder, mlir::Location loc, mlir::Value buffer, const MatrixStores &stores,
+    mlir::ValueRange registers,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, unsigned)> rowStart);
 
 } // namespace tessera::gpu
 

@@ -28,7 +28,9 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
     copies on sm_80 and later) while the dot of this iteration runs. With
     `tensor-maps`, on sm_90 the blocks of host tensor descriptors that wgmma
     reads are copied by the tensor memory accelerator instead
-    (`cp.async.bulk.tensor` completing on an `mbarrier` per stage), through a
+    (`cp.async.bulk.tensor` completing on an `mbarrier` per stage), and
+    `tile.descriptor_store`s of such descriptors go through a swizzled shared
+    buffer and `cp.async.bulk.tensor` to global memory, through a
     `tessera.tensor_map` parameter appended to the kernel for each.
 
     ```mlir
@@ -52,8 +54,9 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
     Option<"numStages", "num-stages", "unsigned", /*default=*/"1",
            "Software-pipelining depth of loops feeding tile.dot (1: no pipelining)">,
     Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",
-           "Copy pipelined blocks of host tensor descriptors with TMA on sm_90 "
-           "(a tensor-map parameter per descriptor; experimental)">
+           "Copy pipelined blocks of host tensor descriptors, and store such "
+           "blocks, with TMA on sm_90 (a tensor-map parameter per descriptor "
+           "and box; experimental)">
   ];
 }
 

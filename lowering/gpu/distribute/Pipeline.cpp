@@ -63,7 +63,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                              llvm::cl::desc("Software-pipelining depth of loops feeding dots"),
                              llvm::cl::init(2)};
   Option<bool> tensorMaps{*this, "tensor-maps",
-                          llvm::cl::desc("Copy pipelined host-descriptor blocks with TMA on sm_90"),
+                          llvm::cl::desc("Copy pipelined host-descriptor blocks, and store "
+                                         "such blocks, with TMA on sm_90"),
                           llvm::cl::init(false)};
 };
 } // namespace

@@ -18,8 +18,9 @@ struct GpuLoweringOptions {
   /// Software-pipelining depth of loops whose loads feed a dot (1: none):
   /// how many iterations' operands are in shared memory at once.
   unsigned numStages = 2;
-  /// Whether pipelined loops copy the blocks of host tensor descriptors with
-  /// TMA on sm_90 (docs/gpu-nvidia.md, "Tensor maps"). Off by default until
+  /// Whether pipelined loops copy the blocks of host tensor descriptors, and
+  /// their stores write them, with TMA on sm_90 (docs/gpu-nvidia.md, "Tensor
+  /// maps"). Off by default until
   /// measured correct on a GPU: the launch then encodes a tensor map per
   /// descriptor (KernelBinary::tensorMaps).
   bool tensorMaps = false;

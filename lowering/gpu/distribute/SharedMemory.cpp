@@ -51,6 +51,12 @@ bool SharedMemory::canAllocate(Type elementType, int64_t elements, int64_t align
              target_.maxSharedMemoryBytes;
 }
 
+bool SharedMemory::fitsNewUser(Type elementType, int64_t elements, int64_t alignment) const {
+  return usesDynamicMemory() && llvm::alignTo(reservedBytes_, alignment) +
+                                        elements * byteSize(elementType) <=
+                                    target_.maxSharedMemoryBytes;
+}
+
 std::optional<size_t> SharedMemory::freeAttribution(MemRefType type, int64_t alignment) const {
   auto alignAttr = Builder(type.getContext()).getI64IntegerAttr(alignment);
   mlir::gpu::GPUFuncOp func = func_;

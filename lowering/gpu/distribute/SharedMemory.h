@@ -38,6 +38,9 @@ public:
   /// Whether `allocate` with these arguments would succeed now.
   bool canAllocate(mlir::Type elementType, int64_t elements,
                    int64_t alignment = kMinAlignment) const;
+  /// Whether it would succeed as the first allocation of a new user
+  /// (NVIDIA's dynamic shared memory).
+  bool fitsNewUser(mlir::Type elementType, int64_t elements, int64_t alignment) const;
 
   /// What is reserved at one point; `release` frees what was reserved since.
   struct Mark {

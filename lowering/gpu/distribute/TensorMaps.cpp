@@ -11,19 +11,8 @@ namespace tessera::gpu {
 
 namespace {
 
-constexpr int64_t kMaxBoxExtent = 256;
 constexpr int64_t kGlobalAlignmentBytes = 16;
 constexpr int64_t kBarrierBytes = 8;
-/// Opens a PTX block whose next instruction runs in one lane (elect.sync)
-/// of the warp where asm operand `issuer` is nonzero; the caller closes the
-/// block.
-std::string electedLane(unsigned issuer) {
-  return "{ .reg .pred %tessera_elected, %tessera_issue; .reg .b32 %tessera_lane; "
-         ".reg .b64 %tessera_state; elect.sync %tessera_lane|%tessera_elected, -1; "
-         "setp.ne.and.b32 %tessera_issue, $" +
-         std::to_string(issuer) + ", 0, %tessera_elected; @%tessera_issue ";
-}
-
 Value i32Of(OpBuilder &builder, Location loc, Value index) {
   return arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), index);
 }
@@ -41,8 +30,8 @@ Value stageAddress(OpBuilder &builder, Location loc, const SharedOperand &stage,
 }
 
 /// The kernel's tensor-map parameter for `recipe`, appended on first use:
-/// loads of one descriptor with one box share it.
-Value tensorMapParameter(KernelLowering &k, DictionaryAttr recipe) {
+/// accesses of one descriptor with one box share it.
+Value parameterFor(KernelLowering &k, DictionaryAttr recipe) {
   mlir::gpu::GPUFuncOp kernel = k.kernel;
   SmallVector<Attribute> recipes;
   if (auto listed = kernel->getAttrOfType<ArrayAttr>(kTensorMapsAttrName))
@@ -88,6 +77,23 @@ DictionaryAttr recipeOf(MLIRContext *context, const TensorDescriptor::HostArgume
 
 } // namespace
 
+std::string electedLane(unsigned issuer) {
+  return "{ .reg .pred %tessera_elected, %tessera_issue; .reg .b32 %tessera_lane; "
+         ".reg .b64 %tessera_state; elect.sync %tessera_lane|%tessera_elected, -1; "
+         "setp.ne.and.b32 %tessera_issue, $" +
+         std::to_string(issuer) + ", 0, %tessera_elected; @%tessera_issue ";
+}
+
+Value tensorMapParameter(KernelLowering &k, const TensorDescriptor &desc, Type element,
+                         const SwizzledPanels &panels) {
+  return parameterFor(
+      k, recipeOf(element.getContext(), *desc.hostArguments, element, panels, desc.padding));
+}
+
+bool hasTensorMap(const TensorDescriptor *desc) {
+  return desc && desc->hostArguments && desc->rowAlignment % kGlobalAlignmentBytes == 0;
+}
+
 std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool transposed,
                                         const DotPlan &plan, DotOperand slot) {
   auto load = dyn_cast<tile::DescriptorLoadOp>(op);
@@ -95,7 +101,7 @@ std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool t
     return std::nullopt;
   std::optional<SwizzledPanels> panels = plan.instruction->swizzledPanels(slot);
   if (!panels || !llvm::is_contained({32, 64, 128}, panels->swizzleBytes) ||
-      panels->lines > kMaxBoxExtent)
+      panels->lines > kMaxTensorMapBox)
     return std::nullopt;
   // Each panel line must be a run of the block's innermost dimension.
   if (panels->linesAreRows == transposed)
@@ -105,32 +111,27 @@ std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool t
       blockType.getDimSize(1) != panels->panels * panels->panelElements())
     return std::nullopt;
   const TensorDescriptor *desc = k.descriptor(load.getDesc());
-  if (!desc || !desc->hostArguments || desc->rowAlignment % kGlobalAlignmentBytes != 0)
+  if (!hasTensorMap(desc))
     return std::nullopt;
-  Value map = tensorMapParameter(
-      k, recipeOf(load.getContext(), *desc->hostArguments, blockType.getElementType(), *panels,
-                  desc->padding));
-  return TensorCopy{load, map, *panels};
+  return TensorCopy{load, tensorMapParameter(k, *desc, blockType.getElementType(), *panels),
+                    *panels};
 }
 
 Value isWarp(KernelLowering &k, OpBuilder &builder, Location loc, unsigned warp) {
   Value same = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, k.thread.warp(),
-                                     arith::ConstantIntOp::create(builder, loc, warp, 32));
+                                     i32Constant(builder, loc, warp));
   return arith::ExtUIOp::create(builder, loc, builder.getI32Type(), same);
 }
 
-unsigned issueTensorCopy(KernelLowering &k, OpBuilder &builder, Location loc,
-                         const TensorCopy &copy, ValueRange offsets, const SharedOperand &stage,
-                         Value barrier, unsigned firstWarp) {
-  const SwizzledPanels &panels = copy.panels;
+unsigned spreadOverWarps(KernelLowering &k, OpBuilder &builder, Location loc, int64_t panels,
+                         unsigned firstWarp, function_ref<void(Value, Value)> issue) {
   int64_t warps = k.numWarps;
-  auto i32 = [&](int64_t value) { return arith::ConstantIntOp::create(builder, loc, value, 32); };
-  Value stageStart = stageAddress(builder, loc, stage, panels.elementBytes, 0);
+  auto i32 = [&](int64_t value) { return i32Constant(builder, loc, value); };
   // Warp firstWarp + i (mod warps) is the i-th in turn: its panel in each
   // round of `warps` panels. A round of one panel is firstWarp's alone.
   Value turn;
-  for (int64_t round = 0; round < panels.panels; round += warps) {
-    int64_t issuing = std::min(warps, panels.panels - round);
+  for (int64_t round = 0; round < panels; round += warps) {
+    int64_t issuing = std::min(warps, panels - round);
     Value panel = i32(round), issuer;
     if (issuing == 1) {
       issuer = isWarp(k, builder, loc, firstWarp);
@@ -145,6 +146,18 @@ unsigned issueTensorCopy(KernelLowering &k, OpBuilder &builder, Location loc,
           builder, loc, builder.getI32Type(),
           arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, turn, i32(issuing)));
     }
+    issue(panel, issuer);
+  }
+  return (firstWarp + panels) % warps;
+}
+
+unsigned issueTensorCopy(KernelLowering &k, OpBuilder &builder, Location loc,
+                         const TensorCopy &copy, ValueRange offsets, const SharedOperand &stage,
+                         Value barrier, unsigned firstWarp) {
+  const SwizzledPanels &panels = copy.panels;
+  auto i32 = [&](int64_t value) { return i32Constant(builder, loc, value); };
+  Value stageStart = stageAddress(builder, loc, stage, panels.elementBytes, 0);
+  return spreadOverWarps(k, builder, loc, panels.panels, firstWarp, [&](Value panel, Value issuer) {
     Value destination = arith::AddIOp::create(
         builder, loc, stageStart,
         arith::MulIOp::create(builder, loc, panel, i32(panels.panelBytes())));
@@ -156,8 +169,7 @@ unsigned issueTensorCopy(KernelLowering &k, OpBuilder &builder, Location loc,
                   "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
                   "[$0], [$1, {$2, $3}], [$4]; }",
               "r,l,r,r,r,r");
-  }
-  return (firstWarp + panels.panels) % warps;
+  });
 }
 
 FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *user,
@@ -196,7 +208,7 @@ void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location l
 void StageBarriers::expectBytes(OpBuilder &builder, Location loc, Value barrier, int64_t bytes,
                                 Value issuer) {
   inlinePtx(builder, loc, {},
-            {barrier, arith::ConstantIntOp::create(builder, loc, bytes, 32), issuer},
+            {barrier, i32Constant(builder, loc, bytes), issuer},
             electedLane(2) +
                 "mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }",
             "r,r,r");

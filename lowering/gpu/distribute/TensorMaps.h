@@ -1,25 +1,26 @@
 // Copies of tensor-descriptor blocks by the tensor memory accelerator (TMA,
-// sm_90a) into the stages of a software-pipelined loop.
+// sm_90a) into the stages of a software-pipelined loop, and what TMA stores
+// (TensorMapStores.h) share with them.
 //
 // A descriptor made of kernel arguments and constants alone, as a host
 // descriptor is (TensorDescriptor::HostArguments), gets a tensor-map
 // parameter, appended to the kernel: a 128-byte CUtensorMap that the launch
 // encodes from the descriptor's arguments (cuTensorMapEncodeTiled) and
-// passes by value. Its box is one
-// panel of the stage (SwizzledPanels): `swizzleBytes` of the innermost
-// dimension by the panel's lines, written with TMA's swizzle of that width,
-// which is the permutation wgmma reads. One lane of warp 0 announces a
-// stage's bytes on the stage's mbarrier; one `cp.async.bulk.tensor` per
-// panel copies them, the panels spread over the warps; every thread waits on that mbarrier's phase before
-// the dot reads the stage. TMA fills what lies outside the shape with zeros
-// (NaN for padding_option "nan"), as the element-wise lowering does.
+// passes by value. Its box is one panel of the stage (SwizzledPanels):
+// `swizzleBytes` of the innermost dimension by the panel's lines, written
+// with TMA's swizzle of that width, which is the permutation wgmma reads.
+// One lane of warp 0 announces a stage's bytes on the stage's mbarrier; one
+// `cp.async.bulk.tensor` per panel copies them, the panels spread over the
+// warps; every thread waits on that mbarrier's phase before the dot reads
+// the stage. TMA fills what lies outside the shape with zeros (NaN for
+// padding_option "nan"), as the element-wise lowering does.
 //
 // The kernel lists the recipes of its tensor maps in the attribute
 // `tessera.tensor_maps` (kTensorMapsAttrName): base, shape and outer-stride
 // argument numbers or constants, element type, box (innermost first),
-// swizzle bytes and padding. tessera-nvvm-tensor-map-params makes those parameters by-value
-// grid constants; compileForNvidia records the recipes in
-// KernelBinary::tensorMaps.
+// swizzle bytes and padding. tessera-nvvm-tensor-map-params makes those
+// parameters by-value grid constants; compileForNvidia records the recipes
+// in KernelBinary::tensorMaps.
 #ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPS_H
 #define TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPS_H
 
@@ -30,6 +31,9 @@
 #include <optional>
 
 namespace tessera::gpu {
+
+/// The most elements a TMA box has along a dimension.
+constexpr int64_t kMaxTensorMapBox = 256;
 
 /// One staged descriptor load copied by TMA.
 struct TensorCopy {
@@ -51,8 +55,33 @@ struct TensorCopy {
 std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, mlir::Operation *load,
                                         bool transposed, const DotPlan &plan, DotOperand slot);
 
+/// Whether a launch can encode a TMA tensor map of `desc`: made of kernel
+/// arguments and constants alone, its base and outer strides proved
+/// multiples of 16 bytes.
+bool hasTensorMap(const TensorDescriptor *desc);
+
+/// The kernel's tensor-map parameter (!llvm.ptr) for boxes of `panels` of
+/// `desc` (hasTensorMap), appended with its recipe on first use: accesses of
+/// one descriptor with one box share it.
+mlir::Value tensorMapParameter(KernelLowering &k, const TensorDescriptor &desc,
+                               mlir::Type element, const SwizzledPanels &panels);
+
 /// i32: 1 in the threads of warp `warp`.
 mlir::Value isWarp(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc, unsigned warp);
+
+/// Spreads `panels` boxes over the warps, as Triton does: `issue(panel,
+/// issuer)` builds one instruction for each round of up to numWarps panels,
+/// in which warp firstWarp + i (mod numWarps) has panel i of the round
+/// (`panel`, i32) and `issuer` (i32) is nonzero in the warps that have one.
+/// Returns the warp whose turn is next.
+unsigned spreadOverWarps(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
+                         int64_t panels, unsigned firstWarp,
+                         llvm::function_ref<void(mlir::Value panel, mlir::Value issuer)> issue);
+
+/// Opens a PTX block whose next instruction runs in one lane (elect.sync)
+/// of the warp where asm operand `$issuer` is nonzero; the caller closes the
+/// block with "}".
+std::string electedLane(unsigned issuer);
 
 /// Issues `copy` of the block at `offsets` (i32, outermost first) into the
 /// stage at `stage`, completing on the mbarrier at `barrier` (a shared

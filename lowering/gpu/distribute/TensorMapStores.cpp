@@ -1,0 +1,183 @@
+#include "lowering/gpu/distribute/TensorMapStores.h"
+
+#include "lowering/gpu/InlinePtx.h"
+#include "lowering/gpu/distribute/ElementAccess.h"
+#include "lowering/gpu/distribute/MatrixStores.h"
+#include "lowering/gpu/distribute/TensorMaps.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace tessera::gpu {
+
+namespace {
+
+constexpr int64_t kChunkBytes = 16;
+/// Panels of `swizzleBytes` lines start on the swizzle's repeat of 8 lines.
+constexpr int64_t kLinesPerRepeat = 8;
+
+/// Writes this thread's registers of a block in `layout` into the panels at
+/// `buffer`: with stmatrix where the layout holds its fragments, else one
+/// vector store per run of the layout (within a 16-byte chunk, which the
+/// swizzle keeps together).
+void writePanels(KernelLowering &k, OpBuilder &builder, Location loc, Value buffer,
+                 const LinearLayout &layout, ValueRange registers,
+                 const SwizzledPanels &panels) {
+  auto indexOf = [&](const LinearLayout &placed, unsigned reg) {
+    return tensorMapPanelIndex(builder, loc, panels,
+                               k.thread.coordinate(builder, loc, placed, reg, 0),
+                               k.thread.coordinate(builder, loc, placed, reg, 1));
+  };
+  std::optional<MatrixStores> matrixStores;
+  if (k.target.hasStMatrix() && panels.elementBytes == 2)
+    matrixStores = planMatrixStores(layout);
+  if (matrixStores) {
+    storeTileWithMatrixStores(builder, loc, buffer, *matrixStores, registers,
+                              [&](OpBuilder &, Location, unsigned instruction) {
+                                return indexOf(matrixStores->rowStarts, instruction);
+                              });
+    return;
+  }
+  Type element = registers.front().getType();
+  unsigned width = std::min<unsigned>(vectorAccessWidth(k.target, layout, element),
+                                      kChunkBytes / panels.elementBytes);
+  for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
+    if (layout.isDuplicateRegister(reg))
+      continue;
+    Value index = indexOf(layout, reg);
+    if (width == 1) {
+      memref::StoreOp::create(builder, loc, registers[reg], buffer, index);
+      continue;
+    }
+    Value run = vector::FromElementsOp::create(builder, loc, VectorType::get({width}, element),
+                                               registers.slice(reg, width));
+    vector::StoreOp::create(builder, loc, run, buffer, index);
+  }
+}
+
+/// Where nothing but the kernel's return follows, the copies' writes need
+/// not be waited for: the kernel's end makes them visible.
+bool endsTheKernel(tile::DescriptorStoreOp store) {
+  return isa<tile::ReturnOp>(store->getNextNode()) && isa<tile::FuncOp>(store->getParentOp());
+}
+
+} // namespace
+
+Value tensorMapPanelIndex(OpBuilder &builder, Location loc, const SwizzledPanels &panels,
+                          Value row, Value col) {
+  auto constant = [&](int64_t value) { return i32Constant(builder, loc, value); };
+  auto mul = [&](Value a, int64_t b) {
+    return arith::MulIOp::create(builder, loc, a, constant(b));
+  };
+  auto add = [&](Value a, Value b) { return arith::AddIOp::create(builder, loc, a, b); };
+  Value panel = arith::DivUIOp::create(builder, loc, col, constant(panels.panelElements()));
+  Value within = arith::RemUIOp::create(builder, loc, col, constant(panels.panelElements()));
+  Value offset = add(add(mul(panel, panels.panelBytes()), mul(row, panels.swizzleBytes)),
+                     mul(within, panels.elementBytes));
+  int64_t chunkBits = (panels.swizzleBytes / kChunkBytes - 1) * kChunkBytes;
+  Value moved = arith::AndIOp::create(
+      builder, loc, arith::ShRUIOp::create(builder, loc, offset, constant(3)), constant(chunkBits));
+  Value swizzled = arith::XOrIOp::create(builder, loc, offset, moved);
+  return arith::IndexCastUIOp::create(
+      builder, loc, builder.getIndexType(),
+      arith::DivUIOp::create(builder, loc, swizzled, constant(panels.elementBytes)));
+}
+
+std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k, tile::DescriptorStoreOp store) {
+  if (!k.tensorMaps)
+    return std::nullopt;
+  auto blockType = store.getDesc().getType().getBlockType();
+  unsigned bits = blockType.getElementTypeBitWidth();
+  if (blockType.getRank() != 2 || bits % 8 != 0 || bits > 64)
+    return std::nullopt;
+  SwizzledPanels panels;
+  panels.lines = blockType.getDimSize(0);
+  panels.elementBytes = bits / 8;
+  int64_t rowBytes = blockType.getDimSize(1) * panels.elementBytes;
+  for (int64_t swizzle : {128, 64, 32})
+    if (rowBytes % swizzle == 0) {
+      panels.swizzleBytes = swizzle;
+      break;
+    }
+  if (panels.swizzleBytes == 0 || panels.lines > kMaxTensorMapBox ||
+      panels.lines % kLinesPerRepeat != 0 || !hasTensorMap(k.descriptor(store.getDesc())))
+    return std::nullopt;
+  panels.panels = rowBytes / panels.swizzleBytes;
+  int64_t elements = blockType.getNumElements();
+  if (!k.shared.fitsNewUser(sharedElementType(blockType.getElementType()), elements,
+                            kLinesPerRepeat * panels.swizzleBytes))
+    return std::nullopt;
+  return panels;
+}
+
+void placeConversionsAtTheirStores(tile::FuncOp kernel) {
+  kernel.walk([](tile::DescriptorStoreOp store) {
+    auto convert = store.getValue().getDefiningOp<ConvertLayoutOp>();
+    if (convert && convert->hasOneUse() && convert->getBlock() == store->getBlock())
+      convert->moveBefore(store);
+  });
+}
+
+bool convertsForTensorStore(KernelLowering &k, ConvertLayoutOp convert) {
+  if (!convert->hasOneUse())
+    return false;
+  auto store = dyn_cast<tile::DescriptorStoreOp>(*convert->getUsers().begin());
+  return store && store.getValue() == convert.getResult() && tensorStorePanels(k, store);
+}
+
+LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp store,
+                                 const SwizzledPanels &panels, OpBuilder &builder) {
+  Location loc = store.getLoc();
+  Value block = store.getValue();
+  if (auto convert = block.getDefiningOp<ConvertLayoutOp>();
+      convert && convertsForTensorStore(k, convert))
+    block = convert.getSrc();
+  FailureOr<LinearLayout> layout = k.layout(store, block);
+  if (failed(layout))
+    return failure();
+  Type element = store.getDesc().getType().getBlockType().getElementType();
+  const TensorDescriptor &desc = *k.descriptor(store.getDesc());
+  Value map = tensorMapParameter(k, desc, element, panels);
+
+  k.shared.beginUser();
+  FailureOr<Value> buffer =
+      k.shared.allocate(store, sharedElementType(element), panels.lines * panels.panels *
+                                                               panels.panelElements(),
+                        kLinesPerRepeat * panels.swizzleBytes);
+  if (failed(buffer))
+    return failure();
+  writePanels(k, builder, loc, *buffer, *layout, k.registers(block), panels);
+  // The copies read what this thread's ordinary stores wrote.
+  emitAsyncProxyFence(builder, loc);
+  mlir::gpu::BarrierOp::create(builder, loc);
+
+  Value start = arith::IndexCastUIOp::create(
+      builder, loc, builder.getI32Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, *buffer));
+  Value outer = k.registers(store.getOffsets()[0]).front();
+  Value inner = k.registers(store.getOffsets()[1]).front();
+  spreadOverWarps(k, builder, loc, panels.panels, 0, [&](Value panel, Value issuer) {
+    auto times = [&](int64_t factor) {
+      return arith::MulIOp::create(builder, loc, panel, i32Constant(builder, loc, factor));
+    };
+    Value source = arith::AddIOp::create(builder, loc, start, times(panels.panelBytes()));
+    Value column = arith::AddIOp::create(builder, loc, inner, times(panels.panelElements()));
+    inlinePtx(builder, loc, {}, {map, column, outer, source, issuer},
+              electedLane(4) +
+                  "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3]; }",
+              "l,r,r,r,r");
+  });
+  // Bulk groups are per thread: in the threads that issued none, the wait
+  // returns at once.
+  inlinePtx(builder, loc, {}, {}, "cp.async.bulk.commit_group;", "");
+  inlinePtx(builder, loc, {}, {},
+            endsTheKernel(store) ? "cp.async.bulk.wait_group.read 0;"
+                                 : "cp.async.bulk.wait_group 0;",
+            "");
+  mlir::gpu::BarrierOp::create(builder, loc);
+  return success();
+}
+
+} // namespace tessera::gpu

@@ -1,0 +1,62 @@
+// Tensor-descriptor stores written by the tensor memory accelerator (TMA,
+// sm_90a), as Triton writes a GEMM's epilogue.
+//
+// With KernelLowering::tensorMaps, a 2-D block stored through a descriptor
+// that has a tensor map (hasTensorMap) goes into shared memory as panels of
+// 32, 64 or 128 bytes of each row, swizzled as TMA reads them (16-byte chunk
+// index XOR address bits 7 and up), with stmatrix where the block's layout
+// holds its fragments (a tensor-core accumulator does). After a fence for
+// the async proxy and a barrier, one `cp.async.bulk.tensor` per panel (the
+// panels spread over the warps) copies the buffer to global memory, and TMA
+// drops what lies outside the shape, as the element-wise lowering's masks
+// do. The block is written from the layout it has: a layout conversion whose
+// only user is such a store (the blocked layout that coalesces global stores)
+// is not lowered, which saves the conversion's round trip through shared
+// memory.
+//
+// The copies' reads of the buffer are waited for before the barrier that
+// ends the store (its shared memory is free for the next user); where
+// anything but the kernel's return follows the store, its writes to global
+// memory are waited for too, as a plain store is done when the next
+// instruction runs.
+#ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPSTORES_H
+#define TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPSTORES_H
+
+#include "lowering/gpu/distribute/KernelLowering.h"
+
+#include <optional>
+
+namespace tessera::gpu {
+
+/// The panels TMA stores `store`'s block as: the block's rows as lines, the
+/// widest swizzle (128, 64 or 32 bytes) that divides a row; nullopt where
+/// the store stays element-wise: without k.tensorMaps, a block not of rank 2
+/// or of more than 256 rows, of elements that are not 1 to 8 whole bytes, or
+/// with rows of less than 32 bytes, a descriptor without a tensor map, or
+/// too little shared memory for the block.
+std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k,
+                                                tile::DescriptorStoreOp store);
+
+/// Moves each layout conversion whose only user is a descriptor store in its
+/// block to just before the store, so that the store's descriptor (made
+/// anywhere before the store) is known when the conversion is lowered.
+void placeConversionsAtTheirStores(tile::FuncOp kernel);
+
+/// Whether `convert` only brings a block that a TMA store writes into the
+/// store's layout: it is not lowered, the store writes its source.
+bool convertsForTensorStore(KernelLowering &k, ConvertLayoutOp convert);
+
+/// The element index (index) in a buffer of `panels` of the block element at
+/// (`row`, `col`) (i32): panel col / panelElements, line `row`, its 16-byte
+/// chunk moved by TMA's swizzle (chunk index XOR address bits 7 and up, as
+/// many as the swizzle has chunks).
+mlir::Value tensorMapPanelIndex(mlir::OpBuilder &builder, mlir::Location loc,
+                                const SwizzledPanels &panels, mlir::Value row, mlir::Value col);
+
+/// Lowers `store` through `panels` (tensorStorePanels).
+mlir::LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp store,
+                                       const SwizzledPanels &panels, mlir::OpBuilder &builder);
+
+} // namespace tessera::gpu
+
+#endif // TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPSTORES_H

@@ -9,12 +9,15 @@ against NumPy on random inputs drawn there, with outputs poisoned first:
     python3 bench/gpu/correctness.py --export build/gpu-check      # here, no GPU needed
     python3 bench/gpu/correctness.py --aot build/gpu-check         # there
 
-It prints one line per case and exits 1 if any result is wrong.
+It prints one line per case and exits 1 if any result is wrong. The cases
+marked untried (TMA's, written before any ran on a GPU) each run in a
+process of their own with a time limit, reported HUNG where they exceed it.
 """
 
 import argparse
 import math
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -84,8 +87,13 @@ class ForExport:
 
 
 class Case:
-    def __init__(self, name, launch, on_cpu=True):
-        self.name, self.launch, self.on_cpu = name, launch, on_cpu
+    """A check of one kernel. An `untried` one (TMA's: written before any ran
+    on a GPU) runs on a GPU in a process of its own with a time limit: a copy
+    that never completes its mbarrier hangs the kernel, and the cases after it
+    must still run."""
+
+    def __init__(self, name, launch, on_cpu=True, untried=False):
+        self.name, self.launch, self.on_cpu, self.untried = name, launch, on_cpu, untried
 
 
 def host(tensor):
@@ -286,7 +294,7 @@ def descriptor_case(shape=(96, 64), block=(32, 16), tma=False):
             return result
         on.check(out, expected)
     return Case(f"tensor descriptor {M}x{N} block {block[0]}x{block[1]}"
-                f"{' tma' if tma else ''}", run)
+                f"{' tma' if tma else ''}", run, untried=tma)
 
 
 def padded(columns, element_bytes):
@@ -331,7 +339,7 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
         on.check(c, expected, rtol=1e-4, atol=1e-3)
     return Case(f"descriptor matmul bf16 {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
                 f"warps={warps} stages={stages}{' tma' if tma else ''}"
-                f"{' nan padding' if padding == 'nan' else ''}", run, on_cpu=on_cpu)
+                f"{' nan padding' if padding == 'nan' else ''}", run, on_cpu=on_cpu, untried=tma)
 
 
 def attention_case(warps, stages, block, tma, rows=200, keys=300, width=64, on_cpu=True):
@@ -359,7 +367,7 @@ def attention_case(warps, stages, block, tma, rows=200, keys=300, width=64, on_c
             return (weights / weights.sum(axis=1, keepdims=True)) @ host(v)
         on.check(out, expected, rtol=1e-2, atol=1e-2)
     return Case(f"attention fp16 {rows}x{keys}x{width} tile {BM}x{BN} warps={warps} "
-                f"stages={stages}{' tma' if tma else ''}", run, on_cpu)
+                f"stages={stages}{' tma' if tma else ''}", run, on_cpu, untried=tma)
 
 
 def device_descriptor_matmul_case(size=(150, 137, 203), block=(64, 64, 32)):
@@ -381,7 +389,8 @@ def device_descriptor_matmul_case(size=(150, 137, 203), block=(64, 64, 32)):
             result[:, :N] = host(a)[:, :K] @ host(b)[:, :N]
             return result
         on.check(c, expected, rtol=1e-4, atol=1e-3)
-    return Case(f"device descriptor matmul bf16 nn {M}x{N}x{K} tile {BM}x{BN}x{BK} tma", run)
+    return Case(f"device descriptor matmul bf16 nn {M}x{N}x{K} tile {BM}x{BN}x{BK} tma", run,
+                untried=True)
 
 
 def cases():
@@ -483,20 +492,43 @@ def export(directory, target):
     return aot.export(directory, kernels, recorder.launches, target)
 
 
-def check(kernels, device, where):
+def run_case(kernels, device, seed, case):
+    """(correct, detail) of one case."""
+    on = OnDevice(seed, device)
+    try:
+        case.launch(kernels, on)
+        return on.verdict()
+    except Exception as error:  # reported; the other cases still run
+        return False, error_summary(error)
+
+
+def run_case_apart(aot_dir, seed, case, limit):
+    """(correct, detail) of case `seed` run on the GPU by a child process
+    (`--case`), which is killed after `limit` seconds."""
+    command = [sys.executable, os.path.abspath(__file__), "--aot", aot_dir, "--case", str(seed)]
+    try:
+        child = subprocess.run(command, capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return False, f"HUNG: no result in {limit} s (killed)"
+    lines = child.stdout.strip().splitlines()
+    if child.returncode not in (0, 1) or not lines:
+        return False, f"its process failed ({child.returncode}): {child.stderr.strip()[-300:]}"
+    return lines[-1].startswith("ok"), lines[-1].split(": ", 1)[-1]
+
+
+def check(kernels, device, where, aot_dir=None, untried_limit=60):
     """Runs every case (those the CPU backend can lower, on the CPU) and
     prints one line each; 1 if any is wrong. A case's inputs are drawn from
-    its index in cases(), the same on every device."""
+    its index in cases(), the same on every device. On a GPU the untried
+    cases run apart (run_case_apart)."""
     selected = [(seed, case) for seed, case in enumerate(cases())
                 if device == "cuda" or case.on_cpu]
     failed = 0
     for seed, case in selected:
-        on = OnDevice(seed, device)
-        try:
-            case.launch(kernels, on)
-            good, detail = on.verdict()
-        except Exception as error:  # reported; the other cases still run
-            good, detail = False, error_summary(error)
+        if device == "cuda" and case.untried:
+            good, detail = run_case_apart(aot_dir, seed, case, untried_limit)
+        else:
+            good, detail = run_case(kernels, device, seed, case)
         failed += not good
         print(f"{'ok   ' if good else 'WRONG'} {case.name}: {detail}")
     print(f"\n{len(selected) - failed} of {len(selected)} cases correct on {where}")
@@ -511,6 +543,12 @@ def main():
     parser.add_argument("--cpu", action="store_true",
                         help="run the cases on Tessera's CPU backend instead (needs the build): "
                              "checks the cases and their references without a GPU")
+    parser.add_argument("--case", type=int, metavar="N",
+                        help="with --aot, run only case N (its index in cases()), as the "
+                             "process that runs an untried case apart")
+    parser.add_argument("--untried-limit", type=int, default=60, metavar="SECONDS",
+                        help="with --aot, how long an untried (TMA) case may take in its own "
+                             "process before it is reported HUNG (default 60)")
     args = parser.parse_args()
     if args.export:
         return 1 if export(args.export, args.target) else 0
@@ -520,7 +558,13 @@ def main():
         if not torch.cuda.is_available():
             print("bench/gpu/correctness.py: no CUDA device visible to PyTorch; nothing to check.")
             return 2
-        return check(aot.AotKernels(args.aot), "cuda", torch.cuda.get_device_name())
+        if args.case is not None:
+            case = cases()[args.case]
+            good, detail = run_case(aot.AotKernels(args.aot), "cuda", args.case, case)
+            print(f"{'ok   ' if good else 'WRONG'} {case.name}: {detail}")
+            return 0 if good else 1
+        return check(aot.AotKernels(args.aot), "cuda", torch.cuda.get_device_name(), args.aot,
+                     args.untried_limit)
     parser.print_usage()
     return 2
 

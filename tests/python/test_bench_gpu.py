@@ -309,6 +309,39 @@ def test_device_correctness_cases_on_cpu(name):
     assert good, detail
 
 
+def test_untried_cases_run_apart_and_a_hang_is_reported(monkeypatch):
+    """On a GPU, the TMA cases run one per child process (`--case N`) with a
+    time limit: a kernel whose mbarrier never completes is reported HUNG and
+    the cases after it still run; the child's verdict line is the case's."""
+    pytest.importorskip("torch")
+    import subprocess
+    correctness = bench_module("correctness")
+    untried = [(i, c) for i, c in enumerate(correctness.cases()) if c.untried]
+    assert untried and all(" tma" in c.name for _, c in untried)
+    assert all(c.untried for c in correctness.cases() if " tma" in c.name)
+    seed, case = untried[0]
+    commands = []
+
+    def hangs(command, **kwargs):
+        commands.append(command)
+        raise subprocess.TimeoutExpired(command, kwargs["timeout"])
+    monkeypatch.setattr(correctness.subprocess, "run", hangs)
+    assert correctness.run_case_apart("dir", seed, case, 7) == (
+        False, "HUNG: no result in 7 s (killed)")
+    assert commands[0][-4:] == ["--aot", "dir", "--case", str(seed)]
+
+    def answers(command, **kwargs):
+        return subprocess.CompletedProcess(command, 0, f"ok    {case.name}: max abs error 0\n", "")
+    monkeypatch.setattr(correctness.subprocess, "run", answers)
+    assert correctness.run_case_apart("dir", seed, case, 7) == (True, "max abs error 0")
+
+    def crashes(command, **kwargs):
+        return subprocess.CompletedProcess(command, -6, "", "CUDA error: an illegal instruction")
+    monkeypatch.setattr(correctness.subprocess, "run", crashes)
+    good, detail = correctness.run_case_apart("dir", seed, case, 7)
+    assert not good and "illegal instruction" in detail
+
+
 def test_aot_export_of_the_tma_descriptor_gemm_lists_its_tensor_maps(tmp_path):
     """Rows gemm-nn-dt: the descriptor GEMM exported with `tma`, its manifest
     entry carrying the recipes of the tensor maps its launch encodes: A's and

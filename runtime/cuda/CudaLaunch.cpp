@@ -214,8 +214,8 @@ llvm::Error CudaDevice::launch(const CudaKernel &kernel, Grid grid, llvm::ArrayR
   // empty tensor, which no tensor map can.
   const CudaDriver &driver = state_->driver;
   llvm::SmallVector<TensorMap, 2> tensorMaps;
-  if (llvm::Error err =
-          encodeTensorMaps(driver, loaded.tensorMaps, signature, slots, tensorMaps, where))
+  if (llvm::Error err = encodeTensorMaps(driver, loaded.tensorMaps, signature, slots, tensorMaps,
+                                         loaded.tensorMapCache, where))
     return err;
   for (TensorMap &map : tensorMaps)
     params.push_back(map.bytes);

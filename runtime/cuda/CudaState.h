@@ -5,6 +5,7 @@
 
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/CudaTensorMaps.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -29,8 +30,10 @@ struct LoadedKernel {
   unsigned blockThreads = 0;
   unsigned dynamicSharedMemoryBytes = 0;
   int registers = -1;
-  /// Parameters after the signature's, encoded at each launch.
+  /// Parameters after the signature's, encoded for each launch.
   std::vector<gpu::TensorMapParam> tensorMaps;
+  /// The last launch's encodings of them.
+  mutable TensorMapCache tensorMapCache;
 };
 
 struct DeviceState {

@@ -2,6 +2,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 using namespace tessera::runtime::cuda;
 
 namespace {
@@ -134,11 +136,37 @@ tessera::runtime::cuda::tensorMapEncoding(const gpu::TensorMapParam &param,
   return encoding;
 }
 
+bool TensorMapEncoding::operator==(const TensorMapEncoding &other) const {
+  return dataType == other.dataType && rank == other.rank && address == other.address &&
+         std::equal(dims, dims + rank, other.dims) &&
+         std::equal(strides, strides + rank - 1, other.strides) &&
+         std::equal(box, box + rank, other.box) &&
+         std::equal(elementStrides, elementStrides + rank, other.elementStrides) &&
+         swizzle == other.swizzle && oobFill == other.oobFill;
+}
+
+bool TensorMapCache::find(size_t index, const TensorMapEncoding &encoding, TensorMap &map) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (index >= last_.size() || !last_[index] || !(last_[index]->encoding == encoding))
+    return false;
+  map = last_[index]->map;
+  return true;
+}
+
+void TensorMapCache::remember(size_t index, const TensorMapEncoding &encoding,
+                              const TensorMap &map) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (index >= last_.size())
+    last_.resize(index + 1);
+  last_[index] = Entry{encoding, map};
+}
+
 llvm::Error tessera::runtime::cuda::encodeTensorMaps(const CudaDriver &driver,
                                                      llvm::ArrayRef<gpu::TensorMapParam> params,
                                                      const KernelSignature &signature,
                                                      llvm::ArrayRef<uint64_t> slots,
                                                      llvm::SmallVectorImpl<TensorMap> &maps,
+                                                     TensorMapCache &cache,
                                                      const llvm::Twine &where) {
   maps.resize(params.size());
   if (params.empty())
@@ -147,16 +175,19 @@ llvm::Error tessera::runtime::cuda::encodeTensorMaps(const CudaDriver &driver,
   if (!api.tensorMapEncodeTiled)
     return llvm::createStringError(where + ": the kernel copies with TMA, and this CUDA driver "
                                            "lacks cuTensorMapEncodeTiled (CUDA 12 or newer)");
-  for (auto [param, map] : llvm::zip(params, maps)) {
+  for (auto [index, param, map] : llvm::enumerate(params, maps)) {
     llvm::Expected<TensorMapEncoding> e = tensorMapEncoding(param, signature, slots, where);
     if (!e)
       return e.takeError();
+    if (cache.find(index, *e, map))
+      continue;
     if (llvm::Error err = driver.check(
             api.tensorMapEncodeTiled(map.bytes, e->dataType, e->rank, e->address, e->dims,
                                      e->strides, e->box, e->elementStrides, kInterleaveNone,
                                      e->swizzle, kL2Promotion256B, e->oobFill),
             "cuTensorMapEncodeTiled", where))
       return err;
+    cache.remember(index, *e, map);
   }
   return llvm::Error::success();
 }

@@ -1,6 +1,7 @@
 // The TMA tensor maps a kernel takes after its signature's parameters
-// (gpu::TensorMapParam): encoded at each launch, with cuTensorMapEncodeTiled,
-// from the host descriptor's base, extents and strides in the same launch.
+// (gpu::TensorMapParam): encoded for each launch, with cuTensorMapEncodeTiled,
+// from the host descriptor's base, extents and strides in the same launch,
+// unless the kernel's previous launch encoded the same (TensorMapCache).
 #ifndef TESSERA_RUNTIME_CUDA_CUDATENSORMAPS_H
 #define TESSERA_RUNTIME_CUDA_CUDATENSORMAPS_H
 
@@ -13,6 +14,9 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
 
 namespace tessera::runtime::cuda {
 
@@ -35,6 +39,28 @@ struct TensorMapEncoding {
   unsigned elementStrides[kMaxRank] = {};
   int swizzle = 0; ///< CUtensorMapSwizzle
   int oobFill = 0; ///< CUtensorMapFloatOOBfill
+
+  bool operator==(const TensorMapEncoding &other) const;
+};
+
+/// The maps of a kernel's last launch, with the encodings they were made
+/// from: a map depends on nothing else, so a launch on the same tensors (a
+/// loop over one layer's weights) passes them again instead of encoding
+/// them again. Launches from several threads may share it.
+class TensorMapCache {
+public:
+  /// Whether map `index` was last encoded from `encoding`; if so `map` is
+  /// that map.
+  bool find(size_t index, const TensorMapEncoding &encoding, TensorMap &map) const;
+  void remember(size_t index, const TensorMapEncoding &encoding, const TensorMap &map);
+
+private:
+  struct Entry {
+    TensorMapEncoding encoding;
+    TensorMap map;
+  };
+  mutable std::mutex mutex_;
+  std::vector<std::optional<Entry>> last_;
 };
 
 /// The encoding of `param` for a launch of a kernel of `signature` whose
@@ -46,11 +72,14 @@ llvm::Expected<TensorMapEncoding> tensorMapEncoding(const gpu::TensorMapParam &p
                                                     llvm::ArrayRef<uint64_t> slots,
                                                     const llvm::Twine &where);
 
-/// Encodes every tensor map of `params` into `maps` (resized to fit).
+/// Encodes every tensor map of `params` into `maps` (resized to fit),
+/// taking from `cache` those the last launch encoded alike and remembering
+/// the others there.
 llvm::Error encodeTensorMaps(const CudaDriver &driver,
                              llvm::ArrayRef<gpu::TensorMapParam> params,
                              const KernelSignature &signature, llvm::ArrayRef<uint64_t> slots,
-                             llvm::SmallVectorImpl<TensorMap> &maps, const llvm::Twine &where);
+                             llvm::SmallVectorImpl<TensorMap> &maps, TensorMapCache &cache,
+                             const llvm::Twine &where);
 
 } // namespace tessera::runtime::cuda
 

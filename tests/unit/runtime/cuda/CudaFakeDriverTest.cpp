@@ -196,6 +196,32 @@ TEST_F(CudaFakeDriver, TensorMapsAreEncodedFromTheDescriptorsArguments) {
   EXPECT_EQ(launch.params[32], 2) << "its rank byte";
 }
 
+TEST_F(CudaFakeDriver, ALaunchOnTheSameTensorsPassesTheMapsItEncodedBefore) {
+  KernelSignature signature =
+      signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I64});
+  llvm::Expected<CudaKernel> kernel = device->load(tensorMapBinary(), signature);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  llvm::Expected<CudaBuffer> buffer = device->allocate(100 * 208 * 2);
+  ASSERT_TRUE(bool(buffer));
+  auto launch = [&](int64_t stride) {
+    llvm::Error err = device->launch(*kernel, {4, 1, 1}, {*buffer, 100, 200, stride},
+                                     {.synchronize = true});
+    EXPECT_FALSE(bool(err)) << llvm::toString(std::move(err));
+    return paramAt<uint64_t>(*tesseraFakeCudaLastLaunch(), 24);
+  };
+  unsigned before = tesseraFakeCudaLastTensorMap()->count;
+  EXPECT_EQ(launch(208), buffer->devicePointer());
+  EXPECT_EQ(tesseraFakeCudaLastTensorMap()->count, before + 1);
+  EXPECT_EQ(launch(208), buffer->devicePointer()) << "the map of the launch before, passed again";
+  EXPECT_EQ(tesseraFakeCudaLastTensorMap()->count, before + 1) << "not encoded again";
+  launch(200);
+  EXPECT_EQ(tesseraFakeCudaLastTensorMap()->count, before + 2) << "another stride, another map";
+  EXPECT_EQ(tesseraFakeCudaLastTensorMap()->strides[0], 400u);
+  launch(208);
+  EXPECT_EQ(tesseraFakeCudaLastTensorMap()->count, before + 3) << "only the last is kept";
+  EXPECT_EQ(tesseraFakeCudaLastTensorMap()->strides[0], 416u);
+}
+
 TEST_F(CudaFakeDriver, TensorMapsRefuseWhatTmaCannotDescribe) {
   KernelSignature signature =
       signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I64});

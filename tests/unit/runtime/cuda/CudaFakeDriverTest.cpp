@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 using namespace tessera::runtime;
 using namespace tessera::runtime::cuda;
@@ -164,13 +165,27 @@ gpu::KernelBinary tensorMapBinary() {
   return binary;
 }
 
-TEST_F(CudaFakeDriver, TensorMapsAreEncodedFromTheDescriptorsArguments) {
-  KernelSignature signature =
-      signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I64});
-  llvm::Expected<CudaKernel> kernel = device->load(tensorMapBinary(), signature);
-  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  llvm::Expected<CudaBuffer> buffer = device->allocate(100 * 208 * 2);
-  ASSERT_TRUE(bool(buffer));
+/// tensorMapBinary() loaded for its arguments (pointer, i32, i32, i64), with
+/// a buffer of bf16 [100, 208] for the descriptor's base.
+class CudaFakeDriverTma : public CudaFakeDriver {
+protected:
+  void SetUp() override {
+    CudaFakeDriver::SetUp();
+    KernelSignature signature =
+        signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I64});
+    llvm::Expected<CudaKernel> loaded = device->load(tensorMapBinary(), signature);
+    ASSERT_TRUE(bool(loaded)) << llvm::toString(loaded.takeError());
+    kernel = std::move(*loaded);
+    llvm::Expected<CudaBuffer> allocated = device->allocate(100 * 208 * 2);
+    ASSERT_TRUE(bool(allocated));
+    buffer = std::move(*allocated);
+  }
+
+  std::optional<CudaKernel> kernel;
+  std::optional<CudaBuffer> buffer;
+};
+
+TEST_F(CudaFakeDriverTma, TensorMapsAreEncodedFromTheDescriptorsArguments) {
   llvm::Error err = device->launch(*kernel, {4, 1, 1}, {*buffer, 100, 200, int64_t(208)},
                                    {.synchronize = true});
   ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
@@ -196,13 +211,7 @@ TEST_F(CudaFakeDriver, TensorMapsAreEncodedFromTheDescriptorsArguments) {
   EXPECT_EQ(launch.params[32], 2) << "its rank byte";
 }
 
-TEST_F(CudaFakeDriver, ALaunchOnTheSameTensorsPassesTheMapsItEncodedBefore) {
-  KernelSignature signature =
-      signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I64});
-  llvm::Expected<CudaKernel> kernel = device->load(tensorMapBinary(), signature);
-  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  llvm::Expected<CudaBuffer> buffer = device->allocate(100 * 208 * 2);
-  ASSERT_TRUE(bool(buffer));
+TEST_F(CudaFakeDriverTma, ALaunchOnTheSameTensorsPassesTheMapsItEncodedBefore) {
   auto launch = [&](int64_t stride) {
     llvm::Error err = device->launch(*kernel, {4, 1, 1}, {*buffer, 100, 200, stride},
                                      {.synchronize = true});
@@ -222,13 +231,7 @@ TEST_F(CudaFakeDriver, ALaunchOnTheSameTensorsPassesTheMapsItEncodedBefore) {
   EXPECT_EQ(tesseraFakeCudaLastTensorMap()->strides[0], 416u);
 }
 
-TEST_F(CudaFakeDriver, TensorMapsRefuseWhatTmaCannotDescribe) {
-  KernelSignature signature =
-      signatureOf({ArgKind::Pointer, ArgKind::I32, ArgKind::I32, ArgKind::I64});
-  llvm::Expected<CudaKernel> kernel = device->load(tensorMapBinary(), signature);
-  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  llvm::Expected<CudaBuffer> buffer = device->allocate(4096);
-  ASSERT_TRUE(bool(buffer));
+TEST_F(CudaFakeDriverTma, TensorMapsRefuseWhatTmaCannotDescribe) {
   auto launchError = [&](std::initializer_list<Argument> args) {
     llvm::Error err = device->launch(*kernel, {1, 1, 1}, args, {.synchronize = true});
     return err ? llvm::toString(std::move(err)) : std::string();

@@ -4,6 +4,7 @@ Python API underneath. Needs ptxas (CUDA toolkit), the ROCm device libraries and
 spirv-val, as the C++ GpuCompileTests do; no GPU."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,35 @@ KERNELS = textwrap.dedent('''
         x = tl.load(x_ptr + offsets, mask=mask)
         y = tl.load(y_ptr + offsets, mask=mask)
         tl.store(output_ptr + offsets, x + y, mask=mask)
+
+
+    @triton.jit
+    def matmul_nt(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        # The benchmark's GEMM (bench/gpu/kernels.py) with B the transpose of
+        # an [N, K] weight, as a PyTorch Linear multiplies.
+        pid_m = tl.program_id(0)
+        pid_n = tl.program_id(1)
+        tl.assume(pid_m >= 0)
+        tl.assume(pid_n >= 0)
+        tl.assume(stride_am > 0)
+        tl.assume(stride_bn > 0)
+        rm = (pid_m * BM + tl.arange(0, BM)) % M
+        rn = (pid_n * BN + tl.arange(0, BN)) % N
+        rk = tl.arange(0, BK)
+        a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+        b_ptrs = b_ptr + rk[:, None] + rn[None, :] * stride_bn
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
+            b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BK
+            b_ptrs += BK
+        cm = pid_m * BM + tl.arange(0, BM)
+        cn = pid_n * BN + tl.arange(0, BN)
+        tl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :], acc.to(tl.float16),
+                 mask=(cm[:, None] < M) & (cn[None, :] < N))
 
 
     @triton.jit
@@ -165,6 +195,23 @@ def test_host_descriptor_gemm_uses_tensor_cores_and_cp_async(kernels):
             "--emit", "ptx", "--num-stages", "3")
     assert r.returncode == 0, r.stderr.decode()
     assert "wgmma.mma_async" in r.stdout.decode()
+
+
+@cli
+def test_a_pipelined_gemm_advances_one_offset_for_all_its_copies(kernels):
+    """The NT GEMM's 12 copies per K step on sm_90a (128x256x64, 8 warps)
+    address `base + lane + k * 128 bytes`: each base stays put and one offset
+    moves (PtxEmitter.cpp, FullLoopStrengthReduction), where LLVM's pruned
+    search kept one 64-bit pointer per copy, each advanced every step, plus
+    the lane's offset added to each (133 SASS instructions per step, 99 now)."""
+    r = run(f"{kernels}:matmul_nt", "-s", "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, "
+            "i32:16, i32:16, i32:16, i32:16, 128, 256, 64", "--target", "cuda:sm_90a",
+            "--num-warps", "8", "--num-stages", "3", "--emit", "ptx")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx = r.stdout.decode()
+    assert ptx.count("cp.async.cg.shared.global") == 36  # 3 stages of 12 copies (2 ahead, 1 in the loop)
+    steps = re.findall(r"add\.s64\s+%rd\d+, %rd\d+, 128;", ptx)
+    assert len(steps) == 1, steps
 
 
 @cli

@@ -150,6 +150,43 @@ void enableMadWide() {
   });
 }
 
+/// Loop strength reduction for NVPTX with the whole search: while a
+/// pipelined loop's copies address `base_i + lane + k * step`, LSR's
+/// narrowing heuristic for large searches (filtering formulae with the same
+/// scaled register) keeps one 64-bit induction variable per copy and adds
+/// the lane's offset to each in every iteration (ptxas: two moves and an
+/// IMAD.WIDE per cp.async, on the 128x256x64 NT GEMM's B copies 133 SASS
+/// instructions per K step). Without it LSR finds the form Triton's loops
+/// have: each copy's base loop-invariant, one uniform offset advanced per
+/// step (99 instructions). The heuristic helps x86's scaled addressing, and
+/// the option is process-wide: it is set only while PTX is emitted, one
+/// emission at a time, and restored after.
+class FullLoopStrengthReduction {
+public:
+  FullLoopStrengthReduction() : lock(mutex()) {
+    auto options = llvm::cl::getRegisteredOptions();
+    auto found = options.find("lsr-filter-same-scaled-reg");
+    if (found == options.end())
+      return;
+    filter = static_cast<llvm::cl::opt<bool> *>(found->second);
+    saved = *filter;
+    filter->setValue(false);
+  }
+  ~FullLoopStrengthReduction() {
+    if (filter)
+      filter->setValue(saved);
+  }
+
+private:
+  static std::mutex &mutex() {
+    static std::mutex emitting;
+    return emitting;
+  }
+  std::lock_guard<std::mutex> lock;
+  llvm::cl::opt<bool> *filter = nullptr;
+  bool saved = true;
+};
+
 } // namespace
 
 FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module,
@@ -171,7 +208,11 @@ FailureOr<std::string> tessera::gpu::emitPtx(mlir::gpu::GPUModuleOp module,
   enableMadWide();
 
   PtxEmitter emitter(module, target, toolkit, fpFusion);
-  std::optional<SmallVector<char, 0>> ptx = emitter.run();
+  std::optional<SmallVector<char, 0>> ptx;
+  {
+    FullLoopStrengthReduction lsr;
+    ptx = emitter.run();
+  }
   if (!ptx)
     return failure();
   return std::string(ptx->begin(), ptx->end());

@@ -25,7 +25,8 @@
 # export's sweep cubins to build/gpu-aot-sweep-base (carry it too); `measure`
 # then ends with the 4096^3 GEMM rows of the new cubins and of the baseline,
 # one right after the other (ab-new.log, ab-base.log), since rates drift
-# between calls and only rows of one call compare.
+# between calls and only rows of one call compare. `ab OUTPUT_DIR` runs just
+# those rows (carry build/gpu-aot-sweep and build/gpu-aot-sweep-base).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,6 +67,16 @@ start_measuring() {
 # limits, and what ran before is already in their logs.
 check_correctness() {
     timeout 300 python3 "$here/correctness.py" --aot "$check_dir" 2>&1 | tee "$1/correctness.log"
+}
+
+# The 4096^3 GEMM rows of the new sweep cubins, then of the baseline's.
+compare_with_baseline() {
+    for side in new base; do
+        dir=$sweep_dir
+        [ "$side" = base ] && dir=$baseline_dir
+        python3 "$here/run.py" "${ab_rows[@]}" --aot "$dir" --json "$1/ab-$side.json" 2>&1 |
+            tee "$1/ab-$side.log"
+    done
 }
 
 time_descriptor_gemms() {
@@ -115,17 +126,16 @@ measure)
     fi
     python3 "$here/run.py" "${sweep_rows[@]}" --aot "$sweep_dir" --json "$out/sweep.json" 2>&1 |
         tee "$out/sweep.log"
-    if [ -d "$baseline_dir" ]; then
-        for side in new base; do
-            dir=$sweep_dir
-            [ "$side" = base ] && dir=$baseline_dir
-            python3 "$here/run.py" "${ab_rows[@]}" --aot "$dir" --json "$out/ab-$side.json" 2>&1 |
-                tee "$out/ab-$side.log"
-        done
-    fi
+    [ -d "$baseline_dir" ] && compare_with_baseline "$out"
+    ;;
+ab)
+    out=${2:?usage: lent_device.sh ab OUTPUT_DIR}
+    [ -d "$baseline_dir" ] || { echo "no baseline in $baseline_dir (export --keep-baseline)" >&2; exit 2; }
+    start_measuring "$out"
+    compare_with_baseline "$out"
     ;;
 *)
-    echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR | tma OUTPUT_DIR" >&2
+    echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR | tma OUTPUT_DIR | ab OUTPUT_DIR" >&2
     exit 2
     ;;
 esac

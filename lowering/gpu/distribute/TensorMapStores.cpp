@@ -4,6 +4,7 @@
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/MatrixStores.h"
 #include "lowering/gpu/distribute/TensorMaps.h"
+#include "lowering/gpu/tensorcore/Wgmma.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -26,9 +27,10 @@ void writePanels(KernelLowering &k, OpBuilder &builder, Location loc, Value buff
                  const LinearLayout &layout, ValueRange registers,
                  const SwizzledPanels &panels) {
   auto indexOf = [&](const LinearLayout &placed, unsigned reg) {
-    return tensorMapPanelIndex(builder, loc, panels,
-                               k.thread.coordinate(builder, loc, placed, reg, 0),
-                               k.thread.coordinate(builder, loc, placed, reg, 1));
+    Value index = swizzledPanelIndex(builder, loc, panels,
+                                     k.thread.coordinate(builder, loc, placed, reg, 0),
+                                     k.thread.coordinate(builder, loc, placed, reg, 1));
+    return arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), index);
   };
   std::optional<MatrixStores> matrixStores;
   if (k.target.hasStMatrix() && panels.elementBytes == 2)
@@ -64,26 +66,6 @@ bool endsTheKernel(tile::DescriptorStoreOp store) {
 }
 
 } // namespace
-
-Value tensorMapPanelIndex(OpBuilder &builder, Location loc, const SwizzledPanels &panels,
-                          Value row, Value col) {
-  auto constant = [&](int64_t value) { return i32Constant(builder, loc, value); };
-  auto mul = [&](Value a, int64_t b) {
-    return arith::MulIOp::create(builder, loc, a, constant(b));
-  };
-  auto add = [&](Value a, Value b) { return arith::AddIOp::create(builder, loc, a, b); };
-  Value panel = arith::DivUIOp::create(builder, loc, col, constant(panels.panelElements()));
-  Value within = arith::RemUIOp::create(builder, loc, col, constant(panels.panelElements()));
-  Value offset = add(add(mul(panel, panels.panelBytes()), mul(row, panels.swizzleBytes)),
-                     mul(within, panels.elementBytes));
-  int64_t chunkBits = (panels.swizzleBytes / kChunkBytes - 1) * kChunkBytes;
-  Value moved = arith::AndIOp::create(
-      builder, loc, arith::ShRUIOp::create(builder, loc, offset, constant(3)), constant(chunkBits));
-  Value swizzled = arith::XOrIOp::create(builder, loc, offset, moved);
-  return arith::IndexCastUIOp::create(
-      builder, loc, builder.getIndexType(),
-      arith::DivUIOp::create(builder, loc, swizzled, constant(panels.elementBytes)));
-}
 
 std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k, tile::DescriptorStoreOp store) {
   if (!k.tensorMaps)

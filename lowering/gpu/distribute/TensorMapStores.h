@@ -3,8 +3,8 @@
 //
 // With KernelLowering::tensorMaps, a 2-D block stored through a descriptor
 // that has a tensor map (hasTensorMap) goes into shared memory as panels of
-// 32, 64 or 128 bytes of each row, swizzled as TMA reads them (16-byte chunk
-// index XOR address bits 7 and up), with stmatrix where the block's layout
+// 32, 64 or 128 bytes of each row, swizzled as TMA reads them (the layout
+// wgmma reads, swizzledPanelIndex), with stmatrix where the block's layout
 // holds its fragments (a tensor-core accumulator does). After a fence for
 // the async proxy and a barrier, one `cp.async.bulk.tensor` per panel (the
 // panels spread over the warps) copies the buffer to global memory, and TMA
@@ -45,13 +45,6 @@ void placeConversionsAtTheirStores(tile::FuncOp kernel);
 /// Whether `convert` only brings a block that a TMA store writes into the
 /// store's layout: it is not lowered, the store writes its source.
 bool convertsForTensorStore(KernelLowering &k, ConvertLayoutOp convert);
-
-/// The element index (index) in a buffer of `panels` of the block element at
-/// (`row`, `col`) (i32): panel col / panelElements, line `row`, its 16-byte
-/// chunk moved by TMA's swizzle (chunk index XOR address bits 7 and up, as
-/// many as the swizzle has chunks).
-mlir::Value tensorMapPanelIndex(mlir::OpBuilder &builder, mlir::Location loc,
-                                const SwizzledPanels &panels, mlir::Value row, mlir::Value col);
 
 /// Lowers `store` through `panels` (tensorStorePanels).
 mlir::LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp store,

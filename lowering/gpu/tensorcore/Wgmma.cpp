@@ -127,20 +127,16 @@ struct SwizzledOperand {
            alongBytes % swizzleBytes;
   }
 
+  /// The buffer as panels (the last one partial where `along` does not
+  /// fill it).
+  SwizzledPanels panels(bool linesAreRows) const {
+    return {lines, llvm::divideCeil(along * elementBytes, swizzleBytes), swizzleBytes,
+            elementBytes, linesAreRows};
+  }
+
   /// Index of element (line, alongIndex) in the buffer.
   Value index(OpBuilder &b, Location loc, Value line, Value alongIndex) const {
-    int64_t panelElements = swizzleBytes / elementBytes;
-    Value panel = shiftRight(b, loc, alongIndex, log2(panelElements));
-    Value inPanel = bitAnd(b, loc, alongIndex, panelElements - 1);
-    Value linear = add(b, loc, add(b, loc, mul(b, loc, panel, panelBytes()),
-                                   mul(b, loc, line, swizzleBytes)),
-                       mul(b, loc, inPanel, elementBytes));
-    // The hardware's XOR: chunk bits [4, 4 + log2(S / 16)) with the bits from 7 up.
-    Value phase = bitAnd(b, loc, shiftRight(b, loc, linear, kLineBits),
-                         (swizzleBytes >> kChunkBits) - 1);
-    Value swizzled =
-        b.createOrFold<arith::XOrIOp>(loc, linear, shiftLeft(b, loc, phase, kChunkBits));
-    return shiftRight(b, loc, swizzled, log2(elementBytes));
+    return swizzledPanelIndex(b, loc, panels(/*linesAreRows=*/true), line, alongIndex);
   }
 
   /// The descriptor's fixed fields (PTX ISA, "Matrix Descriptor Format"):
@@ -199,12 +195,9 @@ public:
 
   std::optional<SwizzledPanels> swizzledPanels(DotOperand operand) const override {
     const SwizzledOperand &stored = operand == DotOperand::A ? a : b;
-    int64_t alongBytes = stored.along * stored.elementBytes;
-    if (alongBytes % stored.swizzleBytes != 0)
+    if (stored.along * stored.elementBytes % stored.swizzleBytes != 0)
       return std::nullopt;
-    return SwizzledPanels{stored.lines, alongBytes / stored.swizzleBytes, stored.swizzleBytes,
-                          stored.elementBytes,
-                          /*linesAreRows=*/operand == DotOperand::A || plan.bNMajor};
+    return stored.panels(/*linesAreRows=*/operand == DotOperand::A || plan.bNMajor);
   }
 
   Value sharedIndex(OpBuilder &builder, Location loc, DotOperand operand, Value row,
@@ -373,6 +366,21 @@ FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, 
 }
 
 } // namespace
+
+Value swizzledPanelIndex(OpBuilder &b, Location loc, const SwizzledPanels &panels, Value line,
+                         Value alongIndex) {
+  Value panel = shiftRight(b, loc, alongIndex, log2(panels.panelElements()));
+  Value inPanel = bitAnd(b, loc, alongIndex, panels.panelElements() - 1);
+  Value linear = add(b, loc, add(b, loc, mul(b, loc, panel, panels.panelBytes()),
+                                 mul(b, loc, line, panels.swizzleBytes)),
+                     mul(b, loc, inPanel, panels.elementBytes));
+  // The hardware's XOR: chunk bits [4, 4 + log2(S / 16)) with the bits from 7 up.
+  Value phase = bitAnd(b, loc, shiftRight(b, loc, linear, kLineBits),
+                       (panels.swizzleBytes >> kChunkBits) - 1);
+  Value swizzled =
+      b.createOrFold<arith::XOrIOp>(loc, linear, shiftLeft(b, loc, phase, kChunkBits));
+  return shiftRight(b, loc, swizzled, log2(panels.elementBytes));
+}
 
 WgmmaSwizzle swizzleMode(int64_t swizzleBytes) {
   switch (swizzleBytes) {

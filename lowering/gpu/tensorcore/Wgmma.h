@@ -69,6 +69,15 @@ struct WgmmaPlan {
 /// The descriptor's mode for lines of `swizzleBytes` (128, 64 or 32).
 WgmmaSwizzle swizzleMode(int64_t swizzleBytes);
 
+/// The element index of (line, alongIndex) (values of one integer type) in
+/// a buffer of `panels` in the canonical swizzled layout above: where
+/// wgmma's descriptors read an element and where TMA's swizzle of the same
+/// width writes it (or reads it, storing). A constant for constant
+/// coordinates.
+mlir::Value swizzledPanelIndex(mlir::OpBuilder &builder, mlir::Location loc,
+                               const SwizzledPanels &panels, mlir::Value line,
+                               mlir::Value alongIndex);
+
 /// The plan for `problem` with `numWarps` warps, or std::nullopt when the
 /// target is not sm_90a, the warps do not form whole warpgroups, the types
 /// have no wgmma here (see above), a dimension is not a power of two, M gives

@@ -1,17 +1,19 @@
 // Where a TMA store's shared buffer puts each block element
-// (tensorMapPanelIndex, lowering/gpu/distribute/TensorMapStores.h), folded
-// to constants, against what a TMA store reads (PTX ISA, "Tensor-map
-// swizzle modes"): box p of `lines` lines of `swizzleBytes` bytes starts at
-// byte p * lines * swizzleBytes, line after line, each 16-byte chunk of a
-// line moved to chunk index XOR (address bits 7 and up, as many as the
-// swizzle has chunks). And the epilogue's stmatrix stores (MatrixStores.h)
-// into that buffer: each matrix's eight rows on the eight 16-byte positions
-// of a 128-byte bank line.
+// (swizzledPanelIndex, lowering/gpu/tensorcore/Wgmma.h, the layout the store
+// shares with wgmma's operands, here for the element widths wgmma does not
+// read too), folded to constants, against what a TMA store reads (PTX ISA,
+// "Tensor-map swizzle modes"): box p of `lines` lines of `swizzleBytes`
+// bytes starts at byte p * lines * swizzleBytes, line after line, each
+// 16-byte chunk of a line moved to chunk index XOR (address bits 7 and up,
+// as many as the swizzle has chunks). And the epilogue's stmatrix stores
+// (MatrixStores.h) into that buffer: each matrix's eight rows on the eight
+// 16-byte positions of a 128-byte bank line.
 #include "lowering/gpu/distribute/MatrixStores.h"
-#include "lowering/gpu/distribute/TensorMapStores.h"
+#include "lowering/gpu/tensorcore/Wgmma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -49,7 +51,7 @@ class TensorMapStoresTest : public ::testing::Test {
 protected:
   TensorMapStoresTest() { context.loadDialect<arith::ArithDialect, func::FuncDialect>(); }
 
-  /// tensorMapPanelIndex of every element of a block of `panels`, folded:
+  /// swizzledPanelIndex of every element of a block of `panels`, folded:
   /// [row][col].
   std::vector<std::vector<int64_t>> indices(const SwizzledPanels &panels) {
     int64_t cols = panels.panels * panels.panelElements();
@@ -63,9 +65,9 @@ protected:
     SmallVector<Value> values;
     for (int64_t row = 0; row < panels.lines; ++row)
       for (int64_t col = 0; col < cols; ++col)
-        values.push_back(tensorMapPanelIndex(builder, loc, panels,
-                                             i32Constant(builder, loc, row),
-                                             i32Constant(builder, loc, col)));
+        values.push_back(swizzledPanelIndex(builder, loc, panels,
+                                            arith::ConstantIndexOp::create(builder, loc, row),
+                                            arith::ConstantIndexOp::create(builder, loc, col)));
     func::ReturnOp::create(builder, loc, values);
     PassManager pm(&context);
     pm.addPass(createCanonicalizerPass());

@@ -135,22 +135,16 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
   emitAsyncProxyFence(builder, loc);
   mlir::gpu::BarrierOp::create(builder, loc);
 
-  Value start = arith::IndexCastUIOp::create(
-      builder, loc, builder.getI32Type(),
-      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, *buffer));
   Value outer = k.registers(store.getOffsets()[0]).front();
   Value inner = k.registers(store.getOffsets()[1]).front();
-  spreadOverWarps(k, builder, loc, panels.panels, 0, [&](Value panel, Value issuer) {
-    auto times = [&](int64_t factor) {
-      return arith::MulIOp::create(builder, loc, panel, i32Constant(builder, loc, factor));
-    };
-    Value source = arith::AddIOp::create(builder, loc, start, times(panels.panelBytes()));
-    Value column = arith::AddIOp::create(builder, loc, inner, times(panels.panelElements()));
-    inlinePtx(builder, loc, {}, {map, column, outer, source, issuer},
-              electedLane(4) +
-                  "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3]; }",
-              "l,r,r,r,r");
-  });
+  spreadOverWarps(k, builder, loc, panels, {*buffer, indexConstant(builder, loc, 0)}, inner, 0,
+                  [&](const PanelBox &box) {
+                    inlinePtx(builder, loc, {}, {map, box.column, outer, box.shared, box.issuer},
+                              electedLane(4) +
+                                  "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+                                  "[$0, {$1, $2}], [$3]; }",
+                              "l,r,r,r,r");
+                  });
   // Bulk groups are per thread: in the threads that issued none, the wait
   // returns at once.
   inlinePtx(builder, loc, {}, {}, "cp.async.bulk.commit_group;", "");

@@ -17,16 +17,13 @@ Value i32Of(OpBuilder &builder, Location loc, Value index) {
   return arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), index);
 }
 
-/// The shared address (i32) of byte `offsetBytes` of `stage`.
-Value stageAddress(OpBuilder &builder, Location loc, const SharedOperand &stage,
-                   int64_t elementBytes, int64_t offsetBytes) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, stage.buffer);
-  Value first = arith::MulIOp::create(builder, loc, stage.start,
+/// The shared address (i32) of `operand`'s first element.
+Value sharedAddress(OpBuilder &builder, Location loc, const SharedOperand &operand,
+                    int64_t elementBytes) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, operand.buffer);
+  Value first = arith::MulIOp::create(builder, loc, operand.start,
                                       indexConstant(builder, loc, elementBytes));
-  Value byte = arith::AddIOp::create(builder, loc, base, first);
-  if (offsetBytes != 0)
-    byte = arith::AddIOp::create(builder, loc, byte, indexConstant(builder, loc, offsetBytes));
-  return i32Of(builder, loc, byte);
+  return i32Of(builder, loc, arith::AddIOp::create(builder, loc, base, first));
 }
 
 /// The kernel's tensor-map parameter for `recipe`, appended on first use:
@@ -123,15 +120,17 @@ Value isWarp(KernelLowering &k, OpBuilder &builder, Location loc, unsigned warp)
   return arith::ExtUIOp::create(builder, loc, builder.getI32Type(), same);
 }
 
-unsigned spreadOverWarps(KernelLowering &k, OpBuilder &builder, Location loc, int64_t panels,
-                         unsigned firstWarp, function_ref<void(Value, Value)> issue) {
+unsigned spreadOverWarps(KernelLowering &k, OpBuilder &builder, Location loc,
+                         const SwizzledPanels &panels, const SharedOperand &buffer, Value column,
+                         unsigned firstWarp, function_ref<void(const PanelBox &)> issue) {
   int64_t warps = k.numWarps;
   auto i32 = [&](int64_t value) { return i32Constant(builder, loc, value); };
+  Value start = sharedAddress(builder, loc, buffer, panels.elementBytes);
   // Warp firstWarp + i (mod warps) is the i-th in turn: its panel in each
   // round of `warps` panels. A round of one panel is firstWarp's alone.
   Value turn;
-  for (int64_t round = 0; round < panels; round += warps) {
-    int64_t issuing = std::min(warps, panels - round);
+  for (int64_t round = 0; round < panels.panels; round += warps) {
+    int64_t issuing = std::min(warps, panels.panels - round);
     Value panel = i32(round), issuer;
     if (issuing == 1) {
       issuer = isWarp(k, builder, loc, firstWarp);
@@ -146,30 +145,27 @@ unsigned spreadOverWarps(KernelLowering &k, OpBuilder &builder, Location loc, in
           builder, loc, builder.getI32Type(),
           arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, turn, i32(issuing)));
     }
-    issue(panel, issuer);
+    auto along = [&](Value first, int64_t perPanel) -> Value {
+      return arith::AddIOp::create(builder, loc, first,
+                                   arith::MulIOp::create(builder, loc, panel, i32(perPanel)));
+    };
+    issue({along(start, panels.panelBytes()), along(column, panels.panelElements()), issuer});
   }
-  return (firstWarp + panels) % warps;
+  return (firstWarp + panels.panels) % warps;
 }
 
 unsigned issueTensorCopy(KernelLowering &k, OpBuilder &builder, Location loc,
                          const TensorCopy &copy, ValueRange offsets, const SharedOperand &stage,
                          Value barrier, unsigned firstWarp) {
-  const SwizzledPanels &panels = copy.panels;
-  auto i32 = [&](int64_t value) { return i32Constant(builder, loc, value); };
-  Value stageStart = stageAddress(builder, loc, stage, panels.elementBytes, 0);
-  return spreadOverWarps(k, builder, loc, panels.panels, firstWarp, [&](Value panel, Value issuer) {
-    Value destination = arith::AddIOp::create(
-        builder, loc, stageStart,
-        arith::MulIOp::create(builder, loc, panel, i32(panels.panelBytes())));
-    Value inner = arith::AddIOp::create(
-        builder, loc, offsets[1],
-        arith::MulIOp::create(builder, loc, panel, i32(panels.panelElements())));
-    inlinePtx(builder, loc, {}, {destination, copy.map, inner, offsets[0], barrier, issuer},
-              electedLane(5) +
-                  "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                  "[$0], [$1, {$2, $3}], [$4]; }",
-              "r,l,r,r,r,r");
-  });
+  return spreadOverWarps(
+      k, builder, loc, copy.panels, stage, offsets[1], firstWarp, [&](const PanelBox &box) {
+        inlinePtx(builder, loc, {},
+                  {box.shared, copy.map, box.column, offsets[0], barrier, box.issuer},
+                  electedLane(5) +
+                      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::"
+                      "bytes [$0], [$1, {$2, $3}], [$4]; }",
+                  "r,l,r,r,r,r");
+      });
 }
 
 FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *user,
@@ -185,7 +181,7 @@ FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *us
 }
 
 Value StageBarriers::address(OpBuilder &builder, Location loc, Value stage) const {
-  return stageAddress(builder, loc, {buffer, stage}, kBarrierBytes, 0);
+  return sharedAddress(builder, loc, {buffer, stage}, kBarrierBytes);
 }
 
 void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location loc,

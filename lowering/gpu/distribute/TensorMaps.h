@@ -69,14 +69,22 @@ mlir::Value tensorMapParameter(KernelLowering &k, const TensorDescriptor &desc,
 /// i32: 1 in the threads of warp `warp`.
 mlir::Value isWarp(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc, unsigned warp);
 
-/// Spreads `panels` boxes over the warps, as Triton does: `issue(panel,
-/// issuer)` builds one instruction for each round of up to numWarps panels,
-/// in which warp firstWarp + i (mod numWarps) has panel i of the round
-/// (`panel`, i32) and `issuer` (i32) is nonzero in the warps that have one.
-/// Returns the warp whose turn is next.
+/// One box of a TMA copy of swizzled panels: the shared address (i32) of its
+/// panel, its innermost coordinate (i32), and `issuer` (i32), nonzero in the
+/// warps that copy it.
+struct PanelBox {
+  mlir::Value shared, column, issuer;
+};
+
+/// Spreads the boxes of `panels` in `buffer`, the first at innermost
+/// coordinate `column` (i32), over the warps, as Triton does: `issue(box)`
+/// builds one instruction for each round of up to numWarps panels, in which
+/// warp firstWarp + i (mod numWarps) has panel i of the round. Returns the
+/// warp whose turn is next.
 unsigned spreadOverWarps(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
-                         int64_t panels, unsigned firstWarp,
-                         llvm::function_ref<void(mlir::Value panel, mlir::Value issuer)> issue);
+                         const SwizzledPanels &panels, const SharedOperand &buffer,
+                         mlir::Value column, unsigned firstWarp,
+                         llvm::function_ref<void(const PanelBox &box)> issue);
 
 /// Opens a PTX block whose next instruction runs in one lane (elect.sync)
 /// of the warp where asm operand `$issuer` is nonzero; the caller closes the

@@ -23,8 +23,8 @@ struct PyModule {
 /// A kernel's launch options as the GPU compiler's: `num_warps` (a power of
 /// two), `num_stages` (at least 1), `fp_fusion` (Triton's enable_fp_fusion)
 /// `max_registers` (Triton's maxnreg; 0: ptxas decides) and `tma` (copy
-/// pipelined host-descriptor blocks with TMA on sm_90). ValueError on bad
-/// values.
+/// pipelined host-descriptor blocks, and store such blocks, with TMA on
+/// sm_90). ValueError on bad values.
 gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
                                          unsigned maxRegisters, bool tma);
 

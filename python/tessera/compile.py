@@ -27,8 +27,8 @@ per-thread ``gpu.module``), then ``ptx``/``cubin`` (NVIDIA), ``amdgcn``/``hsaco`
 ``--num-warps N`` (default 4) and ``--num-stages S`` (default 2) set the
 program's warps and the pipelining depth; on NVIDIA ``--no-fp-fusion`` rounds
 each product and sum (Triton's ``enable_fp_fusion=False``), ``--maxnreg N``
-caps the registers per thread and ``--tma`` copies the pipelined blocks of
-host tensor descriptors with TMA on sm_90 (the kernel then takes a 128-byte
+caps the registers per thread and ``--tma`` loads the pipelined blocks of
+host tensor descriptors, and stores such blocks, with TMA on sm_90 (the kernel then takes a 128-byte
 tensor map per descriptor after its parameters, which ``--verbose`` lists:
 docs/gpu-nvidia.md, "Tensor maps"); ``--verbose`` prints the kernel's
 resource usage to stderr (registers, spills and shared memory from ``ptxas
@@ -316,7 +316,7 @@ def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, n
     With `verbose`, a GPU kernel's resource usage is printed to stderr. On
     NVIDIA, `fp_fusion` lets `a * b + c` become one fma (Triton's
     enable_fp_fusion), `maxnreg` caps the registers per thread and `tma`
-    copies pipelined host-descriptor blocks with TMA."""
+    loads pipelined host-descriptor blocks and stores such blocks with TMA."""
     from . import _C
     from .errors import CompilationError
     gpu = check_target(target, emit, num_warps, num_stages, fp_fusion, maxnreg, tma)
@@ -380,7 +380,8 @@ def main(argv=None):
                         help="NVIDIA: round each product and sum (no fma for a * b + c)")
     parser.add_argument("--maxnreg", type=int, help="NVIDIA: registers per thread at most")
     parser.add_argument("--tma", action="store_true",
-                        help="NVIDIA sm_90: copy pipelined host-descriptor blocks with TMA "
+                        help="NVIDIA sm_90: load pipelined host-descriptor blocks, and store "
+                             "such blocks, with TMA "
                              "(tensor maps follow the parameters; --verbose lists them)")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="GPU: print registers, spills and shared memory to stderr")

@@ -67,7 +67,8 @@ _MISSING = object()
 
 # Launch options accepted like Triton's. GPU launches honour num_warps,
 # num_stages, and on NVIDIA enable_fp_fusion, maxnreg and Tessera's own `tma`
-# (copy pipelined host-descriptor blocks with TMA on sm_90; all part of their
+# (load pipelined host-descriptor blocks and store such blocks with TMA on
+# sm_90; all part of their
 # cache key); the CPU ignores all of them.
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                    "launch_cooperative_grid", "tma")
@@ -1191,8 +1192,8 @@ class JITFunction:
         """The CompiledKernel of one specialization for ``backend``; for a GPU
         backend, compiled for ``device`` ("cuda:1") with ``num_warps`` warps,
         ``a * b + c`` fused where ``fp_fusion``, at most ``maxnreg``
-        registers per thread (0: no cap) and host-descriptor blocks copied by
-        TMA where ``tma`` on NVIDIA."""
+        registers per thread (0: no cap) and host-descriptor blocks loaded and
+        stored by TMA where ``tma`` on NVIDIA."""
         src = self.source()
         builder = _C.Builder()
         previous = (_state.builder, _state.loc)

@@ -66,8 +66,8 @@
 //
 // With k.tensorMaps (sm_90a), a staged block of a descriptor made of kernel
 // arguments and constants (a host descriptor) that TMA can write in wgmma's
-// layout (TensorMaps.h) is copied by one lane of warp 0, one
-// cp.async.bulk.tensor per panel, completing on the stage's mbarrier; every
+// layout (TensorMaps.h) is copied by cp.async.bulk.tensor, one per panel,
+// the panels spread over the warps, completing on the stage's mbarrier; every
 // thread waits on it (its phase carried by the loop) where cp.async's copies
 // are waited for with wait_group. The same barrier per iteration orders the
 // overwrite of a stage after the dots that read it. NaN-padded descriptor

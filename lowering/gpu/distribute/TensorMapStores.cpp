@@ -112,9 +112,11 @@ bool convertsForTensorStore(KernelLowering &k, ConvertLayoutOp convert) {
 LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp store,
                                  const SwizzledPanels &panels, OpBuilder &builder) {
   Location loc = store.getLoc();
+  // Written from a conversion's source where this store is its only user:
+  // convertsForTensorStore left such a conversion unlowered (and where it
+  // was lowered, its source holds the same elements).
   Value block = store.getValue();
-  if (auto convert = block.getDefiningOp<ConvertLayoutOp>();
-      convert && convertsForTensorStore(k, convert))
+  if (auto convert = block.getDefiningOp<ConvertLayoutOp>(); convert && convert->hasOneUse())
     block = convert.getSrc();
   FailureOr<LinearLayout> layout = k.layout(store, block);
   if (failed(layout))

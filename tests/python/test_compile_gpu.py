@@ -80,8 +80,8 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
-    def matmul_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr,
-                           BK: tl.constexpr):
+    def descriptor_tile(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr):
         acc = tl.zeros((BM, BN), dtype=tl.float32)
         for k in range(0, K, BK):
             a = a_desc.load([tl.program_id(0) * BM, k])
@@ -91,17 +91,18 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
+    def matmul_descriptors(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr,
+                           BK: tl.constexpr):
+        descriptor_tile(a_desc, b_desc, c_desc, K, BM, BN, BK)
+
+
+    @triton.jit
     def matmul_device_descriptors(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr,
                                   BN: tl.constexpr, BK: tl.constexpr):
         a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
         b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
         c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, K, BK):
-            a = a_desc.load([tl.program_id(0) * BM, k])
-            b = b_desc.load([k, tl.program_id(1) * BN])
-            acc = tl.dot(a, b, acc)
-        c_desc.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc)
+        descriptor_tile(a_desc, b_desc, c_desc, K, BM, BN, BK)
 
 
     @triton.jit

@@ -23,6 +23,9 @@ import torch
 from timing import time_ms
 
 MANIFEST = "manifest.json"
+# Tessera's own launch options that change the code (part of a cubin's key):
+# TMA copies and stores, and a producer warp for a TMA-copied loop.
+COMPILER_FLAGS = ("tma", "warp_specialize")
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
                 torch.float64: "fp64", torch.int32: "i32", torch.int64: "i64", torch.int8: "i8",
                 torch.uint8: "u8", torch.int16: "i16", torch.bool: "i1"}
@@ -58,6 +61,16 @@ class HostDescriptor:
     def __init__(self, base, shape, strides, block_shape, padding="zero"):
         self.base, self.shape, self.strides = base, list(shape), list(strides)
         self.block_shape, self.padding = list(block_shape), padding
+
+
+def flags_of(options):
+    """Every COMPILER_FLAGS entry of launch `options`, as a bool."""
+    return {flag: bool(options.get(flag, False)) for flag in COMPILER_FLAGS}
+
+
+def flag_words(entry):
+    """' tma warp_specialize' for a manifest entry with those flags on."""
+    return "".join(f" {flag}" for flag in COMPILER_FLAGS if entry.get(flag))
 
 
 def is_descriptor(value):
@@ -123,8 +136,8 @@ class Recorder:
         class Launch:
             def __getitem__(self, grid):
                 def record(*args, **kwargs):
-                    options = {k: kwargs.pop(k) for k in ("num_warps", "num_stages", "tma")
-                               if k in kwargs}
+                    options = {k: kwargs.pop(k) for k in ("num_warps", "num_stages",
+                                                          *COMPILER_FLAGS) if k in kwargs}
                     tuned = getattr(wrapper, "configs", [])
                     if tuned:  # as the autotuner would: only the configs it keeps
                         tuned = wrapper.prune_configs(bind(wrapper.arg_names, args, kwargs))
@@ -132,7 +145,7 @@ class Recorder:
                     if not configs:
                         configs = [({}, options.get("num_warps", 4), options.get("num_stages", 2))]
                     recorder.launches.append((name, args, kwargs, configs,
-                                              bool(options.get("tma", False))))
+                                              flags_of(options)))
                 return record
         return Launch()
 
@@ -143,24 +156,24 @@ def compile_launches(kernels, launches, target):
     from tessera import _C
     from tessera.compile import _unwrap_kernel, parse_signature
     seen = set()
-    for name, args, kwargs, configs, tma in launches:
+    for name, args, kwargs, configs, flags in launches:
         fn = _unwrap_kernel(getattr(kernels, name))
         for constexprs, warps, stages in configs:
             values = bind(fn.arg_names, args, {**kwargs, **constexprs})
             signature = signature_of(fn.arg_names, fn.constexprs, values)
-            if (name, signature, warps, stages, tma) in seen:
+            if (name, signature, warps, stages, tuple(flags.items())) in seen:
                 continue
-            seen.add((name, signature, warps, stages, tma))
+            seen.add((name, signature, warps, stages, tuple(flags.items())))
             entry = dict(kernel=name, signature=signature,
                          runtime_signature=runtime_signature(fn.arg_names, fn.constexprs, values),
-                         num_warps=warps, num_stages=stages, tma=tma,
+                         num_warps=warps, num_stages=stages, **flags,
                          constexprs={k: v for k, v in values.items() if k in fn.constexprs})
             start = time.perf_counter()
             try:
                 planned_values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
                 compiled = fn.compile_for(planned_values, plan, "interpreter")
                 kernel = _C.compile_gpu(compiled.module, compiled.module.kernel_name, target, warps,
-                                        stages, tma=tma)
+                                        stages, **flags)
             except Exception as error:  # reported by the caller; the others still compile
                 yield entry, error
                 continue
@@ -181,7 +194,7 @@ def export(directory, kernels, launches, target, log=print):
     entries, failed = [], 0
     for entry, kernel in compile_launches(kernels, launches, target):
         what = (f"{entry['kernel']} [{entry['signature']}] warps={entry['num_warps']} "
-                f"stages={entry['num_stages']}{' tma' if entry['tma'] else ''}")
+                f"stages={entry['num_stages']}{flag_words(entry)}")
         if isinstance(kernel, Exception):
             log(f"  FAILED {what}: {str(kernel).splitlines()[0]}")
             failed += 1
@@ -333,9 +346,9 @@ class AotKernels:
                 def launch(*args, **kwargs):
                     warps = kwargs.pop("num_warps", None)
                     stages = kwargs.pop("num_stages", None)
-                    tma = bool(kwargs.pop("tma", False))
+                    flags = flags_of({k: kwargs.pop(k) for k in COMPILER_FLAGS if k in kwargs})
                     values = bind(arg_names, args, kwargs)
-                    return aot.run(name, arg_names, constexprs, values, grid, warps, stages, tma)
+                    return aot.run(name, arg_names, constexprs, values, grid, warps, stages, flags)
                 return launch
         return Launch()
 
@@ -347,7 +360,7 @@ class AotKernels:
             lines.append(
                 f"{key[0]} [{key[1]}] {key[3] or ''}: {entry['file']} {entry['constexprs']} "
                 f"warps={entry['num_warps']} stages={entry['num_stages']}"
-                f"{' tma' if entry.get('tma') else ''} "
+                f"{flag_words(entry)} "
                 f"regs={entry['registers']} spills={entry['spills']}"
                 f"{' WGMMA SERIALIZED' if entry.get('serialized_wgmma') else ''}")
             for candidate, ms in sorted(self.timings.get(key, []), key=lambda timed: timed[1]):
@@ -356,15 +369,17 @@ class AotKernels:
                              f"stages={candidate['num_stages']} ({candidate['file']})")
         return lines
 
-    def run(self, name, arg_names, constexprs, values, grid, warps, stages=None, tma=False):
+    def run(self, name, arg_names, constexprs, values, grid, warps, stages=None, flags=None):
+        flags = flags or flags_of({})
         given = {k: values[k] for k in constexprs if k in values}
         runtime = runtime_signature(arg_names, constexprs, values)
         # As the autotuner: one pick per value of its key (M, N, K), too.
         tuned_on = tuple(values[k] for k in self.tune_keys.get(name, []) if k in values)
-        key = (name, runtime, tuple(sorted(given.items())), tuned_on, warps, stages, tma)
+        key = (name, runtime, tuple(sorted(given.items())), tuned_on, warps, stages,
+               tuple(flags.items()))
         if key not in self.chosen:
             candidates = [e for e in self.entries if e["kernel"] == name
-                          and e.get("tma", False) == tma
+                          and all(e.get(flag, False) == on for flag, on in flags.items())
                           and all(e["constexprs"].get(k) == v for k, v in given.items())
                           and (warps is None or e["num_warps"] == warps)
                           and (stages is None or e["num_stages"] == stages)

@@ -305,13 +305,15 @@ def padded(columns, element_bytes):
 
 
 def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(64, 64, 32),
-                           tma=False, on_cpu=True, padding="zero"):
+                           tma=False, on_cpu=True, padding="zero", warp_specialize=False):
     """C = A @ B through host TensorDescriptors over rows padded to 16 bytes:
     K = 203 and N = 137 leave runs partly inside the shape (copied with
-    cp.async's source size on NVIDIA, or with `tma` filled by TMA) and the
-    padding, random here, must not be read. A and B padded with NaN need K
-    a multiple of the block: the NaN rows and columns then reach only outputs
-    past M and N, which the store drops."""
+    cp.async's source size on NVIDIA, or with `tma` filled by TMA, issued
+    from a producer warp of its own with `warp_specialize`) and the padding,
+    random here, must not be read. A and B padded with NaN need K a multiple
+    of the block: the NaN rows and columns then reach only outputs past M and
+    N, which the store drops."""
+    flags = {"tma": True, "warp_specialize": warp_specialize} if tma else {}
     M, N, K = size
     BM, BN, BK = block
 
@@ -329,7 +331,7 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
         kernels.descriptor_matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
             describe(a, M, K, [BM, BK], padding), b_desc, describe(c, M, N, [BM, BN]), K,
             B_ROWS_ARE_N=layout == "nt", BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages,
-            **({"tma": True} if tma else {}))
+            **flags)
 
         def expected():
             bk = host(b)[:, :K].T if layout == "nt" else host(b)[:, :N]
@@ -339,6 +341,7 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
         on.check(c, expected, rtol=1e-4, atol=1e-3)
     return Case(f"descriptor matmul bf16 {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
                 f"warps={warps} stages={stages}{' tma' if tma else ''}"
+                f"{' warp_specialize' if warp_specialize else ''}"
                 f"{' nan padding' if padding == 'nan' else ''}", run, on_cpu=on_cpu, untried=tma)
 
 
@@ -480,6 +483,16 @@ def cases():
     # NaN padding, which TMA fills where the blocks leave A and B.
     found.append(descriptor_matmul_case("nn", 4, 3, size=(150, 137, 192), tma=True,
                                         padding="nan"))
+    # A producer warp issuing the TMA copies (one warpgroup and two; NN and
+    # NT; more K blocks than stages, and fewer: 203 / 32 and 96 / 64).
+    for layout in ("nn", "nt"):
+        found.append(descriptor_matmul_case(layout, 4, 3, tma=True, warp_specialize=True))
+    found.append(descriptor_matmul_case("nn", 4, 3, size=(150, 137, 96), block=(64, 64, 64),
+                                        tma=True, warp_specialize=True))
+    found.append(descriptor_matmul_case("nn", 8, 3, size=(300, 600, 700), block=(128, 256, 64),
+                                        tma=True, warp_specialize=True, on_cpu=False))
+    found.append(descriptor_matmul_case("nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
+                                        tma=True, warp_specialize=True, on_cpu=False))
     return found
 
 

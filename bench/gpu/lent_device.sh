@@ -46,11 +46,11 @@ ab_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt "${gemm_kernels
 tf32_dir=$repo/build/gpu-aot-tf32
 tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt --gemm-kernels matmul)
 # The GEMM on host tensor descriptors: Triton's TMA form against Tessera's cp.async
-# (rows -d) and Tessera's TMA (rows -dt); the same in tutorial 09's persistent
-# form (rows -dp, -dpt).
+# (rows -d), Tessera's TMA (rows -dt) and TMA from a producer warp (rows -dw);
+# the same in tutorial 09's persistent form (rows -dp, -dpt, -dpw).
 descriptor_dir=$repo/build/gpu-aot-descriptors
 descriptor_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt
-                 --gemm-kernels matmul_descriptors,matmul_descriptors_persistent,matmul_descriptors_tma,matmul_descriptors_persistent_tma)
+                 --gemm-kernels matmul_descriptors,matmul_descriptors_persistent,matmul_descriptors_tma,matmul_descriptors_persistent_tma,matmul_descriptors_ws,matmul_descriptors_persistent_ws)
 
 # The device, the driver and the peers' versions into OUT/device.txt.
 start_measuring() {

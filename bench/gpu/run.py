@@ -145,10 +145,14 @@ PERSISTENT_GEMMS = {"matmul_persistent": "-p", "matmul_persistent_carried": "-pc
 DESCRIPTOR_GEMM = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=3)
 # The GEMMs on host descriptors: a "_tma" row launches the kernel with
 # Tessera's launch option tma (TMA copies, as Triton makes of descriptors
-# anyway); the persistent ones run one program per SM.
+# anyway), a "_ws" row with tma and warp_specialize (a producer warp copies
+# while the 8 warps compute; Triton runs the same source as for "_tma"); the
+# persistent ones run one program per SM.
 DESCRIPTOR_GEMMS = {"matmul_descriptors": "-d", "matmul_descriptors_tma": "-dt",
+                    "matmul_descriptors_ws": "-dw",
                     "matmul_descriptors_persistent": "-dp",
-                    "matmul_descriptors_persistent_tma": "-dpt"}
+                    "matmul_descriptors_persistent_tma": "-dpt",
+                    "matmul_descriptors_persistent_ws": "-dpw"}
 GEMM_ROW_SUFFIXES = {**PERSISTENT_GEMMS, **DESCRIPTOR_GEMMS}
 
 
@@ -157,7 +161,7 @@ def launch_descriptor_gemm(module, a, b, c, kernel, programs):
     on descriptors of `module`'s TensorDescriptor class; an NT B (a transposed
     [N, K] tensor) is described as the [N, K] tensor it is. A persistent one
     runs `programs` programs; a "_tma" one has Tessera copy the blocks with
-    TMA (Triton does without being asked)."""
+    TMA (Triton does without being asked), a "_ws" one from a producer warp."""
     (M, K), N = a.shape, b.shape[1]
     cfg = DESCRIPTOR_GEMM
     rows_are_n = b.stride(0) == 1 and b.stride(1) != 1
@@ -166,9 +170,10 @@ def launch_descriptor_gemm(module, a, b, c, kernel, programs):
               else describe(b, [cfg["BLOCK_K"], cfg["BLOCK_N"]]))
     tiles = triton_cdiv(M, cfg["BLOCK_M"]) * triton_cdiv(N, cfg["BLOCK_N"])
     options = dict(cfg)
-    if kernel.endswith("_tma") and module.COMPILER == "tessera":
+    if kernel.endswith(("_tma", "_ws")) and module.COMPILER == "tessera":
         options["tma"] = True
-    name = kernel.removesuffix("_tma")
+        options["warp_specialize"] = kernel.endswith("_ws")
+    name = kernel.removesuffix("_tma").removesuffix("_ws")
     if name == "matmul_descriptors_persistent":
         options["NUM_SMS"] = programs
         tiles = min(tiles, programs)
@@ -483,8 +488,9 @@ def main():
                              "tutorial; rows gemm-nn-pc, gemm-nt-pc), matmul_descriptors (host "
                              "tensor descriptors, TMA in Triton; rows gemm-nn-d, gemm-nt-d), "
                              "matmul_descriptors_tma (the same, TMA in Tessera too; rows "
-                             "gemm-nn-dt, gemm-nt-dt), matmul_descriptors_persistent[_tma] "
-                             "(tutorial 09's persistent TMA form; rows -dp, -dpt)")
+                             "gemm-nn-dt, gemm-nt-dt), matmul_descriptors_ws (and a producer "
+                             "warp in Tessera; rows -dw), matmul_descriptors_persistent[_tma|_ws] "
+                             "(tutorial 09's persistent TMA form; rows -dp, -dpt, -dpw)")
     parser.add_argument("--layouts", default="nn,nt",
                         help="GEMM operand layouts: nn (B row-major [K, N]), nt (B the transpose of "
                              "a row-major [N, K], as a PyTorch Linear's weight)")

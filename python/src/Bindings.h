@@ -22,11 +22,12 @@ struct PyModule {
 
 /// A kernel's launch options as the GPU compiler's: `num_warps` (a power of
 /// two), `num_stages` (at least 1), `fp_fusion` (Triton's enable_fp_fusion)
-/// `max_registers` (Triton's maxnreg; 0: ptxas decides) and `tma` (copy
+/// `max_registers` (Triton's maxnreg; 0: ptxas decides), `tma` (copy
 /// pipelined host-descriptor blocks, and store such blocks, with TMA on
-/// sm_90). ValueError on bad values.
+/// sm_90) and `warpSpecialize` (with tma: a producer warp for such a loop's
+/// copies). ValueError on bad values.
 gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
-                                         unsigned maxRegisters, bool tma);
+                                         unsigned maxRegisters, bool tma, bool warpSpecialize);
 
 void bindBuilder(pybind11::module_ &m);
 void bindRuntime(pybind11::module_ &m);

@@ -142,10 +142,11 @@ py::list tensorMapsOf(const gpu::CompiledGpuKernel &k) {
 
 gpu::CompiledGpuKernel compileGpu(PyModule &m, const std::string &kernel, const std::string &spec,
                                   unsigned numWarps, unsigned numStages, bool fpFusion,
-                                  unsigned maxRegisters, bool tma) {
+                                  unsigned maxRegisters, bool tma, bool warpSpecialize) {
   gpu::GpuTarget target = parseTarget(spec);
   llvm::Expected<gpu::CompiledGpuKernel> compiled = gpu::compileTileForGpu(
-      *m.module, kernel, target, gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters, tma));
+      *m.module, kernel, target,
+      gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters, tma, warpSpecialize));
   if (!compiled)
     raiseCompilationError(m, kernel, compiled.takeError());
   return std::move(*compiled);
@@ -153,14 +154,15 @@ gpu::CompiledGpuKernel compileGpu(PyModule &m, const std::string &kernel, const 
 
 py::object emitGpu(PyModule &m, const std::string &kernel, const std::string &spec,
                    const std::string &stageName, unsigned numWarps, unsigned numStages,
-                   bool fpFusion, unsigned maxRegisters, bool tma) {
+                   bool fpFusion, unsigned maxRegisters, bool tma, bool warpSpecialize) {
   gpu::GpuTarget target = parseTarget(spec);
   llvm::Expected<gpu::GpuStage> stage = gpu::parseGpuStage(stageName, target);
   if (!stage)
     throw py::value_error(llvm::toString(stage.takeError()));
   llvm::Expected<std::string> out =
       gpu::emitTileForGpu(*m.module, kernel, target, *stage,
-                          gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters, tma));
+                          gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters, tma,
+                                            warpSpecialize));
   if (!out)
     raiseCompilationError(m, kernel, out.takeError());
   if (*stage == gpu::GpuStage::Binary)
@@ -171,17 +173,20 @@ py::object emitGpu(PyModule &m, const std::string &kernel, const std::string &sp
 } // namespace
 
 gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
-                                         unsigned maxRegisters, bool tma) {
+                                         unsigned maxRegisters, bool tma, bool warpSpecialize) {
   if (numWarps == 0 || (numWarps & (numWarps - 1)) != 0)
     throw py::value_error("num_warps must be a power of two, got " + std::to_string(numWarps));
   if (numStages == 0)
     throw py::value_error("num_stages must be at least 1");
+  if (warpSpecialize && !tma)
+    throw py::value_error("warp_specialize=True needs tma=True: the producer warp copies with TMA");
   gpu::GpuCompileOptions options;
   options.lowering.numWarps = numWarps;
   options.lowering.numStages = numStages;
   options.nvidia.fpFusion = fpFusion;
   options.nvidia.maxRegisters = maxRegisters;
   options.lowering.tensorMaps = tma;
+  options.lowering.warpSpecialize = warpSpecialize;
   return options;
 }
 
@@ -204,7 +209,7 @@ void bindGpuCompiler(py::module_ &m) {
                              [](const CompiledGpuKernel &k) { return k.binary.target.str(); })
       .def_property_readonly(
           "block_threads", [](const CompiledGpuKernel &k) { return k.binary.blockThreads; },
-          "threads per program (num_warps * warp size)")
+          "threads per program (num_warps * warp size, one warp more with a producer warp)")
       .def_property_readonly(
           "shared_bytes",
           [](const CompiledGpuKernel &k) { return k.binary.dynamicSharedMemoryBytes; },
@@ -225,12 +230,13 @@ void bindGpuCompiler(py::module_ &m) {
 
   m.def("compile_gpu", &compileGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
         py::arg("num_warps") = 4, py::arg("num_stages") = 2, py::arg("fp_fusion") = true,
-        py::arg("max_registers") = 0, py::arg("tma") = false,
+        py::arg("max_registers") = 0, py::arg("tma") = false, py::arg("warp_specialize") = false,
         "Compiles `kernel` of a tile module for a GPU target ('cuda:sm_90a', 'hip:gfx942', "
         "'vulkan:1.3:subgroup=8')");
   m.def("emit_gpu", &emitGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
         py::arg("stage"), py::arg("num_warps") = 4, py::arg("num_stages") = 2,
         py::arg("fp_fusion") = true, py::arg("max_registers") = 0, py::arg("tma") = false,
+        py::arg("warp_specialize") = false,
         "One stage of the GPU compilation: 'tgpu', 'gpu', 'ptx'|'amdgcn'|'spirv' (str) or "
         "'cubin'|'hsaco'|'spv' (bytes)");
   m.def(

@@ -30,7 +30,9 @@ each product and sum (Triton's ``enable_fp_fusion=False``), ``--maxnreg N``
 caps the registers per thread and ``--tma`` loads the pipelined blocks of
 host tensor descriptors, and stores such blocks, with TMA on sm_90 (the kernel then takes a 128-byte
 tensor map per descriptor after its parameters, which ``--verbose`` lists:
-docs/gpu-nvidia.md, "Tensor maps"); ``--verbose`` prints the kernel's
+docs/gpu-nvidia.md, "Tensor maps"), and with it ``--warp-specialize`` gives
+such a pipelined loop a producer warp of its own (one warp more per program:
+docs/gpu-nvidia.md, "Warp specialization"); ``--verbose`` prints the kernel's
 resource usage to stderr (registers, spills and shared memory from ``ptxas
 -v`` on NVIDIA, VGPRs, SGPRs, LDS and spills on AMD, workgroup memory and the
 argument bindings on Vulkan).
@@ -232,10 +234,12 @@ def gpu_target(target):
 
 
 def check_target(target, emit, num_warps=None, num_stages=None, fp_fusion=True, maxnreg=None,
-                 tma=False):
+                 tma=False, warp_specialize=False):
     """The canonical GPU target (None for cpu) after checking the options fit it."""
     from . import _C
     gpu = gpu_target(target)
+    if warp_specialize and not tma:
+        raise UsageError("--warp-specialize needs --tma: the producer warp copies with TMA")
     if (maxnreg is not None or not fp_fusion or tma) and not (gpu or "").startswith("cuda"):
         raise UsageError("--maxnreg, --no-fp-fusion and --tma apply to NVIDIA targets "
                          f"(cuda:...), not {gpu or target}")
@@ -310,16 +314,18 @@ def usage_report(kernel):
 
 
 def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, num_stages=None,
-                   verbose=False, fp_fusion=True, maxnreg=None, tma=False):
+                   verbose=False, fp_fusion=True, maxnreg=None, tma=False, warp_specialize=False):
     """bytes or str: the requested output for the kernel named by `spec`.
 
     With `verbose`, a GPU kernel's resource usage is printed to stderr. On
     NVIDIA, `fp_fusion` lets `a * b + c` become one fma (Triton's
-    enable_fp_fusion), `maxnreg` caps the registers per thread and `tma`
-    loads pipelined host-descriptor blocks and stores such blocks with TMA."""
+    enable_fp_fusion), `maxnreg` caps the registers per thread, `tma`
+    loads pipelined host-descriptor blocks and stores such blocks with TMA,
+    and `warp_specialize` (with `tma`) gives such a loop a producer warp."""
     from . import _C
     from .errors import CompilationError
-    gpu = check_target(target, emit, num_warps, num_stages, fp_fusion, maxnreg, tma)
+    gpu = check_target(target, emit, num_warps, num_stages, fp_fusion, maxnreg, tma,
+                       warp_specialize)
     jit_fn = load_kernel(spec)
     try:
         values, plan = parse_signature(signature, jit_fn.arg_names, jit_fn.constexprs)
@@ -329,7 +335,8 @@ def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, n
     if gpu is not None:
         return _compile_gpu(compiled, gpu, emit, verbose, num_warps=num_warps or 4,
                             num_stages=num_stages or 2, fp_fusion=fp_fusion,
-                            max_registers=maxnreg or 0, tma=tma)
+                            max_registers=maxnreg or 0, tma=tma,
+                            warp_specialize=warp_specialize)
     if emit == "tile":
         return compiled.asm["tile"]
     if not _C.cpu_available():
@@ -340,7 +347,8 @@ def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, n
 
 
 def _compile_gpu(compiled, target, emit, verbose, **options):
-    """`options`: compile_gpu's num_warps, num_stages, fp_fusion, max_registers, tma."""
+    """`options`: compile_gpu's num_warps, num_stages, fp_fusion, max_registers, tma,
+    warp_specialize."""
     from . import _C
     name = compiled.module.kernel_name
     out = None
@@ -383,6 +391,9 @@ def main(argv=None):
                         help="NVIDIA sm_90: load pipelined host-descriptor blocks, and store "
                              "such blocks, with TMA "
                              "(tensor maps follow the parameters; --verbose lists them)")
+    parser.add_argument("--warp-specialize", action="store_true",
+                        help="NVIDIA sm_90, with --tma: a producer warp copies a pipelined "
+                             "loop's blocks while --num-warps warps compute")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="GPU: print registers, spills and shared memory to stderr")
     parser.add_argument("-o", "--output",
@@ -394,7 +405,8 @@ def main(argv=None):
     from .errors import CompilationError, LaunchError
     try:
         out = compile_kernel(args.kernel, args.signature, args.target, args.emit, args.num_warps,
-                             args.num_stages, args.verbose, args.fp_fusion, args.maxnreg, args.tma)
+                             args.num_stages, args.verbose, args.fp_fusion, args.maxnreg, args.tma,
+                             args.warp_specialize)
     except UsageError as e:
         print(f"tessera compile: error: {e}", file=sys.stderr)
         return 2

@@ -68,10 +68,11 @@ _MISSING = object()
 # Launch options accepted like Triton's. GPU launches honour num_warps,
 # num_stages, and on NVIDIA enable_fp_fusion, maxnreg and Tessera's own `tma`
 # (load pipelined host-descriptor blocks and store such blocks with TMA on
-# sm_90; all part of their
-# cache key); the CPU ignores all of them.
+# sm_90) and `warp_specialize` (with tma: a producer warp copies such a loop's
+# blocks while num_warps warps compute); all part of their cache key. The CPU
+# ignores all of them.
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
-                   "launch_cooperative_grid", "tma")
+                   "launch_cooperative_grid", "tma", "warp_specialize")
 _DEFAULT_NUM_WARPS = 4
 _DEFAULT_NUM_STAGES = 2
 
@@ -1188,12 +1189,14 @@ class JITFunction:
 
     # -- compiling -------------------------------------------------------------
     def compile_for(self, values, plan, backend, device=None, num_warps=_DEFAULT_NUM_WARPS,
-                    num_stages=_DEFAULT_NUM_STAGES, fp_fusion=True, maxnreg=0, tma=False):
+                    num_stages=_DEFAULT_NUM_STAGES, fp_fusion=True, maxnreg=0, tma=False,
+                    warp_specialize=False):
         """The CompiledKernel of one specialization for ``backend``; for a GPU
         backend, compiled for ``device`` ("cuda:1") with ``num_warps`` warps,
         ``a * b + c`` fused where ``fp_fusion``, at most ``maxnreg``
-        registers per thread (0: no cap) and host-descriptor blocks loaded and
-        stored by TMA where ``tma`` on NVIDIA."""
+        registers per thread (0: no cap), host-descriptor blocks loaded and
+        stored by TMA where ``tma`` on NVIDIA, and their pipelined loop given
+        a producer warp of its own where ``warp_specialize`` too."""
         src = self.source()
         builder = _C.Builder()
         previous = (_state.builder, _state.loc)
@@ -1253,7 +1256,7 @@ class JITFunction:
             kind, _, index = device.partition(":")
             compiled.device_kernel = _C.device_compile(module, self.__name__, kind, int(index or 0),
                                                        num_warps, num_stages, fp_fusion, maxnreg,
-                                                       tma)
+                                                       tma, warp_specialize)
             compiled.asm.update(compiled.device_kernel.asm)
         return compiled
 
@@ -1270,16 +1273,18 @@ class JITFunction:
             fp_fusion = bool(options.get("enable_fp_fusion", True))
             maxnreg = int(options.get("maxnreg") or 0)
             tma = bool(options.get("tma", False))
-            full_key = (device, num_warps, num_stages, fp_fusion, maxnreg, tma, key)
+            warp_specialize = bool(options.get("warp_specialize", False))
+            full_key = (device, num_warps, num_stages, fp_fusion, maxnreg, tma, warp_specialize,
+                        key)
         else:
             backend = default_backend()
             num_warps, num_stages = _DEFAULT_NUM_WARPS, _DEFAULT_NUM_STAGES
-            fp_fusion, maxnreg, tma = True, 0, False
+            fp_fusion, maxnreg, tma, warp_specialize = True, 0, False, False
             full_key = (backend, key)
         compiled = self.cache.get(full_key)
         if compiled is None or not compiled.globals_unchanged():
             compiled = self.compile_for(values, plan, backend, device, num_warps, num_stages,
-                                        fp_fusion, maxnreg, tma)
+                                        fp_fusion, maxnreg, tma, warp_specialize)
             self.cache[full_key] = compiled
         return compiled, values, launch_args, keep, stream
 

@@ -11,6 +11,7 @@
 #include "lowering/gpu/distribute/Passes.h"
 #include "lowering/gpu/distribute/TensorMapStores.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
@@ -475,7 +476,31 @@ FailureOr<SmallVector<Type>> kernelArgumentTypes(tile::FuncOp kernel) {
   return types;
 }
 
-LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool tensorMaps) {
+/// Once a loop's producer warp has left (KernelLowering::producerBranch),
+/// the program's barriers after its branch are the consumers' alone: named
+/// barrier 1 over numWarps warps. A barrier of the whole program would wait
+/// for the producer, which may itself be waiting for the consumers.
+void barriersOfConsumersOnly(mlir::gpu::GPUFuncOp func, Operation *producerBranch,
+                             unsigned consumerThreads) {
+  Block &entry = func.getBody().front();
+  SmallVector<mlir::gpu::BarrierOp> barriers;
+  func.walk([&](mlir::gpu::BarrierOp barrier) {
+    Operation *top = entry.findAncestorOpInBlock(*barrier);
+    if (top && producerBranch->isBeforeInBlock(top))
+      barriers.push_back(barrier);
+  });
+  for (mlir::gpu::BarrierOp barrier : barriers) {
+    OpBuilder builder(barrier);
+    Location loc = barrier.getLoc();
+    NVVM::BarrierOp::create(builder, loc, Type(), i32Constant(builder, loc, 1),
+                            i32Constant(builder, loc, consumerThreads),
+                            NVVM::BarrierReductionAttr(), Value());
+    barrier.erase();
+  }
+}
+
+LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool tensorMaps,
+                               bool warpSpecialize) {
   FailureOr<GpuTarget> target = kernelTarget(kernel);
   FailureOr<unsigned> numWarps = kernelNumWarps(kernel);
   if (failed(target) || failed(numWarps))
@@ -504,8 +529,8 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
   SharedMemory shared(func, *target, thread);
   // TMA copies fill wgmma's operand panels (sm_90a): elsewhere the option has
   // nothing to copy into.
-  KernelLowering lowering(*target, *numWarps, numStages, tensorMaps && target->hasWgmma(), func,
-                          thread, shared);
+  KernelLowering lowering(*target, *numWarps, numStages, tensorMaps && target->hasWgmma(),
+                          warpSpecialize, func, thread, shared);
   if (lowering.tensorMaps)
     placeConversionsAtTheirStores(kernel);
   OpBuilder body = OpBuilder::atBlockEnd(&entry);
@@ -524,6 +549,12 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
     return failure();
   }
   mlir::gpu::ReturnOp::create(body, loc);
+  if (lowering.producerBranch) {
+    barriersOfConsumersOnly(func, lowering.producerBranch, blockSize);
+    func.setKnownBlockSizeAttr(
+        builder.getDenseI32ArrayAttr({blockSize + int32_t(target->warpSize), 1, 1}));
+    func->setAttr("tessera.producer_warps", builder.getI32IntegerAttr(1));
+  }
   func->setAttr("tessera.shared_memory_bytes",
                 builder.getI32IntegerAttr(static_cast<int32_t>(shared.dynamicBytes())));
   kernel.erase();
@@ -544,7 +575,7 @@ struct TileGpuDistribute : impl::TileGpuDistributeBase<TileGpuDistribute> {
       (func.isKernel() ? kernels : deviceFunctions).push_back(func);
     bool failedAny = false;
     for (tile::FuncOp kernel : kernels)
-      failedAny |= failed(distributeKernel(kernel, numStages, tensorMaps));
+      failedAny |= failed(distributeKernel(kernel, numStages, tensorMaps, warpSpecialize));
     if (failedAny)
       return signalPassFailure();
     // Every call was inlined (a remaining one failed above): the device

@@ -53,10 +53,11 @@ struct TensorDescriptor {
 class KernelLowering {
 public:
   KernelLowering(const GpuTarget &target, unsigned numWarps, unsigned numStages,
-                 bool tensorMaps, mlir::gpu::GPUFuncOp kernel, ThreadContext &thread,
-                 SharedMemory &shared)
+                 bool tensorMaps, bool warpSpecialize, mlir::gpu::GPUFuncOp kernel,
+                 ThreadContext &thread, SharedMemory &shared)
       : target(target), numWarps(numWarps), numStages(numStages), tensorMaps(tensorMaps),
-        kernel(kernel), thread(thread), shared(shared) {}
+        warpSpecialize(warpSpecialize && tensorMaps), kernel(kernel), thread(thread),
+        shared(shared) {}
 
   const GpuTarget &target;
   unsigned numWarps;
@@ -65,6 +66,14 @@ public:
   /// Whether pipelined loops copy descriptor blocks with TMA (TensorMaps.h):
   /// asked for, and the target has wgmma, whose operand panels TMA fills.
   bool tensorMaps;
+  /// Whether a pipelined loop whose blocks TMA copies may get a producer
+  /// warp of its own (WarpSpecializedLoop.cpp): asked for, with tensorMaps.
+  bool warpSpecialize;
+  /// The branch in which the producer warp (warp numWarps) runs its loop
+  /// and exits, once a loop has been warp-specialized: everything after it
+  /// runs in the numWarps consumer warps alone, and the program has one
+  /// warp more than the layouts' numWarps.
+  mlir::Operation *producerBranch = nullptr;
   /// The gpu.func being built; tensor-map parameters are appended to it.
   mlir::gpu::GPUFuncOp kernel;
   ThreadContext &thread;

@@ -56,7 +56,12 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
     Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",
            "Copy pipelined blocks of host tensor descriptors, and store such "
            "blocks, with TMA on sm_90 (a tensor-map parameter per descriptor "
-           "and box; experimental)">
+           "and box; experimental)">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "With tensor-maps: give a pipelined loop whose blocks TMA copies a "
+           "producer warp of its own (one warp more per program), its other "
+           "warps computing without a barrier of the whole program per "
+           "iteration (experimental)">
   ];
 }
 

@@ -38,6 +38,7 @@ void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
   TileGpuDistributeOptions distribute;
   distribute.numStages = options.numStages;
   distribute.tensorMaps = options.tensorMaps;
+  distribute.warpSpecialize = options.warpSpecialize;
   pm.addPass(createTileGpuDistribute(distribute));
   // Bottom-up: MLIR 22's top-down traversal took 16 s instead of 0.2 s on a
   // persistent GEMM's distributed body (thousands of ops in nested branches).
@@ -66,6 +67,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                           llvm::cl::desc("Copy pipelined host-descriptor blocks, and store "
                                          "such blocks, with TMA on sm_90"),
                           llvm::cl::init(false)};
+  Option<bool> warpSpecialize{*this, "warp-specialize",
+                              llvm::cl::desc("With tensor-maps: a producer warp copies a "
+                                             "pipelined loop's TMA blocks while the others "
+                                             "compute"),
+                              llvm::cl::init(false)};
 };
 } // namespace
 
@@ -90,6 +96,7 @@ void registerGpuDistributionPasses() {
         lowering.numWarps = options.numWarps;
         lowering.numStages = options.numStages;
         lowering.tensorMaps = options.tensorMaps;
+        lowering.warpSpecialize = options.warpSpecialize;
         buildTileToGpuPipeline(pm, *target, lowering);
       });
 }

@@ -24,6 +24,12 @@ struct GpuLoweringOptions {
   /// measured correct on a GPU: the launch then encodes a tensor map per
   /// descriptor (KernelBinary::tensorMaps).
   bool tensorMaps = false;
+  /// With tensorMaps: a pipelined loop whose staged blocks TMA copies, and
+  /// that follows only scalar work in the kernel, gets a producer warp of its
+  /// own, which copies while the numWarps warps compute (docs/gpu-nvidia.md,
+  /// "Warp specialization"); the program then has numWarps + 1 warps. Off by
+  /// default until measured on a GPU.
+  bool warpSpecialize = false;
 };
 
 /// Inlines device functions, assigns layouts and distributes every kernel of

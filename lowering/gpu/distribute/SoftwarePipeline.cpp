@@ -72,8 +72,7 @@
 // are waited for with wait_group. The same barrier per iteration orders the
 // overwrite of a stage after the dots that read it. NaN-padded descriptor
 // blocks are staged only then (TMA fills NaN, cp.async zeros).
-#include "lowering/gpu/distribute/DotPlan.h"
-#include "lowering/gpu/distribute/TensorMaps.h"
+#include "lowering/gpu/distribute/PipelinedLoop.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -87,26 +86,8 @@
 
 using namespace mlir;
 
-namespace tessera::gpu {
+namespace tessera::gpu::pipelining {
 
-namespace {
-
-/// A load whose result the pipeline puts into shared memory ahead of its dot,
-/// directly or through a transpose.
-struct StagedLoad {
-  Operation *load = nullptr;
-  /// The tile.trans between the load and the dot, if any.
-  tile::TransOp trans;
-  tile::DotOp dot;
-  DotOperand slot = DotOperand::A;
-  bool transposed() const { return static_cast<bool>(trans); }
-  /// What the dot receives.
-  Value operand() const { return trans ? Value(trans->getResult(0)) : load->getResult(0); }
-};
-
-/// Whether `op` and the ops its regions hold have no memory effects but
-/// promises (tile.assume), which a later iteration's addresses may make
-/// again: they only tell the analyses what holds.
 bool freeOfEffectsButPromises(Operation *op) {
   WalkResult walked = op->walk([](Operation *nested) {
     if (isa<tile::AssumeOp>(nested))
@@ -118,23 +99,6 @@ bool freeOfEffectsButPromises(Operation *op) {
   });
   return !walked.wasInterrupted();
 }
-
-struct PipelineAnalysis {
-  SmallVector<StagedLoad> loads;
-  /// Ops of the body computing the staged loads' operands and the next values
-  /// of the iteration arguments those read, in body order.
-  llvm::SetVector<Operation *> addressOps;
-  /// Iteration arguments (indices) the address ops read: their values for
-  /// later iterations are carried.
-  SmallVector<unsigned> recurrence;
-  /// Iteration arguments whose current value the loop needs.
-  SmallVector<unsigned> carried;
-  /// Ops of the body lowered for the current iteration.
-  llvm::DenseSet<Operation *> liveOps;
-  /// Whether every address op may run for an iteration past the loop's end
-  /// (no division by a value that may then be zero).
-  bool speculatableAddresses = true;
-};
 
 /// The registers of several values, one after the other.
 SmallVector<Value> flatten(ArrayRef<Registers> values) {
@@ -157,7 +121,7 @@ SmallVector<Registers> regroup(ValueRange flat, ArrayRef<Registers> like) {
 
 /// An scf.if with results of `types` whose blocks are empty, to be filled
 /// and terminated by the caller.
-scf::IfOp emptyIf(OpBuilder &builder, Location loc, TypeRange types, Value condition) {
+static scf::IfOp emptyIf(OpBuilder &builder, Location loc, TypeRange types, Value condition) {
   auto branch = scf::IfOp::create(builder, loc, types, condition, /*withElseRegion=*/true);
   for (Block *block : {branch.thenBlock(), branch.elseBlock()})
     if (!block->empty())
@@ -166,7 +130,7 @@ scf::IfOp emptyIf(OpBuilder &builder, Location loc, TypeRange types, Value condi
 }
 
 /// True for a splat of +0 (what cp.async's zero fill writes).
-bool isPositiveZero(Value value) {
+static bool isPositiveZero(Value value) {
   if (auto splat = value.getDefiningOp<tile::SplatOp>())
     value = splat.getSrc();
   Attribute attr;
@@ -183,7 +147,7 @@ bool isPositiveZero(Value value) {
 
 /// Whether elements the load does not read are zero: its `other` or its
 /// descriptor's padding.
-bool fillsWithZero(Operation *load) {
+static bool fillsWithZero(Operation *load) {
   if (auto pointerLoad = dyn_cast<tile::LoadOp>(load))
     return !pointerLoad.getOther() || isPositiveZero(pointerLoad.getOther());
   auto make = cast<tile::DescriptorLoadOp>(load).getDesc().getDefiningOp<tile::MakeTensorDescOp>();
@@ -193,7 +157,7 @@ bool fillsWithZero(Operation *load) {
 /// `op` as a staged load: one whose elements outside fill with zeros (what
 /// cp.async writes there), or with `nanPaddedDescriptors` (TMA's NaN fill at
 /// hand) a descriptor load padded with NaN.
-std::optional<StagedLoad> stagedLoadOf(Operation *op, bool nanPaddedDescriptors) {
+static std::optional<StagedLoad> stagedLoadOf(Operation *op, bool nanPaddedDescriptors) {
   if (!isa<tile::LoadOp, tile::DescriptorLoadOp>(op))
     return std::nullopt;
   if (!fillsWithZero(op) && !(nanPaddedDescriptors && isa<tile::DescriptorLoadOp>(op)))
@@ -226,7 +190,7 @@ std::optional<StagedLoad> stagedLoadOf(Operation *op, bool nanPaddedDescriptors)
 /// Finds the staged loads and the ops that compute their operands; nullopt
 /// when nothing can be staged or the operands need ops with effects of the
 /// body.
-std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDescriptors) {
+static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDescriptors) {
   if (loop.getUnsignedCmp())
     return std::nullopt;
   Block *body = loop.getBody();
@@ -319,15 +283,12 @@ std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDescripto
   return analysis;
 }
 
-/// DotPlan::sharedRunPlaces of a ring's operand by run width, found once
-/// for all the stages' copies.
-using RunPlaces = llvm::SmallDenseMap<unsigned, SmallVector<SharedRunPlace>, 1>;
-
 /// Copies one staged load's elements into its stage: one cp.async per run
 /// where `async` and the run allows, else loads and shared stores.
-void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const LoadAccesses &load,
-                 const DotPlan &plan, DotOperand slot, const OperandSource &source,
-                 const SharedOperand &stage, bool async, RunPlaces &runPlaces) {
+static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
+                        const LoadAccesses &load, const DotPlan &plan, DotOperand slot,
+                        const OperandSource &source, const SharedOperand &stage, bool async,
+                        RunPlaces &runPlaces) {
   const LinearLayout &layout = source.layout;
   unsigned width = std::min(load.runs.width, plan.sharedRunWidth(slot, source));
   int64_t elementBytes = load.element.getIntOrFloatBitWidth() / 8;
@@ -441,102 +402,20 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc, const Load
   }
 }
 
-/// The lowering of one pipelined loop.
-class PipelinedLoop {
-public:
-  PipelinedLoop(KernelLowering &k, scf::ForOp loop, PipelineAnalysis analysis)
-      : k(k), loop(loop), analysis(std::move(analysis)), loc(loop.getLoc()),
-        async(k.target.hasCpAsync()) {}
+Value PipelinedLoop::previousStage(OpBuilder &builder, Value stage) {
+  Value first = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, stage,
+                                      indexConstant(builder, loc, 0));
+  return arith::SelectOp::create(
+      builder, loc, first, indexConstant(builder, loc, stages - 1),
+      arith::SubIOp::create(builder, loc, stage, indexConstant(builder, loc, 1)));
+}
 
-  /// False when the stages do not fit in shared memory.
-  FailureOr<bool> lower(OpBuilder &builder);
-
-private:
-  struct Ring {
-    DotPlan plan;
-    /// The loaded tile over the operand (its transpose for a trans'd load).
-    OperandSource source;
-    Value buffer;
-    int64_t stageElements = 0;
-    RunPlaces runPlaces;
-    /// Where TMA copies the load's blocks instead of cp.async.
-    std::optional<TensorCopy> tensorCopy;
-  };
-  /// A loop over several output tiles (a persistent GEMM with its loops
-  /// flattened) starts the accumulator again after each tile:
-  /// `acc = select(last, fresh, dot)`, where the tile's epilogue, under
-  /// `if last`, reads the dot. That branch resets the registers (and waits
-  /// for an overlapped dot, which nothing else then waits for).
-  struct AccumulatorReset {
-    tile::DotOp dot;
-    arith::SelectOp select;
-    /// Null where nothing else reads the dot.
-    scf::IfOp epilogue;
-  };
-
-  /// Lowers the address ops for the iteration at `iv` whose recurrence
-  /// arguments hold `state`; returns the recurrence's next state.
-  FailureOr<SmallVector<Registers>> addressesFor(OpBuilder &builder, Value iv,
-                                                 ArrayRef<Registers> state);
-  /// Copies the staged loads of the iteration at `iv`, whose recurrence
-  /// arguments hold `state`, into `stage` where `valid` (the iteration
-  /// exists) holds, and closes the copies' group; returns the recurrence's
-  /// next state.
-  FailureOr<SmallVector<Registers>> copyAhead(OpBuilder &builder, Value iv,
-                                              ArrayRef<Registers> state, Value stage, Value valid);
-  /// The values copyAhead maps anew: the loop's induction variable and
-  /// iteration arguments, and what the address ops define.
-  SmallVector<Value> valuesRelowered();
-  /// The copies of copyAhead, their operands lowered.
-  LogicalResult copyStagedLoads(OpBuilder &builder, Value stage);
-  /// i1: `iv + stepsAhead * step` is still an iteration of the loop.
-  Value isIteration(OpBuilder &builder, Value iv, int64_t stepsAhead);
-  /// The stage after `stage`, wrapping around the ring.
-  Value nextStage(OpBuilder &builder, Value stage) {
-    Value next = arith::AddIOp::create(builder, loc, stage, indexConstant(builder, loc, 1));
-    if (llvm::isPowerOf2_32(stages))
-      return arith::AndIOp::create(builder, loc, next, indexConstant(builder, loc, stages - 1));
-    Value wraps = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, next,
-                                        indexConstant(builder, loc, stages));
-    return arith::SelectOp::create(builder, loc, wraps, indexConstant(builder, loc, 0), next);
-  }
-  Value stageStart(OpBuilder &builder, const Ring &ring, Value stage) {
-    return arith::MulIOp::create(builder, loc, stage, indexConstant(builder, loc, ring.stageElements));
-  }
-
-  /// The accumulator of the loop's one dot, where it is an iteration
-  /// argument read by nothing else; null otherwise.
-  BlockArgument carriedAccumulator(tile::DotOp dot);
-  /// Whether `value` is yielded to `acc` and read by nothing else.
-  bool yieldedOnlyTo(Value value, BlockArgument acc);
-  /// The restart of a staged tensor-core dot's accumulator after each tile.
-  std::optional<AccumulatorReset> accumulatorReset();
-  /// The dot that may run on into the next iteration, or null.
-  tile::DotOp overlappableDot();
-  /// Lowers the reset (with its epilogue, if any) in one branch.
-  LogicalResult lowerReset(OpBuilder &builder);
-
-  KernelLowering &k;
-  scf::ForOp loop;
-  PipelineAnalysis analysis;
-  Location loc;
-  bool async;
-  /// The ring's size, and how many iterations ahead the copies are issued.
-  unsigned stages = 0, ahead = 0;
-  /// Whether an overlapped dot's loop issues its copies after the dot has
-  /// waited for the one before it, behind a second barrier.
-  bool copiesAfterDot = false;
-  /// Whether some ring is copied with cp.async (closed in groups and waited
-  /// for with cp.async.wait_group).
-  bool cpAsyncGroups = false;
-  /// The stages' mbarriers, where some ring is copied with TMA.
-  std::optional<StageBarriers> barriers;
-  tile::DotOp overlapped;
-  std::optional<AccumulatorReset> reset;
-  SmallVector<Ring, 2> rings;
-  SmallVector<Value> bases;
-  Value lowerBound, upperBound, step;
-};
+Value PipelinedLoop::flipAtWrap(OpBuilder &builder, Value phase, Value next) {
+  Value wraps = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, next,
+                                      indexConstant(builder, loc, 0));
+  return arith::XOrIOp::create(builder, loc, phase,
+                               arith::ExtUIOp::create(builder, loc, builder.getI32Type(), wraps));
+}
 
 FailureOr<SmallVector<Registers>> PipelinedLoop::addressesFor(OpBuilder &builder, Value iv,
                                                               ArrayRef<Registers> state) {
@@ -587,25 +466,30 @@ SmallVector<Value> PipelinedLoop::valuesRelowered() {
   return values;
 }
 
-LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
+void PipelinedLoop::copyWithTensorMaps(OpBuilder &builder, Value stage, Value soleIssuer) {
   int64_t tensorCopyBytes = 0;
   for (const Ring &ring : rings)
     if (ring.tensorCopy)
       tensorCopyBytes += ring.tensorCopy->bytes();
-  if (tensorCopyBytes != 0) {
-    Value barrier = barriers->address(builder, loc, stage);
-    StageBarriers::expectBytes(builder, loc, barrier, tensorCopyBytes, isWarp(k, builder, loc, 0));
-    unsigned nextWarp = 0;
-    for (Ring &ring : rings)
-      if (ring.tensorCopy) {
-        SmallVector<Value> offsets;
-        for (Value offset : ring.tensorCopy->load.getOffsets())
-          offsets.push_back(k.registers(offset).front());
-        nextWarp = issueTensorCopy(k, builder, loc, *ring.tensorCopy, offsets,
-                                   {ring.buffer, stageStart(builder, ring, stage)}, barrier,
-                                   nextWarp);
-      }
-  }
+  if (tensorCopyBytes == 0)
+    return;
+  Value barrier = barriers->address(builder, loc, stage);
+  StageBarriers::expectBytes(builder, loc, barrier, tensorCopyBytes,
+                             soleIssuer ? soleIssuer : isWarp(k, builder, loc, 0));
+  Issuers issuers{0, soleIssuer};
+  for (Ring &ring : rings)
+    if (ring.tensorCopy) {
+      SmallVector<Value> offsets;
+      for (Value offset : ring.tensorCopy->load.getOffsets())
+        offsets.push_back(k.registers(offset).front());
+      issuers.firstWarp = issueTensorCopy(k, builder, loc, *ring.tensorCopy, offsets,
+                                          {ring.buffer, stageStart(builder, ring, stage)},
+                                          barrier, issuers);
+    }
+}
+
+LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
+  copyWithTensorMaps(builder, stage, Value());
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
     if (ring.tensorCopy)
       continue;
@@ -742,9 +626,8 @@ LogicalResult PipelinedLoop::lowerReset(OpBuilder &builder) {
   return success();
 }
 
-FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
-  // The rings, as deep as num-stages asks and shared memory allows.
-  int64_t stageBytes = 0;
+FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
+  RingBytes bytes;
   // Buffers a dot allocates beside its operands (a cooperative matrix's
   // accumulator) share the budget with the rings.
   int64_t dotScratchBytes = 0;
@@ -759,7 +642,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     int64_t alignment = plan->sharedAlignment();
     ring.stageElements =
         llvm::alignTo(plan->sharedElements(staged.slot) * elementBytes, alignment) / elementBytes;
-    stageBytes = llvm::alignTo(stageBytes, alignment) + ring.stageElements * elementBytes;
+    bytes.stage = llvm::alignTo(bytes.stage, alignment) + ring.stageElements * elementBytes;
     tile::DotOp dot = staged.dot;
     if (plan->instruction && dotsSeen.insert(dot).second)
       dotScratchBytes += plan->instruction->accumulatorScratchElements() *
@@ -776,29 +659,121 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   }
   // The body's own users of shared memory (a persistent GEMM's epilogue
   // converting its accumulator) work beside the rings.
-  int64_t bodyBytes = dotScratchBytes;
+  bytes.body = dotScratchBytes;
   WalkResult walked = loop.getBody()->walk([&](ConvertLayoutOp convert) {
-    FailureOr<int64_t> bytes = leastConversionBytes(k, convert);
-    if (failed(bytes))
+    FailureOr<int64_t> conversion = leastConversionBytes(k, convert);
+    if (failed(conversion))
       return WalkResult::interrupt();
-    bodyBytes = std::max(bodyBytes, *bytes);
+    bytes.body = std::max(bytes.body, *conversion);
     return WalkResult::advance();
   });
   if (walked.wasInterrupted())
     return failure();
+  return bytes;
+}
+
+LogicalResult PipelinedLoop::reserveRings() {
+  for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
+    Type element = ring.plan.element(staged.slot);
+    FailureOr<Value> buffer = k.shared.reserve(loop, element, stages * ring.stageElements,
+                                               ring.plan.sharedAlignment());
+    if (failed(buffer))
+      return failure();
+    ring.buffer = *buffer;
+    ring.tensorCopy = tensorCopyFor(k, staged.load, staged.transposed(), ring.plan, staged.slot);
+    cpAsyncGroups |= async && !ring.tensorCopy && fillsWithZero(staged.load);
+  }
+  return success();
+}
+
+void PipelinedLoop::readBounds() {
+  bases = k.pointerBases(loop.getInitArgs());
+  lowerBound = k.registers(loop.getLowerBound()).front();
+  upperBound = k.registers(loop.getUpperBound()).front();
+  step = k.registers(loop.getStep()).front();
+  for (unsigned arg : analysis.carried) {
+    carriedInits.push_back(loop.getInitArgs()[arg]);
+    carriedArgs.push_back(loop.getRegionIterArg(arg));
+    carriedYields.push_back(loop.getBody()->getTerminator()->getOperand(arg));
+    carriedBases.push_back(bases[arg]);
+  }
+}
+
+LogicalResult PipelinedLoop::lowerIteration(OpBuilder &body, Value iv, ValueRange carried,
+                                            Value readStage,
+                                            function_ref<void(OpBuilder &)> afterDot) {
+  k.map(loop.getInductionVar(), {iv});
+  k.mapFlat(carriedArgs, carried, carriedBases);
+  for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
+    k.stage(staged.operand(), {ring.buffer, stageStart(body, ring, readStage), /*ready=*/true});
+  Operation *resetAt = nullptr;
+  if (reset)
+    resetAt = reset->epilogue ? reset->epilogue.getOperation() : reset->select;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (!analysis.liveOps.contains(&op) || (reset && &op == reset->select && resetAt != &op))
+      continue;
+    if (failed(&op == resetAt ? lowerReset(body) : k.lowerOp(&op, body)))
+      return failure();
+    if (&op == overlapped.getOperation())
+      afterDot(body);
+  }
+  for (auto [value, base] : llvm::zip(carriedYields, carriedBases))
+    if (k.pointerBase(value) != base)
+      return k.unsupported(loop, "a pointer that points into another kernel argument on another "
+                                 "path");
+  return success();
+}
+
+scf::IfOp PipelinedLoop::openIfLoopRuns(OpBuilder &builder, ValueRange inits) {
+  if (!overlapped)
+    return {};
+  Value entered =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, lowerBound, upperBound);
+  auto runs = scf::IfOp::create(builder, loc, inits.getTypes(), entered, /*withElseRegion=*/true);
+  OpBuilder skipped = OpBuilder::atBlockBegin(runs.elseBlock());
+  scf::YieldOp::create(skipped, loc, inits);
+  builder.setInsertionPointToStart(runs.thenBlock());
+  return runs;
+}
+
+SmallVector<Value> PipelinedLoop::closeIfLoopRuns(OpBuilder &builder, scf::IfOp runs,
+                                                  ValueRange loopResults) {
+  SmallVector<Value> results(loopResults);
+  if (!overlapped)
+    return results;
+  // The last dot's reads must finish before the stages are reused, and its
+  // result before anyone reads it. The accumulator's registers are among
+  // the loop's results (none where nothing after the loop reads it).
+  unsigned accArg = cast<BlockArgument>(overlapped.getAcc()).getArgNumber() - 1;
+  size_t position = llvm::find(analysis.carried, accArg) - analysis.carried.begin();
+  size_t first = k.flatRegisters(ArrayRef(carriedInits).take_front(position)).size();
+  size_t count = position < carriedInits.size() ? k.registers(carriedInits[position]).size() : 0;
+  MutableArrayRef<Value> acc = MutableArrayRef(results).slice(first, count);
+  llvm::copy(rings.front().plan.instruction->emitWaitForAll(builder, loc, acc), acc.begin());
+  scf::YieldOp::create(builder, loc, results);
+  builder.setInsertionPointAfter(runs);
+  return SmallVector<Value>(runs.getResults());
+}
+
+FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
+  FailureOr<RingBytes> bytes = planRings();
+  if (failed(bytes))
+    return failure();
+  reset = accumulatorReset();
+  overlapped = overlappableDot();
+  if (warpSpecializable())
+    return lowerWarpSpecialized(builder, *bytes);
   // Synchronous copies gain nothing from deeper rings, which on AMD and
   // Vulkan (static workgroup buffers) also stay allocated for the kernel.
   // An overlapped dot holds one more stage where it fits; where it does
   // not, the copies wait for the dot instead (copiesAfterDot), which keeps
   // them num-stages - 1 iterations ahead rather than one less.
-  reset = accumulatorReset();
-  overlapped = overlappableDot();
   unsigned busyStages = overlapped ? 2 : 1;
   stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
   // Room for the mbarriers of TMA copies, where they may be used.
   int64_t barrierBytes = k.tensorMaps ? 8 : 0;
   auto fits = [&] {
-    return stages * (stageBytes + barrierBytes) + bodyBytes <=
+    return stages * (bytes->stage + barrierBytes) + bytes->body <=
            int64_t(k.target.maxSharedMemoryBytes);
   };
   if (overlapped && !fits()) {
@@ -812,16 +787,8 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     return false;
   ahead = stages - busyStages;
   SharedMemory::Mark mark = k.shared.mark();
-  for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
-    Type element = ring.plan.element(staged.slot);
-    FailureOr<Value> buffer = k.shared.reserve(loop, element, stages * ring.stageElements,
-                                               ring.plan.sharedAlignment());
-    if (failed(buffer))
-      return failure();
-    ring.buffer = *buffer;
-    ring.tensorCopy = tensorCopyFor(k, staged.load, staged.transposed(), ring.plan, staged.slot);
-    cpAsyncGroups |= async && !ring.tensorCopy && fillsWithZero(staged.load);
-  }
+  if (failed(reserveRings()))
+    return failure();
   if (llvm::any_of(rings, [](const Ring &ring) { return ring.tensorCopy.has_value(); })) {
     FailureOr<StageBarriers> reserved = StageBarriers::reserve(k, loop, stages);
     if (failed(reserved))
@@ -834,10 +801,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     barriers->initialize(k, builder, loc, maps.getArrayRef());
   }
 
-  bases = k.pointerBases(loop.getInitArgs());
-  lowerBound = k.registers(loop.getLowerBound()).front();
-  upperBound = k.registers(loop.getUpperBound()).front();
-  step = k.registers(loop.getStep()).front();
+  readBounds();
   Type ivType = lowerBound.getType();
   auto ivConstant = [&](OpBuilder &b, int64_t value) -> Value {
     if (ivType.isIndex())
@@ -866,14 +830,6 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // one and wrapped (a remainder of an iteration count would be divided
   // every iteration, and LLVM strength-reduces it into an induction
   // variable per shared-memory address).
-  SmallVector<Value> carriedInits, carriedArgs, carriedYields;
-  SmallVector<Value> carriedBases;
-  for (unsigned arg : analysis.carried) {
-    carriedInits.push_back(loop.getInitArgs()[arg]);
-    carriedArgs.push_back(loop.getRegionIterArg(arg));
-    carriedYields.push_back(loop.getBody()->getTerminator()->getOperand(arg));
-    carriedBases.push_back(bases[arg]);
-  }
   SmallVector<Value> inits = k.flatRegisters(carriedInits);
   size_t carriedCount = inits.size();
   llvm::append_range(inits, flatten(state));
@@ -885,21 +841,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     inits.push_back(arith::ConstantIntOp::create(builder, loc, 0, 32));
   size_t stageArgs = barriers ? 3 : 2;
 
-  // An overlapped dot's loop and its last wait sit under `if the loop runs`:
-  // where the loop's exit joined the path that skips it, the registers the
-  // skipping path sets (the initial accumulator) would be written between a
-  // wgmma and its wait as far as ptxas can tell, and ptxas would serialize
-  // every wgmma of the kernel (C7515).
-  scf::IfOp runs;
-  if (overlapped) {
-    Value entered =
-        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, lowerBound, upperBound);
-    runs = scf::IfOp::create(builder, loc, ValueRange(inits).getTypes(), entered,
-                             /*withElseRegion=*/true);
-    OpBuilder skipped = OpBuilder::atBlockBegin(runs.elseBlock());
-    scf::YieldOp::create(skipped, loc, inits);
-    builder.setInsertionPointToStart(runs.thenBlock());
-  }
+  scf::IfOp runs = openIfLoopRuns(builder, inits);
   LogicalResult bodyResult = success();
   auto pipelined = scf::ForOp::create(
       builder, loc, lowerBound, upperBound, step, inits,
@@ -935,11 +877,6 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         if (!overlapped && !copyNext(body))
           return fail();
 
-        k.map(loop.getInductionVar(), {iv});
-        k.mapFlat(carriedArgs, args.take_front(carriedCount), carriedBases);
-        for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
-          k.stage(staged.operand(),
-                  {ring.buffer, stageStart(body, ring, readStage), /*ready=*/true});
         // The copies and the later iteration's addresses, lowered between
         // the dot's issue and its wait; the mappings they change are put
         // back for the body's ops after the dot.
@@ -951,20 +888,9 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         };
         if (overlapped)
           k.overlap(overlapped, copiesAfterDot ? WhileDotRuns() : WhileDotRuns(copyWhileDotRuns));
-        Operation *resetAt = nullptr;
-        if (reset)
-          resetAt = reset->epilogue ? reset->epilogue.getOperation() : reset->select;
-        for (Operation &op : loop.getBody()->without_terminator()) {
-          if (!analysis.liveOps.contains(&op) || (reset && &op == reset->select && resetAt != &op))
-            continue;
-          if (failed(&op == resetAt ? lowerReset(body) : k.lowerOp(&op, body)))
-            return fail();
-        }
-        for (auto [value, base] : llvm::zip(carriedYields, carriedBases))
-          if (k.pointerBase(value) != base) {
-            k.unsupported(loop, "a pointer that points into another kernel argument on another path");
-            return fail();
-          }
+        if (failed(lowerIteration(body, iv, args.take_front(carriedCount), readStage,
+                                  [](OpBuilder &) {})))
+          return fail();
         if (overlapped && !copiesAfterDot && failed(nextState)) {
           loop.emitOpError("internal error: the overlapped dot issued no copies");
           return fail();
@@ -981,13 +907,8 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         Value nextRead = nextStage(body, readStage);
         yields.push_back(nextRead);
         yields.push_back(nextStage(body, writeStage));
-        if (barriers) {
-          Value wraps = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::eq, nextRead,
-                                              indexConstant(body, loc, 0));
-          yields.push_back(arith::XOrIOp::create(
-              body, loc, args.back(),
-              arith::ExtUIOp::create(body, loc, body.getI32Type(), wraps)));
-        }
+        if (barriers)
+          yields.push_back(flipAtWrap(body, args.back(), nextRead));
         scf::YieldOp::create(body, loc, yields);
       });
   for (const StagedLoad &staged : analysis.loads)
@@ -997,26 +918,11 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   if (failed(bodyResult))
     return failure();
 
+  // No copy is in flight: those beyond the last iteration were not issued.
+  SmallVector<Value> loopResults = closeIfLoopRuns(builder, runs, pipelined.getResults());
   SmallVector<Value> results;
   for (unsigned arg : analysis.carried)
     results.push_back(loop.getResult(arg));
-  SmallVector<Value> loopResults(pipelined.getResults());
-  // No copy is in flight (those beyond the last iteration were not issued),
-  // but the last dot's reads must finish before the stages are reused, and
-  // its result before anyone reads it.
-  if (overlapped) {
-    // The accumulator's registers among the loop's results (none where
-    // nothing after the loop reads it).
-    unsigned accArg = cast<BlockArgument>(overlapped.getAcc()).getArgNumber() - 1;
-    size_t position = llvm::find(analysis.carried, accArg) - analysis.carried.begin();
-    size_t first = k.flatRegisters(ArrayRef(carriedInits).take_front(position)).size();
-    size_t count = position < carriedInits.size() ? k.registers(carriedInits[position]).size() : 0;
-    MutableArrayRef<Value> acc = MutableArrayRef(loopResults).slice(first, count);
-    llvm::copy(rings.front().plan.instruction->emitWaitForAll(builder, loc, acc), acc.begin());
-    scf::YieldOp::create(builder, loc, loopResults);
-    builder.setInsertionPointAfter(runs);
-    loopResults.assign(runs.getResults().begin(), runs.getResults().end());
-  }
   k.mapFlat(results, ValueRange(loopResults).take_front(carriedCount), carriedBases);
   // Every thread has passed its last wait on them: thread 0 is past the
   // last iteration's barrier, which follows the waits.
@@ -1027,9 +933,12 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   return true;
 }
 
-} // namespace
+} // namespace tessera::gpu::pipelining
+
+namespace tessera::gpu {
 
 FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &builder) {
+  using namespace pipelining;
   if (k.numStages < 2)
     return false;
   std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps);

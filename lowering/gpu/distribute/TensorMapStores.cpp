@@ -139,7 +139,7 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
 
   Value outer = k.registers(store.getOffsets()[0]).front();
   Value inner = k.registers(store.getOffsets()[1]).front();
-  spreadOverWarps(k, builder, loc, panels, {*buffer, indexConstant(builder, loc, 0)}, inner, 0,
+  spreadOverWarps(k, builder, loc, panels, {*buffer, indexConstant(builder, loc, 0)}, inner, {},
                   [&](const PanelBox &box) {
                     inlinePtx(builder, loc, {}, {map, box.column, outer, box.shared, box.issuer},
                               electedLane(4) +

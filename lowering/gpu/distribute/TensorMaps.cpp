@@ -91,8 +91,9 @@ bool hasTensorMap(const TensorDescriptor *desc) {
   return desc && desc->hostArguments && desc->rowAlignment % kGlobalAlignmentBytes == 0;
 }
 
-std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool transposed,
-                                        const DotPlan &plan, DotOperand slot) {
+std::optional<SwizzledPanels> tensorCopyPanels(KernelLowering &k, Operation *op,
+                                               bool transposed, const DotPlan &plan,
+                                               DotOperand slot) {
   auto load = dyn_cast<tile::DescriptorLoadOp>(op);
   if (!k.tensorMaps || !load || !plan.instruction)
     return std::nullopt;
@@ -107,10 +108,21 @@ std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool t
   if (blockType.getRank() != 2 || blockType.getDimSize(0) != panels->lines ||
       blockType.getDimSize(1) != panels->panels * panels->panelElements())
     return std::nullopt;
-  const TensorDescriptor *desc = k.descriptor(load.getDesc());
-  if (!hasTensorMap(desc))
+  if (!hasTensorMap(k.descriptor(load.getDesc())))
     return std::nullopt;
-  return TensorCopy{load, tensorMapParameter(k, *desc, blockType.getElementType(), *panels),
+  return panels;
+}
+
+std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, Operation *op, bool transposed,
+                                        const DotPlan &plan, DotOperand slot) {
+  std::optional<SwizzledPanels> panels = tensorCopyPanels(k, op, transposed, plan, slot);
+  if (!panels)
+    return std::nullopt;
+  auto load = cast<tile::DescriptorLoadOp>(op);
+  auto blockType = cast<tile::TensorDescType>(load.getDesc().getType()).getBlockType();
+  return TensorCopy{load,
+                    tensorMapParameter(k, *k.descriptor(load.getDesc()),
+                                       blockType.getElementType(), *panels),
                     *panels};
 }
 
@@ -122,8 +134,9 @@ Value isWarp(KernelLowering &k, OpBuilder &builder, Location loc, unsigned warp)
 
 unsigned spreadOverWarps(KernelLowering &k, OpBuilder &builder, Location loc,
                          const SwizzledPanels &panels, const SharedOperand &buffer, Value column,
-                         unsigned firstWarp, function_ref<void(const PanelBox &)> issue) {
-  int64_t warps = k.numWarps;
+                         Issuers issuers, function_ref<void(const PanelBox &)> issue) {
+  int64_t warps = issuers.soleIssuer ? 1 : k.numWarps;
+  unsigned firstWarp = issuers.firstWarp;
   auto i32 = [&](int64_t value) { return i32Constant(builder, loc, value); };
   Value start = sharedAddress(builder, loc, buffer, panels.elementBytes);
   // Warp firstWarp + i (mod warps) is the i-th in turn: its panel in each
@@ -131,10 +144,10 @@ unsigned spreadOverWarps(KernelLowering &k, OpBuilder &builder, Location loc,
   Value turn;
   for (int64_t round = 0; round < panels.panels; round += warps) {
     int64_t issuing = std::min(warps, panels.panels - round);
-    Value panel = i32(round), issuer;
-    if (issuing == 1) {
+    Value panel = i32(round), issuer = issuers.soleIssuer;
+    if (!issuer && issuing == 1) {
       issuer = isWarp(k, builder, loc, firstWarp);
-    } else {
+    } else if (!issuer) {
       if (!turn)
         turn = arith::RemUIOp::create(
             builder, loc,
@@ -151,14 +164,14 @@ unsigned spreadOverWarps(KernelLowering &k, OpBuilder &builder, Location loc,
     };
     issue({along(start, panels.panelBytes()), along(column, panels.panelElements()), issuer});
   }
-  return (firstWarp + panels.panels) % warps;
+  return issuers.soleIssuer ? firstWarp : (firstWarp + panels.panels) % warps;
 }
 
 unsigned issueTensorCopy(KernelLowering &k, OpBuilder &builder, Location loc,
                          const TensorCopy &copy, ValueRange offsets, const SharedOperand &stage,
-                         Value barrier, unsigned firstWarp) {
+                         Value barrier, Issuers issuers) {
   return spreadOverWarps(
-      k, builder, loc, copy.panels, stage, offsets[1], firstWarp, [&](const PanelBox &box) {
+      k, builder, loc, copy.panels, stage, offsets[1], issuers, [&](const PanelBox &box) {
         inlinePtx(builder, loc, {},
                   {box.shared, copy.map, box.column, offsets[0], barrier, box.issuer},
                   electedLane(5) +
@@ -169,7 +182,7 @@ unsigned issueTensorCopy(KernelLowering &k, OpBuilder &builder, Location loc,
 }
 
 FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *user,
-                                                unsigned stages) {
+                                                unsigned stages, unsigned arrivals) {
   FailureOr<Value> buffer = k.shared.reserve(user, IntegerType::get(user->getContext(), 64),
                                              stages, kBarrierBytes);
   if (failed(buffer))
@@ -177,6 +190,7 @@ FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *us
   StageBarriers barriers;
   barriers.buffer = *buffer;
   barriers.stages = stages;
+  barriers.arrivals = arrivals;
   return barriers;
 }
 
@@ -189,7 +203,7 @@ void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location l
   scf::IfOp::create(builder, loc, k.thread.isFirstThread(), [&](OpBuilder &then, Location loc) {
     for (unsigned stage = 0; stage < stages; ++stage)
       inlinePtx(then, loc, {}, {address(then, loc, indexConstant(then, loc, stage))},
-                "mbarrier.init.shared::cta.b64 [$0], 1;", "r");
+                "mbarrier.init.shared::cta.b64 [$0], " + std::to_string(arrivals) + ";", "r");
     inlinePtx(then, loc, {}, {}, "fence.mbarrier_init.release.cluster;", "");
     for (Value map : tensorMaps)
       inlinePtx(then, loc, {}, {map}, "prefetch.tensormap [$0];", "l");
@@ -208,6 +222,11 @@ void StageBarriers::expectBytes(OpBuilder &builder, Location loc, Value barrier,
             electedLane(2) +
                 "mbarrier.arrive.expect_tx.shared::cta.b64 %tessera_state, [$0], $1; }",
             "r,r,r");
+}
+
+void StageBarriers::arrive(OpBuilder &builder, Location loc, Value stage, Value issuer) const {
+  inlinePtx(builder, loc, {}, {address(builder, loc, stage), issuer},
+            electedLane(1) + "mbarrier.arrive.shared::cta.b64 %tessera_state, [$0]; }", "r,r");
 }
 
 void StageBarriers::wait(OpBuilder &builder, Location loc, Value stage, Value phase) const {

@@ -46,12 +46,18 @@ struct TensorCopy {
   int64_t bytes() const { return panels.panels * panels.panelBytes(); }
 };
 
-/// The TMA copy of staged load `load` (through a transpose where
-/// `transposed`), operand `slot` of `plan`; nullopt where TMA cannot fill
-/// the operand's buffer: without k.tensorMaps, a descriptor not made of
+/// The panels of a TMA copy of staged load `load` (through a transpose
+/// where `transposed`), operand `slot` of `plan`; nullopt where TMA cannot
+/// fill the operand's buffer: without k.tensorMaps, a descriptor not made of
 /// arguments and constants or not proved 16-byte aligned, a buffer that is
 /// not 32/64/128-byte panels, or a block whose contiguous dimension is not
 /// the panels' lines'.
+std::optional<SwizzledPanels> tensorCopyPanels(KernelLowering &k, mlir::Operation *load,
+                                               bool transposed, const DotPlan &plan,
+                                               DotOperand slot);
+
+/// The TMA copy of staged load `load` where tensorCopyPanels has panels for
+/// it, its tensor-map parameter appended to the kernel on first use.
 std::optional<TensorCopy> tensorCopyFor(KernelLowering &k, mlir::Operation *load,
                                         bool transposed, const DotPlan &plan, DotOperand slot);
 
@@ -76,14 +82,23 @@ struct PanelBox {
   mlir::Value shared, column, issuer;
 };
 
+/// Who issues the boxes of a TMA copy or store: the program's warps in
+/// turn, warp `firstWarp` first, or (where `soleIssuer`, i32, is set) every
+/// box from the warp where it is nonzero, as a warp-specialized loop's
+/// producer issues its copies.
+struct Issuers {
+  unsigned firstWarp = 0;
+  mlir::Value soleIssuer;
+};
+
 /// Spreads the boxes of `panels` in `buffer`, the first at innermost
 /// coordinate `column` (i32), over the warps, as Triton does: `issue(box)`
 /// builds one instruction for each round of up to numWarps panels, in which
-/// warp firstWarp + i (mod numWarps) has panel i of the round. Returns the
-/// warp whose turn is next.
+/// warp firstWarp + i (mod numWarps) has panel i of the round (each panel a
+/// round of its own for a sole issuer). Returns the warp whose turn is next.
 unsigned spreadOverWarps(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
                          const SwizzledPanels &panels, const SharedOperand &buffer,
-                         mlir::Value column, unsigned firstWarp,
+                         mlir::Value column, Issuers issuers,
                          llvm::function_ref<void(const PanelBox &box)> issue);
 
 /// Opens a PTX block whose next instruction runs in one lane (elect.sync)
@@ -106,15 +121,16 @@ std::string electedLane(unsigned issuer);
 /// and its phase cannot complete before that arrival.
 unsigned issueTensorCopy(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
                          const TensorCopy &copy, mlir::ValueRange offsets,
-                         const SharedOperand &stage, mlir::Value barrier, unsigned firstWarp);
+                         const SharedOperand &stage, mlir::Value barrier, Issuers issuers);
 
 /// One mbarrier per stage of a pipelined loop, in shared memory reserved for
-/// the loop.
+/// the loop, each phase completing after `arrivals` arrivals (and the bytes
+/// they announce).
 class StageBarriers {
 public:
   static mlir::FailureOr<StageBarriers> reserve(KernelLowering &k, mlir::Operation *user,
-                                                unsigned stages);
-  /// Thread 0 initializes each for one arrival, fences the initialization
+                                                unsigned stages, unsigned arrivals = 1);
+  /// Thread 0 initializes each for `arrivals` arrivals, fences the initialization
   /// for the async proxy and prefetches the descriptors of `tensorMaps` (so
   /// that the first copies need not fetch them); every thread fences its
   /// earlier shared-memory stores for the async proxy; then a barrier: no
@@ -127,6 +143,10 @@ public:
   /// nonzero, expecting `bytes` from the stage's copies.
   static void expectBytes(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value barrier,
                           int64_t bytes, mlir::Value issuer);
+  /// Arrives at stage `stage`'s mbarrier from one lane of each warp where
+  /// `issuer` (i32) is nonzero.
+  void arrive(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stage,
+              mlir::Value issuer) const;
   /// Waits until phase `phase` (i32, 0 or 1) of stage `stage`'s mbarrier
   /// has completed.
   void wait(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value stage,
@@ -137,7 +157,7 @@ public:
 
 private:
   mlir::Value buffer;
-  unsigned stages = 0;
+  unsigned stages = 0, arrivals = 1;
 };
 
 } // namespace tessera::gpu

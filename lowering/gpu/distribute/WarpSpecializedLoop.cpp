@@ -1,0 +1,219 @@
+// Warp specialization of a software-pipelined loop whose staged blocks TMA
+// copies (sm_90a, with `warp_specialize`), in the producer/consumer form of
+// CUTLASS's Hopper GEMMs.
+//
+// In the single-stream loop (SoftwarePipeline.cpp) every warp waits for a
+// stage, meets the others at a barrier, issues its share of the copies and
+// computes. Here the program gets one warp more, the producer (warp
+// numWarps), which does nothing but copy; the numWarps consumer warps only
+// compute, and no barrier of the whole program sits in the loop:
+//
+//   producer: for t: wait until empty[t % S] has seen the consumers finish
+//                    the stage's previous contents (iteration t - S);
+//                    compute t's block coordinates; announce the bytes on
+//                    full[t % S] and issue every TMA copy of t into the stage
+//             exit
+//   consumer: for t: wait for full[t % S]; the body, its dot reading the
+//                    stage; once the dot of t is issued and the dot of t - 1
+//                    has finished, each warp arrives on empty[(t - 1) % S]
+//             wait for the last dot
+//
+// Each of the S stages thus has two mbarriers: `full` (one arrival, the
+// producer's, plus the copies' bytes) and `empty` (one arrival per consumer
+// warp). The producer runs up to S iterations ahead, bounded only by the
+// consumers' releases, across the tiles of a persistent loop as well: it
+// copies the next tile's first blocks while the consumers run this tile's
+// epilogue. Its first pass over the ring waits on the phase before the
+// first (parity 1), which an mbarrier reports complete at once.
+//
+// The producer warp runs the kernel up to the loop with the consumers, so
+// what precedes the loop must not touch memory or shared buffers through
+// the layouts (which know numWarps warps): only scalars, constants and
+// splats (warpSpecializable). After its loop it exits; every barrier after
+// the split is one of the consumers' numWarps * 32 threads alone (named
+// barrier 1), which the kernel's lowering (DistributeToThreads.cpp) puts in
+// place of the program-wide barriers once the whole kernel is lowered.
+//
+// Not done yet: `setmaxnreg` (giving the producer fewer registers and the
+// consumers more), several consumer warpgroups on different tiles
+// (ping-pong), and cluster multicast.
+#include "lowering/gpu/distribute/PipelinedLoop.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+
+namespace tessera::gpu::pipelining {
+
+namespace {
+
+/// Whether the producer warp may run `op` on its way to the loop: no memory
+/// effects but promises, and no tile but constants and splats, whose
+/// registers every thread computes alike (anything else may go through
+/// shared memory, addressed by a warp index the layouts do not have).
+bool producerMayRun(Operation *op) {
+  if (!freeOfEffectsButPromises(op))
+    return false;
+  WalkResult walked = op->walk([](Operation *nested) {
+    if (isa<arith::ConstantOp, tile::SplatOp>(nested))
+      return WalkResult::advance();
+    bool tiles = llvm::any_of(nested->getResultTypes(),
+                              [](Type type) { return isa<RankedTensorType>(type); });
+    return tiles ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return !walked.wasInterrupted();
+}
+
+} // namespace
+
+bool PipelinedLoop::warpSpecializable() {
+  if (!k.warpSpecialize || k.producerBranch || !overlapped ||
+      !isa<tile::FuncOp>(loop->getParentOp()))
+    return false;
+  for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
+    if (!tensorCopyPanels(k, staged.load, staged.transposed(), ring.plan, staged.slot))
+      return false;
+  for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode())
+    if (!producerMayRun(op))
+      return false;
+  return llvm::all_of(analysis.addressOps, producerMayRun);
+}
+
+FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingBytes bytes) {
+  // No stage stays busy under a running dot: the consumers free each one
+  // themselves, so num_stages stages keep num_stages iterations in flight.
+  stages = k.numStages;
+  constexpr int64_t kBarrierBytes = 2 * 8;
+  auto fits = [&] {
+    return stages * (bytes.stage + kBarrierBytes) + bytes.body <=
+           int64_t(k.target.maxSharedMemoryBytes);
+  };
+  while (stages > 2 && !fits())
+    --stages;
+  if (!fits())
+    return false;
+  SharedMemory::Mark mark = k.shared.mark();
+  if (failed(reserveRings()))
+    return failure();
+  FailureOr<StageBarriers> full = StageBarriers::reserve(k, loop, stages);
+  FailureOr<StageBarriers> empty = StageBarriers::reserve(k, loop, stages, k.numWarps);
+  if (failed(full) || failed(empty))
+    return failure();
+  barriers = *full;
+  llvm::SetVector<Value> maps;
+  for (const Ring &ring : rings)
+    maps.insert(ring.tensorCopy->map);
+  full->initialize(k, builder, loc, maps.getArrayRef());
+  empty->initialize(k, builder, loc, {});
+  readBounds();
+
+  Value isProducer = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                           k.thread.warp(), i32Constant(builder, loc, k.numWarps));
+  LogicalResult produced = success();
+  auto producer = scf::IfOp::create(builder, loc, isProducer, [&](OpBuilder &then, Location loc) {
+    produced = produce(then, *full, *empty);
+    NVVM::Exit::create(then, loc);
+    scf::YieldOp::create(then, loc);
+  });
+  if (failed(produced))
+    return failure();
+  k.producerBranch = producer;
+
+  FailureOr<SmallVector<Value>> results = consume(builder, *full, *empty);
+  if (failed(results))
+    return failure();
+  SmallVector<Value> carriedResults;
+  for (unsigned arg : analysis.carried)
+    carriedResults.push_back(loop.getResult(arg));
+  k.mapFlat(carriedResults, *results, carriedBases);
+  // Every consumer has passed its last wait, and the producer its last use
+  // of the mbarriers (the arrival those waits saw), before they are
+  // invalidated; and they are before their memory is used again.
+  mlir::gpu::BarrierOp::create(builder, loc);
+  full->invalidate(k, builder, loc);
+  empty->invalidate(k, builder, loc);
+  mlir::gpu::BarrierOp::create(builder, loc);
+  k.shared.release(mark);
+  return true;
+}
+
+LogicalResult PipelinedLoop::produce(OpBuilder &builder, const StageBarriers &full,
+                                     const StageBarriers &empty) {
+  SmallVector<Registers> state;
+  for (unsigned arg : analysis.recurrence)
+    state.push_back(k.registers(loop.getInitArgs()[arg]));
+  SmallVector<Value> inits = flatten(state);
+  inits.push_back(indexConstant(builder, loc, 0));
+  inits.push_back(i32Constant(builder, loc, 1));
+  // The address ops are lowered here for the producer alone; the consumers
+  // lower those they need again.
+  KernelLowering::SavedMapping saved = k.save(valuesRelowered());
+  LogicalResult result = success();
+  scf::ForOp::create(
+      builder, loc, lowerBound, upperBound, step, inits,
+      [&](OpBuilder &body, Location loc, Value iv, ValueRange args) {
+        Value stage = args[args.size() - 2], phase = args.back();
+        empty.wait(body, loc, stage, phase);
+        FailureOr<SmallVector<Registers>> next =
+            addressesFor(body, iv, regroup(args.drop_back(2), state));
+        if (failed(next)) {
+          result = failure();
+          scf::YieldOp::create(body, loc, args);
+          return;
+        }
+        copyWithTensorMaps(body, stage, i32Constant(body, loc, 1));
+        SmallVector<Value> yields = flatten(*next);
+        Value nextWrite = nextStage(body, stage);
+        yields.push_back(nextWrite);
+        yields.push_back(flipAtWrap(body, phase, nextWrite));
+        scf::YieldOp::create(body, loc, yields);
+      });
+  k.restore(saved);
+  return result;
+}
+
+FailureOr<SmallVector<Value>> PipelinedLoop::consume(OpBuilder &builder,
+                                                     const StageBarriers &full,
+                                                     const StageBarriers &empty) {
+  SmallVector<Value> inits = k.flatRegisters(carriedInits);
+  size_t carriedCount = inits.size();
+  inits.push_back(indexConstant(builder, loc, 0));
+  inits.push_back(i32Constant(builder, loc, 0));
+  scf::IfOp runs = openIfLoopRuns(builder, inits);
+  k.overlap(overlapped, WhileDotRuns());
+  LogicalResult result = success();
+  auto consumer = scf::ForOp::create(
+      builder, loc, lowerBound, upperBound, step, inits,
+      [&](OpBuilder &body, Location loc, Value iv, ValueRange args) {
+        Value stage = args[args.size() - 2], phase = args.back();
+        full.wait(body, loc, stage, phase);
+        // The dot's wait has seen the dot of t - 1 finish in this warp: its
+        // stage is free as far as this warp is concerned.
+        auto release = [&](OpBuilder &at) {
+          Value hadPrevious = arith::ExtUIOp::create(
+              at, loc, at.getI32Type(),
+              arith::CmpIOp::create(at, loc, arith::CmpIPredicate::ne, iv, lowerBound));
+          empty.arrive(at, loc, previousStage(at, stage), hadPrevious);
+        };
+        if (failed(lowerIteration(body, iv, args.take_front(carriedCount), stage, release))) {
+          result = failure();
+          scf::YieldOp::create(body, loc, args);
+          return;
+        }
+        SmallVector<Value> yields = k.flatRegisters(carriedYields);
+        Value nextRead = nextStage(body, stage);
+        yields.push_back(nextRead);
+        yields.push_back(flipAtWrap(body, phase, nextRead));
+        scf::YieldOp::create(body, loc, yields);
+      });
+  for (const StagedLoad &staged : analysis.loads)
+    k.unstage(staged.operand());
+  k.endOverlap(overlapped);
+  if (failed(result))
+    return failure();
+  SmallVector<Value> results = closeIfLoopRuns(builder, runs, consumer.getResults());
+  results.resize(carriedCount);
+  return results;
+}
+
+} // namespace tessera::gpu::pipelining

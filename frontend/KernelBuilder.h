@@ -251,10 +251,12 @@ public:
   using Branch = std::function<std::vector<mlir::Value>()>;
   using Region = std::function<std::vector<mlir::Value>(llvm::ArrayRef<mlir::Value>)>;
 
-  /// `for iv in range(lo, hi, step)` carrying `inits`; returns the final values.
+  /// `for iv in range(lo, hi, step)` carrying `inits`; returns the final
+  /// values. `flatten` marks the loop for tile-flatten-loops (Triton's
+  /// `tl.range(..., flatten=True)`).
   std::vector<mlir::Value> forLoop(mlir::Value lo, mlir::Value hi, mlir::Value step,
                                    llvm::ArrayRef<mlir::Value> inits, const LoopBody &body,
-                                   const SourceLocation &loc);
+                                   const SourceLocation &loc, bool flatten = false);
   /// An empty `elseBranch` means no else; then the branch yields nothing.
   std::vector<mlir::Value> ifThenElse(mlir::Value cond, const Branch &thenBranch,
                                       const Branch &elseBranch, const SourceLocation &loc);

@@ -36,6 +36,10 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
     /// Argument attribute: the integer argument is known to equal 1.
     static constexpr ::llvm::StringLiteral kEqualToOneAttr = "tile.equal_to_1";
+    /// scf.for attribute: the loop nest starting at this loop may be
+    /// flattened into one loop (Triton's `tl.range(..., flatten=True)`;
+    /// tile-flatten-loops).
+    static constexpr ::llvm::StringLiteral kFlattenAttr = "tile.flatten";
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -87,19 +87,38 @@ T for_range(const Lo &lo, const Hi &hi, const Step &step, const T &init, Body bo
       [&](const IV &iv, const T &carried) { return std::tuple<T>(T(body(iv, carried))); }, loc));
 }
 
+namespace detail {
+template <Operand Lo, Operand Hi, Operand Step, class Body>
+void forEach(const Lo &lo, const Hi &hi, const Step &step, Body &body, bool flatten,
+             const SrcLoc &loc) {
+  using IV = InductionVar<Lo, Hi, Step>;
+  builder(loc).forLoop(
+      bound(lo, loc), bound(hi, loc), bound(step, loc), {},
+      [&](mlir::Value iv, llvm::ArrayRef<mlir::Value>) {
+        body(IV(iv));
+        return std::vector<mlir::Value>{};
+      },
+      here(loc), flatten);
+}
+} // namespace detail
+
 /// The same carrying nothing: `body(k)` returns nothing.
 template <Operand Lo, Operand Hi, Operand Step, class Body>
   requires std::is_invocable_v<Body, detail::InductionVar<Lo, Hi, Step>>
 void for_range(const Lo &lo, const Hi &hi, const Step &step, Body body,
                SrcLoc loc = SrcLoc::current()) {
-  using IV = detail::InductionVar<Lo, Hi, Step>;
-  detail::builder(loc).forLoop(
-      detail::bound(lo, loc), detail::bound(hi, loc), detail::bound(step, loc), {},
-      [&](mlir::Value iv, llvm::ArrayRef<mlir::Value>) {
-        body(IV(iv));
-        return std::vector<mlir::Value>{};
-      },
-      detail::here(loc));
+  detail::forEach(lo, hi, step, body, /*flatten=*/false, loc);
+}
+
+/// A persistent kernel's loop over output tiles, carrying nothing, to be
+/// flattened on GPU targets with the one K loop in its body (Triton's
+/// `tl.range(..., flatten=True)`; docs/gpu-backends.md, "Flattened loop
+/// nests"), so that the pipeline runs across tiles.
+template <Operand Lo, Operand Hi, Operand Step, class Body>
+  requires std::is_invocable_v<Body, detail::InductionVar<Lo, Hi, Step>>
+void for_range_flattened(const Lo &lo, const Hi &hi, const Step &step, Body body,
+                         SrcLoc loc = SrcLoc::current()) {
+  detail::forEach(lo, hi, step, body, /*flatten=*/true, loc);
 }
 
 /// `then_fn()` where `cond` holds, else `else_fn()`. Both return the same:

@@ -305,14 +305,16 @@ def padded(columns, element_bytes):
 
 
 def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(64, 64, 32),
-                           tma=False, on_cpu=True, padding="zero", warp_specialize=False):
+                           tma=False, on_cpu=True, padding="zero", warp_specialize=False,
+                           programs=None):
     """C = A @ B through host TensorDescriptors over rows padded to 16 bytes:
     K = 203 and N = 137 leave runs partly inside the shape (copied with
     cp.async's source size on NVIDIA, or with `tma` filled by TMA, issued
     from a producer warp of its own with `warp_specialize`) and the padding,
     random here, must not be read. A and B padded with NaN need K a multiple
     of the block: the NaN rows and columns then reach only outputs past M and
-    N, which the store drops."""
+    N, which the store drops. With `programs`, that many programs walk the
+    tiles in the persistent form (its tile loop flattened with the K loop)."""
     flags = {"tma": True, "warp_specialize": warp_specialize} if tma else {}
     M, N, K = size
     BM, BN, BK = block
@@ -328,10 +330,15 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
             b = on.input((K, padded(N, 2)), "bf16")
             b_desc = describe(b, K, N, [BK, BN], padding)
         c = on.zeros((M, padded(N, 4)), "fp32")
-        kernels.descriptor_matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
-            describe(a, M, K, [BM, BK], padding), b_desc, describe(c, M, N, [BM, BN]), K,
-            B_ROWS_ARE_N=layout == "nt", BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages,
-            **flags)
+        descriptors = (describe(a, M, K, [BM, BK], padding), b_desc, describe(c, M, N, [BM, BN]))
+        options = dict(B_ROWS_ARE_N=layout == "nt", BM=BM, BN=BN, BK=BK, num_warps=warps,
+                       num_stages=stages, **flags)
+        if programs:
+            kernels.descriptor_matmul_persistent[(programs,)](*descriptors, M, N, K,
+                                                               PROGRAMS=programs, **options)
+        else:
+            kernels.descriptor_matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+                *descriptors, K, **options)
 
         def expected():
             bk = host(b)[:, :K].T if layout == "nt" else host(b)[:, :N]
@@ -339,7 +346,8 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
             result[:, :N] = host(a)[:, :K] @ bk
             return result
         on.check(c, expected, rtol=1e-4, atol=1e-3)
-    return Case(f"descriptor matmul bf16 {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
+    return Case(f"{f'persistent ({programs} programs) ' if programs else ''}"
+                f"descriptor matmul bf16 {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
                 f"warps={warps} stages={stages}{' tma' if tma else ''}"
                 f"{' warp_specialize' if warp_specialize else ''}"
                 f"{' nan padding' if padding == 'nan' else ''}", run, on_cpu=on_cpu, untried=tma)
@@ -493,6 +501,14 @@ def cases():
                                         tma=True, warp_specialize=True, on_cpu=False))
     found.append(descriptor_matmul_case("nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
                                         tma=True, warp_specialize=True, on_cpu=False))
+    # The persistent form, its tile loop flattened with the K loop: 9 ragged
+    # tiles over 2 programs, with cp.async, TMA, and a producer warp running
+    # through all of a program's tiles; 9 tiles of 128x256x64 over 4.
+    for flags in ({}, {"tma": True}, {"tma": True, "warp_specialize": True}):
+        found.append(descriptor_matmul_case("nn", 4, 3, programs=2, **flags))
+    found.append(descriptor_matmul_case("nt", 8, 3, size=(300, 600, 700), block=(128, 256, 64),
+                                        programs=4, tma=True, warp_specialize=True,
+                                        on_cpu=False))
     return found
 
 

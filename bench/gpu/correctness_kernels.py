@@ -254,12 +254,33 @@ def descriptor_matmul(a_desc, b_desc, c_desc, K, B_ROWS_ARE_N: tl.constexpr, BM:
                       BN: tl.constexpr, BK: tl.constexpr):
     """C = A @ B on host tensor descriptors; B is [K, N], or with
     B_ROWS_ARE_N the [N, K] tensor it transposes."""
+    descriptor_matmul_tile(a_desc, b_desc, c_desc, K, tl.program_id(0), tl.program_id(1),
+                           B_ROWS_ARE_N, BM, BN, BK)
+
+
+@jit
+def descriptor_matmul_persistent(a_desc, b_desc, c_desc, M, N, K, B_ROWS_ARE_N: tl.constexpr,
+                                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                                 PROGRAMS: tl.constexpr):
+    """descriptor_matmul in the persistent form of Triton's tutorial 09:
+    PROGRAMS programs walk the output tiles, the tile loop flattened with
+    the K loop (tl.range(..., flatten=True))."""
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True):
+        descriptor_matmul_tile(a_desc, b_desc, c_desc, K, tile // tiles_n, tile % tiles_n,
+                               B_ROWS_ARE_N, BM, BN, BK)
+
+
+@jit
+def descriptor_matmul_tile(a_desc, b_desc, c_desc, K, pid_m, pid_n, B_ROWS_ARE_N: tl.constexpr,
+                           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Output tile (pid_m, pid_n) of the descriptor GEMMs."""
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
-        a = a_desc.load([tl.program_id(0) * BM, k])
+        a = a_desc.load([pid_m * BM, k])
         if B_ROWS_ARE_N:
-            b = b_desc.load([tl.program_id(1) * BN, k]).T
+            b = b_desc.load([pid_n * BN, k]).T
         else:
-            b = b_desc.load([k, tl.program_id(1) * BN])
+            b = b_desc.load([k, pid_n * BN])
         acc = tl.dot(a, b, acc)
-    c_desc.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc.to(c_desc.dtype))
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))

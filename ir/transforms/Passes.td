@@ -30,4 +30,49 @@ def TileLibdeviceToMath : Pass<"tile-libdevice-to-math"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
 }
 
+def TileFlattenLoops : Pass<"tile-flatten-loops"> {
+  let summary = "Flatten a loop nest marked tile.flatten into one loop";
+  let description = [{
+    Triton's `tl.range(..., flatten=True)`: a persistent kernel's loop over
+    output tiles and the K loop inside it become one loop over (tile, K
+    block) pairs, so that the GPU pipeliner runs across tiles (the next
+    tile's first blocks are copied while this tile's last dots run and its
+    epilogue stores) and a warp-specialized producer can run ahead through
+    all of them.
+
+    A `scf.for` carrying `tile.flatten` (and no values) whose body is `pre`,
+    one inner `scf.for` and `post`, where `pre` has no memory effects (but
+    promises), both steps are positive constants, and the inner loop's bounds
+    and initial values are the same for every outer iteration, becomes:
+
+    ```mlir
+    scf.for %t = %lo to %hi step 132 {
+      %row = ...                                  // pre
+      %acc = scf.for %k = %c0 to %K step %c64 iter_args(%a = %zero) -> ... {
+        ...                                       // body
+      }
+      tile.descriptor_store %c[%row, ...], %acc   // post
+    }
+    // becomes
+    %r:3 = scf.for %s = %c0 to %steps step %c1 iter_args(%ki = %c0, %t = %lo, %a = %zero) {
+      %k = %c0 + trunc(%ki) * %c64
+      %row = ...                                  // pre, for the loads
+      %next = ...                                 // body
+      %last = arith.cmpi eq, %ki, %kSteps - 1
+      scf.if %last { %row' = ...; tile.descriptor_store %c[%row', ...], %next }
+      scf.yield select(%last, 0, %ki + 1), select(%last, %t + 132, %t),
+                select(%last, %zero, %next)
+    }
+    scf.for %t = %lo to (kSteps == 0 ? %hi : %lo) step 132 { pre; post on %zero }
+    ```
+
+    `%steps` is the product of the two trip counts in 64 bits. The epilogue
+    recomputes `pre` in its branch, so that a step that is not a tile's last
+    computes only what the loads need; where the K loop runs no step, the
+    second loop runs each tile's epilogue on the initial values. Nests of
+    another shape are left as they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 #endif // TESSERA_IR_TRANSFORMS_PASSES_TD

@@ -500,7 +500,7 @@ class CodeGenerator(ast.NodeVisitor):
             return out
 
         results = self.builder.for_loop(lo.handle, hi.handle, step.handle, _flat_handles(inits),
-                                        body, self.loc(node))
+                                        body, self.loc(node), bool(iterable.flatten))
         for n, v in zip(names, _rebuild(inits, results)):
             self.scope[n] = v
 

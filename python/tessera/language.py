@@ -1730,7 +1730,10 @@ def static_assert(cond, msg=""):
 
 
 class range:
-    """``for i in tl.range(lo, hi, step)``: a loop in the IR (scf.for). The
+    """``for i in tl.range(lo, hi, step)``: a loop in the IR (scf.for).
+    ``flatten=True`` marks the loop nest it starts for flattening into one
+    loop on GPU targets (tile-flatten-loops: a persistent kernel's tile loop
+    and its K loop, so that the pipeline runs across tiles); the other
     pipelining options are accepted and ignored."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
@@ -1740,6 +1743,7 @@ class range:
         else:
             self.start, self.end = arg1, arg2
         self.step = 1 if step is None else step
+        self.flatten = bool(_unwrap(flatten))
 
 
 class static_range:

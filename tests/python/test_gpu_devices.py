@@ -238,6 +238,33 @@ def test_combine_functions(place, rng, op):
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
+@tessera.jit
+def row_sums_persistent(x_ptr, out_ptr, R, C, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
+                        PROGRAMS: tl.constexpr):
+    # The tile loop flattened with its column loop (tile-flatten-loops): row
+    # blocks carried across steps, the sum restarted after each block's store.
+    for tile in tl.range(tl.program_id(0), tl.cdiv(R, BLOCK_R), PROGRAMS, flatten=True):
+        rows = tile * BLOCK_R + tl.arange(0, BLOCK_R)
+        acc = tl.zeros((BLOCK_R,), dtype=tl.float32)
+        for c in range(0, C, BLOCK_C):
+            cols = c + tl.arange(0, BLOCK_C)
+            x = tl.load(x_ptr + rows[:, None] * C + cols[None, :],
+                        mask=(rows[:, None] < R) & (cols[None, :] < C), other=0.0)
+            acc += tl.sum(x, axis=1)
+        tl.store(out_ptr + rows, acc + 1.0, mask=rows < R)
+
+
+@pytest.mark.parametrize("R,C,programs", [(37, 45, 2), (64, 16, 3), (9, 0, 2), (0, 20, 2)])
+def test_flattened_persistent_loop(place, rng, R, C, programs):
+    # Ragged row blocks and column tails, more row blocks than programs, and
+    # no column at all: the epilogue of every row block runs on the zeros.
+    x = rng.standard_normal((R, C)).astype(np.float32)
+    out = place.empty((max(R, 1),), np.float32)
+    row_sums_persistent[(programs,)](place.put(x.reshape(-1) if x.size else np.zeros(1, np.float32)),
+                                     out, R, C, BLOCK_R=8, BLOCK_C=16, PROGRAMS=programs)
+    np.testing.assert_allclose(place.get(out)[:R], x.sum(axis=1) + 1.0, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("subtile", [False, True])
 @pytest.mark.parametrize("M,N,K,programs,block,stages", [
     (77, 45, 61, 3, (32, 32, 16), 2), (130, 97, 72, 4, (64, 64, 32), 3)])

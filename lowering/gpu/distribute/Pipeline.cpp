@@ -20,6 +20,9 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   if (target.vendor != GpuVendor::Nvidia)
     pm.addPass(tile::createTileLibdeviceToMath());
   pm.addPass(createCanonicalizerPass());
+  // After canonicalization, which hoists a K loop's zero accumulator out of
+  // the tile loop: the flattened loop restarts from it.
+  pm.addPass(tile::createTileFlattenLoops());
   pm.addPass(createTileGpuTransposeColumnLoads());
   pm.addPass(createTileGpuIssueLoadsEarly());
   TileGpuAssignLayoutsOptions assign;

@@ -112,6 +112,59 @@ tile.func @nested(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %
 
 // -----
 
+// Marked tile.flatten (tl.range(..., flatten=True)), the same nest becomes one
+// loop over (tile, K block) pairs (tile-flatten-loops): the producer runs
+// through every tile of the program, the tile's store under `if last` in the
+// consumers' loop, and the loop for a K without steps after it, in the
+// consumers alone.
+tile.func @flattened(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>, %tiles: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x128xbf16>>
+  %ldc = arith.extsi %N : i32 to i64
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldc, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x128xf32>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x128xf32>
+  scf.for %t = %c0 to %tiles step %c1 : i32 {
+    %row = arith.muli %t, %c64 : i32
+    %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_i = %acc0) -> (tensor<64x128xf32>) : i32 {
+      %at = tile.descriptor_load %da[%row, %k] : !tile.tensordesc<tensor<64x64xbf16>>
+      %bt = tile.descriptor_load %db[%k, %c0] : !tile.tensordesc<tensor<64x128xbf16>>
+      %next = tile.dot %at, %bt, %acc_i : tensor<64x64xbf16> * tensor<64x128xbf16> -> tensor<64x128xf32>
+      scf.yield %next : tensor<64x128xf32>
+    }
+    tile.descriptor_store %dc[%row, %c0], %acc : !tile.tensordesc<tensor<64x128xf32>>
+  } {tile.flatten}
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @flattened
+// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>
+// CHECK: scf.if
+// CHECK: scf.for {{.*}} : i64 {
+// CHECK: mbarrier.try_wait.parity
+// CHECK: cp.async.bulk.tensor.2d
+// CHECK: nvvm.exit
+// CHECK: scf.for {{.*}} : i64 {
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: mbarrier.arrive.shared::cta.b64
+// CHECK: scf.if
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
+// CHECK: scf.yield
+// CHECK: "mbarrier.inval.shared::cta.b64 [$0];"
+// CHECK: scf.for {{.*}} : i32 {
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+
+// -----
+
 // Tile work before the loop (a load) would run in the producer warp too,
 // with a warp index its layout does not have: no specialization.
 tile.func @tile_work_first(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>, %bias: !tile.ptr<f32>) {

@@ -5,6 +5,7 @@
 
 #include "ir/TileDialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Verifier.h"
 
 using namespace tessera::lang;
@@ -79,6 +80,23 @@ TEST(EdslTest, ControlFlowCarriesTypedHandles) {
   EXPECT_EQ(countOps(*traced.module, "scf.for"), 2);
   EXPECT_EQ(countOps(*traced.module, "scf.if"), 2);
   EXPECT_EQ(countOps(*traced.module, "scf.while"), 1);
+}
+
+TEST(EdslTest, FlattenedRangeMarksItsLoop) {
+  TracedKernel traced = trace("persistent", [](Ptr<float> out, Int tiles, Int k) {
+    for_range_flattened(program_id(0), tiles, 4, [&](Int tile) {
+      Float total = for_range(0, k, 16, Float(0.0f), [&](Int i, Float acc) {
+        return acc + i.to<float>();
+      });
+      store(out + tile, total);
+    });
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  int marked = 0;
+  traced.module->walk([&](mlir::scf::ForOp loop) {
+    marked += loop->hasAttr(tessera::tile::TileDialect::kFlattenAttr);
+  });
+  EXPECT_EQ(marked, 1) << traced.str();
 }
 
 TEST(EdslTest, ReductionsShapesAndMath) {

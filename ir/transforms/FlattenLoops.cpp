@@ -1,0 +1,191 @@
+// tile-flatten-loops (Passes.td): one loop over (tile, K block) pairs in place
+// of a persistent kernel's tile loop and the K loop inside it.
+#include "ir/transforms/Passes.h"
+
+#include "ir/TileDialect.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tessera::tile {
+#define GEN_PASS_DEF_TILEFLATTENLOOPS
+#include "ir/transforms/Passes.h.inc"
+} // namespace tessera::tile
+
+using namespace mlir;
+namespace tile = tessera::tile;
+
+namespace {
+
+/// `for t { pre; results = for k (inits) { body }; post(results) }`.
+struct LoopNest {
+  scf::ForOp outer, inner;
+  SmallVector<Operation *> pre, post;
+};
+
+bool hasPositiveConstantStep(scf::ForOp loop) {
+  APInt step;
+  return matchPattern(loop.getStep(), m_ConstantInt(&step)) && step.isStrictlyPositive();
+}
+
+/// Whether `op` may run in every step of the flattened loop, and again in a
+/// tile's epilogue: no memory effects but promises (tile.assume).
+bool repeatable(Operation *op) {
+  WalkResult walked = op->walk([](Operation *nested) {
+    if (isa<tile::AssumeOp>(nested))
+      return WalkResult::advance();
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested))
+      return effects.hasNoEffect() ? WalkResult::advance() : WalkResult::interrupt();
+    return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ? WalkResult::advance()
+                                                                  : WalkResult::interrupt();
+  });
+  return !walked.wasInterrupted();
+}
+
+std::optional<LoopNest> flattenableNest(scf::ForOp outer) {
+  if (outer.getNumResults() != 0 || outer.getUnsignedCmp() || !hasPositiveConstantStep(outer))
+    return std::nullopt;
+  LoopNest nest{outer, {}, {}, {}};
+  for (Operation &op : outer.getBody()->without_terminator()) {
+    auto inner = dyn_cast<scf::ForOp>(op);
+    if (inner && !nest.inner) {
+      nest.inner = inner;
+      continue;
+    }
+    (nest.inner ? nest.post : nest.pre).push_back(&op);
+  }
+  scf::ForOp inner = nest.inner;
+  if (!inner || inner.getUnsignedCmp() || !hasPositiveConstantStep(inner))
+    return std::nullopt;
+  // The flattened loop starts each tile's inner steps from the same bounds
+  // and restarts their carried values from the same initial values.
+  SmallVector<Value> invariant{inner.getLowerBound(), inner.getUpperBound()};
+  llvm::append_range(invariant, inner.getInitArgs());
+  if (!llvm::all_of(invariant, [&](Value v) { return outer.isDefinedOutsideOfLoop(v); }) ||
+      !llvm::all_of(nest.pre, repeatable))
+    return std::nullopt;
+  return nest;
+}
+
+Value toI64(OpBuilder &b, Location loc, Value value) {
+  Type i64 = b.getI64Type();
+  if (value.getType().isIndex())
+    return arith::IndexCastOp::create(b, loc, i64, value);
+  if (value.getType().getIntOrFloatBitWidth() < 64)
+    return arith::ExtSIOp::create(b, loc, i64, value);
+  return value;
+}
+
+Value fromI64(OpBuilder &b, Location loc, Value value, Type type) {
+  if (type.isIndex())
+    return arith::IndexCastOp::create(b, loc, type, value);
+  if (type.getIntOrFloatBitWidth() < 64)
+    return arith::TruncIOp::create(b, loc, type, value);
+  return value;
+}
+
+/// max(0, ceil((hi - lo) / step)) in 64 bits, for a positive step; `zero`
+/// and `one` are i64 constants.
+Value tripCount(OpBuilder &b, Location loc, scf::ForOp loop, Value zero, Value one) {
+  Value lo = toI64(b, loc, loop.getLowerBound());
+  Value hi = toI64(b, loc, loop.getUpperBound());
+  Value step = toI64(b, loc, loop.getStep());
+  Value rounded = arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, hi, lo),
+                                        arith::SubIOp::create(b, loc, step, one));
+  return arith::MaxSIOp::create(b, loc, arith::DivSIOp::create(b, loc, rounded, step), zero);
+}
+
+/// Clones `ops` at `b` through `mapping`.
+void cloneAll(OpBuilder &b, ArrayRef<Operation *> ops, IRMapping &mapping) {
+  for (Operation *op : ops)
+    b.clone(*op, mapping);
+}
+
+void flatten(const LoopNest &nest) {
+  scf::ForOp outer = nest.outer, inner = nest.inner;
+  Location loc = outer.getLoc();
+  OpBuilder b(outer);
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+  Value innerTrips = tripCount(b, loc, inner, zero, one);
+  Value steps = arith::MulIOp::create(b, loc, tripCount(b, loc, outer, zero, one), innerTrips);
+  Value lastInner = arith::SubIOp::create(b, loc, innerTrips, one);
+  SmallVector<Value> inits{zero, outer.getLowerBound()};
+  llvm::append_range(inits, inner.getInitArgs());
+  SmallVector<Operation *> body;
+  for (Operation &op : inner.getBody()->without_terminator())
+    body.push_back(&op);
+  Operation *innerYield = inner.getBody()->getTerminator();
+
+  scf::ForOp::create(
+      b, loc, zero, steps, one, inits,
+      [&](OpBuilder &fb, Location loc, Value, ValueRange args) {
+        Value ki = args[0], tile = args[1];
+        ValueRange carried = args.drop_front(2);
+        IRMapping step;
+        step.map(outer.getInductionVar(), tile);
+        Type kType = inner.getInductionVar().getType();
+        Value k = arith::AddIOp::create(
+            fb, loc, inner.getLowerBound(),
+            arith::MulIOp::create(fb, loc, fromI64(fb, loc, ki, kType), inner.getStep()));
+        step.map(inner.getInductionVar(), k);
+        step.map(inner.getRegionIterArgs(), carried);
+        cloneAll(fb, nest.pre, step);
+        cloneAll(fb, body, step);
+        SmallVector<Value> next;
+        for (Value yielded : innerYield->getOperands())
+          next.push_back(step.lookupOrDefault(yielded));
+        Value last = arith::CmpIOp::create(fb, loc, arith::CmpIPredicate::eq, ki, lastInner);
+        // The tile's epilogue computes its own `pre`: a step that is not a
+        // tile's last then computes only what the loads need.
+        scf::IfOp::create(fb, loc, last, [&](OpBuilder &eb, Location loc) {
+          IRMapping epilogue;
+          epilogue.map(outer.getInductionVar(), tile);
+          cloneAll(eb, nest.pre, epilogue);
+          epilogue.map(inner.getResults(), next);
+          cloneAll(eb, nest.post, epilogue);
+          scf::YieldOp::create(eb, loc);
+        });
+        SmallVector<Value> yields{
+            arith::SelectOp::create(fb, loc, last, zero, arith::AddIOp::create(fb, loc, ki, one)),
+            arith::SelectOp::create(fb, loc, last,
+                                    arith::AddIOp::create(fb, loc, tile, outer.getStep()), tile)};
+        for (auto [init, value] : llvm::zip(inner.getInitArgs(), next))
+          yields.push_back(arith::SelectOp::create(fb, loc, last, init, value));
+        scf::YieldOp::create(fb, loc, yields);
+      });
+
+  // Where the inner loop runs no step, the flattened loop runs none either:
+  // each tile's epilogue then reads the initial values.
+  Value noInnerSteps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, innerTrips, zero);
+  Value end = arith::SelectOp::create(b, loc, noInnerSteps, outer.getUpperBound(),
+                                      outer.getLowerBound());
+  scf::ForOp::create(b, loc, outer.getLowerBound(), end, outer.getStep(), ValueRange{},
+                     [&](OpBuilder &eb, Location loc, Value tile, ValueRange) {
+                       IRMapping epilogue;
+                       epilogue.map(outer.getInductionVar(), tile);
+                       cloneAll(eb, nest.pre, epilogue);
+                       epilogue.map(inner.getResults(), inner.getInitArgs());
+                       cloneAll(eb, nest.post, epilogue);
+                       scf::YieldOp::create(eb, loc);
+                     });
+  outer.erase();
+}
+
+struct TileFlattenLoops : tile::impl::TileFlattenLoopsBase<TileFlattenLoops> {
+  void runOnOperation() override {
+    SmallVector<LoopNest> nests;
+    getOperation()->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (!loop->hasAttr(tile::TileDialect::kFlattenAttr))
+        return WalkResult::advance();
+      if (std::optional<LoopNest> nest = flattenableNest(loop))
+        nests.push_back(*nest);
+      return WalkResult::skip();
+    });
+    for (const LoopNest &nest : nests)
+      flatten(nest);
+  }
+};
+
+} // namespace

@@ -31,6 +31,12 @@ mlir::Type getPointeeType(mlir::Type ptrLike);
 /// The mask type that goes with `ptrLike`: i1, or an i1 tile of its shape.
 mlir::Type getMaskType(mlir::Type ptrLike);
 
+/// Whether `op` and the ops its regions hold have no memory effects but
+/// promises (tile.assume, whose write only keeps it in place): such ops may
+/// be computed again, for another loop iteration or in a branch, since the
+/// promises only tell the analyses what holds.
+bool hasNoEffectsButPromises(mlir::Operation *op);
+
 } // namespace tessera::tile
 
 #define GET_OP_CLASSES

@@ -533,3 +533,15 @@ void ExternElementwiseOp::getEffects(
   effects.emplace_back(MemoryEffects::Read::get());
   effects.emplace_back(MemoryEffects::Write::get());
 }
+
+bool tessera::tile::hasNoEffectsButPromises(Operation *op) {
+  WalkResult walked = op->walk([](Operation *nested) {
+    if (isa<AssumeOp>(nested))
+      return WalkResult::advance();
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested))
+      return effects.hasNoEffect() ? WalkResult::advance() : WalkResult::interrupt();
+    return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ? WalkResult::advance()
+                                                                  : WalkResult::interrupt();
+  });
+  return !walked.wasInterrupted();
+}

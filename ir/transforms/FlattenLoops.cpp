@@ -6,7 +6,6 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tessera::tile {
 #define GEN_PASS_DEF_TILEFLATTENLOOPS
@@ -29,20 +28,6 @@ bool hasPositiveConstantStep(scf::ForOp loop) {
   return matchPattern(loop.getStep(), m_ConstantInt(&step)) && step.isStrictlyPositive();
 }
 
-/// Whether `op` may run in every step of the flattened loop, and again in a
-/// tile's epilogue: no memory effects but promises (tile.assume).
-bool repeatable(Operation *op) {
-  WalkResult walked = op->walk([](Operation *nested) {
-    if (isa<tile::AssumeOp>(nested))
-      return WalkResult::advance();
-    if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested))
-      return effects.hasNoEffect() ? WalkResult::advance() : WalkResult::interrupt();
-    return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ? WalkResult::advance()
-                                                                  : WalkResult::interrupt();
-  });
-  return !walked.wasInterrupted();
-}
-
 std::optional<LoopNest> flattenableNest(scf::ForOp outer) {
   if (outer.getNumResults() != 0 || outer.getUnsignedCmp() || !hasPositiveConstantStep(outer))
     return std::nullopt;
@@ -63,7 +48,7 @@ std::optional<LoopNest> flattenableNest(scf::ForOp outer) {
   SmallVector<Value> invariant{inner.getLowerBound(), inner.getUpperBound()};
   llvm::append_range(invariant, inner.getInitArgs());
   if (!llvm::all_of(invariant, [&](Value v) { return outer.isDefinedOutsideOfLoop(v); }) ||
-      !llvm::all_of(nest.pre, repeatable))
+      !llvm::all_of(nest.pre, tile::hasNoEffectsButPromises))
     return std::nullopt;
   return nest;
 }

@@ -26,7 +26,9 @@ struct StagedLoad {
   DotOperand slot = DotOperand::A;
   bool transposed() const { return static_cast<bool>(trans); }
   /// What the dot receives.
-  mlir::Value operand() const { return trans ? mlir::Value(trans->getResult(0)) : load->getResult(0); }
+  mlir::Value operand() const {
+    return trans ? mlir::Value(trans->getResult(0)) : load->getResult(0);
+  }
 };
 
 struct PipelineAnalysis {
@@ -45,11 +47,6 @@ struct PipelineAnalysis {
   /// (no division by a value that may then be zero).
   bool speculatableAddresses = true;
 };
-
-/// Whether `op` and the ops its regions hold have no memory effects but
-/// promises (tile.assume), which a later iteration's addresses may make
-/// again: they only tell the analyses what holds.
-bool freeOfEffectsButPromises(mlir::Operation *op);
 
 /// The registers of several values, one after the other.
 llvm::SmallVector<mlir::Value> flatten(llvm::ArrayRef<Registers> values);
@@ -142,14 +139,15 @@ private:
 
   /// Lowers the address ops for the iteration at `iv` whose recurrence
   /// arguments hold `state`; returns the recurrence's next state.
-  mlir::FailureOr<llvm::SmallVector<Registers>> addressesFor(mlir::OpBuilder &builder, mlir::Value iv,
-                                                 llvm::ArrayRef<Registers> state);
+  mlir::FailureOr<llvm::SmallVector<Registers>>
+  addressesFor(mlir::OpBuilder &builder, mlir::Value iv, llvm::ArrayRef<Registers> state);
   /// Copies the staged loads of the iteration at `iv`, whose recurrence
   /// arguments hold `state`, into `stage` where `valid` (the iteration
   /// exists) holds, and closes the copies' group; returns the recurrence's
   /// next state.
   mlir::FailureOr<llvm::SmallVector<Registers>> copyAhead(mlir::OpBuilder &builder, mlir::Value iv,
-                                              llvm::ArrayRef<Registers> state, mlir::Value stage, mlir::Value valid);
+                                                          llvm::ArrayRef<Registers> state,
+                                                          mlir::Value stage, mlir::Value valid);
   /// The values copyAhead maps anew: the loop's induction variable and
   /// iteration arguments, and what the address ops define.
   llvm::SmallVector<mlir::Value> valuesRelowered();
@@ -162,21 +160,13 @@ private:
   /// i1: `iv + stepsAhead * step` is still an iteration of the loop.
   mlir::Value isIteration(mlir::OpBuilder &builder, mlir::Value iv, int64_t stepsAhead);
   /// The stage after `stage`, wrapping around the ring.
-  mlir::Value nextStage(mlir::OpBuilder &builder, mlir::Value stage) {
-    mlir::Value next = mlir::arith::AddIOp::create(builder, loc, stage, indexConstant(builder, loc, 1));
-    if (llvm::isPowerOf2_32(stages))
-      return mlir::arith::AndIOp::create(builder, loc, next, indexConstant(builder, loc, stages - 1));
-    mlir::Value wraps = mlir::arith::CmpIOp::create(builder, loc, mlir::arith::CmpIPredicate::eq, next,
-                                        indexConstant(builder, loc, stages));
-    return mlir::arith::SelectOp::create(builder, loc, wraps, indexConstant(builder, loc, 0), next);
-  }
+  mlir::Value nextStage(mlir::OpBuilder &builder, mlir::Value stage);
   /// The stage before `stage`, wrapping around the ring.
   mlir::Value previousStage(mlir::OpBuilder &builder, mlir::Value stage);
   /// `phase` (i32), flipped where `next` (the next stage) wraps to 0.
   mlir::Value flipAtWrap(mlir::OpBuilder &builder, mlir::Value phase, mlir::Value next);
-  mlir::Value stageStart(mlir::OpBuilder &builder, const Ring &ring, mlir::Value stage) {
-    return mlir::arith::MulIOp::create(builder, loc, stage, indexConstant(builder, loc, ring.stageElements));
-  }
+  /// The first element of `ring`'s stage `stage`.
+  mlir::Value stageStart(mlir::OpBuilder &builder, const Ring &ring, mlir::Value stage);
 
   /// The accumulator of the loop's one dot, where it is an iteration
   /// argument read by nothing else; null otherwise.

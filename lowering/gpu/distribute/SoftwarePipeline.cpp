@@ -88,18 +88,6 @@ using namespace mlir;
 
 namespace tessera::gpu::pipelining {
 
-bool freeOfEffectsButPromises(Operation *op) {
-  WalkResult walked = op->walk([](Operation *nested) {
-    if (isa<tile::AssumeOp>(nested))
-      return WalkResult::advance();
-    if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested))
-      return effects.hasNoEffect() ? WalkResult::advance() : WalkResult::interrupt();
-    return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ? WalkResult::advance()
-                                                                  : WalkResult::interrupt();
-  });
-  return !walked.wasInterrupted();
-}
-
 /// The registers of several values, one after the other.
 SmallVector<Value> flatten(ArrayRef<Registers> values) {
   SmallVector<Value> flat;
@@ -238,7 +226,8 @@ static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDe
   llvm::DenseSet<Operation *> slice;
   LogicalResult sliced =
       walkBack(loadOperands, recurrence, [&](Operation *def, SmallVector<Value> &worklist) {
-        if (def->getBlock() != body || stagedOps.contains(def) || !freeOfEffectsButPromises(def))
+        if (def->getBlock() != body || stagedOps.contains(def) ||
+            !tile::hasNoEffectsButPromises(def))
           return failure();
         analysis.speculatableAddresses &= isSpeculatable(def);
         slice.insert(def);
@@ -402,6 +391,20 @@ static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
   }
 }
 
+Value PipelinedLoop::nextStage(OpBuilder &builder, Value stage) {
+  Value next = arith::AddIOp::create(builder, loc, stage, indexConstant(builder, loc, 1));
+  if (llvm::isPowerOf2_32(stages))
+    return arith::AndIOp::create(builder, loc, next, indexConstant(builder, loc, stages - 1));
+  Value wraps = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, next,
+                                      indexConstant(builder, loc, stages));
+  return arith::SelectOp::create(builder, loc, wraps, indexConstant(builder, loc, 0), next);
+}
+
+Value PipelinedLoop::stageStart(OpBuilder &builder, const Ring &ring, Value stage) {
+  return arith::MulIOp::create(builder, loc, stage,
+                               indexConstant(builder, loc, ring.stageElements));
+}
+
 Value PipelinedLoop::previousStage(OpBuilder &builder, Value stage) {
   Value first = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, stage,
                                       indexConstant(builder, loc, 0));
@@ -430,7 +433,8 @@ FailureOr<SmallVector<Registers>> PipelinedLoop::addressesFor(OpBuilder &builder
   for (unsigned arg : analysis.recurrence) {
     Value value = yield->getOperand(arg);
     if (k.pointerBase(value) != bases[arg])
-      return k.unsupported(loop, "a pointer that points into another kernel argument on another path");
+      return k.unsupported(loop, "a pointer that points into another kernel argument on "
+                                 "another path");
     next.push_back(k.registers(value));
   }
   return next;
@@ -622,7 +626,8 @@ LogicalResult PipelinedLoop::lowerReset(OpBuilder &builder) {
       failed(k.lowerBlock(*reset->epilogue.elseBlock(), orElse)))
     return failure();
   scf::YieldOp::create(orElse, loc, ValueRange(running));
-  k.map(reset->select.getResult(), Registers(branch.getResults().begin(), branch.getResults().end()));
+  k.map(reset->select.getResult(),
+        Registers(branch.getResults().begin(), branch.getResults().end()));
   return success();
 }
 

@@ -52,7 +52,7 @@ namespace {
 /// registers every thread computes alike (anything else may go through
 /// shared memory, addressed by a warp index the layouts do not have).
 bool producerMayRun(Operation *op) {
-  if (!freeOfEffectsButPromises(op))
+  if (!tile::hasNoEffectsButPromises(op))
     return false;
   WalkResult walked = op->walk([](Operation *nested) {
     if (isa<arith::ConstantOp, tile::SplatOp>(nested))

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -59,10 +60,68 @@ void writePanels(KernelLowering &k, OpBuilder &builder, Location loc, Value buff
   }
 }
 
-/// Where nothing but the kernel's return follows, the copies' writes need
-/// not be waited for: the kernel's end makes them visible.
-bool endsTheKernel(tile::DescriptorStoreOp store) {
-  return isa<tile::ReturnOp>(store->getNextNode()) && isa<tile::FuncOp>(store->getParentOp());
+/// Whether an op other than `store` and TMA stores (which wait for the
+/// copies before theirs) may access memory through `argument` of the kernel
+/// (following the values made from it: pointers, descriptors, loop-carried
+/// and branch results), or the kernel has ops whose accesses are unknown
+/// (inline assembly, library calls with effects).
+bool othersMayAccess(KernelLowering &k, tile::DescriptorStoreOp store, BlockArgument argument) {
+  llvm::DenseSet<Value> derived;
+  SmallVector<Value> worklist;
+  auto add = [&](Value value) {
+    if (derived.insert(value).second)
+      worklist.push_back(value);
+  };
+  add(argument);
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      auto otherStore = dyn_cast<tile::DescriptorStoreOp>(user);
+      if (user == store || (otherStore && tensorStorePanels(k, otherStore)))
+        continue;
+      if (isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
+              tile::DescriptorLoadOp, tile::DescriptorStoreOp, scf::WhileOp>(user))
+        return true;
+      if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        if (OpResult result = loop.getTiedLoopResult(&use)) {
+          add(result);
+          add(loop.getTiedLoopRegionIterArg(&use));
+        }
+        continue;
+      }
+      if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+        Operation *parent = yield->getParentOp();
+        add(parent->getResult(use.getOperandNumber()));
+        if (auto loop = dyn_cast<scf::ForOp>(parent))
+          add(loop.getRegionIterArg(use.getOperandNumber()));
+        continue;
+      }
+      for (Value result : user->getResults())
+        add(result);
+    }
+  }
+  WalkResult unknown = argument.getOwner()->getParentOp()->walk([](Operation *op) {
+    bool effects = isa<tile::InlineAsmElementwiseOp, tile::ExternElementwiseOp>(op) &&
+                   !isMemoryEffectFree(op);
+    return effects ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return unknown.wasInterrupted();
+}
+
+/// Whether the copies' writes must be waited for before the kernel goes on:
+/// where something after them may read or write what they write (through
+/// the same kernel argument; arguments are taken not to overlap, as for
+/// Triton's descriptors). Where nothing but the kernel's return follows,
+/// its end makes them visible.
+bool laterAccessesNeedWrites(KernelLowering &k, tile::DescriptorStoreOp store,
+                             const TensorDescriptor &desc) {
+  bool endsTheKernel =
+      isa<tile::ReturnOp>(store->getNextNode()) && isa<tile::FuncOp>(store->getParentOp());
+  if (endsTheKernel)
+    return false;
+  auto kernel = store->getParentOfType<tile::FuncOp>();
+  return othersMayAccess(k, store, kernel.getArgument(desc.hostArguments->base));
 }
 
 } // namespace
@@ -133,6 +192,11 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
   if (failed(buffer))
     return failure();
   writePanels(k, builder, loc, *buffer, *layout, k.registers(block), panels);
+  // An earlier TMA store's copies (this one's in a loop's iteration before)
+  // may still be writing: they were waited for only to have read their
+  // buffer. Waited for before the barrier, so that no thread copies over
+  // what another's copies still write.
+  inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group 0;", "");
   // The copies read what this thread's ordinary stores wrote.
   emitAsyncProxyFence(builder, loc);
   mlir::gpu::BarrierOp::create(builder, loc);
@@ -151,8 +215,8 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
   // returns at once.
   inlinePtx(builder, loc, {}, {}, "cp.async.bulk.commit_group;", "");
   inlinePtx(builder, loc, {}, {},
-            endsTheKernel(store) ? "cp.async.bulk.wait_group.read 0;"
-                                 : "cp.async.bulk.wait_group 0;",
+            laterAccessesNeedWrites(k, store, desc) ? "cp.async.bulk.wait_group 0;"
+                                                 : "cp.async.bulk.wait_group.read 0;",
             "");
   mlir::gpu::BarrierOp::create(builder, loc);
   return success();

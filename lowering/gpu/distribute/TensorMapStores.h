@@ -15,10 +15,14 @@
 // memory.
 //
 // The copies' reads of the buffer are waited for before the barrier that
-// ends the store (its shared memory is free for the next user); where
-// anything but the kernel's return follows the store, its writes to global
-// memory are waited for too, as a plain store is done when the next
-// instruction runs.
+// ends the store (its shared memory is free for the next user). Their writes
+// to global memory are waited for there too only where another op may read
+// or write through the same kernel argument (arguments are taken not to
+// overlap, as for Triton's descriptors), or where inline assembly or a
+// library call with effects may: a persistent GEMM's next tiles run while a
+// tile's stores drain. Each TMA store first waits for the writes of those
+// before it (a loop's previous iteration's), so TMA stores through one
+// argument do not need each other waited for.
 #ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPSTORES_H
 #define TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPSTORES_H
 

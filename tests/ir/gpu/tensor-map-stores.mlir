@@ -60,7 +60,8 @@ tile.func @gemm_epilogue(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M:
 
 // -----
 
-// Anything after a TMA store waits for its writes, as for a plain store's; a
+// A TMA store followed by another access through its argument (y's 4-row
+// store) waits for its writes, as for a plain store's; a
 // block of f32 not in a matrix layout goes into the panels by vector stores
 // of its runs (4 f32, 16 bytes). A descriptor without a tensor map (its base
 // not proved 16-byte aligned) and a block of 4 rows (a panel would not start
@@ -97,3 +98,40 @@ tile.func @copies(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.p
 // CHECK-NOT: bulk_group
 // CHECK: vector.store %{{.*}}, %arg1[
 // CHECK: vector.store %{{.*}}, %arg2[
+
+// -----
+
+// Work after a TMA store that does not go through its argument (here a flag
+// stored through another) waits only for the copies' reads of the buffer;
+// a TMA store in a loop first waits for the writes of the iteration before,
+// ahead of the barrier before its copies, and each iteration's writes drain
+// while the next one runs.
+tile.func @stores_then_more(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %flag: !tile.ptr<i32>, %M: i32, %N: i32, %ld: i64 {tile.divisibility = 16 : i32}, %steps: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c32 = arith.constant 32 : i32
+  %one = arith.constant 1 : i64
+  %dx = tile.make_tensor_descriptor %x, [%M, %N], [%ld, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<32x64xf32>>
+  %dy = tile.make_tensor_descriptor %y, [%M, %N], [%ld, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<32x64xf32>>
+  scf.for %i = %c0 to %steps step %c1 : i32 {
+    %row = arith.muli %i, %c32 : i32
+    %block = tile.descriptor_load %dx[%row, %c0] : !tile.tensordesc<tensor<32x64xf32>>
+    tile.descriptor_store %dy[%row, %c0], %block : !tile.tensordesc<tensor<32x64xf32>>
+  }
+  tile.store %flag, %c1 : !tile.ptr<i32>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @stores_then_more
+// CHECK: scf.for
+// CHECK: vector.store %{{.*}}, %{{.*}} : memref<2048xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: "cp.async.bulk.wait_group 0;"
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: gpu.barrier
+// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// CHECK: "cp.async.bulk.commit_group;"
+// CHECK-NEXT: "cp.async.bulk.wait_group.read 0;"
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: }

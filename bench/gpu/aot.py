@@ -24,7 +24,7 @@ from timing import time_ms
 
 MANIFEST = "manifest.json"
 # Tessera's own launch options that change the code (part of a cubin's key):
-# TMA copies and stores, and a producer warp for a TMA-copied loop.
+# TMA copies and stores, and a producer warpgroup for a TMA-copied loop.
 COMPILER_FLAGS = ("tma", "warp_specialize")
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
                 torch.float64: "fp64", torch.int32: "i32", torch.int64: "i64", torch.int8: "i8",

@@ -310,7 +310,7 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
     """C = A @ B through host TensorDescriptors over rows padded to 16 bytes:
     K = 203 and N = 137 leave runs partly inside the shape (copied with
     cp.async's source size on NVIDIA, or with `tma` filled by TMA, issued
-    from a producer warp of its own with `warp_specialize`) and the padding,
+    from a producer warpgroup of its own with `warp_specialize`) and the padding,
     random here, must not be read. A and B padded with NaN need K a multiple
     of the block: the NaN rows and columns then reach only outputs past M and
     N, which the store drops. With `programs`, that many programs walk the
@@ -491,7 +491,7 @@ def cases():
     # NaN padding, which TMA fills where the blocks leave A and B.
     found.append(descriptor_matmul_case("nn", 4, 3, size=(150, 137, 192), tma=True,
                                         padding="nan"))
-    # A producer warp issuing the TMA copies (one warpgroup and two; NN and
+    # A producer warpgroup issuing the TMA copies (one warpgroup and two; NN and
     # NT; more K blocks than stages, and fewer: 203 / 32 and 96 / 64).
     for layout in ("nn", "nt"):
         found.append(descriptor_matmul_case(layout, 4, 3, tma=True, warp_specialize=True))
@@ -502,7 +502,7 @@ def cases():
     found.append(descriptor_matmul_case("nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
                                         tma=True, warp_specialize=True, on_cpu=False))
     # The persistent form, its tile loop flattened with the K loop: 9 ragged
-    # tiles over 2 programs, with cp.async, TMA, and a producer warp running
+    # tiles over 2 programs, with cp.async, TMA, and a producer warpgroup running
     # through all of a program's tiles; 9 tiles of 128x256x64 over 4.
     for flags in ({}, {"tma": True}, {"tma": True, "warp_specialize": True}):
         found.append(descriptor_matmul_case("nn", 4, 3, programs=2, **flags))

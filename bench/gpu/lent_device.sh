@@ -46,7 +46,7 @@ ab_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt "${gemm_kernels
 tf32_dir=$repo/build/gpu-aot-tf32
 tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt --gemm-kernels matmul)
 # The GEMM on host tensor descriptors: Triton's TMA form against Tessera's cp.async
-# (rows -d), Tessera's TMA (rows -dt) and TMA from a producer warp (rows -dw);
+# (rows -d), Tessera's TMA (rows -dt) and TMA from a producer warpgroup (rows -dw);
 # the same in tutorial 09's persistent form (rows -dp, -dpt, -dpw).
 descriptor_dir=$repo/build/gpu-aot-descriptors
 descriptor_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt

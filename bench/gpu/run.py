@@ -145,7 +145,7 @@ PERSISTENT_GEMMS = {"matmul_persistent": "-p", "matmul_persistent_carried": "-pc
 DESCRIPTOR_GEMM = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=3)
 # The GEMMs on host descriptors: a "_tma" row launches the kernel with
 # Tessera's launch option tma (TMA copies, as Triton makes of descriptors
-# anyway), a "_ws" row with tma and warp_specialize (a producer warp copies
+# anyway), a "_ws" row with tma and warp_specialize (a producer warpgroup copies
 # while the 8 warps compute; Triton runs the same source as for "_tma"); the
 # persistent ones run one program per SM.
 DESCRIPTOR_GEMMS = {"matmul_descriptors": "-d", "matmul_descriptors_tma": "-dt",
@@ -161,7 +161,7 @@ def launch_descriptor_gemm(module, a, b, c, kernel, programs):
     on descriptors of `module`'s TensorDescriptor class; an NT B (a transposed
     [N, K] tensor) is described as the [N, K] tensor it is. A persistent one
     runs `programs` programs; a "_tma" one has Tessera copy the blocks with
-    TMA (Triton does without being asked), a "_ws" one from a producer warp."""
+    TMA (Triton does without being asked), a "_ws" one from a producer warpgroup."""
     (M, K), N = a.shape, b.shape[1]
     cfg = DESCRIPTOR_GEMM
     rows_are_n = b.stride(0) == 1 and b.stride(1) != 1

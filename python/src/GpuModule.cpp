@@ -179,7 +179,7 @@ gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, 
   if (numStages == 0)
     throw py::value_error("num_stages must be at least 1");
   if (warpSpecialize && !tma)
-    throw py::value_error("warp_specialize=True needs tma=True: the producer warp copies with TMA");
+    throw py::value_error("warp_specialize=True needs tma=True: the producer warpgroup copies with TMA");
   gpu::GpuCompileOptions options;
   options.lowering.numWarps = numWarps;
   options.lowering.numStages = numStages;
@@ -209,7 +209,7 @@ void bindGpuCompiler(py::module_ &m) {
                              [](const CompiledGpuKernel &k) { return k.binary.target.str(); })
       .def_property_readonly(
           "block_threads", [](const CompiledGpuKernel &k) { return k.binary.blockThreads; },
-          "threads per program (num_warps * warp size, one warp more with a producer warp)")
+          "threads per program (num_warps * warp size, 4 warps more with a producer warpgroup)")
       .def_property_readonly(
           "shared_bytes",
           [](const CompiledGpuKernel &k) { return k.binary.dynamicSharedMemoryBytes; },

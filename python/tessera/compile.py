@@ -31,7 +31,7 @@ caps the registers per thread and ``--tma`` loads the pipelined blocks of
 host tensor descriptors, and stores such blocks, with TMA on sm_90 (the kernel then takes a 128-byte
 tensor map per descriptor after its parameters, which ``--verbose`` lists:
 docs/gpu-nvidia.md, "Tensor maps"), and with it ``--warp-specialize`` gives
-such a pipelined loop a producer warp of its own (one warp more per program:
+such a pipelined loop a producer warpgroup of its own (4 warps more per program:
 docs/gpu-nvidia.md, "Warp specialization"); ``--verbose`` prints the kernel's
 resource usage to stderr (registers, spills and shared memory from ``ptxas
 -v`` on NVIDIA, VGPRs, SGPRs, LDS and spills on AMD, workgroup memory and the
@@ -239,7 +239,7 @@ def check_target(target, emit, num_warps=None, num_stages=None, fp_fusion=True, 
     from . import _C
     gpu = gpu_target(target)
     if warp_specialize and not tma:
-        raise UsageError("--warp-specialize needs --tma: the producer warp copies with TMA")
+        raise UsageError("--warp-specialize needs --tma: the producer warpgroup copies with TMA")
     if (maxnreg is not None or not fp_fusion or tma) and not (gpu or "").startswith("cuda"):
         raise UsageError("--maxnreg, --no-fp-fusion and --tma apply to NVIDIA targets "
                          f"(cuda:...), not {gpu or target}")
@@ -321,7 +321,7 @@ def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, n
     NVIDIA, `fp_fusion` lets `a * b + c` become one fma (Triton's
     enable_fp_fusion), `maxnreg` caps the registers per thread, `tma`
     loads pipelined host-descriptor blocks and stores such blocks with TMA,
-    and `warp_specialize` (with `tma`) gives such a loop a producer warp."""
+    and `warp_specialize` (with `tma`) gives such a loop a producer warpgroup."""
     from . import _C
     from .errors import CompilationError
     gpu = check_target(target, emit, num_warps, num_stages, fp_fusion, maxnreg, tma,
@@ -392,7 +392,7 @@ def main(argv=None):
                              "such blocks, with TMA "
                              "(tensor maps follow the parameters; --verbose lists them)")
     parser.add_argument("--warp-specialize", action="store_true",
-                        help="NVIDIA sm_90, with --tma: a producer warp copies a pipelined "
+                        help="NVIDIA sm_90, with --tma: a producer warpgroup copies a pipelined "
                              "loop's blocks while --num-warps warps compute")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="GPU: print registers, spills and shared memory to stderr")

@@ -68,7 +68,7 @@ _MISSING = object()
 # Launch options accepted like Triton's. GPU launches honour num_warps,
 # num_stages, and on NVIDIA enable_fp_fusion, maxnreg and Tessera's own `tma`
 # (load pipelined host-descriptor blocks and store such blocks with TMA on
-# sm_90) and `warp_specialize` (with tma: a producer warp copies such a loop's
+# sm_90) and `warp_specialize` (with tma: a producer warpgroup copies such a loop's
 # blocks while num_warps warps compute); all part of their cache key. The CPU
 # ignores all of them.
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
@@ -1196,7 +1196,7 @@ class JITFunction:
         ``a * b + c`` fused where ``fp_fusion``, at most ``maxnreg``
         registers per thread (0: no cap), host-descriptor blocks loaded and
         stored by TMA where ``tma`` on NVIDIA, and their pipelined loop given
-        a producer warp of its own where ``warp_specialize`` too."""
+        a producer warpgroup of its own where ``warp_specialize`` too."""
         src = self.source()
         builder = _C.Builder()
         previous = (_state.builder, _state.loc)

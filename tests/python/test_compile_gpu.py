@@ -253,24 +253,25 @@ def test_tma_copies_host_descriptor_blocks_and_lists_the_tensor_maps(kernels):
 
 @cli
 def test_warp_specialize_gives_the_tma_loop_a_producer_warp(kernels):
-    """--warp-specialize with --tma on sm_90a: the program has one warp more
-    (5 x 32 threads for --num-warps 4), which waits on the stages' `empty`
-    mbarriers, issues every TMA copy and exits; the 4 warps that compute
-    release each stage with an mbarrier arrival, and their barriers are
-    named barrier 1 of 128 threads. ptxas assembles it without spills."""
+    """--warp-specialize with --tma on sm_90a: the program has a warpgroup
+    more (8 x 32 threads for --num-warps 4), whose first warp waits on the
+    stages' `empty` mbarriers, issues every TMA copy and exits; the 4 warps
+    that compute release each stage with an mbarrier arrival, and their
+    barriers are named barrier 1 of 128 threads. ptxas assembles it without
+    spills."""
     r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
             "cuda:sm_90a", "--emit", "ptx", "--num-stages", "3", "--tma", "--warp-specialize",
             "--verbose")
     assert r.returncode == 0, r.stderr.decode()
     ptx = r.stdout.decode()
-    assert ".maxntid 160, 1, 1" in ptx
+    assert ".maxntid 256, 1, 1" in ptx
     assert "exit;" in ptx
     assert "mbarrier.arrive.shared::cta.b64" in ptx
     assert re.search(r"bar\.sync\s+1, 128;", ptx), "no named barrier of the consumers"
     report = r.stderr.decode()
-    assert "160 threads per program" in report, report
+    assert "256 threads per program" in report, report
     assert "0 bytes spill stores" in report, report
-    # Without --tma there is nothing for a producer warp to issue.
+    # Without --tma there is nothing for a producer warpgroup to issue.
     r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
             "cuda:sm_90a", "--emit", "ptx", "--warp-specialize")
     assert r.returncode == 2

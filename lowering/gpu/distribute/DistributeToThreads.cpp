@@ -476,7 +476,7 @@ FailureOr<SmallVector<Type>> kernelArgumentTypes(tile::FuncOp kernel) {
   return types;
 }
 
-/// Once a loop's producer warp has left (KernelLowering::producerBranch),
+/// Once a loop's producer warps have left (KernelLowering::producerBranch),
 /// the program's barriers after its branch are the consumers' alone: named
 /// barrier 1 over numWarps warps. A barrier of the whole program would wait
 /// for the producer, which may itself be waiting for the consumers.
@@ -551,9 +551,9 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
   mlir::gpu::ReturnOp::create(body, loc);
   if (lowering.producerBranch) {
     barriersOfConsumersOnly(func, lowering.producerBranch, blockSize);
-    func.setKnownBlockSizeAttr(
-        builder.getDenseI32ArrayAttr({blockSize + int32_t(target->warpSize), 1, 1}));
-    func->setAttr("tessera.producer_warps", builder.getI32IntegerAttr(1));
+    int32_t producerThreads = int32_t(lowering.producerWarps * target->warpSize);
+    func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr({blockSize + producerThreads, 1, 1}));
+    func->setAttr("tessera.producer_warps", builder.getI32IntegerAttr(lowering.producerWarps));
   }
   func->setAttr("tessera.shared_memory_bytes",
                 builder.getI32IntegerAttr(static_cast<int32_t>(shared.dynamicBytes())));

@@ -67,13 +67,15 @@ public:
   /// asked for, and the target has wgmma, whose operand panels TMA fills.
   bool tensorMaps;
   /// Whether a pipelined loop whose blocks TMA copies may get a producer
-  /// warp of its own (WarpSpecializedLoop.cpp): asked for, with tensorMaps.
+  /// warpgroup of its own (WarpSpecializedLoop.cpp): asked for, with
+  /// tensorMaps.
   bool warpSpecialize;
-  /// The branch in which the producer warp (warp numWarps) runs its loop
-  /// and exits, once a loop has been warp-specialized: everything after it
-  /// runs in the numWarps consumer warps alone, and the program has one
-  /// warp more than the layouts' numWarps.
+  /// The branch in which the producer warps (numWarps and up) run their
+  /// loop and exit, once a loop has been warp-specialized: everything after
+  /// it runs in the numWarps consumer warps alone, and the program has
+  /// producerWarps warps more than the layouts' numWarps.
   mlir::Operation *producerBranch = nullptr;
+  unsigned producerWarps = 0;
   /// The gpu.func being built; tensor-map parameters are appended to it.
   mlir::gpu::GPUFuncOp kernel;
   ThreadContext &thread;

@@ -59,7 +59,7 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
            "and box; experimental)">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
            "With tensor-maps: give a pipelined loop whose blocks TMA copies a "
-           "producer warp of its own (one warp more per program), its other "
+           "producer warpgroup of its own (4 warps more per program), its other "
            "warps computing without a barrier of the whole program per "
            "iteration (experimental)">
   ];

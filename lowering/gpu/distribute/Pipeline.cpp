@@ -71,7 +71,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                                          "such blocks, with TMA on sm_90"),
                           llvm::cl::init(false)};
   Option<bool> warpSpecialize{*this, "warp-specialize",
-                              llvm::cl::desc("With tensor-maps: a producer warp copies a "
+                              llvm::cl::desc("With tensor-maps: a producer warpgroup copies a "
                                              "pipelined loop's TMA blocks while the others "
                                              "compute"),
                               llvm::cl::init(false)};

@@ -25,9 +25,9 @@ struct GpuLoweringOptions {
   /// descriptor (KernelBinary::tensorMaps).
   bool tensorMaps = false;
   /// With tensorMaps: a pipelined loop whose staged blocks TMA copies, and
-  /// that follows only scalar work in the kernel, gets a producer warp of its
+  /// that follows only scalar work in the kernel, gets a producer warpgroup of its
   /// own, which copies while the numWarps warps compute (docs/gpu-nvidia.md,
-  /// "Warp specialization"); the program then has numWarps + 1 warps. Off by
+  /// "Warp specialization"); the program then has numWarps + 4 warps. Off by
   /// default until measured on a GPU.
   bool warpSpecialize = false;
 };

@@ -125,10 +125,10 @@ private:
   /// Whether the loop can be lowered warp-specialized
   /// (WarpSpecializedLoop.cpp).
   bool warpSpecializable();
-  /// The warp-specialized lowering: a producer warp copies, the others
+  /// The warp-specialized lowering: a producer warpgroup copies, the others
   /// compute; false where the stages do not fit.
   mlir::FailureOr<bool> lowerWarpSpecialized(mlir::OpBuilder &builder, RingBytes bytes);
-  /// The producer warp's loop: every iteration's copies, each into a stage
+  /// The producer's loop (its first warp's): every iteration's copies, each into a stage
   /// that `empty` says the consumers have finished reading, completing on
   /// `full`.
   mlir::LogicalResult produce(mlir::OpBuilder &builder, const StageBarriers &full,

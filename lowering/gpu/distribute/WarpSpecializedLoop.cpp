@@ -4,9 +4,9 @@
 //
 // In the single-stream loop (SoftwarePipeline.cpp) every warp waits for a
 // stage, meets the others at a barrier, issues its share of the copies and
-// computes. Here the program gets one warp more, the producer (warp
-// numWarps), which does nothing but copy; the numWarps consumer warps only
-// compute, and no barrier of the whole program sits in the loop:
+// computes. Here the program gets a warpgroup more, the producer, whose
+// first warp (warp numWarps) does nothing but copy; the numWarps consumer
+// warps only compute, and no barrier of the whole program sits in the loop:
 //
 //   producer: for t: wait until empty[t % S] has seen the consumers finish
 //                    the stage's previous contents (iteration t - S);
@@ -26,7 +26,11 @@
 // epilogue. Its first pass over the ring waits on the phase before the
 // first (parity 1), which an mbarrier reports complete at once.
 //
-// The producer warp runs the kernel up to the loop with the consumers, so
+// With two consumer warpgroups or more, the producer warpgroup gives its
+// registers to the consumers (setmaxnreg) before anything else: ptxas sizes
+// every thread's registers for the whole program at launch.
+//
+// The producer runs the kernel up to the loop with the consumers, so
 // what precedes the loop must not touch memory or shared buffers through
 // the layouts (which know numWarps warps): only scalars, constants and
 // splats (warpSpecializable). After its loop it exits; every barrier after
@@ -34,10 +38,11 @@
 // barrier 1), which the kernel's lowering (DistributeToThreads.cpp) puts in
 // place of the program-wide barriers once the whole kernel is lowered.
 //
-// Not done yet: `setmaxnreg` (giving the producer fewer registers and the
-// consumers more), several consumer warpgroups on different tiles
-// (ping-pong), and cluster multicast.
+// Not done yet: several consumer warpgroups on different tiles (ping-pong),
+// and cluster multicast.
 #include "lowering/gpu/distribute/PipelinedLoop.h"
+
+#include "lowering/gpu/InlinePtx.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -47,7 +52,31 @@ namespace tessera::gpu::pipelining {
 
 namespace {
 
-/// Whether the producer warp may run `op` on its way to the loop: no memory
+/// The producer is a whole warpgroup, as setmaxnreg moves registers
+/// between warpgroups (and ptxas sizes registers for whole warpgroups
+/// anyway); one of its warps issues the copies. It keeps 40 registers per
+/// thread (CUTLASS's figure for a TMA producer) of the 64K setmaxnreg
+/// divides.
+constexpr unsigned kProducerWarps = 4;
+constexpr unsigned kProducerRegisters = 40;
+constexpr unsigned kRegistersPerSM = 65536;
+
+/// What setmaxnreg gives each of the `numWarps` consumer warps once the
+/// producer warpgroup keeps kProducerRegisters: the rest of the register
+/// file, in steps of 8, at most 240; nullopt where that is no more than
+/// ptxas allows every thread at launch already (the file over the program's
+/// warpgroups, in steps of 8, 255 at most), so nothing need move.
+std::optional<unsigned> registersForConsumers(unsigned numWarps, unsigned warpSize) {
+  unsigned threads = numWarps * warpSize, producerThreads = kProducerWarps * warpSize;
+  unsigned atLaunch = std::min(255u, kRegistersPerSM / (threads + producerThreads) / 8 * 8);
+  unsigned consumers = std::min(
+      240u, (kRegistersPerSM - kProducerRegisters * producerThreads) / threads / 8 * 8);
+  if (consumers <= atLaunch)
+    return std::nullopt;
+  return consumers;
+}
+
+/// Whether the producer warps may run `op` on their way to the loop: no memory
 /// effects but promises, and no tile but constants and splats, whose
 /// registers every thread computes alike (anything else may go through
 /// shared memory, addressed by a warp index the layouts do not have).
@@ -107,17 +136,33 @@ FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingByte
   empty->initialize(k, builder, loc, {});
   readBounds();
 
-  Value isProducer = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                           k.thread.warp(), i32Constant(builder, loc, k.numWarps));
+  Value warp = k.thread.warp();
+  Value producerGroup = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::uge, warp,
+                                              i32Constant(builder, loc, k.numWarps));
+  std::optional<unsigned> consumerRegisters =
+      registersForConsumers(k.numWarps, k.target.warpSize);
   LogicalResult produced = success();
-  auto producer = scf::IfOp::create(builder, loc, isProducer, [&](OpBuilder &then, Location loc) {
-    produced = produce(then, *full, *empty);
-    NVVM::Exit::create(then, loc);
-    scf::YieldOp::create(then, loc);
+  auto producer = scf::IfOp::create(builder, loc, producerGroup, [&](OpBuilder &group,
+                                                                     Location loc) {
+    if (consumerRegisters)
+      inlinePtx(group, loc, {}, {},
+                "setmaxnreg.dec.sync.aligned.u32 " + std::to_string(kProducerRegisters) + ";", "");
+    Value issues = arith::CmpIOp::create(group, loc, arith::CmpIPredicate::eq, warp,
+                                         i32Constant(group, loc, k.numWarps));
+    scf::IfOp::create(group, loc, issues, [&](OpBuilder &issuer, Location loc) {
+      produced = produce(issuer, *full, *empty);
+      scf::YieldOp::create(issuer, loc);
+    });
+    NVVM::Exit::create(group, loc);
+    scf::YieldOp::create(group, loc);
   });
   if (failed(produced))
     return failure();
   k.producerBranch = producer;
+  k.producerWarps = kProducerWarps;
+  if (consumerRegisters)
+    inlinePtx(builder, loc, {}, {},
+              "setmaxnreg.inc.sync.aligned.u32 " + std::to_string(*consumerRegisters) + ";", "");
 
   FailureOr<SmallVector<Value>> results = consume(builder, *full, *empty);
   if (failed(results))

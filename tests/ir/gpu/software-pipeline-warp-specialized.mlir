@@ -1,8 +1,10 @@
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=true warp-specialize=true" | FileCheck %s
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 warp-specialize=true" | FileCheck %s --check-prefix=NOTMA
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=8 num-stages=3 tensor-maps=true warp-specialize=true" | FileCheck %s --check-prefix=W8
 
 // With warp-specialize, a pipelined loop whose blocks TMA copies gets a
-// producer warp (warp 4 of a program of 4 + 1): it waits until the consumers
+// producer warpgroup (warps 4 to 7 of a program of 4 + 4), whose first warp
+// issues the copies: it waits until the consumers
 // have released a stage (its `empty` mbarrier, 4 arrivals, the first round
 // on phase 1, which counts as done), announces the stage's bytes and issues
 // every copy itself, then exits. The 4 consumer warps wait on the stage's
@@ -34,15 +36,20 @@ tile.func @ws_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, 
 }
 
 // CHECK-LABEL: gpu.func @ws_gemm
-// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>
-// CHECK-SAME: tessera.producer_warps = 1 : i32
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: tessera.producer_warps = 4 : i32
 // The full mbarriers (one arrival) and the empty ones (one per consumer warp):
 // CHECK-COUNT-3: "mbarrier.init.shared::cta.b64 [$0], 1;"
 // CHECK: gpu.barrier
 // CHECK-COUNT-3: "mbarrier.init.shared::cta.b64 [$0], 4;"
 // CHECK: gpu.barrier
-// CHECK: %[[PRODUCER:.*]] = arith.cmpi eq, %{{.*}}, %c4_i32 : i32
-// CHECK-NEXT: scf.if %[[PRODUCER]] {
+// CHECK: %[[PRODUCERS:.*]] = arith.cmpi uge, %[[WARP:.*]], %c4_i32 : i32
+// CHECK-NEXT: scf.if %[[PRODUCERS]] {
+// One consumer warpgroup has all the registers it can use at launch: no
+// setmaxnreg (W8 below).
+// CHECK-NOT: setmaxnreg
+// CHECK-NEXT: %[[ISSUER:.*]] = arith.cmpi eq, %[[WARP]], %c4_i32 : i32
+// CHECK-NEXT: scf.if %[[ISSUER]] {
 // CHECK-NEXT: scf.for {{.*}} iter_args(%[[STAGE:.*]] = %c0, %[[PHASE:.*]] = %c1_i32) -> (index, i32)
 // CHECK: mbarrier.try_wait.parity{{.*}}, "r,r" %{{.*}}, %[[PHASE]]
 // 64x64 (A) + 2x64x64 (B) bf16, announced and copied by the producer alone:
@@ -65,6 +72,19 @@ tile.func @ws_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, 
 // CHECK: "mbarrier.inval.shared::cta.b64 [$0];"
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
+
+// Two consumer warpgroups: 65536 registers over 12 warps give 168 per thread
+// at launch; the producer warpgroup gives back all but 40 and the consumers
+// take 232.
+// W8-LABEL: gpu.func @ws_gemm
+// W8-SAME: known_block_size = array<i32: 384, 1, 1>
+// W8: %[[PRODUCERS8:.*]] = arith.cmpi uge, %{{.*}}, %c8_i32 : i32
+// W8-NEXT: scf.if %[[PRODUCERS8]] {
+// W8-NEXT: "setmaxnreg.dec.sync.aligned.u32 40;"
+// W8: nvvm.exit
+// W8: "setmaxnreg.inc.sync.aligned.u32 232;"
+// W8: nvvm.wgmma.mma_async
+// W8: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 
 // NOTMA-LABEL: gpu.func @ws_gemm
 // NOTMA-SAME: known_block_size = array<i32: 128, 1, 1>
@@ -144,7 +164,7 @@ tile.func @flattened(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32
 }
 
 // CHECK-LABEL: gpu.func @flattened
-// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK: scf.if
 // CHECK: scf.for {{.*}} : i64 {
 // CHECK: mbarrier.try_wait.parity

@@ -7,9 +7,11 @@
 # There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep",
 # "build/gpu-aot-tf32", "build/gpu-aot-descriptors", "build/gpu-check"]):
 #     bench/gpu/lent_device.sh measure "$OUT"
-# or, for the TMA path alone (about 4 minutes: carry build/gpu-check and
+# or, for the TMA path alone (about 6 minutes: carry build/gpu-check and
 # build/gpu-aot-descriptors), `bench/gpu/lent_device.sh tma "$OUT"`: device.txt,
-# correctness.log and descriptors.json/.log as `measure` writes them.
+# correctness.log and descriptors.json/.log as `measure` writes them. Where one
+# call may not last that long, `check "$OUT"` (carry build/gpu-check) and
+# `descriptors "$OUT"` (carry build/gpu-aot-descriptors) are its two halves.
 #
 # `measure` writes, most telling first so that a run cut short still says
 # something: correctness.log (correctness.py: the kernels' cases against
@@ -128,6 +130,16 @@ measure)
         tee "$out/sweep.log"
     [ -d "$baseline_dir" ] && compare_with_baseline "$out"
     ;;
+check)
+    out=${2:?usage: lent_device.sh check OUTPUT_DIR}
+    start_measuring "$out"
+    check_correctness "$out"
+    ;;
+descriptors)
+    out=${2:?usage: lent_device.sh descriptors OUTPUT_DIR}
+    start_measuring "$out"
+    time_descriptor_gemms "$out"
+    ;;
 ab)
     out=${2:?usage: lent_device.sh ab OUTPUT_DIR}
     [ -d "$baseline_dir" ] || { echo "no baseline in $baseline_dir (export --keep-baseline)" >&2; exit 2; }
@@ -135,7 +147,8 @@ ab)
     compare_with_baseline "$out"
     ;;
 *)
-    echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR | tma OUTPUT_DIR | ab OUTPUT_DIR" >&2
+    echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR | tma OUTPUT_DIR |" \
+         "check OUTPUT_DIR | descriptors OUTPUT_DIR | ab OUTPUT_DIR" >&2
     exit 2
     ;;
 esac

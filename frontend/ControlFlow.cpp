@@ -47,7 +47,7 @@ static SmallVector<Type> typesOf(ArrayRef<Value> values) {
 
 std::vector<Value> KernelBuilder::forLoop(Value lo, Value hi, Value step, ArrayRef<Value> inits,
                                           const LoopBody &body, const SourceLocation &loc,
-                                          bool flatten) {
+                                          LoopHints hints) {
   Type ivType = builder_.getI32Type();
   for (Value bound : {lo, hi, step}) {
     if (isa<RankedTensorType>(bound.getType()) || !typing::isInteger(bound.getType()) ||
@@ -59,8 +59,10 @@ std::vector<Value> KernelBuilder::forLoop(Value lo, Value hi, Value step, ArrayR
   // induction variable needs no index conversions.
   auto forOp = scf::ForOp::create(builder_, at(loc), cast(lo, ivType, loc), cast(hi, ivType, loc),
                                   cast(step, ivType, loc), inits);
-  if (flatten)
+  if (hints.flatten)
     forOp->setAttr(tile::TileDialect::kFlattenAttr, builder_.getUnitAttr());
+  if (hints.warpSpecialize)
+    forOp->setAttr(tile::TileDialect::kWarpSpecializeAttr, builder_.getUnitAttr());
   Block *block = forOp.getBody();
   if (block->mightHaveTerminator())
     block->getTerminator()->erase();

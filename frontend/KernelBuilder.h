@@ -65,6 +65,14 @@ struct CastOptions {
   bool sourceUnsigned = false;
 };
 
+/// What a loop asks of the GPU pipeline, as Triton's `tl.range` options:
+/// `flatten` (tile-flatten-loops, with the loop nested in it) and
+/// `warpSpecialize` (a producer warpgroup where TMA copies its blocks).
+struct LoopHints {
+  bool flatten = false;
+  bool warpSpecialize = false;
+};
+
 /// Builds one kernel. Values are `mlir::Value`s: scalars (i1, integers,
 /// floats, `!tile.ptr`) or tiles (statically shaped tensors of those).
 class KernelBuilder {
@@ -252,11 +260,10 @@ public:
   using Region = std::function<std::vector<mlir::Value>(llvm::ArrayRef<mlir::Value>)>;
 
   /// `for iv in range(lo, hi, step)` carrying `inits`; returns the final
-  /// values. `flatten` marks the loop for tile-flatten-loops (Triton's
-  /// `tl.range(..., flatten=True)`).
+  /// values.
   std::vector<mlir::Value> forLoop(mlir::Value lo, mlir::Value hi, mlir::Value step,
                                    llvm::ArrayRef<mlir::Value> inits, const LoopBody &body,
-                                   const SourceLocation &loc, bool flatten = false);
+                                   const SourceLocation &loc, LoopHints hints = {});
   /// An empty `elseBranch` means no else; then the branch yields nothing.
   std::vector<mlir::Value> ifThenElse(mlir::Value cond, const Branch &thenBranch,
                                       const Branch &elseBranch, const SourceLocation &loc);

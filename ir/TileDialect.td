@@ -40,6 +40,10 @@ def Tile_Dialect : Dialect {
     /// flattened into one loop (Triton's `tl.range(..., flatten=True)`;
     /// tile-flatten-loops).
     static constexpr ::llvm::StringLiteral kFlattenAttr = "tile.flatten";
+    /// scf.for attribute: the loop asks for a producer warpgroup of its own
+    /// where its blocks are copied by TMA (Triton's
+    /// `tl.range(..., warp_specialize=True)`; tile-gpu-distribute).
+    static constexpr ::llvm::StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -91,6 +91,8 @@ namespace detail {
 template <Operand Lo, Operand Hi, Operand Step, class Body>
 void forEach(const Lo &lo, const Hi &hi, const Step &step, Body &body, bool flatten,
              const SrcLoc &loc) {
+  frontend::LoopHints hints;
+  hints.flatten = flatten;
   using IV = InductionVar<Lo, Hi, Step>;
   builder(loc).forLoop(
       bound(lo, loc), bound(hi, loc), bound(step, loc), {},
@@ -98,7 +100,7 @@ void forEach(const Lo &lo, const Hi &hi, const Step &step, Body &body, bool flat
         body(IV(iv));
         return std::vector<mlir::Value>{};
       },
-      here(loc), flatten);
+      here(loc), hints);
 }
 } // namespace detail
 

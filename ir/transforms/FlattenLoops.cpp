@@ -103,7 +103,7 @@ void flatten(const LoopNest &nest) {
     body.push_back(&op);
   Operation *innerYield = inner.getBody()->getTerminator();
 
-  scf::ForOp::create(
+  auto flat = scf::ForOp::create(
       b, loc, zero, steps, one, inits,
       [&](OpBuilder &fb, Location loc, Value, ValueRange args) {
         Value ki = args[0], tile = args[1];
@@ -140,6 +140,10 @@ void flatten(const LoopNest &nest) {
           yields.push_back(arith::SelectOp::create(fb, loc, last, init, value));
         scf::YieldOp::create(fb, loc, yields);
       });
+
+  // A producer warpgroup asked for the nest is the flattened loop's.
+  if (outer->hasAttr(tile::TileDialect::kWarpSpecializeAttr))
+    flat->setAttr(tile::TileDialect::kWarpSpecializeAttr, b.getUnitAttr());
 
   // Where the inner loop runs no step, the flattened loop runs none either:
   // each tile's epilogue then reads the initial values.

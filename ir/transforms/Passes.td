@@ -66,7 +66,8 @@ def TileFlattenLoops : Pass<"tile-flatten-loops"> {
     scf.for %t = %lo to (kSteps == 0 ? %hi : %lo) step 132 { pre; post on %zero }
     ```
 
-    `%steps` is the product of the two trip counts in 64 bits. The epilogue
+    `%steps` is the product of the two trip counts in 64 bits; the nest's
+    `tile.warp_specialize` goes to the flattened loop. The epilogue
     recomputes `pre` in its branch, so that a step that is not a tile's last
     computes only what the loads need; where the K loop runs no step, the
     second loop runs each tile's epilogue on the initial values. Nests of

@@ -500,7 +500,8 @@ class CodeGenerator(ast.NodeVisitor):
             return out
 
         results = self.builder.for_loop(lo.handle, hi.handle, step.handle, _flat_handles(inits),
-                                        body, self.loc(node), bool(iterable.flatten))
+                                        body, self.loc(node), iterable.flatten,
+                                        iterable.warp_specialize)
         for n, v in zip(names, _rebuild(inits, results)):
             self.scope[n] = v
 

@@ -1733,8 +1733,11 @@ class range:
     """``for i in tl.range(lo, hi, step)``: a loop in the IR (scf.for).
     ``flatten=True`` marks the loop nest it starts for flattening into one
     loop on GPU targets (tile-flatten-loops: a persistent kernel's tile loop
-    and its K loop, so that the pipeline runs across tiles); the other
-    pipelining options are accepted and ignored."""
+    and its K loop, so that the pipeline runs across tiles);
+    ``warp_specialize=True`` gives the loop (the flattened one) a producer
+    warpgroup where its blocks are copied by TMA (a launch with tma=True on
+    sm_90a), as the launch option warp_specialize does for every such loop.
+    The other pipelining options are accepted and ignored."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
                  disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
@@ -1744,6 +1747,7 @@ class range:
             self.start, self.end = arg1, arg2
         self.step = 1 if step is None else step
         self.flatten = bool(_unwrap(flatten))
+        self.warp_specialize = bool(_unwrap(warp_specialize))
 
 
 class static_range:

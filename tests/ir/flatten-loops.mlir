@@ -6,7 +6,7 @@
 // from its initial value after each tile's last step, whose epilogue (the
 // store, with its own copy of the row computation) runs under `if last`.
 // A second loop runs the epilogues on the initial values where K has no
-// step.
+// step. A producer warpgroup asked for the nest is the flattened loop's.
 
 tile.func @persistent(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
   %c0 = arith.constant 0 : i32
@@ -29,7 +29,7 @@ tile.func @persistent(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
     %offs = tile.make_range 0 to 16 : tensor<16xi32>
     %at = tile.addptr %ptrs, %offs : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
     tile.store %at, %acc : tensor<16x!tile.ptr<f32>>
-  } {tile.flatten}
+  } {tile.flatten, tile.warp_specialize}
   tile.return
 }
 
@@ -59,7 +59,7 @@ tile.func @persistent(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
 // CHECK:   %[[T_NEXT:.*]] = arith.select %[[LAST]], %[[T1]], %[[T]]
 // CHECK:   %[[A_NEXT:.*]] = arith.select %[[LAST]], %[[ZERO]], %[[NEXT]]
 // CHECK:   scf.yield %[[KI_NEXT]], %[[T_NEXT]], %[[A_NEXT]]
-// CHECK: }
+// CHECK: } {tile.warp_specialize}
 // CHECK: %[[NO_K:.*]] = arith.cmpi eq, %[[K_TRIPS]], %c0_i64
 // CHECK: %[[END:.*]] = arith.select %[[NO_K]], %{{.*}}, %[[PID]] : i32
 // CHECK: scf.for %[[T2:.*]] = %[[PID]] to %[[END]] step %c4_i32 : i32 {

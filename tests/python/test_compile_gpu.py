@@ -97,6 +97,16 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
+    def matmul_descriptors_loop_asks(a_desc, b_desc, c_desc, K, BM: tl.constexpr,
+                                     BN: tl.constexpr, BK: tl.constexpr):
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in tl.range(0, K, BK, warp_specialize=True):
+            acc = tl.dot(a_desc.load([tl.program_id(0) * BM, k]),
+                         b_desc.load([k, tl.program_id(1) * BN]), acc)
+        c_desc.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc)
+
+
+    @triton.jit
     def matmul_device_descriptors(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr,
                                   BN: tl.constexpr, BK: tl.constexpr):
         a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
@@ -276,6 +286,20 @@ def test_warp_specialize_gives_the_tma_loop_a_producer_warp(kernels):
             "cuda:sm_90a", "--emit", "ptx", "--warp-specialize")
     assert r.returncode == 2
     assert "--warp-specialize needs --tma" in r.stderr.decode()
+
+
+@cli
+def test_a_loop_asks_for_warp_specialization_as_in_triton(kernels):
+    """tl.range(..., warp_specialize=True) gives that loop a producer
+    warpgroup where --tma copies its blocks, without --warp-specialize;
+    without --tma it asks for nothing."""
+    def ptx(*options):
+        r = run(f"{kernels}:matmul_descriptors_loop_asks", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
+                "cuda:sm_90a", "--emit", "ptx", "--num-stages", "3", *options)
+        assert r.returncode == 0, r.stderr.decode()
+        return r.stdout.decode()
+    assert ".maxntid 256, 1, 1" in ptx("--tma")
+    assert ".maxntid 128, 1, 1" in ptx()
 
 
 @cli

@@ -96,7 +96,11 @@ bool producerMayRun(Operation *op) {
 } // namespace
 
 bool PipelinedLoop::warpSpecializable() {
-  if (!k.warpSpecialize || k.producerBranch || !overlapped ||
+  // For every such loop by the option, or for this one as Triton's
+  // tl.range(..., warp_specialize=True) asks (with TMA copies too).
+  bool asked = k.warpSpecialize ||
+               (k.tensorMaps && loop->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
+  if (!asked || k.producerBranch || !overlapped ||
       !isa<tile::FuncOp>(loop->getParentOp()))
     return false;
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings))

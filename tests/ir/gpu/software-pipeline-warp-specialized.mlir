@@ -1,6 +1,7 @@
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=true warp-specialize=true" | FileCheck %s
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 warp-specialize=true" | FileCheck %s --check-prefix=NOTMA
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=8 num-stages=3 tensor-maps=true warp-specialize=true" | FileCheck %s --check-prefix=W8
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=true" | FileCheck %s --check-prefix=LOOP
 
 // With warp-specialize, a pipelined loop whose blocks TMA copies gets a
 // producer warpgroup (warps 4 to 7 of a program of 4 + 4), whose first warp
@@ -217,3 +218,40 @@ tile.func @tile_work_first(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %
 // CHECK: cp.async.bulk.tensor
 // CHECK-NOT: nvvm.exit
 // CHECK: gpu.return
+
+// -----
+
+// Without the option, a loop that asks for it itself (tile.warp_specialize,
+// Triton's tl.range(..., warp_specialize=True)) is specialized where TMA
+// copies its blocks; the other kernels above are not.
+tile.func @asked_by_the_loop(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x128xbf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_i = %acc0) -> (tensor<64x128xf32>) : i32 {
+    %at = tile.descriptor_load %da[%c0, %k] : !tile.tensordesc<tensor<64x64xbf16>>
+    %bt = tile.descriptor_load %db[%k, %c64] : !tile.tensordesc<tensor<64x128xbf16>>
+    %next = tile.dot %at, %bt, %acc_i : tensor<64x64xbf16> * tensor<64x128xbf16> -> tensor<64x128xf32>
+    scf.yield %next : tensor<64x128xf32>
+  } {tile.warp_specialize}
+  %ldc = arith.extsi %N : i32 to i64
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldc, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x128xf32>>
+  tile.descriptor_store %dc[%c0, %c0], %acc : !tile.tensordesc<tensor<64x128xf32>>
+  tile.return
+}
+
+// LOOP-LABEL: gpu.func @ws_gemm
+// LOOP-SAME: known_block_size = array<i32: 128, 1, 1>
+// LOOP-LABEL: gpu.func @asked_by_the_loop
+// LOOP-SAME: known_block_size = array<i32: 256, 1, 1>
+// LOOP: nvvm.exit
+
+// NOTMA-LABEL: gpu.func @asked_by_the_loop
+// NOTMA-SAME: known_block_size = array<i32: 128, 1, 1>
+// NOTMA-NOT: nvvm.exit

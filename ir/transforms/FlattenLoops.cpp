@@ -4,6 +4,7 @@
 
 #include "ir/TileDialect.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
@@ -53,29 +54,13 @@ std::optional<LoopNest> flattenableNest(scf::ForOp outer) {
   return nest;
 }
 
-Value toI64(OpBuilder &b, Location loc, Value value) {
-  Type i64 = b.getI64Type();
-  if (value.getType().isIndex())
-    return arith::IndexCastOp::create(b, loc, i64, value);
-  if (value.getType().getIntOrFloatBitWidth() < 64)
-    return arith::ExtSIOp::create(b, loc, i64, value);
-  return value;
-}
-
-Value fromI64(OpBuilder &b, Location loc, Value value, Type type) {
-  if (type.isIndex())
-    return arith::IndexCastOp::create(b, loc, type, value);
-  if (type.getIntOrFloatBitWidth() < 64)
-    return arith::TruncIOp::create(b, loc, type, value);
-  return value;
-}
-
 /// max(0, ceil((hi - lo) / step)) in 64 bits, for a positive step; `zero`
 /// and `one` are i64 constants.
 Value tripCount(OpBuilder &b, Location loc, scf::ForOp loop, Value zero, Value one) {
-  Value lo = toI64(b, loc, loop.getLowerBound());
-  Value hi = toI64(b, loc, loop.getUpperBound());
-  Value step = toI64(b, loc, loop.getStep());
+  auto wide = [&](Value v) { return getValueOrCreateCastToIndexLike(b, loc, b.getI64Type(), v); };
+  Value lo = wide(loop.getLowerBound());
+  Value hi = wide(loop.getUpperBound());
+  Value step = wide(loop.getStep());
   Value rounded = arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, hi, lo),
                                         arith::SubIOp::create(b, loc, step, one));
   return arith::MaxSIOp::create(b, loc, arith::DivSIOp::create(b, loc, rounded, step), zero);
@@ -85,6 +70,20 @@ Value tripCount(OpBuilder &b, Location loc, scf::ForOp loop, Value zero, Value o
 void cloneAll(OpBuilder &b, ArrayRef<Operation *> ops, IRMapping &mapping) {
   for (Operation *op : ops)
     b.clone(*op, mapping);
+}
+
+/// A tile's epilogue at `b`: its own copy of the work before the K loop for
+/// tile `tile`, then the work after it on the K loop's results `results`,
+/// and the terminator of the region it ends.
+void cloneEpilogue(OpBuilder &b, Location loc, const LoopNest &nest, Value tile,
+                   ValueRange results) {
+  scf::ForOp outer = nest.outer, inner = nest.inner;
+  IRMapping epilogue;
+  epilogue.map(outer.getInductionVar(), tile);
+  cloneAll(b, nest.pre, epilogue);
+  epilogue.map(inner.getResults(), results);
+  cloneAll(b, nest.post, epilogue);
+  scf::YieldOp::create(b, loc);
 }
 
 void flatten(const LoopNest &nest) {
@@ -113,7 +112,8 @@ void flatten(const LoopNest &nest) {
         Type kType = inner.getInductionVar().getType();
         Value k = arith::AddIOp::create(
             fb, loc, inner.getLowerBound(),
-            arith::MulIOp::create(fb, loc, fromI64(fb, loc, ki, kType), inner.getStep()));
+            arith::MulIOp::create(fb, loc, getValueOrCreateCastToIndexLike(fb, loc, kType, ki),
+                                  inner.getStep()));
         step.map(inner.getInductionVar(), k);
         step.map(inner.getRegionIterArgs(), carried);
         cloneAll(fb, nest.pre, step);
@@ -125,12 +125,7 @@ void flatten(const LoopNest &nest) {
         // The tile's epilogue computes its own `pre`: a step that is not a
         // tile's last then computes only what the loads need.
         scf::IfOp::create(fb, loc, last, [&](OpBuilder &eb, Location loc) {
-          IRMapping epilogue;
-          epilogue.map(outer.getInductionVar(), tile);
-          cloneAll(eb, nest.pre, epilogue);
-          epilogue.map(inner.getResults(), next);
-          cloneAll(eb, nest.post, epilogue);
-          scf::YieldOp::create(eb, loc);
+          cloneEpilogue(eb, loc, nest, tile, next);
         });
         SmallVector<Value> yields{
             arith::SelectOp::create(fb, loc, last, zero, arith::AddIOp::create(fb, loc, ki, one)),
@@ -152,12 +147,7 @@ void flatten(const LoopNest &nest) {
                                       outer.getLowerBound());
   scf::ForOp::create(b, loc, outer.getLowerBound(), end, outer.getStep(), ValueRange{},
                      [&](OpBuilder &eb, Location loc, Value tile, ValueRange) {
-                       IRMapping epilogue;
-                       epilogue.map(outer.getInductionVar(), tile);
-                       cloneAll(eb, nest.pre, epilogue);
-                       epilogue.map(inner.getResults(), inner.getInitArgs());
-                       cloneAll(eb, nest.post, epilogue);
-                       scf::YieldOp::create(eb, loc);
+                       cloneEpilogue(eb, loc, nest, tile, inner.getInitArgs());
                      });
   outer.erase();
 }

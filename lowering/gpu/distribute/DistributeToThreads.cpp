@@ -551,9 +551,9 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
   mlir::gpu::ReturnOp::create(body, loc);
   if (lowering.producerBranch) {
     barriersOfConsumersOnly(func, lowering.producerBranch, blockSize);
-    int32_t producerThreads = int32_t(lowering.producerWarps * target->warpSize);
+    int32_t producerThreads = int32_t(kProducerWarps * target->warpSize);
     func.setKnownBlockSizeAttr(builder.getDenseI32ArrayAttr({blockSize + producerThreads, 1, 1}));
-    func->setAttr("tessera.producer_warps", builder.getI32IntegerAttr(lowering.producerWarps));
+    func->setAttr("tessera.producer_warps", builder.getI32IntegerAttr(kProducerWarps));
   }
   func->setAttr("tessera.shared_memory_bytes",
                 builder.getI32IntegerAttr(static_cast<int32_t>(shared.dynamicBytes())));

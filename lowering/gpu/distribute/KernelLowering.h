@@ -50,6 +50,12 @@ struct TensorDescriptor {
   std::optional<HostArguments> hostArguments;
 };
 
+/// A warp-specialized loop's producer is a whole warpgroup, as setmaxnreg
+/// moves registers between warpgroups (and ptxas sizes registers for whole
+/// warpgroups anyway); one of its warps issues the copies
+/// (WarpSpecializedLoop.cpp).
+constexpr unsigned kProducerWarps = 4;
+
 class KernelLowering {
 public:
   KernelLowering(const GpuTarget &target, unsigned numWarps, unsigned numStages,
@@ -73,9 +79,8 @@ public:
   /// The branch in which the producer warps (numWarps and up) run their
   /// loop and exit, once a loop has been warp-specialized: everything after
   /// it runs in the numWarps consumer warps alone, and the program has
-  /// producerWarps warps more than the layouts' numWarps.
+  /// kProducerWarps warps more than the layouts' numWarps.
   mlir::Operation *producerBranch = nullptr;
-  unsigned producerWarps = 0;
   /// The gpu.func being built; tensor-map parameters are appended to it.
   mlir::gpu::GPUFuncOp kernel;
   ThreadContext &thread;

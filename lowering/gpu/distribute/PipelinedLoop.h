@@ -99,6 +99,8 @@ private:
   mlir::FailureOr<RingBytes> planRings();
   /// Reserves `stages` stages of every ring and picks the rings TMA copies.
   mlir::LogicalResult reserveRings();
+  /// The tensor-map parameters of the rings TMA copies, each once.
+  llvm::SetVector<mlir::Value> tensorMapsCopied() const;
   /// The loop's bounds and its iteration arguments' pointer bases.
   void readBounds();
   /// Lowers the body's live ops for the iteration at `iv`, the carried

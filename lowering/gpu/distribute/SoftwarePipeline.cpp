@@ -691,6 +691,14 @@ LogicalResult PipelinedLoop::reserveRings() {
   return success();
 }
 
+llvm::SetVector<Value> PipelinedLoop::tensorMapsCopied() const {
+  llvm::SetVector<Value> maps;
+  for (const Ring &ring : rings)
+    if (ring.tensorCopy)
+      maps.insert(ring.tensorCopy->map);
+  return maps;
+}
+
 void PipelinedLoop::readBounds() {
   bases = k.pointerBases(loop.getInitArgs());
   lowerBound = k.registers(loop.getLowerBound()).front();
@@ -794,15 +802,11 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   SharedMemory::Mark mark = k.shared.mark();
   if (failed(reserveRings()))
     return failure();
-  if (llvm::any_of(rings, [](const Ring &ring) { return ring.tensorCopy.has_value(); })) {
+  if (llvm::SetVector<Value> maps = tensorMapsCopied(); !maps.empty()) {
     FailureOr<StageBarriers> reserved = StageBarriers::reserve(k, loop, stages);
     if (failed(reserved))
       return failure();
     barriers = *reserved;
-    llvm::SetVector<Value> maps;
-    for (const Ring &ring : rings)
-      if (ring.tensorCopy)
-        maps.insert(ring.tensorCopy->map);
     barriers->initialize(k, builder, loc, maps.getArrayRef());
   }
 

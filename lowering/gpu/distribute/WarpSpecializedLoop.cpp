@@ -52,12 +52,8 @@ namespace tessera::gpu::pipelining {
 
 namespace {
 
-/// The producer is a whole warpgroup, as setmaxnreg moves registers
-/// between warpgroups (and ptxas sizes registers for whole warpgroups
-/// anyway); one of its warps issues the copies. It keeps 40 registers per
-/// thread (CUTLASS's figure for a TMA producer) of the 64K setmaxnreg
-/// divides.
-constexpr unsigned kProducerWarps = 4;
+/// The producer warpgroup (kProducerWarps) keeps 40 registers per thread
+/// (CUTLASS's figure for a TMA producer) of the 64K setmaxnreg divides.
 constexpr unsigned kProducerRegisters = 40;
 constexpr unsigned kRegistersPerSM = 65536;
 
@@ -133,10 +129,7 @@ FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingByte
   if (failed(full) || failed(empty))
     return failure();
   barriers = *full;
-  llvm::SetVector<Value> maps;
-  for (const Ring &ring : rings)
-    maps.insert(ring.tensorCopy->map);
-  full->initialize(k, builder, loc, maps.getArrayRef());
+  full->initialize(k, builder, loc, tensorMapsCopied().getArrayRef());
   empty->initialize(k, builder, loc, {});
   readBounds();
 
@@ -163,7 +156,6 @@ FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingByte
   if (failed(produced))
     return failure();
   k.producerBranch = producer;
-  k.producerWarps = kProducerWarps;
   if (consumerRegisters)
     inlinePtx(builder, loc, {}, {},
               "setmaxnreg.inc.sync.aligned.u32 " + std::to_string(*consumerRegisters) + ";", "");

@@ -113,7 +113,8 @@ std::string electedLane(unsigned issuer);
 /// (`elect.sync`) of each of the warps firstWarp, firstWarp + 1, ... (mod
 /// numWarps) copies a panel of its own, so that a copy of many panels costs
 /// every warp one instruction, not one warp a train of them that the others
-/// then wait for at the loop's barrier. Returns the warp whose turn is next.
+/// then wait for at the loop's barrier; with `issuers.soleIssuer`, every
+/// panel from that warp. Returns the warp whose turn is next.
 /// Every thread runs it, convergent: predicated rather than branched on,
 /// the copy keeps its operands in uniform registers, as ptxas issues a TMA
 /// copy once per warp. The bytes may land before expectBytes announces them

@@ -228,10 +228,12 @@ def test_a_pipelined_gemm_advances_one_offset_for_all_its_copies(kernels):
 @cli
 def test_tma_copies_host_descriptor_blocks_and_lists_the_tensor_maps(kernels):
     """--tma on sm_90a: the A and B blocks are copied by cp.async.bulk.tensor
-    on mbarriers, C's block is stored by it, the kernel takes a 128-byte
+    on mbarriers, C's block is stored by it (its shape known to be multiples
+    of 8, so that rows end on 16-byte chunks), the kernel takes a 128-byte
     tensor map for each after its parameters, and --verbose says what a
     launch must encode."""
-    r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
+    signature = MATMUL_DESCRIPTORS_SIG.replace("fp32[64, 64]>", "fp32[64, 64]>:8")
+    r = run(f"{kernels}:matmul_descriptors", "-s", signature, "--target",
             "cuda:sm_90a", "--emit", "ptx", "--num-stages", "3", "--tma", "--verbose")
     assert r.returncode == 0, r.stderr.decode()
     ptx = r.stdout.decode()
@@ -248,7 +250,7 @@ def test_tma_copies_host_descriptor_blocks_and_lists_the_tensor_maps(kernels):
     assert ("tensor map 2: base param 8, shape [param 9, param 10], strides [param 11, 1] "
             "(elements, outermost first), f32, box [32, 64] (innermost first), 128-byte swizzle"
             ) in report, report
-    r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
+    r = run(f"{kernels}:matmul_descriptors", "-s", signature, "--target",
             "cuda:sm_90a", "--emit", "cubin", "--num-stages", "3", "--tma", "-o", "/dev/null")
     assert r.returncode == 0, r.stderr.decode()
     assert r.stderr.decode() == ("note: matmul_descriptors takes 3 TMA tensor map(s) after its "
@@ -259,6 +261,20 @@ def test_tma_copies_host_descriptor_blocks_and_lists_the_tensor_maps(kernels):
     assert r.returncode == 0, r.stderr.decode()
     assert "cp.async.bulk.tensor" not in r.stdout.decode()
     assert "cp.async.cg.shared.global" in r.stdout.decode()
+
+
+@cli
+def test_tma_stores_only_rows_that_end_on_16_byte_chunks(kernels):
+    """TMA writes whole 16-byte chunks of a row: where C's last extent may end
+    inside one (a shape not known to be a multiple of 4 f32), its block is
+    stored element-wise, so that nothing past the shape is overwritten."""
+    r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
+            "cuda:sm_90a", "--emit", "ptx", "--num-stages", "3", "--tma")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx = r.stdout.decode()
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" in ptx
+    assert "bulk_group" not in ptx
+    assert "st.global" in ptx
 
 
 @cli
@@ -456,8 +472,11 @@ def test_compile_gpu_returns_binary_assembly_and_usage(kernels):
 
 def test_tensor_maps_of_a_tma_kernel(kernels):
     """compile_gpu(tma=True): the recipes of the tensor maps a launch encodes
-    (parameter numbers of each descriptor's base, shape and outer strides)."""
-    module = traced(kernels, "matmul_descriptors", MATMUL_DESCRIPTORS_SIG)
+    (parameter numbers of each descriptor's base, shape and outer strides);
+    C's rows end on 16-byte chunks (its shape multiples of 8), so it is
+    stored through one."""
+    module = traced(kernels, "matmul_descriptors",
+                    MATMUL_DESCRIPTORS_SIG.replace("fp32[64, 64]>", "fp32[64, 64]>:8"))
     kernel = _C.compile_gpu(module, "matmul_descriptors", "cuda:sm_90a", num_warps=4, num_stages=3,
                             tma=True)
     assert kernel.tensor_maps == [

@@ -142,8 +142,14 @@ std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k, tile::Descrip
       panels.swizzleBytes = swizzle;
       break;
     }
+  const TensorDescriptor *desc = k.descriptor(store.getDesc());
   if (panels.swizzleBytes == 0 || panels.lines > kMaxTensorMapBox ||
-      panels.lines % kLinesPerRepeat != 0 || !hasTensorMap(k.descriptor(store.getDesc())))
+      panels.lines % kLinesPerRepeat != 0 || !hasTensorMap(desc))
+    return std::nullopt;
+  // TMA writes whole 16-byte chunks of a row: a last extent that may end
+  // inside one would have the chunk's rest overwritten (a row's padding, or
+  // the next columns of a wider tensor the descriptor views).
+  if (desc->lastExtentDivisibility * panels.elementBytes % kChunkBytes != 0)
     return std::nullopt;
   panels.panels = rowBytes / panels.swizzleBytes;
   int64_t elements = blockType.getNumElements();

@@ -9,7 +9,9 @@
 // the async proxy and a barrier, one `cp.async.bulk.tensor` per panel (the
 // panels spread over the warps) copies the buffer to global memory, and TMA
 // drops what lies outside the shape, as the element-wise lowering's masks
-// do. The block is written from the layout it has: a layout conversion whose
+// do, but only in whole 16-byte chunks of a row: a descriptor whose last
+// extent is not proved to fill them (by the extent's divisibility, as a
+// signature's `tensordesc<...>:16` gives it) is stored element-wise. The block is written from the layout it has: a layout conversion whose
 // only user is such a store (the blocked layout that coalesces global stores)
 // is not lowered, which saves the conversion's round trip through shared
 // memory.
@@ -36,8 +38,9 @@ namespace tessera::gpu {
 /// widest swizzle (128, 64 or 32 bytes) that divides a row; nullopt where
 /// the store stays element-wise: without k.tensorMaps, a block not of rank 2
 /// or of more than 256 rows, of elements that are not 1 to 8 whole bytes, or
-/// with rows of less than 32 bytes, a descriptor without a tensor map, or
-/// too little shared memory for the block.
+/// with rows of less than 32 bytes, a descriptor without a tensor map or
+/// whose last extent may end inside a 16-byte chunk, or too little shared
+/// memory for the block.
 std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k,
                                                 tile::DescriptorStoreOp store);
 

@@ -2,14 +2,15 @@
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3" | FileCheck %s --check-prefix=OFF
 
 // With tensor-maps, a block stored through a descriptor made of arguments
-// alone (16-byte aligned) is written by TMA: the block goes into shared
+// alone (16-byte aligned, its rows' extent a multiple of 16 bytes: 8 bf16
+// here, 4 f32 and 16 f32 below) is written by TMA: the block goes into shared
 // memory as 128-byte panels swizzled as TMA reads them (stmatrix from the
 // wgmma accumulator, whose conversion to the coalescing layout is not
 // lowered), then, after a fence for the async proxy and a barrier, one
 // cp.async.bulk.tensor per panel, the panels spread over the warps. At the
 // kernel's end only the copies' reads of shared memory are waited for.
 
-tile.func @gemm_epilogue(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %ldc: i64 {tile.divisibility = 16 : i32}) {
+tile.func @gemm_epilogue(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32 {tile.divisibility = 8 : i32}, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %ldc: i64 {tile.divisibility = 16 : i32}) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
   %one = arith.constant 1 : i64
@@ -56,7 +57,8 @@ tile.func @gemm_epilogue(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M:
 // OFF-LABEL: gpu.func @gemm_epilogue
 // OFF-NOT: tessera.tensor_maps
 // OFF-NOT: bulk_group
-// OFF: vector.store %{{.*}}, %arg7
+// OFF: memref.extract_aligned_pointer_as_index %arg7
+// OFF: st.global.v4.b32
 
 // -----
 
@@ -66,7 +68,7 @@ tile.func @gemm_epilogue(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M:
 // of its runs (4 f32, 16 bytes). A descriptor without a tensor map (its base
 // not proved 16-byte aligned) and a block of 4 rows (a panel would not start
 // on the swizzle's repeat) store element-wise.
-tile.func @copies(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %z: !tile.ptr<f32>, %M: i32, %N: i32, %ld: i64 {tile.divisibility = 16 : i32}) {
+tile.func @copies(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %z: !tile.ptr<f32>, %M: i32, %N: i32 {tile.divisibility = 4 : i32}, %ld: i64 {tile.divisibility = 16 : i32}) {
   %c0 = arith.constant 0 : i32
   %one = arith.constant 1 : i64
   %dx = tile.make_tensor_descriptor %x, [%M, %N], [%ld, %one]
@@ -96,7 +98,8 @@ tile.func @copies(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.p
 // CHECK: "cp.async.bulk.wait_group 0;"
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: bulk_group
-// CHECK: vector.store %{{.*}}, %arg1[
+// CHECK: memref.extract_aligned_pointer_as_index %arg1
+// CHECK: st.global.v4.b32
 // CHECK: vector.store %{{.*}}, %arg2[
 
 // -----
@@ -106,7 +109,7 @@ tile.func @copies(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.p
 // a TMA store in a loop first waits for the writes of the iteration before,
 // ahead of the barrier before its copies, and each iteration's writes drain
 // while the next one runs.
-tile.func @stores_then_more(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %flag: !tile.ptr<i32>, %M: i32, %N: i32, %ld: i64 {tile.divisibility = 16 : i32}, %steps: i32) {
+tile.func @stores_then_more(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %flag: !tile.ptr<i32>, %M: i32, %N: i32 {tile.divisibility = 16 : i32}, %ld: i64 {tile.divisibility = 16 : i32}, %steps: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %c32 = arith.constant 32 : i32
@@ -135,3 +138,26 @@ tile.func @stores_then_more(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %
 // CHECK-NEXT: "cp.async.bulk.wait_group.read 0;"
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: }
+
+// -----
+
+// TMA writes whole 16-byte chunks of a row: where the last extent may end
+// inside one (N a multiple of 2 f32 only, 8 bytes), a TMA store would
+// overwrite what follows it, so the block is stored element-wise.
+tile.func @ragged_rows(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %M: i32, %N: i32 {tile.divisibility = 2 : i32}, %ld: i64 {tile.divisibility = 16 : i32}) {
+  %c0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i64
+  %dx = tile.make_tensor_descriptor %x, [%M, %N], [%ld, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<32x64xf32>>
+  %dy = tile.make_tensor_descriptor %y, [%M, %N], [%ld, %one]
+          : !tile.ptr<f32> -> !tile.tensordesc<tensor<32x64xf32>>
+  %block = tile.descriptor_load %dx[%c0, %c0] : !tile.tensordesc<tensor<32x64xf32>>
+  tile.descriptor_store %dy[%c0, %c0], %block : !tile.tensordesc<tensor<32x64xf32>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @ragged_rows
+// CHECK-NOT: bulk_group
+// CHECK: vector.store %{{.*}}, %arg1[
+// CHECK-NOT: bulk_group
+// CHECK: gpu.return

@@ -522,10 +522,14 @@ def main():
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}")
     kernels = compilers(args.aot)
     rows, ok = [], True
-    for item in plan(args):
+    items = plan(args)
+    for done, item in enumerate(items, 1):
         row, good = run_row(kernels, args, item)
         rows.append(row)
         ok &= good
+        rates = " ".join(f"{name} {rate:.1f}" for name, rate in row.rates.items())
+        print(f"[{done}/{len(items)}] {row.kernel} {row.shape} {row.dtype}: {rates} {row.unit}",
+              file=sys.stderr, flush=True)
     print_table(rows)
     if hasattr(kernels.get("tessera"), "choices"):
         print("\nTessera's cubins, as tuned here:\n  " + "\n  ".join(kernels["tessera"].choices()))

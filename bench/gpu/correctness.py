@@ -475,17 +475,19 @@ def cases():
                              on_cpu=False, out="fp16"))
     found.append(persistent_matmul_case("bf16", "nn", 8, 4, (300, 600, 700), (128, 256, 64), 3,
                                         out="bf16", on_cpu=False))
-    # TMA stores alone (loads element-wise), clipped at M and N; then TMA
-    # copies of the descriptor blocks (sm_90), the GEMMs' C stored by TMA too:
-    # boxes reaching past M, N and K, one and two warpgroups, B's panels (NN)
-    # and B's [N, K] box (NT), and four stages of 128x256x64 whose copies
-    # follow the dot.
+    # TMA stores alone (loads element-wise), clipped at M and N, where rows
+    # end on 16-byte chunks (112 f32), and element-wise stores where they may
+    # not (101); then TMA copies of the descriptor blocks (sm_90): boxes
+    # reaching past M, N and K, one and two warpgroups, B's panels (NN) and
+    # B's [N, K] box (NT), and four stages of 128x256x64 whose copies follow
+    # the dot; C stored by TMA where its shape is a multiple of 8 (304x600).
+    found.append(descriptor_case((112, 72), (32, 32), tma=True))
     found.append(descriptor_case((101, 72), (32, 32), tma=True))
     for layout in ("nn", "nt"):
         found.append(descriptor_matmul_case(layout, 4, 3, tma=True))
-    found.append(descriptor_matmul_case("nn", 8, 3, size=(300, 600, 300), block=(128, 256, 64),
+    found.append(descriptor_matmul_case("nn", 8, 3, size=(304, 600, 300), block=(128, 256, 64),
                                         tma=True, on_cpu=False))
-    found.append(descriptor_matmul_case("nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
+    found.append(descriptor_matmul_case("nt", 8, 4, size=(304, 600, 700), block=(128, 256, 64),
                                         tma=True, on_cpu=False))
     found.append(device_descriptor_matmul_case())
     # Attention's loop on descriptors: its K (transposed) and V blocks feed
@@ -505,16 +507,20 @@ def cases():
         found.append(descriptor_matmul_case(layout, 4, 3, tma=True, warp_specialize=True))
     found.append(descriptor_matmul_case("nn", 4, 3, size=(150, 137, 96), block=(64, 64, 64),
                                         tma=True, warp_specialize=True))
-    found.append(descriptor_matmul_case("nn", 8, 3, size=(300, 600, 700), block=(128, 256, 64),
+    found.append(descriptor_matmul_case("nn", 8, 3, size=(304, 600, 700), block=(128, 256, 64),
                                         tma=True, warp_specialize=True, on_cpu=False))
-    found.append(descriptor_matmul_case("nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
+    found.append(descriptor_matmul_case("nt", 8, 4, size=(304, 600, 700), block=(128, 256, 64),
                                         tma=True, warp_specialize=True, on_cpu=False))
     # The persistent form, its tile loop flattened with the K loop: 9 ragged
     # tiles over 2 programs, with cp.async, TMA, and a producer warpgroup running
-    # through all of a program's tiles; 9 tiles of 128x256x64 over 4.
+    # through all of a program's tiles; 9 tiles of 128x256x64 over 4, whose
+    # fp32 C (128 KB a tile) goes out by TMA a quarter at a time beside four
+    # stages in one stream, whole beside three with a producer.
     for flags in ({}, {"tma": True}, {"tma": True, "warp_specialize": True}):
         found.append(descriptor_matmul_case("nn", 4, 3, programs=2, **flags))
-    found.append(descriptor_matmul_case("nt", 8, 3, size=(300, 600, 700), block=(128, 256, 64),
+    found.append(descriptor_matmul_case("nn", 8, 3, size=(304, 600, 700), block=(128, 256, 64),
+                                        programs=4, tma=True, on_cpu=False))
+    found.append(descriptor_matmul_case("nt", 8, 3, size=(304, 600, 700), block=(128, 256, 64),
                                         programs=4, tma=True, warp_specialize=True,
                                         on_cpu=False))
     return found

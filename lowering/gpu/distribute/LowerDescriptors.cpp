@@ -5,6 +5,7 @@
 // outside yield the padding value, writes outside are dropped. Runs of a
 // block row inside the shape move as vectors (ElementAccess.h). With tensor
 // maps, blocks are stored by TMA where they can be (TensorMapStores.h).
+#include "lowering/gpu/InlinePtx.h"
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 #include "lowering/gpu/distribute/TensorMapStores.h"
@@ -178,9 +179,16 @@ FailureOr<BlockAccess> blockAccessOf(KernelLowering &k, Operation *op, Value des
 }
 
 LogicalResult lowerStore(KernelLowering &k, tile::DescriptorStoreOp op, OpBuilder &builder) {
-  if (std::optional<SwizzledPanels> panels = tensorStorePanels(k, op))
-    return storeWithTensorMap(k, op, *panels, builder);
+  if (std::optional<TensorStorePlan> plan = planTensorStore(k, op))
+    return storeWithTensorMap(k, op, *plan, builder);
   Location loc = op.getLoc();
+  if (k.storesTakenForTensorStores.contains(op)) {
+    // A TMA store before this one took it for a TMA store, which waits for
+    // earlier copies' writes, and left its own in flight; the shared memory
+    // such a store needs is taken here after all.
+    inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group 0;", "");
+    mlir::gpu::BarrierOp::create(builder, loc);
+  }
   FailureOr<BlockAccess> block = blockAccessOf(k, op, op.getDesc(), op.getOffsets(),
                                                op.getValue().getType(), builder);
   if (failed(block))

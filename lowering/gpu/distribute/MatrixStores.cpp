@@ -114,7 +114,8 @@ std::optional<MatrixStores> planMatrixStores(const LinearLayout &layout) {
 
 void storeTileWithMatrixStores(OpBuilder &builder, Location loc, Value buffer,
                                const MatrixStores &stores, ValueRange registers,
-                               function_ref<Value(OpBuilder &, Location, unsigned)> rowStart) {
+                               function_ref<Value(OpBuilder &, Location, unsigned)> rowStart,
+                               function_ref<bool(unsigned)> issued) {
   MLIRContext *context = builder.getContext();
   Type i64 = builder.getI64Type();
   auto pairType = VectorType::get({2}, registers.front().getType());
@@ -124,6 +125,8 @@ void storeTileWithMatrixStores(OpBuilder &builder, Location loc, Value buffer,
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
   Value elementBytes = indexConstant(builder, loc, 2);
   for (auto [instruction, fragments] : llvm::enumerate(stores.fragments)) {
+    if (issued && !issued(instruction))
+      continue;
     Value index = rowStart(builder, loc, instruction);
     Value address = arith::AddIOp::create(
         builder, loc, base, arith::MulIOp::create(builder, loc, index, elementBytes, noWrap),

@@ -43,11 +43,13 @@ std::optional<MatrixStores> planMatrixStores(const LinearLayout &layout);
 /// bytes): instruction i writes each matrix row at the element index
 /// `rowStart(i)` (index) gives, a multiple of 8, for the row that this lane
 /// hands in (`stores.rowStarts` register i). Every thread of each warp must
-/// reach the stores.
+/// reach the stores. Where `issued` is given, only the instructions it
+/// accepts are issued (a part of the tile).
 void storeTileWithMatrixStores(
     mlir::OpBuilder &builder, mlir::Location loc, mlir::Value buffer, const MatrixStores &stores,
     mlir::ValueRange registers,
-    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, unsigned)> rowStart);
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, unsigned)> rowStart,
+    llvm::function_ref<bool(unsigned)> issued = nullptr);
 
 } // namespace tessera::gpu
 

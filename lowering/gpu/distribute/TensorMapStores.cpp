@@ -7,6 +7,7 @@
 #include "lowering/gpu/tensorcore/Wgmma.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -20,36 +21,74 @@ constexpr int64_t kChunkBytes = 16;
 /// Panels of `swizzleBytes` lines start on the swizzle's repeat of 8 lines.
 constexpr int64_t kLinesPerRepeat = 8;
 
-/// Writes this thread's registers of a block in `layout` into the panels at
-/// `buffer`: with stmatrix where the layout holds its fragments, else one
-/// vector store per run of the layout (within a 16-byte chunk, which the
-/// swizzle keeps together).
+/// Whether every thread holds the same panels of a block in `layout` in a
+/// register (its lane and warp bases move less than a panel along a row):
+/// then a register's panel is a constant.
+bool panelsPerRegister(const LinearLayout &layout, const SwizzledPanels &panels) {
+  auto withinAPanel = [&](const Basis &basis) { return basis[1] < panels.panelElements(); };
+  return llvm::all_of(layout.lanes, withinAPanel) && llvm::all_of(layout.warps, withinAPanel);
+}
+
+/// Writes this thread's registers of a block in `layout` that fall in
+/// panels [firstPanel, firstPanel + piece.panels) into the panels at
+/// `buffer` (`piece`: those panels alone): with stmatrix where the layout
+/// holds its fragments, else one vector store per run of the layout (within
+/// a 16-byte chunk, which the swizzle keeps together). A register's panel is
+/// known at compile time where the piece is the whole block or
+/// panelsPerRegister holds; else each store is predicated on its column.
 void writePanels(KernelLowering &k, OpBuilder &builder, Location loc, Value buffer,
                  const LinearLayout &layout, ValueRange registers,
-                 const SwizzledPanels &panels) {
-  auto indexOf = [&](const LinearLayout &placed, unsigned reg) {
-    Value index = swizzledPanelIndex(builder, loc, panels,
-                                     k.thread.coordinate(builder, loc, placed, reg, 0),
-                                     k.thread.coordinate(builder, loc, placed, reg, 1));
+                 const SwizzledPanels &piece, int64_t firstPanel) {
+  int64_t firstColumn = firstPanel * piece.panelElements();
+  int64_t pieceColumns = piece.panels * piece.panelElements();
+  bool knownPanels = layout.shape[1] == pieceColumns || panelsPerRegister(layout, piece);
+  auto inPiece = [&](const LinearLayout &placed, unsigned reg) {
+    int64_t column = placed.registerOffset(reg)[1];
+    return !knownPanels || (column >= firstColumn && column < firstColumn + pieceColumns);
+  };
+  auto indexOf = [&](const LinearLayout &placed, unsigned reg, Value column) {
+    Value index = swizzledPanelIndex(builder, loc, piece,
+                                     k.thread.coordinate(builder, loc, placed, reg, 0), column);
     return arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), index);
   };
+  // The column in the piece's panels.
+  auto columnOf = [&](const LinearLayout &placed, unsigned reg) {
+    Value column = k.thread.coordinate(builder, loc, placed, reg, 1);
+    if (firstColumn == 0)
+      return column;
+    return Value(arith::SubIOp::create(builder, loc, column,
+                                       i32Constant(builder, loc, firstColumn)));
+  };
   std::optional<MatrixStores> matrixStores;
-  if (k.target.hasStMatrix() && panels.elementBytes == 2)
+  if (k.target.hasStMatrix() && piece.elementBytes == 2)
     matrixStores = planMatrixStores(layout);
-  if (matrixStores) {
-    storeTileWithMatrixStores(builder, loc, buffer, *matrixStores, registers,
-                              [&](OpBuilder &, Location, unsigned instruction) {
-                                return indexOf(matrixStores->rowStarts, instruction);
-                              });
+  if (matrixStores && knownPanels && panelsPerRegister(matrixStores->rowStarts, piece)) {
+    const LinearLayout &rowStarts = matrixStores->rowStarts;
+    storeTileWithMatrixStores(
+        builder, loc, buffer, *matrixStores, registers,
+        [&](OpBuilder &, Location, unsigned instruction) {
+          return indexOf(rowStarts, instruction, columnOf(rowStarts, instruction));
+        },
+        [&](unsigned instruction) { return inPiece(rowStarts, instruction); });
     return;
   }
   Type element = registers.front().getType();
   unsigned width = std::min<unsigned>(vectorAccessWidth(k.target, layout, element),
-                                      kChunkBytes / panels.elementBytes);
+                                      kChunkBytes / piece.elementBytes);
   for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
-    if (layout.isDuplicateRegister(reg))
+    if (layout.isDuplicateRegister(reg) || !inPiece(layout, reg))
       continue;
-    Value index = indexOf(layout, reg);
+    Value column = columnOf(layout, reg);
+    OpBuilder::InsertionGuard guard(builder);
+    if (!knownPanels) {
+      // A run lies in one panel: its 16-byte chunk does. Unsigned, a column
+      // left of the piece is past it too.
+      Value inThisPiece = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, column,
+                                                i32Constant(builder, loc, pieceColumns));
+      auto branch = scf::IfOp::create(builder, loc, inThisPiece, /*withElseRegion=*/false);
+      builder.setInsertionPointToStart(branch.thenBlock());
+    }
+    Value index = indexOf(layout, reg, column);
     if (width == 1) {
       memref::StoreOp::create(builder, loc, registers[reg], buffer, index);
       continue;
@@ -58,6 +97,16 @@ void writePanels(KernelLowering &k, OpBuilder &builder, Location loc, Value buff
                                                registers.slice(reg, width));
     vector::StoreOp::create(builder, loc, run, buffer, index);
   }
+}
+
+/// The block `store` writes: a conversion's source where the store is the
+/// conversion's only user (convertsForTensorStore leaves such a conversion
+/// unlowered; where it was lowered, its source holds the same elements).
+Value storedBlock(tile::DescriptorStoreOp store) {
+  Value block = store.getValue();
+  if (auto convert = block.getDefiningOp<ConvertLayoutOp>(); convert && convert->hasOneUse())
+    return convert.getSrc();
+  return block;
 }
 
 /// Whether an op other than `store` and TMA stores (which wait for the
@@ -78,8 +127,12 @@ bool othersMayAccess(KernelLowering &k, tile::DescriptorStoreOp store, BlockArgu
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
       auto otherStore = dyn_cast<tile::DescriptorStoreOp>(user);
-      if (user == store || (otherStore && tensorStorePanels(k, otherStore)))
+      if (user == store)
         continue;
+      if (otherStore && planTensorStore(k, otherStore)) {
+        k.storesTakenForTensorStores.insert(otherStore);
+        continue;
+      }
       if (isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
               tile::DescriptorLoadOp, tile::DescriptorStoreOp, scf::WhileOp>(user))
         return true;
@@ -126,7 +179,8 @@ bool laterAccessesNeedWrites(KernelLowering &k, tile::DescriptorStoreOp store,
 
 } // namespace
 
-std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k, tile::DescriptorStoreOp store) {
+std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
+                                               tile::DescriptorStoreOp store) {
   if (!k.tensorMaps)
     return std::nullopt;
   auto blockType = store.getDesc().getType().getBlockType();
@@ -152,11 +206,20 @@ std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k, tile::Descrip
   if (desc->lastExtentDivisibility * panels.elementBytes % kChunkBytes != 0)
     return std::nullopt;
   panels.panels = rowBytes / panels.swizzleBytes;
-  int64_t elements = blockType.getNumElements();
-  if (!k.shared.fitsNewUser(sharedElementType(blockType.getElementType()), elements,
-                            kLinesPerRepeat * panels.swizzleBytes))
+  // The whole block in one buffer where it fits, else halves, quarters...
+  // (a persistent GEMM's epilogue beside its rings), each written and
+  // copied in turn, as CUTLASS's epilogue stores subtiles.
+  Type element = sharedElementType(blockType.getElementType());
+  auto fits = [&](int64_t piecePanels) {
+    return k.shared.fitsNewUser(element, piecePanels * panels.panelBytes() / panels.elementBytes,
+                                kLinesPerRepeat * panels.swizzleBytes);
+  };
+  TensorStorePlan plan{panels, panels.panels};
+  while (plan.piecePanels % 2 == 0 && !fits(plan.piecePanels))
+    plan.piecePanels /= 2;
+  if (!fits(plan.piecePanels))
     return std::nullopt;
-  return panels;
+  return plan;
 }
 
 void placeConversionsAtTheirStores(tile::FuncOp kernel) {
@@ -171,55 +234,67 @@ bool convertsForTensorStore(KernelLowering &k, ConvertLayoutOp convert) {
   if (!convert->hasOneUse())
     return false;
   auto store = dyn_cast<tile::DescriptorStoreOp>(*convert->getUsers().begin());
-  return store && store.getValue() == convert.getResult() && tensorStorePanels(k, store);
+  return store && store.getValue() == convert.getResult() && planTensorStore(k, store);
 }
 
 LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp store,
-                                 const SwizzledPanels &panels, OpBuilder &builder) {
+                                 const TensorStorePlan &plan, OpBuilder &builder) {
   Location loc = store.getLoc();
-  // Written from a conversion's source where this store is its only user:
-  // convertsForTensorStore left such a conversion unlowered (and where it
-  // was lowered, its source holds the same elements).
-  Value block = store.getValue();
-  if (auto convert = block.getDefiningOp<ConvertLayoutOp>(); convert && convert->hasOneUse())
-    block = convert.getSrc();
+  Value block = storedBlock(store);
   FailureOr<LinearLayout> layout = k.layout(store, block);
   if (failed(layout))
     return failure();
   Type element = store.getDesc().getType().getBlockType().getElementType();
   const TensorDescriptor &desc = *k.descriptor(store.getDesc());
+  const SwizzledPanels &panels = plan.panels;
   Value map = tensorMapParameter(k, desc, element, panels);
+  SwizzledPanels piece = panels;
+  piece.panels = plan.piecePanels;
 
   k.shared.beginUser();
   FailureOr<Value> buffer =
-      k.shared.allocate(store, sharedElementType(element), panels.lines * panels.panels *
-                                                               panels.panelElements(),
+      k.shared.allocate(store, sharedElementType(element),
+                        piece.panels * piece.panelBytes() / piece.elementBytes,
                         kLinesPerRepeat * panels.swizzleBytes);
   if (failed(buffer))
     return failure();
-  writePanels(k, builder, loc, *buffer, *layout, k.registers(block), panels);
-  // An earlier TMA store's copies (this one's in a loop's iteration before)
-  // may still be writing: they were waited for only to have read their
-  // buffer. Waited for before the barrier, so that no thread copies over
-  // what another's copies still write.
-  inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group 0;", "");
-  // The copies read what this thread's ordinary stores wrote.
-  emitAsyncProxyFence(builder, loc);
-  mlir::gpu::BarrierOp::create(builder, loc);
-
   Value outer = k.registers(store.getOffsets()[0]).front();
   Value inner = k.registers(store.getOffsets()[1]).front();
-  spreadOverWarps(k, builder, loc, panels, {*buffer, indexConstant(builder, loc, 0)}, inner, {},
-                  [&](const PanelBox &box) {
-                    inlinePtx(builder, loc, {}, {map, box.column, outer, box.shared, box.issuer},
-                              electedLane(4) +
-                                  "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
-                                  "[$0, {$1, $2}], [$3]; }",
-                              "l,r,r,r,r");
-                  });
-  // Bulk groups are per thread: in the threads that issued none, the wait
-  // returns at once.
-  inlinePtx(builder, loc, {}, {}, "cp.async.bulk.commit_group;", "");
+  Issuers issuers;
+  for (int64_t first = 0; first < panels.panels; first += piece.panels) {
+    if (first != 0) {
+      // The previous piece's copies must have read the buffer before it is
+      // written again.
+      inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group.read 0;", "");
+      mlir::gpu::BarrierOp::create(builder, loc);
+    }
+    writePanels(k, builder, loc, *buffer, *layout, k.registers(block), piece, first);
+    // An earlier TMA store's copies (this one's in a loop's iteration before)
+    // may still be writing: they were waited for only to have read their
+    // buffer. Waited for before the barrier, so that no thread copies over
+    // what another's copies still write.
+    if (first == 0)
+      inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group 0;", "");
+    // The copies read what this thread's ordinary stores wrote.
+    emitAsyncProxyFence(builder, loc);
+    mlir::gpu::BarrierOp::create(builder, loc);
+    Value column = inner;
+    if (first != 0)
+      column = arith::AddIOp::create(builder, loc, inner,
+                                     i32Constant(builder, loc, first * panels.panelElements()));
+    issuers.firstWarp = spreadOverWarps(
+        k, builder, loc, piece, {*buffer, indexConstant(builder, loc, 0)}, column, issuers,
+        [&](const PanelBox &box) {
+          inlinePtx(builder, loc, {}, {map, box.column, outer, box.shared, box.issuer},
+                    electedLane(4) +
+                        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+                        "[$0, {$1, $2}], [$3]; }",
+                    "l,r,r,r,r");
+        });
+    // Bulk groups are per thread: in the threads that issued none, a wait
+    // returns at once.
+    inlinePtx(builder, loc, {}, {}, "cp.async.bulk.commit_group;", "");
+  }
   inlinePtx(builder, loc, {}, {},
             laterAccessesNeedWrites(k, store, desc) ? "cp.async.bulk.wait_group 0;"
                                                  : "cp.async.bulk.wait_group.read 0;",

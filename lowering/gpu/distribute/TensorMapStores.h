@@ -34,15 +34,24 @@
 
 namespace tessera::gpu {
 
-/// The panels TMA stores `store`'s block as: the block's rows as lines, the
-/// widest swizzle (128, 64 or 32 bytes) that divides a row; nullopt where
-/// the store stays element-wise: without k.tensorMaps, a block not of rank 2
-/// or of more than 256 rows, of elements that are not 1 to 8 whole bytes, or
-/// with rows of less than 32 bytes, a descriptor without a tensor map or
-/// whose last extent may end inside a 16-byte chunk, or too little shared
-/// memory for the block.
-std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k,
-                                                tile::DescriptorStoreOp store);
+/// How TMA stores a block: its panels (the block's rows as lines, the
+/// widest swizzle (128, 64 or 32 bytes) that divides a row), written into
+/// one shared buffer and copied `piecePanels` at a time: all of them where
+/// the shared memory left holds the block, else half, a quarter... (each
+/// register's panel must then be the same in every thread).
+struct TensorStorePlan {
+  SwizzledPanels panels;
+  int64_t piecePanels = 0;
+};
+
+/// How TMA stores `store`'s block; nullopt where the store stays
+/// element-wise: without k.tensorMaps, a block not of rank 2 or of more
+/// than 256 rows, of elements that are not 1 to 8 whole bytes, or with rows
+/// of less than 32 bytes, a descriptor without a tensor map or whose last
+/// extent may end inside a 16-byte chunk, or too little shared memory for
+/// one panel.
+std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
+                                               tile::DescriptorStoreOp store);
 
 /// Moves each layout conversion whose only user is a descriptor store in its
 /// block to just before the store, so that the store's descriptor (made
@@ -53,9 +62,9 @@ void placeConversionsAtTheirStores(tile::FuncOp kernel);
 /// store's layout: it is not lowered, the store writes its source.
 bool convertsForTensorStore(KernelLowering &k, ConvertLayoutOp convert);
 
-/// Lowers `store` through `panels` (tensorStorePanels).
+/// Lowers `store` as `plan` (planTensorStore) says.
 mlir::LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp store,
-                                       const SwizzledPanels &panels, mlir::OpBuilder &builder);
+                                       const TensorStorePlan &plan, mlir::OpBuilder &builder);
 
 } // namespace tessera::gpu
 

@@ -23,9 +23,10 @@ import torch
 from timing import time_ms
 
 MANIFEST = "manifest.json"
-# Tessera's own launch options that change the code (part of a cubin's key):
-# TMA copies and stores, and a producer warpgroup for a TMA-copied loop.
-COMPILER_FLAGS = ("tma", "warp_specialize")
+# Tessera's own launch options that change the code (part of a cubin's key),
+# with the JIT's defaults: TMA copies and stores, and a producer warpgroup for
+# a TMA-copied loop.
+COMPILER_FLAGS = {"tma": True, "warp_specialize": False}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
                 torch.float64: "fp64", torch.int32: "i32", torch.int64: "i64", torch.int8: "i8",
                 torch.uint8: "u8", torch.int16: "i16", torch.bool: "i1"}
@@ -65,12 +66,16 @@ class HostDescriptor:
 
 def flags_of(options):
     """Every COMPILER_FLAGS entry of launch `options`, as a bool."""
-    return {flag: bool(options.get(flag, False)) for flag in COMPILER_FLAGS}
+    return {flag: bool(options.get(flag, default)) for flag, default in COMPILER_FLAGS.items()}
 
 
 def flag_words(entry):
-    """' tma warp_specialize' for a manifest entry with those flags on."""
-    return "".join(f" {flag}" for flag in COMPILER_FLAGS if entry.get(flag))
+    """' tma', ' no-tma', ' warp_specialize' for a manifest entry: whose kernel
+    copies or stores with TMA (it takes tensor maps), that was asked for
+    cp.async, that has a producer warpgroup."""
+    words = " tma" if entry.get("tensor_maps") else ""
+    words += " no-tma" if not entry.get("tma", True) else ""
+    return words + (" warp_specialize" if entry.get("warp_specialize") else "")
 
 
 def is_descriptor(value):

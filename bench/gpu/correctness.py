@@ -291,7 +291,7 @@ def descriptor_case(shape=(96, 64), block=(32, 16), tma=False):
         x = on.input(shape, "fp32")
         out = on.zeros((N, padded(M, 4)), "fp32")
         kernels.descriptor_copy[(triton_cdiv(M, block[0]), triton_cdiv(N, block[1]))](
-            x, out, M, N, out.shape[1], BM=block[0], BN=block[1], **({"tma": True} if tma else {}))
+            x, out, M, N, out.shape[1], BM=block[0], BN=block[1], tma=tma)
 
         def expected():
             result = np.zeros((N, padded(M, 4)))
@@ -320,7 +320,7 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
     of the block: the NaN rows and columns then reach only outputs past M and
     N, which the store drops. With `programs`, that many programs walk the
     tiles in the persistent form (its tile loop flattened with the K loop)."""
-    flags = {"tma": True, "warp_specialize": warp_specialize} if tma else {}
+    flags = {"tma": tma, "warp_specialize": warp_specialize}
     M, N, K = size
     BM, BN, BK = block
 
@@ -375,7 +375,7 @@ def attention_case(warps, stages, block, tma, rows=200, keys=300, width=64, on_c
         kernels.attention_descriptors[(triton_cdiv(rows, BM),)](
             describe(q, [BM, width]), describe(k, [BN, width]), describe(v, [BN, width]),
             describe(out, [BM, width]), keys, scale, BM=BM, BN=BN, D=width, num_warps=warps,
-            num_stages=stages, **({"tma": True} if tma else {}))
+            num_stages=stages, tma=tma)
 
         def expected():
             logits = host(q) @ host(k).T / np.sqrt(width)

@@ -143,11 +143,12 @@ PERSISTENT_GEMMS = {"matmul_persistent": "-p", "matmul_persistent_carried": "-pc
 # block shapes are the descriptors'): the largest of MATMUL_CONFIGS, which
 # both pick for `matmul` at 4096^3 on an H100.
 DESCRIPTOR_GEMM = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=3)
-# The GEMMs on host descriptors: a "_tma" row launches the kernel with
-# Tessera's launch option tma (TMA copies, as Triton makes of descriptors
-# anyway), a "_ws" row with tma and warp_specialize (a producer warpgroup copies
-# while the 8 warps compute; Triton runs the same source as for "_tma"); the
-# persistent ones run one program per SM.
+# The GEMMs on host descriptors: a plain row launches the kernel with
+# Tessera's tma=False (cp.async copies), a "_tma" row with its default (TMA
+# copies, as Triton makes of descriptors anyway), a "_ws" row with
+# warp_specialize too (a producer warpgroup copies while the 8 warps compute;
+# Triton runs the same source as for "_tma"); the persistent ones run one
+# program per SM.
 DESCRIPTOR_GEMMS = {"matmul_descriptors": "-d", "matmul_descriptors_tma": "-dt",
                     "matmul_descriptors_ws": "-dw",
                     "matmul_descriptors_persistent": "-dp",
@@ -160,8 +161,9 @@ def launch_descriptor_gemm(module, a, b, c, kernel, programs):
     """C = A @ B by kernels.py's descriptor GEMM `kernel` (DESCRIPTOR_GEMMS),
     on descriptors of `module`'s TensorDescriptor class; an NT B (a transposed
     [N, K] tensor) is described as the [N, K] tensor it is. A persistent one
-    runs `programs` programs; a "_tma" one has Tessera copy the blocks with
-    TMA (Triton does without being asked), a "_ws" one from a producer warpgroup."""
+    runs `programs` programs; a plain one has Tessera copy the blocks with
+    cp.async (tma=False), a "_tma" one with TMA (its default; Triton's too), a
+    "_ws" one from a producer warpgroup."""
     (M, K), N = a.shape, b.shape[1]
     cfg = DESCRIPTOR_GEMM
     rows_are_n = b.stride(0) == 1 and b.stride(1) != 1
@@ -170,8 +172,8 @@ def launch_descriptor_gemm(module, a, b, c, kernel, programs):
               else describe(b, [cfg["BLOCK_K"], cfg["BLOCK_N"]]))
     tiles = triton_cdiv(M, cfg["BLOCK_M"]) * triton_cdiv(N, cfg["BLOCK_N"])
     options = dict(cfg)
-    if kernel.endswith(("_tma", "_ws")) and module.COMPILER == "tessera":
-        options["tma"] = True
+    if module.COMPILER == "tessera":
+        options["tma"] = kernel.endswith(("_tma", "_ws"))
         options["warp_specialize"] = kernel.endswith("_ws")
     name = kernel.removesuffix("_tma").removesuffix("_ws")
     if name == "matmul_descriptors_persistent":

@@ -529,7 +529,7 @@ void bindDevices(py::module_ &m) {
       py::arg("kind"), py::arg("index"), py::arg("nbytes"));
   m.def("device_compile", &compileForDevice, py::arg("module"), py::arg("kernel"), py::arg("kind"),
         py::arg("index"), py::arg("num_warps"), py::arg("num_stages"), py::arg("fp_fusion") = true,
-        py::arg("max_registers") = 0, py::arg("tma") = false, py::arg("warp_specialize") = false);
+        py::arg("max_registers") = 0, py::arg("tma") = true, py::arg("warp_specialize") = false);
   m.def("device_launch", &launchKernel, py::arg("kernel"), py::arg("grid"), py::arg("args"),
         py::arg("stream") = 0,
         "args: ('buf', DeviceBuffer), ('ptr', device address, bytes), ('int', v) or "

@@ -179,7 +179,8 @@ gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, 
   if (numStages == 0)
     throw py::value_error("num_stages must be at least 1");
   if (warpSpecialize && !tma)
-    throw py::value_error("warp_specialize=True needs tma=True: the producer warpgroup copies with TMA");
+    throw py::value_error(
+        "warp_specialize=True needs TMA (not tma=False): the producer warpgroup copies with it");
   gpu::GpuCompileOptions options;
   options.lowering.numWarps = numWarps;
   options.lowering.numStages = numStages;
@@ -230,12 +231,12 @@ void bindGpuCompiler(py::module_ &m) {
 
   m.def("compile_gpu", &compileGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
         py::arg("num_warps") = 4, py::arg("num_stages") = 2, py::arg("fp_fusion") = true,
-        py::arg("max_registers") = 0, py::arg("tma") = false, py::arg("warp_specialize") = false,
+        py::arg("max_registers") = 0, py::arg("tma") = true, py::arg("warp_specialize") = false,
         "Compiles `kernel` of a tile module for a GPU target ('cuda:sm_90a', 'hip:gfx942', "
         "'vulkan:1.3:subgroup=8')");
   m.def("emit_gpu", &emitGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
         py::arg("stage"), py::arg("num_warps") = 4, py::arg("num_stages") = 2,
-        py::arg("fp_fusion") = true, py::arg("max_registers") = 0, py::arg("tma") = false,
+        py::arg("fp_fusion") = true, py::arg("max_registers") = 0, py::arg("tma") = true,
         py::arg("warp_specialize") = false,
         "One stage of the GPU compilation: 'tgpu', 'gpu', 'ptx'|'amdgcn'|'spirv' (str) or "
         "'cubin'|'hsaco'|'spv' (bytes)");

@@ -27,8 +27,9 @@ per-thread ``gpu.module``), then ``ptx``/``cubin`` (NVIDIA), ``amdgcn``/``hsaco`
 ``--num-warps N`` (default 4) and ``--num-stages S`` (default 2) set the
 program's warps and the pipelining depth; on NVIDIA ``--no-fp-fusion`` rounds
 each product and sum (Triton's ``enable_fp_fusion=False``), ``--maxnreg N``
-caps the registers per thread and ``--tma`` loads the pipelined blocks of
-host tensor descriptors, and stores such blocks, with TMA on sm_90 (the kernel then takes a 128-byte
+caps the registers per thread; the pipelined blocks of host tensor
+descriptors are loaded, and such blocks stored, with TMA on sm_90a unless
+``--no-tma`` asks for ``cp.async`` (the kernel then takes a 128-byte
 tensor map per descriptor after its parameters, which ``--verbose`` lists:
 docs/gpu-nvidia.md, "Tensor maps"), and with it ``--warp-specialize`` gives
 such a pipelined loop a producer warpgroup of its own (4 warps more per program:
@@ -234,13 +235,17 @@ def gpu_target(target):
 
 
 def check_target(target, emit, num_warps=None, num_stages=None, fp_fusion=True, maxnreg=None,
-                 tma=False, warp_specialize=False):
-    """The canonical GPU target (None for cpu) after checking the options fit it."""
+                 tma=None, warp_specialize=False):
+    """The canonical GPU target (None for cpu) after checking the options fit
+    it. `tma` None is the default: TMA on NVIDIA targets (those without it,
+    before sm_90a, ignore it)."""
     from . import _C
     gpu = gpu_target(target)
-    if warp_specialize and not tma:
-        raise UsageError("--warp-specialize needs --tma: the producer warpgroup copies with TMA")
-    if (maxnreg is not None or not fp_fusion or tma) and not (gpu or "").startswith("cuda"):
+    nvidia = (gpu or "").startswith("cuda")
+    if warp_specialize and not (nvidia if tma is None else tma):
+        raise UsageError("--warp-specialize needs TMA (an NVIDIA target, without --no-tma): the "
+                         "producer warpgroup copies with it")
+    if (maxnreg is not None or not fp_fusion or tma) and not nvidia:
         raise UsageError("--maxnreg, --no-fp-fusion and --tma apply to NVIDIA targets "
                          f"(cuda:...), not {gpu or target}")
     if maxnreg is not None and not 1 <= maxnreg <= 255:
@@ -314,14 +319,15 @@ def usage_report(kernel):
 
 
 def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, num_stages=None,
-                   verbose=False, fp_fusion=True, maxnreg=None, tma=False, warp_specialize=False):
+                   verbose=False, fp_fusion=True, maxnreg=None, tma=None, warp_specialize=False):
     """bytes or str: the requested output for the kernel named by `spec`.
 
     With `verbose`, a GPU kernel's resource usage is printed to stderr. On
     NVIDIA, `fp_fusion` lets `a * b + c` become one fma (Triton's
     enable_fp_fusion), `maxnreg` caps the registers per thread, `tma`
-    loads pipelined host-descriptor blocks and stores such blocks with TMA,
-    and `warp_specialize` (with `tma`) gives such a loop a producer warpgroup."""
+    (default on) loads pipelined host-descriptor blocks and stores such
+    blocks with TMA (sm_90a; False: cp.async), and `warp_specialize` gives
+    such a loop a producer warpgroup."""
     from . import _C
     from .errors import CompilationError
     gpu = check_target(target, emit, num_warps, num_stages, fp_fusion, maxnreg, tma,
@@ -335,7 +341,7 @@ def compile_kernel(spec, signature, target="cpu", emit="tile", num_warps=None, n
     if gpu is not None:
         return _compile_gpu(compiled, gpu, emit, verbose, num_warps=num_warps or 4,
                             num_stages=num_stages or 2, fp_fusion=fp_fusion,
-                            max_registers=maxnreg or 0, tma=tma,
+                            max_registers=maxnreg or 0, tma=tma is not False,
                             warp_specialize=warp_specialize)
     if emit == "tile":
         return compiled.asm["tile"]
@@ -387,12 +393,12 @@ def main(argv=None):
     parser.add_argument("--no-fp-fusion", dest="fp_fusion", action="store_false",
                         help="NVIDIA: round each product and sum (no fma for a * b + c)")
     parser.add_argument("--maxnreg", type=int, help="NVIDIA: registers per thread at most")
-    parser.add_argument("--tma", action="store_true",
-                        help="NVIDIA sm_90: load pipelined host-descriptor blocks, and store "
-                             "such blocks, with TMA "
-                             "(tensor maps follow the parameters; --verbose lists them)")
+    parser.add_argument("--tma", action=argparse.BooleanOptionalAction,
+                        help="NVIDIA sm_90a (default on): load pipelined host-descriptor blocks, "
+                             "and store such blocks, with TMA (tensor maps follow the "
+                             "parameters; --verbose lists them); --no-tma: cp.async")
     parser.add_argument("--warp-specialize", action="store_true",
-                        help="NVIDIA sm_90, with --tma: a producer warpgroup copies a pipelined "
+                        help="NVIDIA sm_90a, with TMA: a producer warpgroup copies a pipelined "
                              "loop's blocks while --num-warps warps compute")
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="GPU: print registers, spills and shared memory to stderr")

@@ -67,10 +67,11 @@ _MISSING = object()
 
 # Launch options accepted like Triton's. GPU launches honour num_warps,
 # num_stages, and on NVIDIA enable_fp_fusion, maxnreg and Tessera's own `tma`
-# (load pipelined host-descriptor blocks and store such blocks with TMA on
-# sm_90) and `warp_specialize` (with tma: a producer warpgroup copies such a loop's
-# blocks while num_warps warps compute); all part of their cache key. The CPU
-# ignores all of them.
+# (default True: load pipelined host-descriptor blocks and store such blocks
+# with TMA on sm_90a, as Triton does; tma=False copies them with cp.async) and
+# `warp_specialize` (a producer warpgroup copies such a loop's blocks while
+# num_warps warps compute); all part of their cache key. The CPU ignores all of
+# them.
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                    "launch_cooperative_grid", "tma", "warp_specialize")
 _DEFAULT_NUM_WARPS = 4
@@ -1190,7 +1191,7 @@ class JITFunction:
 
     # -- compiling -------------------------------------------------------------
     def compile_for(self, values, plan, backend, device=None, num_warps=_DEFAULT_NUM_WARPS,
-                    num_stages=_DEFAULT_NUM_STAGES, fp_fusion=True, maxnreg=0, tma=False,
+                    num_stages=_DEFAULT_NUM_STAGES, fp_fusion=True, maxnreg=0, tma=True,
                     warp_specialize=False):
         """The CompiledKernel of one specialization for ``backend``; for a GPU
         backend, compiled for ``device`` ("cuda:1") with ``num_warps`` warps,
@@ -1273,7 +1274,7 @@ class JITFunction:
             num_stages = int(options.get("num_stages") or _DEFAULT_NUM_STAGES)
             fp_fusion = bool(options.get("enable_fp_fusion", True))
             maxnreg = int(options.get("maxnreg") or 0)
-            tma = bool(options.get("tma", False))
+            tma = bool(options.get("tma", True))
             warp_specialize = bool(options.get("warp_specialize", False))
             full_key = (device, num_warps, num_stages, fp_fusion, maxnreg, tma, warp_specialize,
                         key)

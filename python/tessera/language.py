@@ -1735,8 +1735,9 @@ class range:
     loop on GPU targets (tile-flatten-loops: a persistent kernel's tile loop
     and its K loop, so that the pipeline runs across tiles);
     ``warp_specialize=True`` gives the loop (the flattened one) a producer
-    warpgroup where its blocks are copied by TMA (a launch with tma=True on
-    sm_90a), as the launch option warp_specialize does for every such loop.
+    warpgroup where its blocks are copied by TMA (on sm_90a, unless the
+    launch says tma=False), as the launch option warp_specialize does for
+    every such loop.
     The other pipelining options are accepted and ignored."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,

@@ -297,25 +297,30 @@ def test_warp_specialize_gives_the_tma_loop_a_producer_warp(kernels):
     report = r.stderr.decode()
     assert "256 threads per program" in report, report
     assert "0 bytes spill stores" in report, report
-    # Without --tma there is nothing for a producer warpgroup to issue.
+    # TMA is the default: --tma only says so. With --no-tma there is nothing
+    # for a producer warpgroup to issue.
     r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
-            "cuda:sm_90a", "--emit", "ptx", "--warp-specialize")
+            "cuda:sm_90a", "--emit", "ptx", "--num-stages", "3", "--warp-specialize")
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode() == ptx
+    r = run(f"{kernels}:matmul_descriptors", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
+            "cuda:sm_90a", "--emit", "ptx", "--no-tma", "--warp-specialize")
     assert r.returncode == 2
-    assert "--warp-specialize needs --tma" in r.stderr.decode()
+    assert "--warp-specialize needs TMA" in r.stderr.decode()
 
 
 @cli
 def test_a_loop_asks_for_warp_specialization_as_in_triton(kernels):
     """tl.range(..., warp_specialize=True) gives that loop a producer
-    warpgroup where --tma copies its blocks, without --warp-specialize;
-    without --tma it asks for nothing."""
+    warpgroup where TMA copies its blocks (the default), without
+    --warp-specialize; with --no-tma it asks for nothing."""
     def ptx(*options):
         r = run(f"{kernels}:matmul_descriptors_loop_asks", "-s", MATMUL_DESCRIPTORS_SIG, "--target",
                 "cuda:sm_90a", "--emit", "ptx", "--num-stages", "3", *options)
         assert r.returncode == 0, r.stderr.decode()
         return r.stdout.decode()
-    assert ".maxntid 256, 1, 1" in ptx("--tma")
-    assert ".maxntid 128, 1, 1" in ptx()
+    assert ".maxntid 256, 1, 1" in ptx()
+    assert ".maxntid 128, 1, 1" in ptx("--no-tma")
 
 
 @cli
@@ -471,14 +476,13 @@ def test_compile_gpu_returns_binary_assembly_and_usage(kernels):
 
 
 def test_tensor_maps_of_a_tma_kernel(kernels):
-    """compile_gpu(tma=True): the recipes of the tensor maps a launch encodes
-    (parameter numbers of each descriptor's base, shape and outer strides);
-    C's rows end on 16-byte chunks (its shape multiples of 8), so it is
-    stored through one."""
+    """compile_gpu (TMA by default on sm_90a): the recipes of the tensor maps
+    a launch encodes (parameter numbers of each descriptor's base, shape and
+    outer strides); C's rows end on 16-byte chunks (its shape multiples of
+    8), so it is stored through one. tma=False takes none."""
     module = traced(kernels, "matmul_descriptors",
                     MATMUL_DESCRIPTORS_SIG.replace("fp32[64, 64]>", "fp32[64, 64]>:8"))
-    kernel = _C.compile_gpu(module, "matmul_descriptors", "cuda:sm_90a", num_warps=4, num_stages=3,
-                            tma=True)
+    kernel = _C.compile_gpu(module, "matmul_descriptors", "cuda:sm_90a", num_warps=4, num_stages=3)
     assert kernel.tensor_maps == [
         dict(base=0, shape=[1, 2], strides=[3], element="f16", element_bytes=2, box=[32, 64],
              swizzle=64, nan_padding=False),
@@ -489,7 +493,7 @@ def test_tensor_maps_of_a_tma_kernel(kernels):
     ]
     assert kernel.usage["spills"] == 0
     untouched = _C.compile_gpu(module, "matmul_descriptors", "cuda:sm_90a", num_warps=4,
-                               num_stages=3)
+                               num_stages=3, tma=False)
     assert untouched.tensor_maps == []
 
 

@@ -11,10 +11,12 @@
 // drops what lies outside the shape, as the element-wise lowering's masks
 // do, but only in whole 16-byte chunks of a row: a descriptor whose last
 // extent is not proved to fill them (by the extent's divisibility, as a
-// signature's `tensordesc<...>:16` gives it) is stored element-wise. The block is written from the layout it has: a layout conversion whose
-// only user is such a store (the blocked layout that coalesces global stores)
-// is not lowered, which saves the conversion's round trip through shared
-// memory.
+// signature's `tensordesc<...>:16` gives it) is stored element-wise. A
+// block that does not fit in the shared memory left goes out a few panels
+// at a time through one buffer (TensorStorePlan). The block is written
+// from the layout it has: a layout conversion whose only user is such a
+// store (the blocked layout that coalesces global stores) is not lowered,
+// which saves the conversion's round trip through shared memory.
 //
 // The copies' reads of the buffer are waited for before the barrier that
 // ends the store (its shared memory is free for the next user). Their writes

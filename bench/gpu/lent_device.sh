@@ -7,7 +7,7 @@
 # There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep",
 # "build/gpu-aot-tf32", "build/gpu-aot-descriptors", "build/gpu-check"]):
 #     bench/gpu/lent_device.sh measure "$OUT"
-# or, for the TMA path alone (about 6 minutes: carry build/gpu-check and
+# or, for the TMA path alone (98 s on an H200: carry build/gpu-check and
 # build/gpu-aot-descriptors), `bench/gpu/lent_device.sh tma "$OUT"`: device.txt,
 # correctness.log and descriptors.json/.log as `measure` writes them. Where one
 # call may not last that long, `check "$OUT"` (carry build/gpu-check) and
@@ -19,9 +19,13 @@
 # against cuBLAS and Triton; the GEMMs as the tiled and the carried
 # persistent kernel), tf32.json/.log (fp32 GEMMs at 4096, tf32 products in all
 # three), descriptors.json/.log (the GEMMs on host tensor descriptors at 4096,
-# which Triton copies with TMA, and Tessera with cp.async and with TMA), ncu-nn4096.txt where Nsight Compute can read the
-# counters, and sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as
-# the tiled and the two persistent kernels).
+# which Triton copies with TMA, and Tessera with cp.async and with TMA),
+# ncu-nn4096.txt where Nsight Compute can read the counters, and
+# sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as the tiled and
+# the two persistent kernels). On an H200 the correctness cases took about a
+# minute, the quick and tf32 rows two and a half, the descriptor rows 40 s and
+# the sweep of two kernels 100 s: with Nsight Compute and an A/B, `measure`
+# may reach the device tool's 600 s a call, so split it where time is short.
 #
 # A/B of a compiler change: `export --keep-baseline` first moves the previous
 # export's sweep cubins to build/gpu-aot-sweep-base (carry it too); `measure`

@@ -250,8 +250,8 @@ def matmul_descriptors(a_desc, b_desc, c_desc, M, N, K, B_ROWS_ARE_N: tl.constex
                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                        GROUP_M: tl.constexpr):
     """C = A @ B on tensor descriptors made on the host, the form Triton's
-    Hopper users write (its tutorial 09): Triton copies their blocks with TMA,
-    Tessera with cp.async, or with TMA when launched with tma=True. B is
+    Hopper users write (its tutorial 09): both copy their blocks with TMA on
+    sm_90a (Tessera with cp.async where launched with tma=False). B is
     [K, N], or with B_ROWS_ARE_N the [N, K] weight of a PyTorch Linear."""
     pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     descriptor_tile(a_desc, b_desc, c_desc, K, pid_m, pid_n, B_ROWS_ARE_N, BLOCK_M, BLOCK_N,

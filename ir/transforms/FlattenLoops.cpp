@@ -1,5 +1,6 @@
 // tile-flatten-loops (Passes.td): one loop over (tile, K block) pairs in place
-// of a persistent kernel's tile loop and the K loop inside it.
+// of a persistent kernel's tile loop and the K loop inside it, carrying the
+// tile's work before the K loop from the tile's first step.
 #include "ir/transforms/Passes.h"
 
 #include "ir/TileDialect.h"
@@ -72,6 +73,36 @@ void cloneAll(OpBuilder &b, ArrayRef<Operation *> ops, IRMapping &mapping) {
     b.clone(*op, mapping);
 }
 
+/// The results of the nest's `pre` that the rest of the nest reads: what a
+/// step needs of its tile's work before the K loop.
+SmallVector<Value> tileWorkRead(const LoopNest &nest) {
+  llvm::SmallPtrSet<Operation *, 16> pre(nest.pre.begin(), nest.pre.end());
+  Block *tileBody = scf::ForOp(nest.outer).getBody();
+  SmallVector<Value> read;
+  for (Operation *op : nest.pre)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !pre.contains(tileBody->findAncestorOpInBlock(*user));
+          }))
+        read.push_back(result);
+  return read;
+}
+
+/// A zero of `type` where it has one (integers, floats and tensors of
+/// them): the value a carried tile's work starts from, never read.
+std::optional<TypedAttr> zeroOf(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (!isa<IntegerType, IndexType, FloatType>(element))
+    return std::nullopt;
+  TypedAttr scalar = isa<FloatType>(element) ? TypedAttr(FloatAttr::get(element, 0.0))
+                                             : TypedAttr(IntegerAttr::get(element, 0));
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return TypedAttr(DenseElementsAttr::get(tensor, scalar));
+  if (type != element)
+    return std::nullopt;
+  return scalar;
+}
+
 /// A tile's epilogue at `b`: its own copy of the work before the K loop for
 /// tile `tile`, then the work after it on the K loop's results `results`,
 /// and the terminator of the region it ends.
@@ -86,7 +117,12 @@ void cloneEpilogue(OpBuilder &b, Location loc, const LoopNest &nest, Value tile,
   scf::YieldOp::create(b, loc);
 }
 
-void flatten(const LoopNest &nest) {
+/// Flattens `nest`. With `carryTileWork` (and a zero for each of its values
+/// that the nest reads), the tile's work before the K loop runs once per
+/// tile, at its first step, and the loop carries its results, as Triton's
+/// flattening and its persistent tutorial do; else every step redoes it for
+/// the loads and the epilogue once more.
+void flatten(const LoopNest &nest, bool carryTileWork) {
   scf::ForOp outer = nest.outer, inner = nest.inner;
   Location loc = outer.getLoc();
   OpBuilder b(outer);
@@ -95,7 +131,17 @@ void flatten(const LoopNest &nest) {
   Value innerTrips = tripCount(b, loc, inner, zero, one);
   Value steps = arith::MulIOp::create(b, loc, tripCount(b, loc, outer, zero, one), innerTrips);
   Value lastInner = arith::SubIOp::create(b, loc, innerTrips, one);
+  SmallVector<Value> tileWork;
+  if (carryTileWork)
+    tileWork = tileWorkRead(nest);
+  carryTileWork = carryTileWork && llvm::all_of(tileWork, [](Value value) {
+                    return zeroOf(value.getType()).has_value();
+                  });
+  if (!carryTileWork)
+    tileWork.clear();
   SmallVector<Value> inits{zero, outer.getLowerBound()};
+  for (Value value : tileWork)
+    inits.push_back(arith::ConstantOp::create(b, loc, *zeroOf(value.getType())));
   llvm::append_range(inits, inner.getInitArgs());
   SmallVector<Operation *> body;
   for (Operation &op : inner.getBody()->without_terminator())
@@ -106,7 +152,8 @@ void flatten(const LoopNest &nest) {
       b, loc, zero, steps, one, inits,
       [&](OpBuilder &fb, Location loc, Value, ValueRange args) {
         Value ki = args[0], tile = args[1];
-        ValueRange carried = args.drop_front(2);
+        ValueRange carriedWork = args.slice(2, tileWork.size());
+        ValueRange carried = args.drop_front(2 + tileWork.size());
         IRMapping step;
         step.map(outer.getInductionVar(), tile);
         Type kType = inner.getInductionVar().getType();
@@ -116,21 +163,50 @@ void flatten(const LoopNest &nest) {
                                   inner.getStep()));
         step.map(inner.getInductionVar(), k);
         step.map(inner.getRegionIterArgs(), carried);
-        cloneAll(fb, nest.pre, step);
+        SmallVector<Value> work;
+        if (carryTileWork) {
+          // A tile's first step does its work; the others read it carried.
+          Value first = arith::CmpIOp::create(fb, loc, arith::CmpIPredicate::eq, ki, zero);
+          auto fresh = scf::IfOp::create(
+              fb, loc, first,
+              [&](OpBuilder &tb, Location loc) {
+                IRMapping own;
+                own.map(outer.getInductionVar(), tile);
+                cloneAll(tb, nest.pre, own);
+                SmallVector<Value> done;
+                for (Value value : tileWork)
+                  done.push_back(own.lookup(value));
+                scf::YieldOp::create(tb, loc, done);
+              },
+              [&](OpBuilder &eb, Location loc) { scf::YieldOp::create(eb, loc, carriedWork); });
+          work.assign(fresh.getResults().begin(), fresh.getResults().end());
+          step.map(tileWork, work);
+        } else {
+          cloneAll(fb, nest.pre, step);
+        }
         cloneAll(fb, body, step);
         SmallVector<Value> next;
         for (Value yielded : innerYield->getOperands())
           next.push_back(step.lookupOrDefault(yielded));
         Value last = arith::CmpIOp::create(fb, loc, arith::CmpIPredicate::eq, ki, lastInner);
-        // The tile's epilogue computes its own `pre`: a step that is not a
-        // tile's last then computes only what the loads need.
         scf::IfOp::create(fb, loc, last, [&](OpBuilder &eb, Location loc) {
-          cloneEpilogue(eb, loc, nest, tile, next);
+          if (!carryTileWork) {
+            // The tile's epilogue computes its own `pre`: a step that is
+            // not a tile's last then computes only what the loads need.
+            cloneEpilogue(eb, loc, nest, tile, next);
+            return;
+          }
+          IRMapping epilogue;
+          epilogue.map(tileWork, work);
+          epilogue.map(inner.getResults(), next);
+          cloneAll(eb, nest.post, epilogue);
+          scf::YieldOp::create(eb, loc);
         });
         SmallVector<Value> yields{
             arith::SelectOp::create(fb, loc, last, zero, arith::AddIOp::create(fb, loc, ki, one)),
             arith::SelectOp::create(fb, loc, last,
                                     arith::AddIOp::create(fb, loc, tile, outer.getStep()), tile)};
+        llvm::append_range(yields, work);
         for (auto [init, value] : llvm::zip(inner.getInitArgs(), next))
           yields.push_back(arith::SelectOp::create(fb, loc, last, init, value));
         scf::YieldOp::create(fb, loc, yields);
@@ -153,6 +229,7 @@ void flatten(const LoopNest &nest) {
 }
 
 struct TileFlattenLoops : tile::impl::TileFlattenLoopsBase<TileFlattenLoops> {
+  using TileFlattenLoopsBase::TileFlattenLoopsBase;
   void runOnOperation() override {
     SmallVector<LoopNest> nests;
     getOperation()->walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
@@ -162,8 +239,11 @@ struct TileFlattenLoops : tile::impl::TileFlattenLoopsBase<TileFlattenLoops> {
         nests.push_back(*nest);
       return WalkResult::skip();
     });
+    // A producer warpgroup's loop keeps the form it was measured in: every
+    // step redoes the tile's work (on an H200, 2026-11-27).
     for (const LoopNest &nest : nests)
-      flatten(nest);
+      flatten(nest, carryTileWork &&
+                        !nest.outer->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
   }
 };
 

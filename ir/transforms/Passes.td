@@ -72,7 +72,19 @@ def TileFlattenLoops : Pass<"tile-flatten-loops"> {
     computes only what the loads need; where the K loop runs no step, the
     second loop runs each tile's epilogue on the initial values. Nests of
     another shape are left as they are.
+
+    With `carry-tile-work` (the default), the results of `pre` that the rest
+    of the nest reads are carried instead, as Triton's flattening does: a
+    tile's first step computes them (`scf.if %ki == 0`), the other steps and
+    the epilogue read them, so that the grouped order's divisions run once
+    per tile rather than in every step. Where one of them has no zero to
+    start from (a pointer, a descriptor), and for a nest marked
+    `tile.warp_specialize`, every step redoes `pre` as above.
   }];
+  let options = [
+    Option<"carryTileWork", "carry-tile-work", "bool", /*default=*/"true",
+           "Compute the tile's work before the K loop once per tile and carry it">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 

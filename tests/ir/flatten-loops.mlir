@@ -6,7 +6,8 @@
 // from its initial value after each tile's last step, whose epilogue (the
 // store, with its own copy of the row computation) runs under `if last`.
 // A second loop runs the epilogues on the initial values where K has no
-// step. A producer warpgroup asked for the nest is the flattened loop's.
+// step. A producer warpgroup asked for the nest is the flattened loop's, and
+// its every step redoes the row (the form the producer was measured in).
 
 tile.func @persistent(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
   %c0 = arith.constant 0 : i32
@@ -69,6 +70,59 @@ tile.func @persistent(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
 // CHECK: }
 // CHECK-NOT: scf.for
 // CHECK: tile.return
+
+// -----
+
+// Without tile.warp_specialize (carry-tile-work, the default), the work
+// before the K loop runs once per tile: the first step of a tile computes
+// the row (`ki == 0`), the loop carries it (from a zero never read), and
+// the loads and the epilogue read the carried row.
+
+tile.func @carried(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
+  %c0 = arith.constant 0 : i32
+  %c4 = arith.constant 4 : i32
+  %c16 = arith.constant 16 : i32
+  %zero = arith.constant dense<0.0> : tensor<16xf32>
+  %pid = tile.program_id x
+  scf.for %t = %pid to %tiles step %c4 : i32 {
+    %row = arith.muli %t, %c16 : i32
+    %acc = scf.for %k = %c0 to %K step %c16 iter_args(%a = %zero) -> (tensor<16xf32>) : i32 {
+      %kf = arith.sitofp %k : i32 to f32
+      %rf = arith.sitofp %row : i32 to f32
+      %s = arith.addf %kf, %rf : f32
+      %v = tile.splat %s : f32 -> tensor<16xf32>
+      %n = arith.addf %a, %v : tensor<16xf32>
+      scf.yield %n : tensor<16xf32>
+    }
+    %base = tile.addptr %c, %row : !tile.ptr<f32>, i32
+    %ptrs = tile.splat %base : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
+    %offs = tile.make_range 0 to 16 : tensor<16xi32>
+    %at = tile.addptr %ptrs, %offs : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+    tile.store %at, %acc : tensor<16x!tile.ptr<f32>>
+  } {tile.flatten}
+  tile.return
+}
+
+// CHECK-LABEL: tile.func @carried
+// CHECK: arith.subi %{{.*}}, %c1_i64 : i64
+// CHECK: %[[NO_ROW:[a-z0-9_]+]] = arith.constant 0 : i32
+// CHECK-NEXT: scf.for %{{.*}} iter_args(%[[KI:[a-z0-9_]+]] = %c0_i64, %[[T:[a-z0-9_]+]] = %{{[a-z0-9_]+}}, %[[ROW_IN:[a-z0-9_]+]] = %[[NO_ROW]], %{{[a-z0-9_]+}} = %{{[a-z0-9_]+}}) -> (i64, i32, i32, tensor<16xf32>) : i64 {
+// CHECK:   %[[FIRST:.*]] = arith.cmpi eq, %[[KI]], %c0_i64 : i64
+// CHECK:   %[[ROW:.*]] = scf.if %[[FIRST]] -> (i32) {
+// CHECK:     %[[FRESH:.*]] = arith.muli %[[T]], %c16_i32
+// CHECK:     scf.yield %[[FRESH]]
+// CHECK:   } else {
+// CHECK:     scf.yield %[[ROW_IN]]
+// CHECK:   }
+// CHECK:   arith.sitofp %[[ROW]]
+// CHECK:   %[[LAST:.*]] = arith.cmpi eq, %[[KI]], %{{.*}} : i64
+// CHECK:   scf.if %[[LAST]] {
+// CHECK-NOT: arith.muli
+// CHECK:     tile.addptr %{{.*}}, %[[ROW]]
+// CHECK:     tile.store
+// CHECK:   }
+// CHECK:   scf.yield %{{.*}}, %{{.*}}, %[[ROW]], %{{.*}} : i64, i32, i32, tensor<16xf32>
+// CHECK: }
 
 // -----
 

@@ -21,8 +21,11 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
     pm.addPass(tile::createTileLibdeviceToMath());
   pm.addPass(createCanonicalizerPass());
   // After canonicalization, which hoists a K loop's zero accumulator out of
-  // the tile loop: the flattened loop restarts from it.
-  pm.addPass(tile::createTileFlattenLoops());
+  // the tile loop: the flattened loop restarts from it. A producer
+  // warpgroup's loop keeps the form that redoes the tile's work every step.
+  tile::TileFlattenLoopsOptions flatten;
+  flatten.carryTileWork = !options.warpSpecialize;
+  pm.addPass(tile::createTileFlattenLoops(flatten));
   pm.addPass(createTileGpuTransposeColumnLoads());
   pm.addPass(createTileGpuIssueLoadsEarly());
   TileGpuAssignLayoutsOptions assign;

@@ -77,7 +77,7 @@ void cloneAll(OpBuilder &b, ArrayRef<Operation *> ops, IRMapping &mapping) {
 /// step needs of its tile's work before the K loop.
 SmallVector<Value> tileWorkRead(const LoopNest &nest) {
   llvm::SmallPtrSet<Operation *, 16> pre(nest.pre.begin(), nest.pre.end());
-  Block *tileBody = scf::ForOp(nest.outer).getBody();
+  Block *tileBody = nest.inner->getBlock();
   SmallVector<Value> read;
   for (Operation *op : nest.pre)
     for (Value result : op->getResults())
@@ -88,33 +88,24 @@ SmallVector<Value> tileWorkRead(const LoopNest &nest) {
   return read;
 }
 
-/// A zero of `type` where it has one (integers, floats and tensors of
-/// them): the value a carried tile's work starts from, never read.
-std::optional<TypedAttr> zeroOf(Type type) {
-  Type element = getElementTypeOrSelf(type);
-  if (!isa<IntegerType, IndexType, FloatType>(element))
-    return std::nullopt;
-  TypedAttr scalar = isa<FloatType>(element) ? TypedAttr(FloatAttr::get(element, 0.0))
-                                             : TypedAttr(IntegerAttr::get(element, 0));
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return TypedAttr(DenseElementsAttr::get(tensor, scalar));
-  if (type != element)
-    return std::nullopt;
-  return scalar;
+/// The work after the K loop at `b` on the K loop's results `results`,
+/// what it reads of the work before it mapped by `epilogue`, and the
+/// terminator of the region it ends.
+void clonePost(OpBuilder &b, Location loc, const LoopNest &nest, IRMapping &epilogue,
+               ValueRange results) {
+  epilogue.map(scf::ForOp(nest.inner).getResults(), results);
+  cloneAll(b, nest.post, epilogue);
+  scf::YieldOp::create(b, loc);
 }
 
 /// A tile's epilogue at `b`: its own copy of the work before the K loop for
-/// tile `tile`, then the work after it on the K loop's results `results`,
-/// and the terminator of the region it ends.
+/// tile `tile`, then clonePost.
 void cloneEpilogue(OpBuilder &b, Location loc, const LoopNest &nest, Value tile,
                    ValueRange results) {
-  scf::ForOp outer = nest.outer, inner = nest.inner;
   IRMapping epilogue;
-  epilogue.map(outer.getInductionVar(), tile);
+  epilogue.map(scf::ForOp(nest.outer).getInductionVar(), tile);
   cloneAll(b, nest.pre, epilogue);
-  epilogue.map(inner.getResults(), results);
-  cloneAll(b, nest.post, epilogue);
-  scf::YieldOp::create(b, loc);
+  clonePost(b, loc, nest, epilogue, results);
 }
 
 /// Flattens `nest`. With `carryTileWork` (and a zero for each of its values
@@ -131,17 +122,19 @@ void flatten(const LoopNest &nest, bool carryTileWork) {
   Value innerTrips = tripCount(b, loc, inner, zero, one);
   Value steps = arith::MulIOp::create(b, loc, tripCount(b, loc, outer, zero, one), innerTrips);
   Value lastInner = arith::SubIOp::create(b, loc, innerTrips, one);
+  // The carried work starts from zeros, never read: a value without one (a
+  // pointer, a descriptor) is redone in every step instead.
   SmallVector<Value> tileWork;
   if (carryTileWork)
     tileWork = tileWorkRead(nest);
-  carryTileWork = carryTileWork && llvm::all_of(tileWork, [](Value value) {
-                    return zeroOf(value.getType()).has_value();
+  carryTileWork = carryTileWork && llvm::all_of(tileWork, [&](Value value) {
+                    return static_cast<bool>(b.getZeroAttr(value.getType()));
                   });
   if (!carryTileWork)
     tileWork.clear();
   SmallVector<Value> inits{zero, outer.getLowerBound()};
   for (Value value : tileWork)
-    inits.push_back(arith::ConstantOp::create(b, loc, *zeroOf(value.getType())));
+    inits.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType())));
   llvm::append_range(inits, inner.getInitArgs());
   SmallVector<Operation *> body;
   for (Operation &op : inner.getBody()->without_terminator())
@@ -198,9 +191,7 @@ void flatten(const LoopNest &nest, bool carryTileWork) {
           }
           IRMapping epilogue;
           epilogue.map(tileWork, work);
-          epilogue.map(inner.getResults(), next);
-          cloneAll(eb, nest.post, epilogue);
-          scf::YieldOp::create(eb, loc);
+          clonePost(eb, loc, nest, epilogue, next);
         });
         SmallVector<Value> yields{
             arith::SelectOp::create(fb, loc, last, zero, arith::AddIOp::create(fb, loc, ki, one)),

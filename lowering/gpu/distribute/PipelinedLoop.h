@@ -72,6 +72,11 @@ private:
   /// users (a dot's scratch, conversions) need beside the rings.
   struct RingBytes {
     int64_t stage = 0, body = 0;
+    /// Whether `stages` stages, each with `barrierBytes` of mbarriers, fit
+    /// beside the body's users in `limit` bytes.
+    bool fit(unsigned stages, int64_t barrierBytes, int64_t limit) const {
+      return stages * (stage + barrierBytes) + body <= limit;
+    }
   };
   struct Ring {
     DotPlan plan;
@@ -202,9 +207,11 @@ private:
   llvm::SmallVector<Ring, 2> rings;
   llvm::SmallVector<mlir::Value> bases;
   mlir::Value lowerBound, upperBound, step;
-  /// The carried iteration arguments' initial values, block arguments and
-  /// yielded values, and their pointer bases (analysis.carried's order).
-  llvm::SmallVector<mlir::Value> carriedInits, carriedArgs, carriedYields, carriedBases;
+  /// The carried iteration arguments' initial values, block arguments,
+  /// yielded values and the loop's results, and their pointer bases
+  /// (analysis.carried's order).
+  llvm::SmallVector<mlir::Value> carriedInits, carriedArgs, carriedYields, carriedResults,
+      carriedBases;
 };
 
 } // namespace tessera::gpu::pipelining

@@ -708,6 +708,7 @@ void PipelinedLoop::readBounds() {
     carriedInits.push_back(loop.getInitArgs()[arg]);
     carriedArgs.push_back(loop.getRegionIterArg(arg));
     carriedYields.push_back(loop.getBody()->getTerminator()->getOperand(arg));
+    carriedResults.push_back(loop.getResult(arg));
     carriedBases.push_back(bases[arg]);
   }
 }
@@ -786,8 +787,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // Room for the mbarriers of TMA copies, where they may be used.
   int64_t barrierBytes = k.tensorMaps ? 8 : 0;
   auto fits = [&] {
-    return stages * (bytes->stage + barrierBytes) + bytes->body <=
-           int64_t(k.target.maxSharedMemoryBytes);
+    return bytes->fit(stages, barrierBytes, k.target.maxSharedMemoryBytes);
   };
   if (overlapped && !fits()) {
     copiesAfterDot = true;
@@ -929,10 +929,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
 
   // No copy is in flight: those beyond the last iteration were not issued.
   SmallVector<Value> loopResults = closeIfLoopRuns(builder, runs, pipelined.getResults());
-  SmallVector<Value> results;
-  for (unsigned arg : analysis.carried)
-    results.push_back(loop.getResult(arg));
-  k.mapFlat(results, ValueRange(loopResults).take_front(carriedCount), carriedBases);
+  k.mapFlat(carriedResults, ValueRange(loopResults).take_front(carriedCount), carriedBases);
   // Every thread has passed its last wait on them: thread 0 is past the
   // last iteration's barrier, which follows the waits.
   if (barriers)

@@ -112,11 +112,9 @@ FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingByte
   // No stage stays busy under a running dot: the consumers free each one
   // themselves, so num_stages stages keep num_stages iterations in flight.
   stages = k.numStages;
+  // Two mbarriers a stage: full and empty.
   constexpr int64_t kBarrierBytes = 2 * 8;
-  auto fits = [&] {
-    return stages * (bytes.stage + kBarrierBytes) + bytes.body <=
-           int64_t(k.target.maxSharedMemoryBytes);
-  };
+  auto fits = [&] { return bytes.fit(stages, kBarrierBytes, k.target.maxSharedMemoryBytes); };
   while (stages > 2 && !fits())
     --stages;
   if (!fits())
@@ -163,9 +161,6 @@ FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingByte
   FailureOr<SmallVector<Value>> results = consume(builder, *full, *empty);
   if (failed(results))
     return failure();
-  SmallVector<Value> carriedResults;
-  for (unsigned arg : analysis.carried)
-    carriedResults.push_back(loop.getResult(arg));
   k.mapFlat(carriedResults, *results, carriedBases);
   // Every consumer has passed its last wait, and the producer its last use
   // of the mbarriers (the arrival those waits saw), before they are

@@ -22,7 +22,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace tessera::gpu {
 
@@ -88,10 +87,6 @@ public:
   SharedMemory &shared;
   /// Which pointer tiles of the kernel have contiguous rows (vector accesses).
   tile::ContiguityAnalysis contiguity{tile::LoopCarriedStrides::Inductive};
-  /// Descriptor stores that a TMA store before them took for TMA stores
-  /// (which wait for earlier copies' writes first), leaving its own writes
-  /// in flight: one lowered element-wise after all waits for them itself.
-  llvm::SmallPtrSet<mlir::Operation *, 2> storesTakenForTensorStores;
 
   /// The registers of an already lowered value (a copy: the map grows while
   /// ops are lowered).

@@ -182,10 +182,11 @@ LogicalResult lowerStore(KernelLowering &k, tile::DescriptorStoreOp op, OpBuilde
   if (std::optional<TensorStorePlan> plan = planTensorStore(k, op))
     return storeWithTensorMap(k, op, *plan, builder);
   Location loc = op.getLoc();
-  if (k.storesTakenForTensorStores.contains(op)) {
-    // A TMA store before this one took it for a TMA store, which waits for
-    // earlier copies' writes, and left its own in flight; the shared memory
-    // such a store needs is taken here after all.
+  if (tensorStorePanels(k, op)) {
+    // A store TMA could write, but for which no shared memory is left:
+    // TMA stores before it took it for one of theirs, which waits for
+    // earlier copies' writes first (othersMayAccess), and left their own in
+    // flight.
     inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group 0;", "");
     mlir::gpu::BarrierOp::create(builder, loc);
   }

@@ -127,12 +127,10 @@ bool othersMayAccess(KernelLowering &k, tile::DescriptorStoreOp store, BlockArgu
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
       auto otherStore = dyn_cast<tile::DescriptorStoreOp>(user);
-      if (user == store)
+      // A store TMA can write waits for earlier copies' writes itself,
+      // lowered element-wise for want of shared memory too (lowerStore).
+      if (user == store || (otherStore && tensorStorePanels(k, otherStore)))
         continue;
-      if (otherStore && planTensorStore(k, otherStore)) {
-        k.storesTakenForTensorStores.insert(otherStore);
-        continue;
-      }
       if (isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
               tile::DescriptorLoadOp, tile::DescriptorStoreOp, scf::WhileOp>(user))
         return true;
@@ -179,8 +177,8 @@ bool laterAccessesNeedWrites(KernelLowering &k, tile::DescriptorStoreOp store,
 
 } // namespace
 
-std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
-                                               tile::DescriptorStoreOp store) {
+std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k,
+                                                tile::DescriptorStoreOp store) {
   if (!k.tensorMaps)
     return std::nullopt;
   auto blockType = store.getDesc().getType().getBlockType();
@@ -206,15 +204,25 @@ std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
   if (desc->lastExtentDivisibility * panels.elementBytes % kChunkBytes != 0)
     return std::nullopt;
   panels.panels = rowBytes / panels.swizzleBytes;
+  return panels;
+}
+
+std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
+                                               tile::DescriptorStoreOp store) {
+  std::optional<SwizzledPanels> panels = tensorStorePanels(k, store);
+  if (!panels)
+    return std::nullopt;
   // The whole block in one buffer where it fits, else halves, quarters...
   // (a persistent GEMM's epilogue beside its rings), each written and
   // copied in turn, as CUTLASS's epilogue stores subtiles.
-  Type element = sharedElementType(blockType.getElementType());
+  Type element =
+      sharedElementType(store.getDesc().getType().getBlockType().getElementType());
   auto fits = [&](int64_t piecePanels) {
-    return k.shared.fitsNewUser(element, piecePanels * panels.panelBytes() / panels.elementBytes,
-                                kLinesPerRepeat * panels.swizzleBytes);
+    return k.shared.fitsNewUser(element,
+                                piecePanels * panels->panelBytes() / panels->elementBytes,
+                                kLinesPerRepeat * panels->swizzleBytes);
   };
-  TensorStorePlan plan{panels, panels.panels};
+  TensorStorePlan plan{*panels, panels->panels};
   while (plan.piecePanels % 2 == 0 && !fits(plan.piecePanels))
     plan.piecePanels /= 2;
   if (!fits(plan.piecePanels))

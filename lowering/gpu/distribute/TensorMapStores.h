@@ -46,12 +46,17 @@ struct TensorStorePlan {
   int64_t piecePanels = 0;
 };
 
-/// How TMA stores `store`'s block; nullopt where the store stays
-/// element-wise: without k.tensorMaps, a block not of rank 2 or of more
-/// than 256 rows, of elements that are not 1 to 8 whole bytes, or with rows
-/// of less than 32 bytes, a descriptor without a tensor map or whose last
-/// extent may end inside a 16-byte chunk, or too little shared memory for
-/// one panel.
+/// The panels TMA would store `store`'s block as, whatever shared memory is
+/// left; nullopt where TMA cannot write it: without k.tensorMaps, a block
+/// not of rank 2 or of more than 256 rows, of elements that are not 1 to 8
+/// whole bytes, or with rows of less than 32 bytes, a descriptor without a
+/// tensor map or whose last extent may end inside a 16-byte chunk.
+std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k,
+                                                tile::DescriptorStoreOp store);
+
+/// How TMA stores `store`'s block: tensorStorePanels, in the pieces the
+/// shared memory left holds; nullopt where the store stays element-wise
+/// (no panels, or too little shared memory for one).
 std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
                                                tile::DescriptorStoreOp store);
 

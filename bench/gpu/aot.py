@@ -166,9 +166,10 @@ def compile_launches(kernels, launches, target):
         for constexprs, warps, stages in configs:
             values = bind(fn.arg_names, args, {**kwargs, **constexprs})
             signature = signature_of(fn.arg_names, fn.constexprs, values)
-            if (name, signature, warps, stages, tuple(flags.items())) in seen:
+            key = (name, signature, warps, stages, tuple(flags.items()))
+            if key in seen:
                 continue
-            seen.add((name, signature, warps, stages, tuple(flags.items())))
+            seen.add(key)
             entry = dict(kernel=name, signature=signature,
                          runtime_signature=runtime_signature(fn.arg_names, fn.constexprs, values),
                          num_warps=warps, num_stages=stages, **flags,

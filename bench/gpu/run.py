@@ -488,11 +488,12 @@ def main():
                              "matmul_persistent (a program per SM; rows gemm-nn-p, gemm-nt-p), "
                              "matmul_persistent_carried (the same in the form of Triton's "
                              "tutorial; rows gemm-nn-pc, gemm-nt-pc), matmul_descriptors (host "
-                             "tensor descriptors, TMA in Triton; rows gemm-nn-d, gemm-nt-d), "
-                             "matmul_descriptors_tma (the same, TMA in Tessera too; rows "
-                             "gemm-nn-dt, gemm-nt-dt), matmul_descriptors_ws (and a producer "
-                             "warp in Tessera; rows -dw), matmul_descriptors_persistent[_tma|_ws] "
-                             "(tutorial 09's persistent TMA form; rows -dp, -dpt, -dpw)")
+                             "tensor descriptors, TMA in Triton, cp.async in Tessera (tma=False); "
+                             "rows gemm-nn-d, gemm-nt-d), matmul_descriptors_tma (the same, TMA in "
+                             "Tessera too; rows gemm-nn-dt, gemm-nt-dt), matmul_descriptors_ws "
+                             "(and a producer warpgroup in Tessera; rows -dw), "
+                             "matmul_descriptors_persistent[_tma|_ws] (tutorial 09's persistent "
+                             "TMA form; rows -dp, -dpt, -dpw)")
     parser.add_argument("--layouts", default="nn,nt",
                         help="GEMM operand layouts: nn (B row-major [K, N]), nt (B the transpose of "
                              "a row-major [N, K], as a PyTorch Linear's weight)")

@@ -55,13 +55,13 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
            "Software-pipelining depth of loops feeding tile.dot (1: no pipelining)">,
     Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",
            "Copy pipelined blocks of host tensor descriptors, and store such "
-           "blocks, with TMA on sm_90 (a tensor-map parameter per descriptor "
-           "and box; experimental)">,
+           "blocks, with TMA on sm_90a (a tensor-map parameter per descriptor "
+           "and box)">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
            "With tensor-maps: give a pipelined loop whose blocks TMA copies a "
            "producer warpgroup of its own (4 warps more per program), its other "
            "warps computing without a barrier of the whole program per "
-           "iteration (experimental)">
+           "iteration">
   ];
 }
 

@@ -19,16 +19,16 @@ struct GpuLoweringOptions {
   /// how many iterations' operands are in shared memory at once.
   unsigned numStages = 2;
   /// Whether pipelined loops copy the blocks of host tensor descriptors, and
-  /// their stores write them, with TMA on sm_90 (docs/gpu-nvidia.md, "Tensor
-  /// maps"). Off by default until
-  /// measured correct on a GPU: the launch then encodes a tensor map per
-  /// descriptor (KernelBinary::tensorMaps).
+  /// their stores write them, with TMA on sm_90a (docs/gpu-nvidia.md, "Tensor
+  /// maps"): the launch then encodes a tensor map per descriptor
+  /// (KernelBinary::tensorMaps). Off here and in the pass; Python's
+  /// compile_gpu, the JIT and `tessera compile` turn it on.
   bool tensorMaps = false;
   /// With tensorMaps: a pipelined loop whose staged blocks TMA copies, and
   /// that follows only scalar work in the kernel, gets a producer warpgroup of its
   /// own, which copies while the numWarps warps compute (docs/gpu-nvidia.md,
   /// "Warp specialization"); the program then has numWarps + 4 warps. Off by
-  /// default until measured on a GPU.
+  /// default, as Triton's warp_specialize.
   bool warpSpecialize = false;
 };
 

@@ -45,16 +45,19 @@ FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64
 bool SharedMemory::canAllocate(Type elementType, int64_t elements, int64_t alignment) const {
   int64_t bytes = elements * byteSize(elementType);
   if (usesDynamicMemory())
-    return llvm::alignTo(userBytes_, alignment) + bytes <= target_.maxSharedMemoryBytes;
+    return fitsAfter(userBytes_, alignment, bytes);
   return freeAttribution(bufferType(elementType, elements), alignment) ||
          attributionBytes_ + int64_t(llvm::alignTo(bytes, alignment)) <=
              target_.maxSharedMemoryBytes;
 }
 
 bool SharedMemory::fitsNewUser(Type elementType, int64_t elements, int64_t alignment) const {
-  return usesDynamicMemory() && llvm::alignTo(reservedBytes_, alignment) +
-                                        elements * byteSize(elementType) <=
-                                    target_.maxSharedMemoryBytes;
+  return usesDynamicMemory() &&
+         fitsAfter(reservedBytes_, alignment, elements * byteSize(elementType));
+}
+
+bool SharedMemory::fitsAfter(int64_t usedBytes, int64_t alignment, int64_t bytes) const {
+  return int64_t(llvm::alignTo(usedBytes, alignment)) + bytes <= target_.maxSharedMemoryBytes;
 }
 
 std::optional<size_t> SharedMemory::freeAttribution(MemRefType type, int64_t alignment) const {
@@ -91,8 +94,7 @@ int64_t SharedMemory::conversionRowPadding(ArrayRef<int64_t> shape, Type element
     return 0;
   int64_t padding = 16 / byteSize(elementType);
   int64_t bytes = rows * (shape.back() + padding) * byteSize(elementType);
-  return llvm::alignTo(userBytes_, kMinAlignment) + bytes <= target_.maxSharedMemoryBytes ? padding
-                                                                                          : 0;
+  return fitsAfter(userBytes_, kMinAlignment, bytes) ? padding : 0;
 }
 
 FailureOr<Value> SharedMemory::place(Operation *user, Type elementType, int64_t elements,

@@ -76,6 +76,9 @@ public:
 
 private:
   bool usesDynamicMemory() const { return target_.vendor == GpuVendor::Nvidia; }
+  /// Whether `bytes` more, placed at the first multiple of `alignment` after
+  /// `usedBytes` of dynamic shared memory, stay within the target's.
+  bool fitsAfter(int64_t usedBytes, int64_t alignment, int64_t bytes) const;
 
   struct Attribution {
     mlir::MemRefType type;

@@ -28,6 +28,8 @@ constexpr int64_t kDescriptorUnitBits = 4;
 /// The start-address field: bits 0-13 of (address >> 4), all of the 256 KiB
 /// shared window.
 constexpr int64_t kStartAddressMask = (1 << 14) - 1;
+/// Registers of one thread's A fragment of an m64nNk8 tf32 instruction.
+constexpr int64_t kFragmentRegisters = 4;
 /// Core matrices are eight rows: the stride-byte-offset steps between them.
 constexpr int64_t kCoreMatrixRows = 8;
 /// The swizzle permutes 16-byte chunks within 128-byte lines.
@@ -86,6 +88,39 @@ SmallVector<Value> waitForWgmma(OpBuilder &builder, Location loc, unsigned pendi
   return inlinePtx(builder, loc, acc.getTypes(), acc,
                    ("wgmma.wait_group.sync.aligned " + llvm::Twine(pending) + ";").str(),
                    constraints);
+}
+
+/// The pass stored the operands with ordinary (generic-proxy) stores; wgmma
+/// reads through the async proxy. Each thread orders its own stores before
+/// the async proxy, then the barrier orders every thread's fence before the
+/// first wgmma (unless the caller did both).
+void orderOperandStores(OpBuilder &builder, Location loc, const SharedOperand &aShared,
+                        const SharedOperand &bShared) {
+  if (aShared.ready && bShared.ready)
+    return;
+  emitAsyncProxyFence(builder, loc);
+  mlir::gpu::BarrierOp::create(builder, loc);
+}
+
+/// Whether the dot starts from zeros (attention's S = Q K^T): it then
+/// ignores its accumulator in the first step (scale-d = 0) and hands no
+/// registers in: zeros would be moved into each tile's registers just before
+/// its wgmma, ordinary writes between wgmmas around which ptxas injects waits
+/// (C7519).
+bool startsFromZeros(ValueRange acc) {
+  return llvm::all_of(acc, [](Value value) {
+    return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+  });
+}
+
+/// `whileRunning` after the dot's commit group, then the wait that leaves at
+/// most `pending` groups running.
+FailureOr<SmallVector<Value>> runWhileIssuedThenWait(OpBuilder &builder, Location loc,
+                                                     ValueRange result, unsigned pending,
+                                                     const WhileDotRuns &whileRunning) {
+  if (whileRunning && failed(whileRunning(builder)))
+    return failure();
+  return waitForWgmma(builder, loc, pending, result);
 }
 
 struct Instruction {
@@ -167,7 +202,7 @@ public:
 
   LinearLayout accumulatorLayout() const override {
     // d_i of one instruction: the m16n8 fragment repeated over its n8 blocks.
-    LinearLayout layout = m16n8AccumulatorFragment(problem.m, problem.n);
+    LinearLayout layout = m16n8AccumulatorFragment(gridM(), gridN());
     appendRepeats(layout.registers, plan.instructionN / 8, {0, 8});
     appendRepeats(layout.registers, plan.tilesN, {0, plan.instructionN});
     appendRepeats(layout.registers, plan.tilesM, {kTileM, 0});
@@ -175,7 +210,7 @@ public:
     layout.warps = {{16, 0}, {32, 0}};
     appendRepeats(layout.warps, plan.warpgroupsN, {0, warpgroupTileN()});
     appendRepeats(layout.warps, plan.warpgroupsM, {warpgroupTileM(), 0});
-    return layout;
+    return plan.swapped ? layout.transposed({1, 0}) : layout;
   }
 
   int64_t sharedElements(DotOperand operand) const override {
@@ -210,6 +245,8 @@ public:
   SmallVector<Value> emit(OpBuilder &builder, Location loc, Value lane, Value warp,
                           const SharedOperand &aShared, const SharedOperand &bShared,
                           ValueRange acc, Value /*accumulatorScratch*/) const override {
+    if (plan.swapped)
+      return *issueSwapped(builder, loc, lane, warp, aShared, bShared, acc, /*pending=*/0, {});
     return *issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/0, {});
   }
   bool isAsynchronous() const override { return true; }
@@ -219,6 +256,9 @@ public:
                                                const SharedOperand &bShared, ValueRange acc,
                                                Value /*accumulatorScratch*/,
                                                const WhileDotRuns &whileRunning) const override {
+    if (plan.swapped)
+      return issueSwapped(builder, loc, lane, warp, aShared, bShared, acc, /*pending=*/1,
+                          whileRunning);
     return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/1, whileRunning);
   }
   SmallVector<Value> emitWaitForAll(OpBuilder &builder, Location loc,
@@ -233,9 +273,18 @@ public:
   }
 
 private:
-  int64_t warpgroupTileM() const { return problem.m / plan.warpgroupsM; }
-  int64_t warpgroupTileN() const { return problem.n / plan.warpgroupsN; }
+  /// The instruction problem's M and N: the dot's, or its transpose's.
+  int64_t gridM() const { return plan.swapped ? problem.n : problem.m; }
+  int64_t gridN() const { return plan.swapped ? problem.m : problem.n; }
+  int64_t warpgroupTileM() const { return gridM() / plan.warpgroupsM; }
+  int64_t warpgroupTileN() const { return gridN() / plan.warpgroupsN; }
   int64_t registersPerTile() const { return plan.instructionN / 2; }
+
+  /// Where this thread's warpgroup sits in the grid.
+  struct WarpgroupPlace {
+    Value warp, row, col;
+  };
+  WarpgroupPlace warpgroupPlace(OpBuilder &builder, Location loc, Value warp) const;
 
   /// The descriptor of `stored`, placed at `shared`, starting `offsetBytes`
   /// bytes in (a runtime value).
@@ -254,6 +303,20 @@ private:
                                       const SharedOperand &aShared, const SharedOperand &bShared,
                                       ValueRange acc, unsigned pending,
                                       const WhileDotRuns &whileRunning) const;
+  /// The same for the swapped dot (Wgmma.h).
+  FailureOr<SmallVector<Value>> issueSwapped(OpBuilder &builder, Location loc, Value lane,
+                                             Value warp, const SharedOperand &aShared,
+                                             const SharedOperand &bShared, ValueRange acc,
+                                             unsigned pending,
+                                             const WhileDotRuns &whileRunning) const;
+  /// The swapped dot's A fragments of this thread, from B's panels.
+  SmallVector<Value> loadSwappedFragments(OpBuilder &builder, Location loc, Value lane,
+                                          const WarpgroupPlace &place,
+                                          const SharedOperand &bShared) const;
+  /// One wgmma with A in registers.
+  SmallVector<Value> registerAWgmma(OpBuilder &builder, Location loc, ValueRange tile,
+                                    ValueRange fragments, Value bDescriptor,
+                                    bool accumulate) const;
 
   WgmmaPlan plan;
   Instruction instruction;
@@ -295,31 +358,14 @@ FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, 
                                               const SharedOperand &bShared, ValueRange acc,
                                               unsigned pending,
                                               const WhileDotRuns &whileRunning) const {
-  // The pass stored the operands with ordinary (generic-proxy) stores; wgmma
-  // reads through the async proxy. Each thread orders its own stores before
-  // the async proxy, then the barrier orders every thread's fence before the
-  // first wgmma (unless the caller did both).
-  if (!aShared.ready || !bShared.ready) {
-    emitAsyncProxyFence(builder, loc);
-    mlir::gpu::BarrierOp::create(builder, loc);
-  }
-
-  Value warpIndex = arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), warp);
-  Value warpgroup = shiftRight(builder, loc, warpIndex, log2(kWarpsPerWarpgroup));
-  Value warpgroupRow = shiftRight(builder, loc, warpgroup, log2(plan.warpgroupsN));
-  Value warpgroupCol = bitAnd(builder, loc, warpgroup, plan.warpgroupsN - 1);
+  orderOperandStores(builder, loc, aShared, bShared);
+  WarpgroupPlace place = warpgroupPlace(builder, loc, warp);
   Value aFirst = descriptor(builder, loc, aShared, a, /*mnMajor=*/false,
-                            mul(builder, loc, warpgroupRow, a.byteOffset(warpgroupTileM(), 0)));
+                            mul(builder, loc, place.row, a.byteOffset(warpgroupTileM(), 0)));
   Value bFirst = descriptor(builder, loc, bShared, b, plan.bNMajor,
-                            mul(builder, loc, warpgroupCol, bOffset(0, warpgroupTileN())));
+                            mul(builder, loc, place.col, bOffset(0, warpgroupTileN())));
 
-  // A dot that starts from zeros (attention's S = Q K^T) ignores its
-  // accumulator in the first step (scale-d = 0) and hands no registers in:
-  // zeros would be moved into each tile's registers just before its wgmma,
-  // ordinary writes between wgmmas around which ptxas injects waits (C7519).
-  bool fromZeros = llvm::all_of(acc, [](Value value) {
-    return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
-  });
+  bool fromZeros = startsFromZeros(acc);
   int64_t tiles = plan.tilesM * plan.tilesN;
   SmallVector<Value> tileValues;
   for (int64_t tile = 0; tile < tiles; ++tile) {
@@ -360,9 +406,129 @@ FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, 
   for (Value tile : tileValues)
     for (int64_t field = 0; field < registersPerTile(); ++field)
       result.push_back(LLVM::ExtractValueOp::create(builder, loc, tile, field));
-  if (whileRunning && failed(whileRunning(builder)))
-    return failure();
-  return waitForWgmma(builder, loc, pending, result);
+  return runWhileIssuedThenWait(builder, loc, result, pending, whileRunning);
+}
+
+WgmmaDot::WarpgroupPlace WgmmaDot::warpgroupPlace(OpBuilder &builder, Location loc,
+                                                  Value warp) const {
+  Value warpIndex = arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), warp);
+  Value warpgroup = shiftRight(builder, loc, warpIndex, log2(kWarpsPerWarpgroup));
+  return {warpIndex, shiftRight(builder, loc, warpgroup, log2(plan.warpgroupsN)),
+          bitAnd(builder, loc, warpgroup, plan.warpgroupsN - 1)};
+}
+
+// Fragment (step, tile, r) sits 8 * step lines and 64 * tile columns of B
+// from fragment (0, 0, r): whole 1024-byte swizzle repeats and whole panels
+// of the 128-byte swizzle, which leave the XOR's bits alone. So four indices
+// per thread, the rest constants apart that ptxas folds into the loads.
+SmallVector<Value> WgmmaDot::loadSwappedFragments(OpBuilder &builder, Location loc, Value lane,
+                                                  const WarpgroupPlace &place,
+                                                  const SharedOperand &bShared) const {
+  Value laneIndex = arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), lane);
+  Value group = shiftRight(builder, loc, laneIndex, 2);
+  Value inGroup = bitAnd(builder, loc, laneIndex, 3);
+  Value warpInGroup = bitAnd(builder, loc, place.warp, kWarpsPerWarpgroup - 1);
+  Value firstRow = add(builder, loc,
+                       add(builder, loc, mul(builder, loc, place.row, warpgroupTileM()),
+                           mul(builder, loc, warpInGroup, 16)),
+                       group);
+  SmallVector<Value> bases;
+  for (int64_t r = 0; r < kFragmentRegisters; ++r) {
+    Value k = add(builder, loc, inGroup, 4 * (r / 2));
+    Value n = add(builder, loc, firstRow, 8 * (r % 2));
+    bases.push_back(add(builder, loc, bShared.start, b.index(builder, loc, k, n)));
+  }
+  SmallVector<Value> fragments;
+  for (int64_t step = 0; step < problem.k / instruction.k; ++step)
+    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+      for (int64_t r = 0; r < kFragmentRegisters; ++r) {
+        int64_t offset = b.byteOffset(step * instruction.k, tm * kTileM) / b.elementBytes;
+        Value element = memref::LoadOp::create(builder, loc, bShared.buffer,
+                                               add(builder, loc, bases[r], offset));
+        fragments.push_back(
+            arith::BitcastOp::create(builder, loc, builder.getI32Type(), element));
+      }
+  return fragments;
+}
+
+SmallVector<Value> WgmmaDot::registerAWgmma(OpBuilder &builder, Location loc, ValueRange tile,
+                                            ValueRange fragments, Value bDescriptor,
+                                            bool accumulate) const {
+  size_t count = tile.size();
+  std::string assembly;
+  llvm::raw_string_ostream code(assembly);
+  code << "{\n.reg .pred p;\nsetp.ne.b32 p, " << (accumulate ? 1 : 0) << ", 0;\n"
+       << "wgmma.mma_async.sync.aligned.m64n" << plan.instructionN << "k" << instruction.k
+       << ".f32." << instruction.suffix << "." << instruction.suffix << " {";
+  SmallVector<std::string> constraints;
+  for (size_t i = 0; i < count; ++i) {
+    code << (i ? ", " : "") << "$" << i;
+    constraints.push_back("=f");
+  }
+  for (size_t i = 0; i < count; ++i)
+    constraints.push_back(std::to_string(i));
+  code << "}, {";
+  for (size_t i = 0; i < fragments.size(); ++i) {
+    code << (i ? ", " : "") << "$" << 2 * count + i;
+    constraints.push_back("r");
+  }
+  code << "}, $" << 2 * count + fragments.size() << ", p, 1, 1;\n}";
+  constraints.push_back("l");
+  SmallVector<Value> operands = llvm::to_vector(tile);
+  llvm::append_range(operands, fragments);
+  operands.push_back(bDescriptor);
+  return inlinePtx(builder, loc, tile.getTypes(), operands, assembly,
+                   llvm::join(constraints, ","));
+}
+
+// The instruction's B descriptors step through A's K-major rows as the
+// unswapped dot's A descriptors do, one warpgroup column tile (the dot's M)
+// apart.
+FailureOr<SmallVector<Value>> WgmmaDot::issueSwapped(OpBuilder &builder, Location loc,
+                                                     Value lane, Value warp,
+                                                     const SharedOperand &aShared,
+                                                     const SharedOperand &bShared,
+                                                     ValueRange acc, unsigned pending,
+                                                     const WhileDotRuns &whileRunning) const {
+  orderOperandStores(builder, loc, aShared, bShared);
+  WarpgroupPlace place = warpgroupPlace(builder, loc, warp);
+  Value bFirst = descriptor(builder, loc, aShared, a, /*mnMajor=*/false,
+                            mul(builder, loc, place.col, a.byteOffset(warpgroupTileN(), 0)));
+  // wgmma.fence must follow every ordinary write of the registers a wgmma
+  // reads, the fragments included.
+  SmallVector<Value> fragments = loadSwappedFragments(builder, loc, lane, place, bShared);
+
+  bool fromZeros = startsFromZeros(acc);
+  Value nothing;
+  if (fromZeros)
+    nothing = LLVM::PoisonOp::create(builder, loc, problem.accElement);
+  SmallVector<SmallVector<Value>> tiles;
+  for (int64_t tile = 0; tile < plan.tilesM * plan.tilesN; ++tile) {
+    if (fromZeros)
+      tiles.emplace_back(registersPerTile(), nothing);
+    else
+      tiles.push_back(llvm::to_vector(acc.slice(tile * registersPerTile(), registersPerTile())));
+  }
+  NVVM::WgmmaFenceAlignedOp::create(builder, loc);
+
+  for (int64_t step = 0; step < problem.k / instruction.k; ++step)
+    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+      for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
+        int64_t k = step * instruction.k;
+        Value bDescriptor = add(builder, loc, bFirst,
+                                a.byteOffset(tn * plan.instructionN, k) >> kDescriptorUnitBits);
+        ValueRange stepFragments = ValueRange(fragments).slice(
+            (step * plan.tilesM + tm) * kFragmentRegisters, kFragmentRegisters);
+        SmallVector<Value> &tile = tiles[tn + plan.tilesN * tm];
+        tile = registerAWgmma(builder, loc, tile, stepFragments, bDescriptor,
+                              /*accumulate=*/!(fromZeros && step == 0));
+      }
+  NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
+
+  SmallVector<Value> result;
+  for (const SmallVector<Value> &tile : tiles)
+    llvm::append_range(result, tile);
+  return runWhileIssuedThenWait(builder, loc, result, pending, whileRunning);
 }
 
 } // namespace
@@ -394,6 +560,28 @@ WgmmaSwizzle swizzleMode(int64_t swizzleBytes) {
   llvm_unreachable("wgmma swizzle widths are 32, 64 or 128 bytes");
 }
 
+namespace {
+
+/// Fills `plan`'s warpgroup grid and instruction N for an instruction
+/// problem of `m` x `n` (the dot's, or its transpose's); false where M gives
+/// no warpgroup a 64-row tile or N gives one fewer than 8 columns.
+bool planWarpgroupGrid(WgmmaPlan &plan, int64_t m, int64_t n, unsigned numWarps) {
+  if (m < kTileM)
+    return false;
+  int64_t warpgroups = numWarps / kWarpsPerWarpgroup;
+  plan.warpgroupsM = std::min<int64_t>(warpgroups, m / kTileM);
+  plan.warpgroupsN = warpgroups / plan.warpgroupsM;
+  int64_t warpgroupTileN = n / plan.warpgroupsN;
+  if (warpgroupTileN < kMinTileN)
+    return false;
+  plan.instructionN = std::min(warpgroupTileN, kMaxTileN);
+  plan.tilesM = m / plan.warpgroupsM / kTileM;
+  plan.tilesN = warpgroupTileN / plan.instructionN;
+  return true;
+}
+
+} // namespace
+
 std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &problem,
                                    unsigned numWarps) {
   if (!target.hasWgmma() || target.warpSize != kWarpSize || numWarps % kWarpsPerWarpgroup != 0)
@@ -403,33 +591,38 @@ std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &pr
     return std::nullopt;
   if (!allPowersOfTwo({problem.m, problem.n, problem.k, static_cast<int64_t>(numWarps)}))
     return std::nullopt;
-  if (problem.m < kTileM || problem.n < kMinTileN || problem.k < instruction->k)
+  if (problem.k < instruction->k)
     return std::nullopt;
   int64_t elementBytes = problem.aElement.getIntOrFloatBitWidth() / 8;
   if ((problem.m + problem.n) * problem.k * elementBytes > target.maxSharedMemoryBytes)
     return std::nullopt;
 
   WgmmaPlan plan;
-  int64_t warpgroups = numWarps / kWarpsPerWarpgroup;
-  plan.warpgroupsM = std::min<int64_t>(warpgroups, problem.m / kTileM);
-  plan.warpgroupsN = warpgroups / plan.warpgroupsM;
-  int64_t warpgroupTileN = problem.n / plan.warpgroupsN;
-  if (warpgroupTileN < kMinTileN)
-    return std::nullopt;
-  plan.instructionN = std::min(warpgroupTileN, kMaxTileN);
   plan.instructionK = instruction->k;
-  plan.tilesM = problem.m / plan.warpgroupsM / kTileM;
-  plan.tilesN = warpgroupTileN / plan.instructionN;
   plan.swizzleBytes = std::min(kMaxSwizzleBytes, problem.k * elementBytes);
-  // B N-major where its rows of N are what memory holds contiguous (it does
-  // not reach the dot through tile.trans) and the instruction can read it so:
-  // 16-bit types only, and an instruction tile of at least one 32-byte panel.
-  int64_t instructionNBytes = plan.instructionN * elementBytes;
-  plan.bNMajor = elementBytes == 2 && !problem.bTransposed && instructionNBytes >= kStepBytes;
-  plan.bSwizzleBytes = plan.bNMajor ? std::min(kMaxSwizzleBytes, instructionNBytes)
-                                    : plan.swizzleBytes;
+  // A tf32 B with its rows of N contiguous runs swapped (Wgmma.h), N-major
+  // in panels as wide as the swizzle: the instruction's M of at least 64
+  // makes N at least 256 bytes.
+  plan.swapped = instruction->operandType == NVVM::WGMMATypes::tf32 && !problem.bTransposed &&
+                 !problem.chained &&
+                 planWarpgroupGrid(plan, problem.n, problem.m, numWarps);
+  if (plan.swapped) {
+    plan.bNMajor = true;
+    plan.bSwizzleBytes = kMaxSwizzleBytes;
+  } else {
+    if (!planWarpgroupGrid(plan, problem.m, problem.n, numWarps))
+      return std::nullopt;
+    // B N-major where its rows of N are what memory holds contiguous (it does
+    // not reach the dot through tile.trans) and the instruction can read it
+    // so: 16-bit types only, and an instruction tile of at least one 32-byte
+    // panel.
+    int64_t instructionNBytes = plan.instructionN * elementBytes;
+    plan.bNMajor = elementBytes == 2 && !problem.bTransposed && instructionNBytes >= kStepBytes;
+    plan.bSwizzleBytes = plan.bNMajor ? std::min(kMaxSwizzleBytes, instructionNBytes)
+                                      : plan.swizzleBytes;
+  }
   plan.name = ("wgmma.m64n" + llvm::Twine(plan.instructionN) + "k" + llvm::Twine(instruction->k) +
-               "." + instruction->suffix)
+               "." + instruction->suffix + (plan.swapped ? ".swapped" : ""))
                   .str();
   return plan;
 }

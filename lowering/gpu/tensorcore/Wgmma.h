@@ -36,6 +36,17 @@
 // find it. The XOR works on absolute shared-memory addresses, so both
 // buffers must start on a multiple of kWgmmaSharedAlignment bytes (the
 // 1024-byte repeat of the 128-byte swizzle).
+//
+// A tf32 B whose rows of N are contiguous in memory (not given through
+// tile.trans) would have to be transposed into the K-major layout, 4 bytes at
+// a time. Instead the dot runs swapped, as C^T = B^T A^T (name suffix
+// ".swapped"): the instruction's M is the dot's N and its N the dot's M. Its
+// A operand is B, N-major in shared memory as a 16-bit B is, loaded into
+// registers (the wgmma form with A in registers has no layout constraint);
+// its B operand is A, whose K-major rows are what a transposed B is. The
+// accumulator layout is the instruction's D fragment transposed. Only where
+// the swapped grid exists (N of at least 64 per warpgroup row) and the dot
+// is not chained (a row of C^T's transpose spans the warpgroup's warps).
 #ifndef TESSERA_LOWERING_GPU_TENSORCORE_WGMMA_H
 #define TESSERA_LOWERING_GPU_TENSORCORE_WGMMA_H
 
@@ -64,6 +75,10 @@ struct WgmmaPlan {
   /// Whether B is stored N-major (else K-major), and its lines' width.
   bool bNMajor = false;
   int64_t bSwizzleBytes = 128;
+  /// Whether the dot runs as C^T = B^T A^T (above): then warpgroupsM,
+  /// tilesM count along the dot's N and warpgroupsN, tilesN, instructionN
+  /// along its M.
+  bool swapped = false;
 };
 
 /// The descriptor's mode for lines of `swizzleBytes` (128, 64 or 32).

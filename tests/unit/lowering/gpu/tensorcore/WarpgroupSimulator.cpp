@@ -10,7 +10,9 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <bit>
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 
@@ -60,6 +62,74 @@ struct Descriptor {
   }
   /// Bytes of one swizzled row: modes 1, 2, 3 are the 128, 64 and 32-byte swizzles.
   uint64_t swizzleBytes() const { return swizzleMode == 0 ? 0 : 256 >> swizzleMode; }
+};
+
+/// `wgmma.mma_async` with A in registers, as the inline PTX
+/// `{ .reg .pred p; setp.ne.b32 p, S, 0; wgmma.mma_async.sync.aligned.m64nNkK
+/// .f32.tf32.tf32 {$0, ...}, {$a, $b, $c, $d}, $desc, p, 1, 1; }`: the
+/// inline asm's input operands that carry the accumulator (tied to the
+/// outputs, in order), the four A registers and the B descriptor.
+struct RegisterAWgmma {
+  int64_t n = 0, k = 0;
+  bool accumulate = true;
+  llvm::SmallVector<unsigned> acc, a;
+  unsigned descriptor = 0;
+
+  static std::optional<RegisterAWgmma> parse(LLVM::InlineAsmOp asmOp) {
+    llvm::StringRef text = asmOp.getAsmString();
+    RegisterAWgmma parsed;
+    size_t setp = text.find("setp.ne.b32 p, ");
+    if (setp == llvm::StringRef::npos)
+      return std::nullopt;
+    text = text.drop_front(setp + llvm::StringRef("setp.ne.b32 p, ").size());
+    if (!text.consume_front("1, 0;") && !text.consume_front("0, 0;"))
+      return std::nullopt;
+    parsed.accumulate = asmOp.getAsmString().contains("setp.ne.b32 p, 1, 0;");
+    text = text.ltrim();
+    if (!text.consume_front("wgmma.mma_async.sync.aligned.m64n") ||
+        text.consumeInteger(10, parsed.n) || !text.consume_front("k") ||
+        text.consumeInteger(10, parsed.k) || !text.consume_front(".f32.tf32.tf32 "))
+      return std::nullopt;
+    unsigned outputs = parsed.n / 2;
+    auto operandList = [&](llvm::SmallVector<unsigned> &into) {
+      if (!text.consume_front("{"))
+        return false;
+      do {
+        text = text.ltrim();
+        unsigned index = 0;
+        if (!text.consume_front("$") || text.consumeInteger(10, index))
+          return false;
+        into.push_back(index);
+      } while (text.consume_front(","));
+      return text.consume_front("}");
+    };
+    llvm::SmallVector<unsigned> d, a;
+    if (!operandList(d) || !text.consume_front(", ") || !operandList(a) ||
+        !text.consume_front(", $") || text.consumeInteger(10, parsed.descriptor) ||
+        !text.consume_front(", p, 1, 1;"))
+      return std::nullopt;
+    // Outputs are $0 .. $(outputs - 1), inputs the numbers after them.
+    llvm::SmallVector<llvm::StringRef> constraints;
+    llvm::StringRef(asmOp.getConstraints()).split(constraints, ',');
+    if (d.size() != outputs || a.size() != 4 || parsed.descriptor < outputs ||
+        constraints.size() != outputs + asmOp.getOperands().size())
+      return std::nullopt;
+    for (unsigned i = 0; i < outputs; ++i) {
+      if (d[i] != i || constraints[i] != "=f" ||
+          constraints[outputs + i] != std::to_string(i))
+        return std::nullopt;
+      parsed.acc.push_back(i);
+    }
+    for (unsigned index : a) {
+      if (index < outputs || constraints[index] != "r")
+        return std::nullopt;
+      parsed.a.push_back(index - outputs);
+    }
+    if (constraints[parsed.descriptor] != "l")
+      return std::nullopt;
+    parsed.descriptor -= outputs;
+    return parsed;
+  }
 };
 
 /// The swizzled shared-memory address: the 16-byte chunk bits of the address
@@ -145,6 +215,9 @@ private:
       auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
       if (isa<LLVM::ExtractValueOp>(op) || (asmOp && tiedWaitGroup(asmOp) >= 0))
         continue;
+      if (std::optional<RegisterAWgmma> wgmma = asmOp ? RegisterAWgmma::parse(asmOp) : std::nullopt;
+          wgmma && llvm::is_contained(wgmma->acc, operand.getOperandNumber()))
+        continue;
       return failure(&op, "reads a wgmma accumulator before a commit_group and a wait_group "
                           "cover its wgmma");
     }
@@ -180,12 +253,24 @@ private:
               return llvm::Error::success();
             })
         .Case<LLVM::PoisonOp, LLVM::UndefOp>([&](Operation *undefined) -> llvm::Error {
-          auto type = dyn_cast<LLVM::LLVMStructType>(undefined->getResult(0).getType());
-          if (!type)
-            return failure(undefined, "only undefined structs are modelled");
-          // NaN shows any field that is read without having been written.
+          // NaN shows any field (or float) that is read without having been
+          // written.
+          Type type = undefined->getResult(0).getType();
+          auto structType = dyn_cast<LLVM::LLVMStructType>(type);
+          if (!structType && !type.isF32())
+            return failure(undefined, "only undefined structs and f32 are modelled");
           for (ThreadValue &v : resultOf(undefined->getResult(0)))
-            v.elements.assign(type.getBody().size(), std::numeric_limits<double>::quiet_NaN());
+            v.elements.assign(structType ? structType.getBody().size() : 1,
+                              std::numeric_limits<double>::quiet_NaN());
+          return llvm::Error::success();
+        })
+        .Case<memref::LoadOp>([&](memref::LoadOp load) { return sharedLoad(load); })
+        .Case<arith::BitcastOp>([&](arith::BitcastOp cast) -> llvm::Error {
+          if (!cast.getIn().getType().isF32() || !cast.getType().isInteger(32))
+            return failure(cast, "only f32 to i32 is modelled");
+          for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+            set(cast.getResult(), t,
+                std::bit_cast<uint32_t>(static_cast<float>(number(cast.getIn(), t))));
           return llvm::Error::success();
         })
         .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp insert) {
@@ -205,7 +290,11 @@ private:
             wgmmaGroup[extract.getResult()] = group->second;
           return llvm::Error::success();
         })
-        .Case<LLVM::InlineAsmOp>([&](LLVM::InlineAsmOp asmOp) { return tiedWait(asmOp); })
+        .Case<LLVM::InlineAsmOp>([&](LLVM::InlineAsmOp asmOp) {
+          if (std::optional<RegisterAWgmma> wgmma = RegisterAWgmma::parse(asmOp))
+            return registerAMmaAsync(asmOp, *wgmma);
+          return tiedWait(asmOp);
+        })
         .Case<NVVM::FenceProxyOp>([&](NVVM::FenceProxyOp fence) {
           if (fence.getKind() == NVVM::ProxyKind::async_shared ||
               fence.getKind() == NVVM::ProxyKind::async)
@@ -352,12 +441,113 @@ private:
     return matrix;
   }
 
-  llvm::Expected<uint64_t> uniformDescriptor(NVVM::WgmmaMmaAsyncOp wgmma, Value descriptor) {
+  /// An ordinary load of an element of one of the two buffers, by index.
+  llvm::Error sharedLoad(memref::LoadOp load) {
+    Block &body = function.getBody().front();
+    Value source = load.getMemRef();
+    if ((source != body.getArgument(2) && source != body.getArgument(3)) ||
+        load.getIndices().size() != 1)
+      return failure(load, "only loads of the two shared buffers are modelled");
+    const std::vector<double> &buffer =
+        source == body.getArgument(2) ? inputs.aShared : inputs.bShared;
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+      uint64_t index = get(load.getIndices()[0], t).bits;
+      if (index >= buffer.size())
+        return failure(load, llvm::formatv("thread {0} loads element {1} of {2}", t, index,
+                                           buffer.size()));
+      setNumber(load.getResult(), t, buffer[index]);
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<uint64_t> uniformDescriptor(Operation *wgmma, Value descriptor) {
     uint64_t bits = get(descriptor, 0).bits;
     for (unsigned t = 1; t < kWarpgroupThreads; ++t)
       if (get(descriptor, t).bits != bits)
         return failure(wgmma, llvm::formatv("thread {0} gives another descriptor than thread 0", t));
     return bits;
+  }
+
+  /// Whether `value`, which a wgmma reads as a register, was written before
+  /// the last wgmma.fence (or is a wgmma result, which the fence need not
+  /// cover).
+  bool fencedForWgmma(Value value) {
+    return wgmmaGroup.count(value) ||
+           (lastRegisterFence >= 0 && definedAt[value] <= lastRegisterFence);
+  }
+
+  /// D = A B (+ D where `accumulate`) for an m64nNkK instruction: `a` its
+  /// rows of K, `bColumns` B's columns of K, `accIn(t, i)` register i of
+  /// thread t, placed with the ISA's D fragment; the registers of `result`.
+  void multiplyAccumulate(const std::vector<double> &a, const std::vector<double> &bColumns,
+                          int64_t n, int64_t k, bool accumulate,
+                          llvm::function_ref<double(unsigned, unsigned)> accIn, Value result) {
+    constexpr int64_t m = 64;
+    unsigned fields = n / 2;
+    std::vector<double> d(m * n, 0);
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+      for (unsigned i = 0; i < fields; ++i) {
+        auto [row, col] = fragmentD(t, i);
+        d[row * n + col] = accumulate ? accIn(t, i) : 0;
+      }
+    for (int64_t row = 0; row < m; ++row)
+      for (int64_t col = 0; col < n; ++col)
+        for (int64_t kk = 0; kk < k; ++kk)
+          d[row * n + col] += a[row * k + kk] * bColumns[col * k + kk];
+    ThreadValues &values = resultOf(result);
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+      values[t].elements.resize(fields);
+      for (unsigned i = 0; i < fields; ++i) {
+        auto [row, col] = fragmentD(t, i);
+        values[t].elements[i] = d[row * n + col];
+      }
+    }
+    wgmmaGroup[result] = -1;
+  }
+
+  // PTX ISA, "Register Fragments" for wgmma .m64nNk8 A (.tf32): thread t of
+  // the warpgroup (warp w = t / 32, lane l) holds a_i at row
+  // 16w + l / 4 + 8 * (i % 2), column l % 4 + 4 * (i / 2).
+  static std::pair<int64_t, int64_t> fragmentA(unsigned thread, unsigned i) {
+    unsigned warp = thread / kThreadsPerWarp, lane = thread % kThreadsPerWarp;
+    return {16 * warp + lane / 4 + 8 * (i % 2), lane % 4 + 4 * (i / 2)};
+  }
+
+  llvm::Error registerAMmaAsync(LLVM::InlineAsmOp asmOp, const RegisterAWgmma &wgmma) {
+    ++outputs.wgmmaCount;
+    if (!asmOp.getHasSideEffects())
+      return failure(asmOp, "a wgmma without side effects may be moved or dropped");
+    if (!sharedFenced)
+      return failure(asmOp, "reads shared memory written by ordinary stores without a "
+                            "fence.proxy.async before it");
+    if (wgmma.k != 8 || inputs.elementBytes != 4)
+      return failure(asmOp, "only tf32 (k8) is modelled with A in registers");
+    auto operand = [&](unsigned index) { return asmOp.getOperands()[index]; };
+    for (unsigned index : wgmma.acc)
+      if (!fencedForWgmma(operand(index)))
+        return failure(asmOp, "uses accumulator registers written after the last wgmma.fence");
+    for (unsigned index : wgmma.a)
+      if (!fencedForWgmma(operand(index)))
+        return failure(asmOp, "uses A registers written after the last wgmma.fence");
+    llvm::Expected<uint64_t> bBits = uniformDescriptor(asmOp, operand(wgmma.descriptor));
+    if (!bBits)
+      return bBits.takeError();
+    llvm::Expected<std::vector<double>> bColumns =
+        readOperand(asmOp, *bBits, wgmma.n, wgmma.k, /*mnMajor=*/false);
+    if (!bColumns)
+      return bColumns.takeError();
+    std::vector<double> a(64 * wgmma.k, std::numeric_limits<double>::quiet_NaN());
+    for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+      for (unsigned i = 0; i < wgmma.a.size(); ++i) {
+        auto [row, col] = fragmentA(t, i);
+        uint64_t bits = get(operand(wgmma.a[i]), t).bits;
+        a[row * wgmma.k + col] = std::bit_cast<float>(static_cast<uint32_t>(bits));
+      }
+    multiplyAccumulate(
+        a, *bColumns, wgmma.n, wgmma.k, wgmma.accumulate,
+        [&](unsigned t, unsigned i) { return number(operand(wgmma.acc[i]), t); },
+        asmOp.getRes());
+    return llvm::Error::success();
   }
 
   // PTX ISA, "Register Fragments" for wgmma .m64nN D (f32 and s32): thread t
@@ -374,7 +564,7 @@ private:
       return failure(wgmma, "reads shared memory written by ordinary stores without a "
                             "fence.proxy.async before it");
     Value inouts = wgmma.getInouts();
-    if (!wgmmaGroup.count(inouts) && (lastRegisterFence < 0 || definedAt[inouts] > lastRegisterFence))
+    if (!fencedForWgmma(inouts))
       return failure(wgmma, "uses accumulator registers written after the last wgmma.fence");
     NVVM::WGMMATypes type = wgmma.getTypeA();
     bool bMnMajor = wgmma.getLayoutB() == NVVM::MMALayout::row;
@@ -409,28 +599,15 @@ private:
     if (!bColumns)
       return bColumns.takeError();
 
-    bool accumulate = wgmma.getScaleD() == NVVM::WGMMAScaleOut::one;
-    double scaleA = wgmma.getScaleA() == NVVM::WGMMAScaleIn::neg ? -1 : 1;
-    double scaleB = wgmma.getScaleB() == NVVM::WGMMAScaleIn::neg ? -1 : 1;
-    std::vector<double> d(m * n, 0);
-    for (unsigned t = 0; t < kWarpgroupThreads; ++t)
-      for (unsigned i = 0; i < fields; ++i) {
-        auto [row, col] = fragmentD(t, i);
-        d[row * n + col] = accumulate ? get(inouts, t).elements[i] : 0;
-      }
-    for (int64_t row = 0; row < m; ++row)
-      for (int64_t col = 0; col < n; ++col)
-        for (int64_t kk = 0; kk < k; ++kk)
-          d[row * n + col] += scaleA * (*a)[row * k + kk] * scaleB * (*bColumns)[col * k + kk];
-    ThreadValues &result = resultOf(wgmma.getResult());
-    for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
-      result[t].elements.resize(fields);
-      for (unsigned i = 0; i < fields; ++i) {
-        auto [row, col] = fragmentD(t, i);
-        result[t].elements[i] = d[row * n + col];
-      }
-    }
-    wgmmaGroup[wgmma.getResult()] = -1;
+    if (wgmma.getScaleA() == NVVM::WGMMAScaleIn::neg)
+      for (double &element : *a)
+        element = -element;
+    if (wgmma.getScaleB() == NVVM::WGMMAScaleIn::neg)
+      for (double &element : *bColumns)
+        element = -element;
+    multiplyAccumulate(
+        *a, *bColumns, n, k, wgmma.getScaleD() == NVVM::WGMMAScaleOut::one,
+        [&](unsigned t, unsigned i) { return get(inouts, t).elements[i]; }, wgmma.getResult());
     return llvm::Error::success();
   }
 

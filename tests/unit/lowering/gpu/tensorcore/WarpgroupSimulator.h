@@ -6,13 +6,16 @@
 // Format", the canonical swizzled layouts, K-major and, for a transposed
 // 16-bit B, N-major, swizzling applied to absolute shared-memory
 // addresses), and places D with the ISA's m64nN
-// fragment formula; both written here independently of the emitter.
+// fragment formula; both written here independently of the emitter. The
+// swapped tf32 dot's wgmma, inline PTX with A in registers, takes A from the
+// threads' registers with the ISA's A fragment formula; its fragments come
+// from ordinary loads (memref.load) of the buffers.
 //
 // It also enforces wgmma's ordering rules: shared memory written by ordinary
-// stores needs fence.proxy.async before wgmma reads it, accumulator registers
-// written by ordinary instructions need wgmma.fence before a wgmma uses them,
-// a wgmma result may be read only after a commit_group and a wait_group that
-// covers it (extractvalue and a wait_group as inline PTX with each output tied
+// stores needs fence.proxy.async before wgmma reads it, accumulator and A
+// registers written by ordinary instructions need wgmma.fence before a wgmma
+// uses them, a wgmma result may be read only after a commit_group and a
+// wait_group that covers it (extractvalue and a wait_group as inline PTX with each output tied
 // to its input pass the registers on), and every thread of the warpgroup must
 // give the same descriptors.
 #ifndef TESSERA_TESTS_UNIT_LOWERING_GPU_TENSORCORE_WARPGROUPSIMULATOR_H

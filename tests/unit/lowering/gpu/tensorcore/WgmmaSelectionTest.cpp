@@ -44,6 +44,16 @@ TEST_F(WgmmaSelection, NamesTheInstructionOnSm90a) {
   EXPECT_EQ(selected(sm90a, bf16(128, 256, 64), 8), "wgmma.m64n256k16.bf16");
   EXPECT_EQ(selected(sm90a, problem(b.getF32Type(), b.getF32Type(), 64, 32, 32), 4),
             "wgmma.m64n32k8.tf32");
+  // A tf32 B of rows of N runs swapped (C^T = B^T A^T), unless it comes
+  // transposed or the dot is chained.
+  DotProblem tf32 = problem(b.getF32Type(), b.getF32Type(), 128, 64, 32);
+  EXPECT_EQ(selected(sm90a, tf32, 4), "wgmma.m64n128k8.tf32.swapped");
+  DotProblem transposed = tf32;
+  transposed.bTransposed = true;
+  EXPECT_EQ(selected(sm90a, transposed, 4), "wgmma.m64n64k8.tf32");
+  DotProblem chained = tf32;
+  chained.chained = true;
+  EXPECT_EQ(selected(sm90a, chained, 4), "wgmma.m64n64k8.tf32");
   EXPECT_EQ(selected(sm90a, problem(b.getI8Type(), b.getI32Type(), 64, 64, 64), 4),
             "wgmma.m64n64k32.s8");
 }

@@ -35,6 +35,10 @@ struct WgmmaCase {
   bool bTransposed;
   bool bNMajor;
   int64_t bSwizzleBytes;
+  /// Whether the dot runs as C^T = B^T A^T (a tf32 B that is not
+  /// transposed): then the warpgroup grid, tiles and instruction N above are
+  /// over the instruction problem, [N, M].
+  bool swapped = false;
 };
 
 std::string describe(const WgmmaCase &c) {
@@ -74,9 +78,17 @@ const WgmmaCase kCases[] = {
     // Several 128-byte column blocks of K, two tiles per warpgroup.
     {DotTypes::F16, 256, 64, 256, 8, 2, 1, 2, 1, 64, 128, false, true, 128},
     {DotTypes::F16, 256, 64, 256, 8, 2, 1, 2, 1, 64, 128, true, false, 128},
-    // tf32 and s8 are K-major only.
+    // tf32 and s8 read B K-major only. A tf32 B of rows of N runs swapped
+    // where N gives the instruction's M a 64-row tile, else it is copied in
+    // transposed.
     {DotTypes::F32, 64, 32, 64, 4, 1, 1, 1, 1, 32, 128, false, false, 128},
-    {DotTypes::F32, 128, 64, 16, 8, 2, 1, 1, 1, 64, 64, false, false, 64},
+    {DotTypes::F32, 128, 64, 16, 8, 2, 1, 1, 1, 64, 64, true, false, 64},
+    {DotTypes::F32, 128, 64, 16, 8, 1, 2, 1, 1, 64, 64, false, true, 128, true},
+    {DotTypes::F32, 64, 64, 32, 4, 1, 1, 1, 1, 64, 128, false, true, 128, true},
+    // The instruction's M over two warpgroups, two 64-row tiles each.
+    {DotTypes::F32, 128, 256, 32, 8, 2, 1, 2, 1, 128, 128, false, true, 128, true},
+    // The dot's M beyond one n256 instruction: two tiles along it.
+    {DotTypes::F32, 512, 64, 8, 4, 1, 1, 1, 2, 256, 32, false, true, 128, true},
     {DotTypes::S8, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128, false, false, 128},
     {DotTypes::S8, 64, 16, 64, 4, 1, 1, 1, 1, 16, 64, false, false, 64},
 };
@@ -119,7 +131,9 @@ TEST_P(WgmmaCaseTest, PlansTheExpectedWarpgroupGrid) {
   EXPECT_EQ(plan->swizzleBytes, c.swizzleBytes);
   EXPECT_EQ(plan->bNMajor, c.bNMajor);
   EXPECT_EQ(plan->bSwizzleBytes, c.bSwizzleBytes);
+  EXPECT_EQ(plan->swapped, c.swapped);
   EXPECT_EQ(dot->name(), plan->name);
+  EXPECT_EQ(dot->name().ends_with(".swapped"), c.swapped);
 }
 
 // PTX ISA, wgmma .m64nN D fragment: warp w % 4 of the warpgroup holds rows
@@ -127,6 +141,7 @@ TEST_P(WgmmaCaseTest, PlansTheExpectedWarpgroupGrid) {
 // g + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2q + i % 2. Registers
 // (N / 2) * t .. are tile t = tn + tilesN * tm of the warpgroup's block, and
 // warpgroup w / 4 sits at row (w / 4) / warpgroupsN, column (w / 4) % warpgroupsN.
+// A swapped dot's (row, column) of the instruction's D is (column, row) of C.
 TEST_P(WgmmaCaseTest, AccumulatorLayoutIsThePtxFragmentOfEveryTile) {
   const WgmmaCase &c = GetParam();
   LinearLayout layout = dot->accumulatorLayout();
@@ -136,7 +151,8 @@ TEST_P(WgmmaCaseTest, AccumulatorLayoutIsThePtxFragmentOfEveryTile) {
   ASSERT_EQ(layout.numLanes(), 32u);
   ASSERT_EQ(static_cast<int64_t>(layout.numRegisters()), c.m * c.n / (32 * c.numWarps));
   int64_t perTile = c.instructionN / 2;
-  int64_t blockM = c.m / c.warpgroupsM, blockN = c.n / c.warpgroupsN;
+  int64_t gridM = c.swapped ? c.n : c.m, gridN = c.swapped ? c.m : c.n;
+  int64_t blockM = gridM / c.warpgroupsM, blockN = gridN / c.warpgroupsN;
   for (unsigned w = 0; w < c.numWarps; ++w)
     for (unsigned lane = 0; lane < 32; ++lane)
       for (unsigned r = 0; r < layout.numRegisters(); ++r) {
@@ -146,7 +162,8 @@ TEST_P(WgmmaCaseTest, AccumulatorLayoutIsThePtxFragmentOfEveryTile) {
                       8 * ((i / 2) % 2);
         int64_t col = (warpgroup % c.warpgroupsN) * blockN + tn * c.instructionN + 8 * (i / 4) +
                       2 * thread + i % 2;
-        ASSERT_EQ(layout.coordinates(r, lane, w), (Basis{row, col}))
+        Basis expected = c.swapped ? Basis{col, row} : Basis{row, col};
+        ASSERT_EQ(layout.coordinates(r, lane, w), expected)
             << "warp " << w << " lane " << lane << " register " << r;
       }
 }
@@ -305,6 +322,12 @@ TEST_P(WgmmaCaseTest, EmitFromZerosIgnoresTheAccumulatorRegisters) {
   module->walk([&](NVVM::WgmmaMmaAsyncOp wgmma) {
     fromNothing += wgmma.getScaleD() == NVVM::WGMMAScaleOut::zero &&
                    wgmma.getInouts().getDefiningOp<LLVM::PoisonOp>();
+  });
+  // A swapped dot's wgmma is inline PTX with the accumulator as its first
+  // operands and scale-d as the predicate it sets.
+  module->walk([&](LLVM::InlineAsmOp wgmma) {
+    fromNothing += wgmma.getAsmString().contains("setp.ne.b32 p, 0, 0;") &&
+                   wgmma.getOperands().front().getDefiningOp<LLVM::PoisonOp>();
   });
   EXPECT_EQ(fromNothing, c.tilesM * c.tilesN);
 

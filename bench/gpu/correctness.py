@@ -149,7 +149,9 @@ def persistent_matmul_case(dtype, layout, warps, stages, size, block, programs, 
         kernels.matmul_persistent[(programs,)](
             a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
             c.stride(1), BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
-        tol = dict(rtol=1e-2, atol=2e-2) if out != "fp32" else dict(rtol=1e-4, atol=1e-3)
+        # A 16-bit result rounds; fp32 operands multiply in tf32 (tl.dot's default).
+        exact = out == "fp32" and dtype != "fp32"
+        tol = dict(rtol=1e-4, atol=1e-3) if exact else dict(rtol=1e-2, atol=2e-2)
         on.check(c, lambda: host(a) @ host(b), **tol)
     return Case(f"persistent matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
                 f"programs={programs} warps={warps} stages={stages} -> {out}", run, on_cpu)
@@ -311,7 +313,7 @@ def padded(columns, element_bytes):
 
 def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(64, 64, 32),
                            tma=False, on_cpu=True, padding="zero", warp_specialize=False,
-                           programs=None):
+                           programs=None, dtype="bf16"):
     """C = A @ B through host TensorDescriptors over rows padded to 16 bytes:
     K = 203 and N = 137 leave runs partly inside the shape (copied with
     cp.async's source size on NVIDIA, or with `tma` filled by TMA, issued
@@ -319,20 +321,22 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
     random here, must not be read. A and B padded with NaN need K a multiple
     of the block: the NaN rows and columns then reach only outputs past M and
     N, which the store drops. With `programs`, that many programs walk the
-    tiles in the persistent form (its tile loop flattened with the K loop)."""
+    tiles in the persistent form (its tile loop flattened with the K loop).
+    An fp32 `dtype` multiplies in tf32 (tl.dot's default)."""
     flags = {"tma": tma, "warp_specialize": warp_specialize}
+    element_bytes = 4 if dtype == "fp32" else 2
     M, N, K = size
     BM, BN, BK = block
 
     def run(kernels, on):
         describe = lambda x, rows, cols, block, pad="zero": kernels.TensorDescriptor(
             x, [rows, cols], [x.shape[1], 1], block, pad)
-        a = on.input((M, padded(K, 2)), "bf16")
+        a = on.input((M, padded(K, element_bytes)), dtype)
         if layout == "nt":  # B given as the [N, K] tensor it transposes
-            b = on.input((N, padded(K, 2)), "bf16")
+            b = on.input((N, padded(K, element_bytes)), dtype)
             b_desc = describe(b, N, K, [BN, BK], padding)
         else:
-            b = on.input((K, padded(N, 2)), "bf16")
+            b = on.input((K, padded(N, element_bytes)), dtype)
             b_desc = describe(b, K, N, [BK, BN], padding)
         c = on.zeros((M, padded(N, 4)), "fp32")
         descriptors = (describe(a, M, K, [BM, BK], padding), b_desc, describe(c, M, N, [BM, BN]))
@@ -350,9 +354,10 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
             result = np.zeros((M, padded(N, 4)))
             result[:, :N] = host(a)[:, :K] @ bk
             return result
-        on.check(c, expected, rtol=1e-4, atol=1e-3)
+        tol = dict(rtol=1e-2, atol=2e-2) if dtype == "fp32" else dict(rtol=1e-4, atol=1e-3)
+        on.check(c, expected, **tol)
     return Case(f"{f'persistent ({programs} programs) ' if programs else ''}"
-                f"descriptor matmul bf16 {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
+                f"descriptor matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
                 f"warps={warps} stages={stages}{' tma' if tma else ''}"
                 f"{' warp_specialize' if warp_specialize else ''}"
                 f"{' nan padding' if padding == 'nan' else ''}", run, on_cpu=on_cpu, untried=tma)
@@ -425,10 +430,15 @@ def cases():
     # Three tf32 products of split operands on mma.sync, within fp32's tolerance.
     found.append(matmul_case("fp32", "nn", 4, 3, precision="tf32x3"))
     found.append(matmul_case("fp32", "nt", 4, 3, precision="tf32x3"))
-    # The benchmark's widest tf32 tile: B's 4-byte transposing copies over two
-    # warpgroups, each addressed from its memory run and a shared base run.
+    # tf32 NN runs swapped (C^T = B^T A^T, B's fragments in registers): the
+    # benchmark's widest tile, the instruction's M of 256 (the dot's N) over
+    # two warpgroups; a tile 32 wide in N cannot, and copies B 4 bytes at a
+    # time into wgmma's K-major layout.
     found.append(matmul_case("fp32", "nn", 8, 3, size=(300, 600, 300), block=(128, 256, 32),
                              precision="tf32", on_cpu=False))
+    found.append(matmul_case("fp32", "nn", 4, 3, block=(64, 32, 32), precision="tf32"))
+    found.append(persistent_matmul_case("fp32", "nn", 8, 3, (300, 600, 300), (128, 256, 32), 4,
+                                        on_cpu=False))
     found.append(matmul_case("i8", "nn", 4, 3, block=(64, 64, 64)))
     found.append(matmul_case("i8", "nt", 4, 3, block=(64, 64, 64)))
     for op in ("sum", "max", "argmax", "cumsum"):
@@ -518,6 +528,16 @@ def cases():
     # stages in one stream, whole beside three with a producer.
     for flags in ({}, {"tma": True}, {"tma": True, "warp_specialize": True}):
         found.append(descriptor_matmul_case("nn", 4, 3, programs=2, **flags))
+    # tf32 on descriptors: NN swapped, B's panels of fp32 rows of N copied by
+    # cp.async, by TMA, by a producer warpgroup, and in the persistent form;
+    # NT as before (B's [N, K] box already K-major).
+    for flags in ({}, {"tma": True}, {"tma": True, "warp_specialize": True}):
+        found.append(descriptor_matmul_case("nn", 4, 3, dtype="fp32", **flags))
+    found.append(descriptor_matmul_case("nt", 4, 3, dtype="fp32", tma=True))
+    found.append(descriptor_matmul_case("nn", 8, 4, size=(304, 600, 300), block=(128, 256, 32),
+                                        tma=True, warp_specialize=True, dtype="fp32",
+                                        on_cpu=False))
+    found.append(descriptor_matmul_case("nn", 4, 3, programs=2, tma=True, dtype="fp32"))
     found.append(descriptor_matmul_case("nn", 8, 3, size=(304, 600, 700), block=(128, 256, 64),
                                         programs=4, tma=True, on_cpu=False))
     found.append(descriptor_matmul_case("nt", 8, 3, size=(304, 600, 700), block=(128, 256, 64),

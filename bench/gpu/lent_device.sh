@@ -12,13 +12,17 @@
 # correctness.log and descriptors.json/.log as `measure` writes them. Where one
 # call may not last that long, `check "$OUT"` (carry build/gpu-check) and
 # `descriptors "$OUT"` (carry build/gpu-aot-descriptors) are its two halves.
+# `tf32 "$OUT"` (carry build/gpu-check and build/gpu-aot-tf32) checks
+# correctness, then times the fp32 GEMMs alone (tf32.json/.log): the swapped
+# tf32 dot (C^T = B^T A^T) first ran there.
 #
 # `measure` writes, most telling first so that a run cut short still says
 # something: correctness.log (correctness.py: the kernels' cases against
 # NumPy), quick.json/.log (every row checked against PyTorch, then timed
 # against cuBLAS and Triton; the GEMMs as the tiled and the carried
 # persistent kernel), tf32.json/.log (fp32 GEMMs at 4096, tf32 products in all
-# three), descriptors.json/.log (the GEMMs on host tensor descriptors at 4096,
+# three; the tiled kernel and the descriptor one with TMA and with a producer
+# warpgroup), descriptors.json/.log (the GEMMs on host tensor descriptors at 4096,
 # which Triton copies with TMA, and Tessera with cp.async and with TMA),
 # ncu-nn4096.txt where Nsight Compute can read the counters, and
 # sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as the tiled and
@@ -50,7 +54,8 @@ sweep_rows=(--suite gemm --sizes 1024,2048,4096,8192 --dtypes bf16 --layouts nn,
 ab_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt "${gemm_kernels[@]}")
 # tf32 GEMMs (fp32 operands), against cuBLAS with TF32 allowed and Triton.
 tf32_dir=$repo/build/gpu-aot-tf32
-tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt --gemm-kernels matmul)
+tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt
+           --gemm-kernels matmul,matmul_descriptors_tma,matmul_descriptors_ws)
 # The GEMM on host tensor descriptors: Triton's TMA form against Tessera's cp.async
 # (rows -d), Tessera's TMA (rows -dt) and TMA from a producer warpgroup (rows -dw);
 # the same in tutorial 09's persistent form (rows -dp, -dpt, -dpw).
@@ -152,6 +157,13 @@ measure)
         tee "$out/sweep.log"
     [ -d "$baseline_dir" ] && compare_with_baseline "$out"
     ;;
+tf32)
+    out=${2:?usage: lent_device.sh tf32 OUTPUT_DIR}
+    start_measuring "$out"
+    check_correctness "$out"
+    timeout 300 python3 "$here/run.py" "${tf32_rows[@]}" --aot "$tf32_dir" \
+        --json "$out/tf32.json" 2>&1 | tee "$out/tf32.log"
+    ;;
 check)
     out=${2:?usage: lent_device.sh check OUTPUT_DIR}
     start_measuring "$out"
@@ -170,7 +182,7 @@ ab)
     ;;
 *)
     echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR | tma OUTPUT_DIR |" \
-         "check OUTPUT_DIR | descriptors OUTPUT_DIR | ab OUTPUT_DIR" >&2
+         "tf32 OUTPUT_DIR | check OUTPUT_DIR | descriptors OUTPUT_DIR | ab OUTPUT_DIR" >&2
     exit 2
     ;;
 esac

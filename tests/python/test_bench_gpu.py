@@ -288,6 +288,8 @@ def test_aot_passes_host_descriptors_as_the_jit_does():
     "atomic_add histogram and float sum n=5000", "trans fp16 100x70",
     "tensor descriptor 96x64 block 32x16", "tensor descriptor 101x72 block 32x32 tma",
     "descriptor matmul bf16 nt 150x137x203 tile 64x64x32 warps=4 stages=3",
+    "matmul fp32 nn 150x136x200 tile 64x32x32 tf32 warps=4 stages=3",
+    "descriptor matmul fp32 nn 150x137x203 tile 64x64x32 warps=4 stages=3",
     "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=4 stages=3 -> bf16",
     "persistent matmul bf16 nn 150x136x200 tile 32x32x32 programs=5 warps=2 stages=3 -> bf16",
     "chained dots fp16 150x64 blocks of 64 rows warps=4", "unary exp2 n=1000",

@@ -30,6 +30,23 @@ constexpr int64_t kDescriptorUnitBits = 4;
 constexpr int64_t kStartAddressMask = (1 << 14) - 1;
 /// Registers of one thread's A fragment of an m64nNk8 tf32 instruction.
 constexpr int64_t kFragmentRegisters = 4;
+/// The swapped dot's instruction row i of a 64-row tile holds the dot's
+/// column n whose bit kSwappedRowBits[b] is row bit b (higher bits stay): a
+/// bit permutation, so the layout stays linear, that puts every warp-wide
+/// fragment load on 32 distinct banks. A fragment register reads rows
+/// g + 8 (r % 2) + 16 (w % 4) of lines q + 4 (r / 2) (lane 4g + q); in B's
+/// 128-byte swizzled lines n's bits 0-1 pick the word of a chunk and bits 2-4
+/// the chunk, XORed with the line's low bits. g's bits 0-1 take the word, its
+/// bit 2 chunk bit 2 (q leaves it alone), and the bits a load holds fixed
+/// (r % 2, w's low bit) chunk bits 0-1, which q's four lines XOR onto four
+/// chunks. Unpermuted, g's bit 2 and q shared chunk bits: two lanes per bank.
+constexpr int64_t kSwappedRowBits[] = {0, 1, 4, 2, 3, 5};
+int64_t swappedColumn(int64_t row) {
+  int64_t column = row & ~int64_t(63);
+  for (auto [bit, to] : llvm::enumerate(kSwappedRowBits))
+    column |= ((row >> bit) & 1) << to;
+  return column;
+}
 /// Core matrices are eight rows: the stride-byte-offset steps between them.
 constexpr int64_t kCoreMatrixRows = 8;
 /// The swizzle permutes 16-byte chunks within 128-byte lines.
@@ -210,7 +227,12 @@ public:
     layout.warps = {{16, 0}, {32, 0}};
     appendRepeats(layout.warps, plan.warpgroupsN, {0, warpgroupTileN()});
     appendRepeats(layout.warps, plan.warpgroupsM, {warpgroupTileM(), 0});
-    return plan.swapped ? layout.transposed({1, 0}) : layout;
+    if (!plan.swapped)
+      return layout;
+    for (llvm::SmallVector<Basis> *bases : {&layout.registers, &layout.lanes, &layout.warps})
+      for (Basis &basis : *bases)
+        basis[0] = swappedColumn(basis[0]);
+    return layout.transposed({1, 0});
   }
 
   int64_t sharedElements(DotOperand operand) const override {
@@ -428,14 +450,18 @@ SmallVector<Value> WgmmaDot::loadSwappedFragments(OpBuilder &builder, Location l
   Value group = shiftRight(builder, loc, laneIndex, 2);
   Value inGroup = bitAnd(builder, loc, laneIndex, 3);
   Value warpInGroup = bitAnd(builder, loc, place.warp, kWarpsPerWarpgroup - 1);
-  Value firstRow = add(builder, loc,
-                       add(builder, loc, mul(builder, loc, place.row, warpgroupTileM()),
-                           mul(builder, loc, warpInGroup, 16)),
-                       group);
+  // swappedColumn of the lane's row in its tile, 16 (w % 4) + g.
+  Value row = add(builder, loc, mul(builder, loc, warpInGroup, 16), group);
+  Value column = mul(builder, loc, place.row, warpgroupTileM());
+  for (auto [bit, to] : llvm::enumerate(kSwappedRowBits))
+    column = builder.createOrFold<arith::OrIOp>(
+        loc, column,
+        shiftLeft(builder, loc, bitAnd(builder, loc, shiftRight(builder, loc, row, bit), 1), to));
   SmallVector<Value> bases;
   for (int64_t r = 0; r < kFragmentRegisters; ++r) {
     Value k = add(builder, loc, inGroup, 4 * (r / 2));
-    Value n = add(builder, loc, firstRow, 8 * (r % 2));
+    Value n = builder.createOrFold<arith::OrIOp>(
+        loc, column, constant(builder, loc, column.getType(), swappedColumn(8 * (r % 2))));
     bases.push_back(add(builder, loc, bShared.start, b.index(builder, loc, k, n)));
   }
   SmallVector<Value> fragments;

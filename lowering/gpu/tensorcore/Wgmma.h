@@ -44,7 +44,9 @@
 // A operand is B, N-major in shared memory as a 16-bit B is, loaded into
 // registers (the wgmma form with A in registers has no layout constraint);
 // its B operand is A, whose K-major rows are what a transposed B is. The
-// accumulator layout is the instruction's D fragment transposed. Only where
+// accumulator layout is the instruction's D fragment transposed, its rows
+// (the dot's columns) permuted so that the fragment loads meet no bank
+// conflicts (Wgmma.cpp, kSwappedRowBits). Only where
 // the swapped grid exists (N of at least 64 per warpgroup row) and the dot
 // is not chained (a row of C^T's transpose spans the warpgroup's warps).
 #ifndef TESSERA_LOWERING_GPU_TENSORCORE_WGMMA_H

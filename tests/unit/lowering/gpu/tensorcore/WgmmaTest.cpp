@@ -141,7 +141,17 @@ TEST_P(WgmmaCaseTest, PlansTheExpectedWarpgroupGrid) {
 // g + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2q + i % 2. Registers
 // (N / 2) * t .. are tile t = tn + tilesN * tm of the warpgroup's block, and
 // warpgroup w / 4 sits at row (w / 4) / warpgroupsN, column (w / 4) % warpgroupsN.
-// A swapped dot's (row, column) of the instruction's D is (column, row) of C.
+// A swapped dot's (row, column) of the instruction's D is (column, n) of C,
+// n the row with its bits 0-5 moved to bits 0, 1, 4, 2, 3, 5 (so that the
+// fragment loads meet no bank conflicts, FragmentLoadsHitDistinctBanks).
+int64_t swappedColumnOfRow(int64_t row) {
+  const int64_t to[] = {0, 1, 4, 2, 3, 5};
+  int64_t column = row & ~int64_t(63);
+  for (int64_t bit = 0; bit < 6; ++bit)
+    column |= ((row >> bit) & 1) << to[bit];
+  return column;
+}
+
 TEST_P(WgmmaCaseTest, AccumulatorLayoutIsThePtxFragmentOfEveryTile) {
   const WgmmaCase &c = GetParam();
   LinearLayout layout = dot->accumulatorLayout();
@@ -162,7 +172,7 @@ TEST_P(WgmmaCaseTest, AccumulatorLayoutIsThePtxFragmentOfEveryTile) {
                       8 * ((i / 2) % 2);
         int64_t col = (warpgroup % c.warpgroupsN) * blockN + tn * c.instructionN + 8 * (i / 4) +
                       2 * thread + i % 2;
-        Basis expected = c.swapped ? Basis{col, row} : Basis{row, col};
+        Basis expected = c.swapped ? Basis{col, swappedColumnOfRow(row)} : Basis{row, col};
         ASSERT_EQ(layout.coordinates(r, lane, w), expected)
             << "warp " << w << " lane " << lane << " register " << r;
       }
@@ -200,6 +210,34 @@ TEST_P(WgmmaCaseTest, EightLinesOfAChunkColumnHitDistinctBankPositions) {
         }
         EXPECT_EQ(positions.size(), 8u) << "lines " << firstLine << "+8, at " << along;
       }
+}
+
+// A swapped dot loads its A fragments from B with ordinary loads: each
+// warp-wide load (one register of every lane, PTX ISA's tf32 A fragment:
+// row 16 (w % 4) + g + 8 (r % 2), column q + 4 (r / 2) of the instruction's
+// A, B's element (k = column, n = the row's swappedColumnOfRow)) must touch
+// 32 distinct banks, one wavefront.
+TEST_P(WgmmaCaseTest, FragmentLoadsHitDistinctBanks) {
+  const WgmmaCase &c = GetParam();
+  if (!c.swapped)
+    GTEST_SKIP() << "only a swapped dot loads fragments";
+  int64_t blockM = c.n / c.warpgroupsM;
+  for (unsigned w = 0; w < c.numWarps; ++w)
+    for (int64_t tm = 0; tm < c.tilesM; ++tm)
+      for (int64_t step = 0; step < c.k / 8; ++step)
+        for (int64_t r = 0; r < 4; ++r) {
+          std::set<int64_t> banks;
+          for (unsigned lane = 0; lane < 32; ++lane) {
+            int64_t row = (w / 4) / c.warpgroupsN * blockM + tm * 64 + 16 * (w % 4) +
+                          lane / 4 + 8 * (r % 2);
+            int64_t k = step * 8 + lane % 4 + 4 * (r / 2);
+            int64_t index =
+                foldedSharedIndex(&context, *dot, DotOperand::B, k, swappedColumnOfRow(row));
+            banks.insert(index % 32);
+          }
+          EXPECT_EQ(banks.size(), 32u)
+              << "warp " << w << " tile " << tm << " step " << step << " register " << r;
+        }
 }
 
 // What a TMA copy writes (PTX ISA, "Tensor-map swizzle modes"): a box of

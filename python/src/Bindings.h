@@ -24,7 +24,7 @@ struct PyModule {
 /// two), `num_stages` (at least 1), `fp_fusion` (Triton's enable_fp_fusion)
 /// `max_registers` (Triton's maxnreg; 0: ptxas decides), `tma` (copy
 /// pipelined host-descriptor blocks, and store such blocks, with TMA on
-/// sm_90a; the Python functions' default) and `warpSpecialize` (with tma: a
+/// sm_90a; the default, as in C++) and `warpSpecialize` (with tma: a
 /// producer warpgroup for such a loop's copies). ValueError on bad values.
 gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
                                          unsigned maxRegisters, bool tma, bool warpSpecialize);

@@ -71,8 +71,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                              llvm::cl::init(2)};
   Option<bool> tensorMaps{*this, "tensor-maps",
                           llvm::cl::desc("Copy pipelined host-descriptor blocks, and store "
-                                         "such blocks, with TMA on sm_90"),
-                          llvm::cl::init(false)};
+                                         "such blocks, with TMA on sm_90a (false: cp.async "
+                                         "and element-wise stores)"),
+                          llvm::cl::init(true)};
   Option<bool> warpSpecialize{*this, "warp-specialize",
                               llvm::cl::desc("With tensor-maps: a producer warpgroup copies a "
                                              "pipelined loop's TMA blocks while the others "

@@ -21,9 +21,10 @@ struct GpuLoweringOptions {
   /// Whether pipelined loops copy the blocks of host tensor descriptors, and
   /// their stores write them, with TMA on sm_90a (docs/gpu-nvidia.md, "Tensor
   /// maps"): the launch then encodes a tensor map per descriptor
-  /// (KernelBinary::tensorMaps). Off here and in the pass; Python's
-  /// compile_gpu, the JIT and `tessera compile` turn it on.
-  bool tensorMaps = false;
+  /// (KernelBinary::tensorMaps). On, as in Python's compile_gpu, the JIT and
+  /// `tessera compile` (measured on an H100 and an H200, docs/gpu-nvidia.md);
+  /// off, pipelined descriptor blocks are copied with cp.async.
+  bool tensorMaps = true;
   /// With tensorMaps: a pipelined loop whose staged blocks TMA copies, and
   /// that follows only scalar work in the kernel, gets a producer warpgroup of its
   /// own, which copies while the numWarps warps compute (docs/gpu-nvidia.md,

@@ -1,5 +1,5 @@
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=true" | FileCheck %s
-// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3" | FileCheck %s --check-prefix=OFF
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=false" | FileCheck %s --check-prefix=OFF
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4 num-stages=3 tensor-maps=true" | FileCheck %s --check-prefix=SM80
 
 // With tensor-maps, the pipelined blocks of host descriptors (made of kernel

@@ -1,5 +1,5 @@
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=true warp-specialize=true" | FileCheck %s
-// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 warp-specialize=true" | FileCheck %s --check-prefix=NOTMA
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=false warp-specialize=true" | FileCheck %s --check-prefix=NOTMA
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=8 num-stages=3 tensor-maps=true warp-specialize=true" | FileCheck %s --check-prefix=W8
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=true" | FileCheck %s --check-prefix=LOOP
 

@@ -1,5 +1,5 @@
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=true" | FileCheck %s
-// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3" | FileCheck %s --check-prefix=OFF
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 num-stages=3 tensor-maps=false" | FileCheck %s --check-prefix=OFF
 
 // With tensor-maps, a block stored through a descriptor made of arguments
 // alone (16-byte aligned, its rows' extent a multiple of 16 bytes: 8 bf16

@@ -217,7 +217,7 @@ def launch_add(module, x, y, out):
 
 def launch_gelu(module, x, out):
     n = x.shape[0]
-    module.gelu_tanh[(triton_cdiv(n, 1024),)](x, out, n, BLOCK=1024, num_warps=4)
+    module.gelu_tanh[lambda meta: (triton_cdiv(n, meta["BLOCK"]),)](x, out, n)
 
 
 def gemm_operands(make, size, dtype, layout):

@@ -13,8 +13,9 @@
 # call may not last that long, `check "$OUT"` (carry build/gpu-check) and
 # `descriptors "$OUT"` (carry build/gpu-aot-descriptors) are its two halves.
 # `tf32 "$OUT"` (carry build/gpu-check and build/gpu-aot-tf32) checks
-# correctness, then times the fp32 GEMMs alone (tf32.json/.log): the swapped
-# tf32 dot (C^T = B^T A^T) first ran there.
+# correctness, then times the fp32 GEMMs alone (tf32.json/.log) and profiles
+# the tuned NN one (ncu-tf32-nn4096.txt): the swapped tf32 dot (C^T = B^T A^T)
+# first runs there.
 #
 # `measure` writes, most telling first so that a run cut short still says
 # something: correctness.log (correctness.py: the kernels' cases against
@@ -112,6 +113,20 @@ time_descriptor_gemms() {
         --aot "$descriptor_dir" --json "$1/descriptors.json" 2>&1 | tee "$1/descriptors.log"
 }
 
+# Nsight Compute's detailed report of the tuned 4096^3 NN GEMM into $1, where
+# ncu reads the counters; the rest are profile_gemm.py's arguments.
+profile_gemm() {
+    local report=$1
+    shift
+    local ncu
+    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    [ -n "$ncu" ] || return 0
+    timeout 150 "$ncu" --clock-control none --set detailed \
+        --nvtx --nvtx-include "tessera-profiled/" -c 1 \
+        python3 "$here/profile_gemm.py" --size 4096 --layout nn "$@" \
+        >"$report" 2>&1 || echo "ncu failed: see $(basename "$report")"
+}
+
 case "${1:-}" in
 tma)
     out=${2:?usage: lent_device.sh tma OUTPUT_DIR}
@@ -146,13 +161,7 @@ measure)
     python3 "$here/run.py" "${tf32_rows[@]}" --aot "$tf32_dir" --json "$out/tf32.json" 2>&1 |
         tee "$out/tf32.log"
     time_descriptor_gemms "$out"
-    ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-    if [ -n "$ncu" ]; then
-        timeout 150 "$ncu" --clock-control none --set detailed \
-            --nvtx --nvtx-include "tessera-profiled/" -c 1 \
-            python3 "$here/profile_gemm.py" --aot "$sweep_dir" --size 4096 --layout nn \
-            >"$out/ncu-nn4096.txt" 2>&1 || echo "ncu failed: see ncu-nn4096.txt"
-    fi
+    profile_gemm "$out/ncu-nn4096.txt" --aot "$sweep_dir"
     python3 "$here/run.py" "${sweep_rows[@]}" --aot "$sweep_dir" --json "$out/sweep.json" 2>&1 |
         tee "$out/sweep.log"
     [ -d "$baseline_dir" ] && compare_with_baseline "$out"
@@ -163,6 +172,7 @@ tf32)
     check_correctness "$out"
     timeout 300 python3 "$here/run.py" "${tf32_rows[@]}" --aot "$tf32_dir" \
         --json "$out/tf32.json" 2>&1 | tee "$out/tf32.log"
+    profile_gemm "$out/ncu-tf32-nn4096.txt" --aot "$tf32_dir" --dtype fp32
     ;;
 check)
     out=${2:?usage: lent_device.sh check OUTPUT_DIR}

@@ -25,12 +25,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--aot", required=True, help="directory written by run.py --export")
     parser.add_argument("--size", type=int, default=4096)
-    parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    parser.add_argument("--dtype", default="bf16", choices=["bf16", "fp16", "fp32"],
+                        help="fp32: operands and C in fp32, products in tf32")
     parser.add_argument("--layout", default="nn", choices=["nn", "nt"])
     parser.add_argument("--kernel", default="matmul", choices=["matmul", *GEMM_ROW_SUFFIXES])
     args = parser.parse_args()
     programs = torch.cuda.get_device_properties(0).multi_processor_count
-    dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[args.dtype]
     a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda", dtype=dt),
                          args.size, dtype, args.layout)
     c = torch.empty((args.size, args.size), device="cuda", dtype=dtype)

@@ -1,9 +1,11 @@
 #include "lowering/gpu/Compile.h"
 #include "lowering/gpu/Diagnostics.h"
+#include "lowering/gpu/DistributedFormAttrs.h"
 
 #include "ir/TileDialect.h"
 #include "lowering/gpu/spirv/SpirvPipeline.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
@@ -100,6 +102,17 @@ llvm::Expected<OwningOpRef<ModuleOp>> distribute(ModuleOp tileModule, llvm::Stri
   return module;
 }
 
+/// What the dots of the distributed form's kernel run on (kDotsAttrName).
+std::vector<std::string> dotsOf(ModuleOp distributed) {
+  std::vector<std::string> dots;
+  distributed.walk([&](mlir::gpu::GPUFuncOp func) {
+    if (auto list = func->getAttrOfType<ArrayAttr>(kDotsAttrName))
+      for (StringRef dot : list.getAsValueRange<StringAttr>())
+        dots.push_back(dot.str());
+  });
+  return dots;
+}
+
 } // namespace
 
 std::vector<llvm::StringRef> gpuStageNames(const GpuTarget &target) {
@@ -134,6 +147,7 @@ llvm::Expected<CompiledGpuKernel> compileTileForGpu(ModuleOp tileModule, llvm::S
 
   // The vendor pipelines' errors already name the kernel and the target.
   CompiledGpuKernel compiled;
+  compiled.dots = dotsOf(**distributed);
   switch (target.vendor) {
   case GpuVendor::Nvidia: {
     llvm::Expected<KernelBinary> binary = compileForNvidia(**distributed, target, options.nvidia);

@@ -39,6 +39,10 @@ struct CompiledGpuKernel {
   KernelBinary binary;
   /// Vulkan only: how arguments bind (storage buffers, push constants).
   std::optional<vulkan::VulkanKernel> vulkan;
+  /// What each tile.dot runs on, in program order: "file:line:col:
+  /// instruction", the instruction a TensorCoreDot::name()
+  /// ("wgmma.m64n256k16.bf16", "mma.sync.m16n8k16.f16", ...) or "fma".
+  std::vector<std::string> dots;
 };
 
 /// What `tessera compile --emit` can stop at.

@@ -26,6 +26,13 @@ inline constexpr llvm::StringLiteral kBitcodeLibrary = "tessera.bitcode_library"
 /// (innermost first), `swizzle` (bytes) and `padding` ("zero" or "nan").
 inline constexpr llvm::StringLiteral kTensorMapsAttrName = "tessera.tensor_maps";
 
+/// Array attribute on a kernel gpu.func: what each tile.dot of the kernel
+/// runs on, in program order, as strings "file:line:col: instruction" (a
+/// TensorCoreDot::name() such as "wgmma.m64n256k16.bf16", or kFmaDot).
+inline constexpr llvm::StringLiteral kDotsAttrName = "tessera.dots";
+/// The instruction of a dot computed by the FMA loop.
+inline constexpr llvm::StringLiteral kFmaDot = "fma";
+
 } // namespace tessera::gpu
 
 #endif // TESSERA_LOWERING_GPU_DISTRIBUTEDFORMATTRS_H

@@ -215,6 +215,9 @@ void bindGpuCompiler(py::module_ &m) {
           "shared_bytes",
           [](const CompiledGpuKernel &k) { return k.binary.dynamicSharedMemoryBytes; },
           "dynamic shared memory each launch must give, in bytes")
+      .def_readonly("dots", &CompiledGpuKernel::dots,
+                    "what each tl.dot runs on, in program order: 'file:line:col: "
+                    "instruction' (e.g. wgmma.m64n256k16.bf16, mma.sync.m16n8k16.f16, fma)")
       .def_property_readonly("tensor_maps", &tensorMapsOf,
                              "NVIDIA: the TMA tensor maps a launch passes after the kernel's "
                              "parameters, one dict each: base, shape, strides (parameter "

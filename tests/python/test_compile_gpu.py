@@ -382,12 +382,15 @@ def test_layouts_and_distributed_form_follow_num_warps(kernels):
 
 
 @cli
-@pytest.mark.parametrize("target,expected", [
-    ("cuda:sm_80", ["registers", "spill stores", "static shared memory", "ptxas info"]),
-    ("hip:gfx90a", ["VGPRs", "SGPRs", "LDS", "spills"]),
-    ("vulkan:1.3:subgroup=8", ["workgroup memory", "binding 0: f16[]", "push +0: i32"]),
+@pytest.mark.parametrize("target,expected,dot", [
+    ("cuda:sm_80", ["registers", "spill stores", "static shared memory", "ptxas info"],
+     "mma.sync.m16n8k16.f16"),
+    ("hip:gfx90a", ["VGPRs", "SGPRs", "LDS", "spills"], "mfma.32x32x8.f16"),
+    ("vulkan:1.3:subgroup=8", ["workgroup memory", "binding 0: f16[]", "push +0: i32"], "fma"),
 ])
-def test_verbose_prints_resource_usage(kernels, target, expected):
+def test_verbose_prints_resource_usage(kernels, target, expected, dot):
+    """--verbose: the resource usage, and what the kernel's tl.dot runs on (a
+    matrix instruction, or the FMA loop), at its line and column."""
     emit = {"cuda": "ptx", "hip": "amdgcn", "vulkan": "spirv"}[target.split(":")[0]]
     r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", target, "--emit", emit, "--verbose")
     assert r.returncode == 0, r.stderr.decode()
@@ -395,6 +398,10 @@ def test_verbose_prints_resource_usage(kernels, target, expected):
     assert report.startswith(f"matmul for {target}")
     for text in expected:
         assert text in report, report
+    lines = KERNELS.splitlines()
+    start = next(i for i, text in enumerate(lines) if "def matmul(" in text)
+    line = lines.index("        acc = tl.dot(a, b, acc)", start) + 1
+    assert f"\ndot at {kernels}:{line}:15: {dot}\n" in report, report
     assert r.stdout  # the output itself still goes to stdout
 
 

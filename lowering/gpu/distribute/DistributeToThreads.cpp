@@ -5,6 +5,7 @@
 // and registers live side by side, and shape ops need the layouts of both
 // their operands and results, which the conversion framework's type
 // converter cannot see.
+#include "lowering/gpu/Diagnostics.h"
 #include "lowering/gpu/DistributedFormAttrs.h"
 #include "lowering/gpu/distribute/FastMath.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
@@ -557,6 +558,12 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
   }
   func->setAttr("tessera.shared_memory_bytes",
                 builder.getI32IntegerAttr(static_cast<int32_t>(shared.dynamicBytes())));
+  if (!lowering.dotInstructions.empty()) {
+    SmallVector<Attribute> dots;
+    for (auto [dot, instruction] : lowering.dotInstructions)
+      dots.push_back(builder.getStringAttr(describeLocation(dot->getLoc()) + ": " + instruction));
+    func->setAttr(kDotsAttrName, builder.getArrayAttr(dots));
+  }
   kernel.erase();
   return success();
 }

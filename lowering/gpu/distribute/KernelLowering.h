@@ -22,6 +22,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace tessera::gpu {
 
@@ -87,6 +88,9 @@ public:
   SharedMemory &shared;
   /// Which pointer tiles of the kernel have contiguous rows (vector accesses).
   tile::ContiguityAnalysis contiguity{tile::LoopCarriedStrides::Inductive};
+  /// What each dot planned so far runs on (planDot): the instruction's name,
+  /// or kFmaDot.
+  llvm::MapVector<mlir::Operation *, std::string> dotInstructions;
 
   /// The registers of an already lowered value (a copy: the map grows while
   /// ops are lowered).

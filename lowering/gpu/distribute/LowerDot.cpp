@@ -13,6 +13,7 @@
 // accumulator is widened for the loop and rounded once at the end); tf32 and
 // tf32x3 input precisions are computed in full f32, at least as accurate as
 // asked. f64 stays f64; i8 multiplies in i32 with wrapping sums.
+#include "lowering/gpu/DistributedFormAttrs.h"
 #include "lowering/gpu/distribute/DotPlan.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -469,14 +470,15 @@ FailureOr<DotPlan> planDot(KernelLowering &k, tile::DotOp op) {
   unsigned rank = aType.getRank();
   std::unique_ptr<TensorCoreDot> instruction =
       selectTensorCoreDot(k.target, dotProblemOf(op), k.numWarps);
-  if (!instruction || !batchInRegisters(*aLayout) || !batchInRegisters(*bLayout))
-    return plan;
-  std::optional<SmallVector<SmallVector<unsigned>>> accRegisters = batchRegisters(
-      *accLayout, instruction->accumulatorLayout(), rank == 3 ? aType.getShape()[0] : 1);
-  if (!accRegisters)
-    return plan;
-  plan.instruction = std::move(instruction);
-  plan.accRegisters = std::move(*accRegisters);
+  std::optional<SmallVector<SmallVector<unsigned>>> accRegisters;
+  if (instruction && batchInRegisters(*aLayout) && batchInRegisters(*bLayout))
+    accRegisters = batchRegisters(*accLayout, instruction->accumulatorLayout(),
+                                  rank == 3 ? aType.getShape()[0] : 1);
+  if (accRegisters) {
+    plan.instruction = std::move(instruction);
+    plan.accRegisters = std::move(*accRegisters);
+  }
+  k.dotInstructions[op] = plan.instruction ? plan.instruction->name().str() : kFmaDot.str();
   return plan;
 }
 

@@ -202,6 +202,49 @@ TEST_F(CompileApi, TensorMapsFollowTheOptionAndTheTarget) {
   EXPECT_EQ(compiled->binary.assembly.find("cp.async.bulk.tensor"), std::string::npos);
 }
 
+// What each dot runs on, named with its place in the kernel's source: the
+// instruction each target picks for the bf16 GEMM, and in program order the
+// dots of a kernel with two: tf32 on wgmma (not swapped: it feeds the other
+// dot, and a chained dot keeps its rows within warps), then ieee on the FMA
+// loop.
+TEST_F(CompileApi, ReportsWhatEachDotRunsOn) {
+  auto gemm = parse(kDescriptorGemm);
+  GpuCompileOptions options;
+  options.lowering.numStages = 3;
+  for (auto [spec, instruction] :
+       {std::pair{"cuda:sm_90a", "wgmma.m64n128k16.bf16"},
+        std::pair{"cuda:sm_80", "mma.sync.m16n8k16.bf16"},
+        std::pair{"hip:gfx942", "mfma.32x32x8.bf16"}}) {
+    SCOPED_TRACE(spec);
+    llvm::Expected<CompiledGpuKernel> compiled =
+        compileTileForGpu(*gemm, "gemm", parseTarget(spec), options);
+    ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+    EXPECT_EQ(compiled->dots, std::vector<std::string>{std::string("api.mlir:14:13: ") +
+                                                      instruction});
+  }
+
+  auto twoDots = parse(R"mlir(
+tile.func @two_dots(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+  %offsets = tile.make_range 0 to 4096 : tensor<4096xi32>
+  %ptrs = tile.splat %p : !tile.ptr<f32> -> tensor<4096x!tile.ptr<f32>>
+  %at = tile.addptr %ptrs, %offsets : tensor<4096x!tile.ptr<f32>>, tensor<4096xi32>
+  %flat = tile.load %at : tensor<4096x!tile.ptr<f32>>
+  %x = tile.reshape %flat : tensor<4096xf32> -> tensor<64x64xf32>
+  %y = tile.dot %x, %x, %x : tensor<64x64xf32> * tensor<64x64xf32> -> tensor<64x64xf32>
+  %z = tile.dot %y, %y, %y input_precision = ieee : tensor<64x64xf32> * tensor<64x64xf32> -> tensor<64x64xf32>
+  %out = tile.reshape %z : tensor<64x64xf32> -> tensor<4096xf32>
+  tile.store %at, %out : tensor<4096x!tile.ptr<f32>>
+  tile.return
+}
+)mlir");
+  llvm::Expected<CompiledGpuKernel> compiled =
+      compileTileForGpu(*twoDots, "two_dots", parseTarget("cuda:sm_90a"), options);
+  ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+  EXPECT_EQ(compiled->dots,
+            (std::vector<std::string>{"api.mlir:8:8: wgmma.m64n64k8.tf32",
+                                      "api.mlir:9:8: fma"}));
+}
+
 TEST_F(CompileApi, VulkanKernelsCarryTheirAbi) {
   auto module = parse(kVectorAdd);
   llvm::Expected<CompiledGpuKernel> compiled =

@@ -188,8 +188,15 @@ def compile_launches(kernels, launches, target):
                          tensor_maps=kernel.tensor_maps,
                          registers=kernel.usage["registers"], spills=kernel.usage["spills"],
                          serialized_wgmma=bool(kernel.usage["serialized_wgmma"]),
+                         dots=[dot.rsplit(": ", 1)[-1] for dot in kernel.dots],
                          compile_ms=round((time.perf_counter() - start) * 1e3))
             yield entry, kernel
+
+
+def dot_words(entry):
+    """'dot=INSTRUCTION ' per dot of an exported kernel (what its tl.dot runs
+    on); empty for a kernel without dots or exported before they were kept."""
+    return "".join(f"dot={dot} " for dot in entry.get("dots", []))
 
 
 def export(directory, kernels, launches, target, log=print):
@@ -210,7 +217,7 @@ def export(directory, kernels, launches, target, log=print):
             out.write(kernel.binary)
         entries.append(entry)
         log(f"  {entry['file']:<16} {what} regs={entry['registers']} spills={entry['spills']} "
-            f"{'WGMMA SERIALIZED ' if entry['serialized_wgmma'] else ''}"
+            f"{dot_words(entry)}{'WGMMA SERIALIZED ' if entry['serialized_wgmma'] else ''}"
             f"({entry['compile_ms'] / 1e3:.1f} s)")
     signatures, tune_keys = {}, {}
     for name, *_ in launches:
@@ -367,8 +374,8 @@ class AotKernels:
                 f"{key[0]} [{key[1]}] {key[3] or ''}: {entry['file']} {entry['constexprs']} "
                 f"warps={entry['num_warps']} stages={entry['num_stages']}"
                 f"{flag_words(entry)} "
-                f"regs={entry['registers']} spills={entry['spills']}"
-                f"{' WGMMA SERIALIZED' if entry.get('serialized_wgmma') else ''}")
+                f"regs={entry['registers']} spills={entry['spills']} {dot_words(entry)}"
+                f"{'WGMMA SERIALIZED' if entry.get('serialized_wgmma') else ''}".rstrip())
             for candidate, ms in sorted(self.timings.get(key, []), key=lambda timed: timed[1]):
                 config = "x".join(str(v) for v in candidate["constexprs"].values())
                 lines.append(f"    {ms:8.4f} ms  {config} warps={candidate['num_warps']} "

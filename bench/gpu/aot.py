@@ -189,6 +189,7 @@ def compile_launches(kernels, launches, target):
                          registers=kernel.usage["registers"], spills=kernel.usage["spills"],
                          serialized_wgmma=bool(kernel.usage["serialized_wgmma"]),
                          dots=[dot.rsplit(": ", 1)[-1] for dot in kernel.dots],
+                         pipelines=[loop.split(": ", 1)[-1] for loop in kernel.pipelines],
                          compile_ms=round((time.perf_counter() - start) * 1e3))
             yield entry, kernel
 
@@ -376,6 +377,7 @@ class AotKernels:
                 f"{flag_words(entry)} "
                 f"regs={entry['registers']} spills={entry['spills']} {dot_words(entry)}"
                 f"{'WGMMA SERIALIZED' if entry.get('serialized_wgmma') else ''}".rstrip())
+            lines += [f"    loop: {loop}" for loop in entry.get("pipelines", [])]
             for candidate, ms in sorted(self.timings.get(key, []), key=lambda timed: timed[1]):
                 config = "x".join(str(v) for v in candidate["constexprs"].values())
                 lines.append(f"    {ms:8.4f} ms  {config} warps={candidate['num_warps']} "

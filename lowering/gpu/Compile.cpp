@@ -102,15 +102,16 @@ llvm::Expected<OwningOpRef<ModuleOp>> distribute(ModuleOp tileModule, llvm::Stri
   return module;
 }
 
-/// What the dots of the distributed form's kernel run on (kDotsAttrName).
-std::vector<std::string> dotsOf(ModuleOp distributed) {
-  std::vector<std::string> dots;
+/// The strings of the array attribute `name` of the distributed form's
+/// kernel (kDotsAttrName, kPipelinesAttrName).
+std::vector<std::string> kernelNotes(ModuleOp distributed, StringRef name) {
+  std::vector<std::string> notes;
   distributed.walk([&](mlir::gpu::GPUFuncOp func) {
-    if (auto list = func->getAttrOfType<ArrayAttr>(kDotsAttrName))
-      for (StringRef dot : list.getAsValueRange<StringAttr>())
-        dots.push_back(dot.str());
+    if (auto list = func->getAttrOfType<ArrayAttr>(name))
+      for (StringRef note : list.getAsValueRange<StringAttr>())
+        notes.push_back(note.str());
   });
-  return dots;
+  return notes;
 }
 
 } // namespace
@@ -147,7 +148,8 @@ llvm::Expected<CompiledGpuKernel> compileTileForGpu(ModuleOp tileModule, llvm::S
 
   // The vendor pipelines' errors already name the kernel and the target.
   CompiledGpuKernel compiled;
-  compiled.dots = dotsOf(**distributed);
+  compiled.dots = kernelNotes(**distributed, kDotsAttrName);
+  compiled.pipelines = kernelNotes(**distributed, kPipelinesAttrName);
   switch (target.vendor) {
   case GpuVendor::Nvidia: {
     llvm::Expected<KernelBinary> binary = compileForNvidia(**distributed, target, options.nvidia);

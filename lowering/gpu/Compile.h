@@ -43,6 +43,10 @@ struct CompiledGpuKernel {
   /// instruction", the instruction a TensorCoreDot::name()
   /// ("wgmma.m64n256k16.bf16", "mma.sync.m16n8k16.f16", ...) or "fma".
   std::vector<std::string> dots;
+  /// How each loop the software pipeliner took up was lowered, in program
+  /// order: "file:line:col: 4 stages (num_stages 3), copies 2 iterations
+  /// ahead by TMA", or why it was not pipelined.
+  std::vector<std::string> pipelines;
 };
 
 /// What `tessera compile --emit` can stop at.

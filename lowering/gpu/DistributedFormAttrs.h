@@ -33,6 +33,12 @@ inline constexpr llvm::StringLiteral kDotsAttrName = "tessera.dots";
 /// The instruction of a dot computed by the FMA loop.
 inline constexpr llvm::StringLiteral kFmaDot = "fma";
 
+/// Array attribute on a kernel gpu.func: how each loop the software
+/// pipeliner took up was lowered, in program order, as strings
+/// "file:line:col: description" (its stages and copies, or why it was not
+/// pipelined).
+inline constexpr llvm::StringLiteral kPipelinesAttrName = "tessera.pipelines";
+
 } // namespace tessera::gpu
 
 #endif // TESSERA_LOWERING_GPU_DISTRIBUTEDFORMATTRS_H

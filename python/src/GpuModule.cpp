@@ -218,6 +218,9 @@ void bindGpuCompiler(py::module_ &m) {
       .def_readonly("dots", &CompiledGpuKernel::dots,
                     "what each tl.dot runs on, in program order: 'file:line:col: "
                     "instruction' (e.g. wgmma.m64n256k16.bf16, mma.sync.m16n8k16.f16, fma)")
+      .def_readonly("pipelines", &CompiledGpuKernel::pipelines,
+                    "how each software-pipelined loop was lowered, in program order: "
+                    "'file:line:col: N stages (num_stages S), copies ...', or why not")
       .def_property_readonly("tensor_maps", &tensorMapsOf,
                              "NVIDIA: the TMA tensor maps a launch passes after the kernel's "
                              "parameters, one dict each: base, shape, strides (parameter "

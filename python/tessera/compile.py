@@ -297,6 +297,7 @@ def usage_report(kernel):
     lines = [f"{kernel.kernel_name} for {target}: {kernel.block_threads} threads per program, "
              f"{kernel.shared_bytes} bytes of dynamic shared memory per launch"]
     lines += [f"dot at {dot}" for dot in kernel.dots]
+    lines += [f"loop at {loop}" for loop in kernel.pipelines]
     if target.startswith("cuda:"):
         lines.append(f"ptxas: {known(usage['registers'])} registers, {known(usage['smem'], ' bytes')} "
                      f"static shared memory, {known(usage['spill_stores'], ' bytes')} spill stores, "

@@ -389,8 +389,9 @@ def test_layouts_and_distributed_form_follow_num_warps(kernels):
     ("vulkan:1.3:subgroup=8", ["workgroup memory", "binding 0: f16[]", "push +0: i32"], "fma"),
 ])
 def test_verbose_prints_resource_usage(kernels, target, expected, dot):
-    """--verbose: the resource usage, and what the kernel's tl.dot runs on (a
-    matrix instruction, or the FMA loop), at its line and column."""
+    """--verbose: the resource usage, what the kernel's tl.dot runs on (a
+    matrix instruction, or the FMA loop) and how its K loop is pipelined, at
+    their lines and columns."""
     emit = {"cuda": "ptx", "hip": "amdgcn", "vulkan": "spirv"}[target.split(":")[0]]
     r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", target, "--emit", emit, "--verbose")
     assert r.returncode == 0, r.stderr.decode()
@@ -402,6 +403,8 @@ def test_verbose_prints_resource_usage(kernels, target, expected, dot):
     start = next(i for i, text in enumerate(lines) if "def matmul(" in text)
     line = lines.index("        acc = tl.dot(a, b, acc)", start) + 1
     assert f"\ndot at {kernels}:{line}:15: {dot}\n" in report, report
+    loop = lines.index("    for k in range(0, K, BK):", start) + 1
+    assert f"\nloop at {kernels}:{loop}:5: " in report, report
     assert r.stdout  # the output itself still goes to stdout
 
 

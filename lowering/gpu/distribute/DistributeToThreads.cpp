@@ -558,12 +558,16 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
   }
   func->setAttr("tessera.shared_memory_bytes",
                 builder.getI32IntegerAttr(static_cast<int32_t>(shared.dynamicBytes())));
-  if (!lowering.dotInstructions.empty()) {
-    SmallVector<Attribute> dots;
-    for (auto [dot, instruction] : lowering.dotInstructions)
-      dots.push_back(builder.getStringAttr(describeLocation(dot->getLoc()) + ": " + instruction));
-    func->setAttr(kDotsAttrName, builder.getArrayAttr(dots));
-  }
+  // Where each is in the kernel's source, then what became of it.
+  auto placed = [&](StringRef name, const llvm::MapVector<Operation *, std::string> &notes) {
+    SmallVector<Attribute> lines;
+    for (auto [op, note] : notes)
+      lines.push_back(builder.getStringAttr(describeLocation(op->getLoc()) + ": " + note));
+    if (!lines.empty())
+      func->setAttr(name, builder.getArrayAttr(lines));
+  };
+  placed(kDotsAttrName, lowering.dotInstructions);
+  placed(kPipelinesAttrName, lowering.loopPipelines);
   kernel.erase();
   return success();
 }

@@ -91,6 +91,9 @@ public:
   /// What each dot planned so far runs on (planDot): the instruction's name,
   /// or kFmaDot.
   llvm::MapVector<mlir::Operation *, std::string> dotInstructions;
+  /// How each loop the software pipeliner took up was lowered
+  /// (PipelinedLoop::report), or why it was not pipelined.
+  llvm::MapVector<mlir::Operation *, std::string> loopPipelines;
 
   /// The registers of an already lowered value (a copy: the map grows while
   /// ops are lowered).

@@ -106,6 +106,11 @@ private:
   mlir::LogicalResult reserveRings();
   /// The tensor-map parameters of the rings TMA copies, each once.
   llvm::SetVector<mlir::Value> tensorMapsCopied() const;
+  /// Records in k.loopPipelines how the loop is lowered, once its rings are
+  /// reserved (`producer`: copied by a producer warpgroup).
+  void report(bool producer) const;
+  /// Records in k.loopPipelines that not even `stages` stages fit.
+  void reportNoRoom(const RingBytes &bytes, unsigned stages, int64_t barrierBytes) const;
   /// The loop's bounds and its iteration arguments' pointer bases.
   void readBounds();
   /// Lowers the body's live ops for the iteration at `iv`, the carried

@@ -83,6 +83,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -699,6 +701,38 @@ llvm::SetVector<Value> PipelinedLoop::tensorMapsCopied() const {
   return maps;
 }
 
+void PipelinedLoop::report(bool producer) const {
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  out << stages << " stages (num_stages " << k.numStages << ")";
+  if (producer) {
+    out << ", copied by TMA from a producer warpgroup";
+    k.loopPipelines[loop] = text;
+    return;
+  }
+  size_t tma = llvm::count_if(rings, [](const Ring &ring) { return ring.tensorCopy; });
+  std::string copies = async ? "cp.async" : "loads and shared stores";
+  if (tma == rings.size())
+    copies = "TMA";
+  else if (tma)
+    copies = "TMA and " + copies;
+  out << ", copies " << ahead << " iterations ahead by " << copies;
+  if (copiesAfterDot)
+    out << ", after the dot";
+  k.loopPipelines[loop] = text;
+}
+
+void PipelinedLoop::reportNoRoom(const RingBytes &bytes, unsigned stages,
+                                 int64_t barrierBytes) const {
+  std::string beside =
+      bytes.body ? llvm::formatv(" beside the loop body's {0} bytes", bytes.body).str() : "";
+  k.loopPipelines[loop] = llvm::formatv("not pipelined: {0} stages of {1} bytes{2} exceed the "
+                                        "{3} bytes of shared memory of {4}",
+                                        stages, bytes.stage + barrierBytes, beside,
+                                        k.target.maxSharedMemoryBytes, k.target.str())
+                              .str();
+}
+
 void PipelinedLoop::readBounds() {
   bases = k.pointerBases(loop.getInitArgs());
   lowerBound = k.registers(loop.getLowerBound()).front();
@@ -796,12 +830,15 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   }
   while (stages > busyStages + 1 && !fits())
     --stages;
-  if (!fits())
+  if (!fits()) {
+    reportNoRoom(*bytes, stages, barrierBytes);
     return false;
+  }
   ahead = stages - busyStages;
   SharedMemory::Mark mark = k.shared.mark();
   if (failed(reserveRings()))
     return failure();
+  report(/*producer=*/false);
   if (llvm::SetVector<Value> maps = tensorMapsCopied(); !maps.empty()) {
     FailureOr<StageBarriers> reserved = StageBarriers::reserve(k, loop, stages);
     if (failed(reserved))

@@ -117,11 +117,14 @@ FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingByte
   auto fits = [&] { return bytes.fit(stages, kBarrierBytes, k.target.maxSharedMemoryBytes); };
   while (stages > 2 && !fits())
     --stages;
-  if (!fits())
+  if (!fits()) {
+    reportNoRoom(bytes, stages, kBarrierBytes);
     return false;
+  }
   SharedMemory::Mark mark = k.shared.mark();
   if (failed(reserveRings()))
     return failure();
+  report(/*producer=*/true);
   FailureOr<StageBarriers> full = StageBarriers::reserve(k, loop, stages);
   FailureOr<StageBarriers> empty = StageBarriers::reserve(k, loop, stages, k.numWarps);
   if (failed(full) || failed(empty))

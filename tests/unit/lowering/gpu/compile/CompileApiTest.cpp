@@ -245,6 +245,44 @@ tile.func @two_dots(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
                                       "api.mlir:9:8: fma"}));
 }
 
+// How the descriptor GEMM's K loop (api.mlir:11) is pipelined: on sm_90a A
+// by TMA (B's stride is computed, so cp.async), four stages for three asked
+// (the running wgmma holds one); on sm_80 by cp.async; with a tile too large
+// for two stages, not at all, and why.
+TEST_F(CompileApi, ReportsHowEachLoopIsPipelined) {
+  auto module = parse(kDescriptorGemm);
+  GpuCompileOptions options;
+  options.lowering.numStages = 3;
+  for (auto [spec, pipeline] :
+       {std::pair{"cuda:sm_90a", "4 stages (num_stages 3), copies 2 iterations ahead by TMA and "
+                                 "cp.async"},
+        std::pair{"cuda:sm_80", "3 stages (num_stages 3), copies 2 iterations ahead by "
+                                "cp.async"}}) {
+    SCOPED_TRACE(spec);
+    llvm::Expected<CompiledGpuKernel> compiled =
+        compileTileForGpu(*module, "gemm", parseTarget(spec), options);
+    ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+    EXPECT_EQ(compiled->pipelines,
+              std::vector<std::string>{std::string("api.mlir:11:10: ") + pipeline});
+  }
+
+  std::string wide = kDescriptorGemm.str();
+  // A stage of 192 KB: one fits (the dot's own buffers), two do not.
+  for (auto [from, to] : {std::pair{"64x64xbf16", "128x256xbf16"},
+                          std::pair{"64x128xbf16", "256x256xbf16"},
+                          std::pair{"64x128xf32", "128x256xf32"}})
+    for (size_t at = wide.find(from); at != std::string::npos; at = wide.find(from, at))
+      wide.replace(at, std::strlen(from), to);
+  auto tooWide = parse(wide);
+  llvm::Expected<CompiledGpuKernel> compiled =
+      compileTileForGpu(*tooWide, "gemm", parseTarget("cuda:sm_90a"), options);
+  ASSERT_TRUE(bool(compiled)) << errorOf(compiled.takeError());
+  ASSERT_EQ(compiled->pipelines.size(), 1u);
+  EXPECT_TRUE(llvm::StringRef(compiled->pipelines.front())
+                  .starts_with("api.mlir:11:10: not pipelined: 2 stages of "))
+      << compiled->pipelines.front();
+}
+
 TEST_F(CompileApi, VulkanKernelsCarryTheirAbi) {
   auto module = parse(kVectorAdd);
   llvm::Expected<CompiledGpuKernel> compiled =

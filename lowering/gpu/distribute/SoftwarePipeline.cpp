@@ -716,7 +716,8 @@ void PipelinedLoop::report(bool producer) const {
     copies = "TMA";
   else if (tma)
     copies = "TMA and " + copies;
-  out << ", copies " << ahead << " iterations ahead by " << copies;
+  out << ", copies " << ahead << (ahead == 1 ? " iteration" : " iterations") << " ahead by "
+      << copies;
   if (copiesAfterDot)
     out << ", after the dot";
   k.loopPipelines[loop] = text;

@@ -141,8 +141,15 @@ class Row:
 PERSISTENT_GEMMS = {"matmul_persistent": "-p", "matmul_persistent_carried": "-pc"}
 # The GEMM on host tensor descriptors runs one config in both compilers (its
 # block shapes are the descriptors'): the largest of MATMUL_CONFIGS, which
-# both pick for `matmul` at 4096^3 on an H100.
-DESCRIPTOR_GEMM = dict(BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps=8, num_stages=3)
+# both pick for `matmul` at 4096^3 on an H100, with 128 bytes of K per row
+# (BLOCK_K 64 of a 16-bit type, 32 of fp32, whose 64 would leave room for two
+# stages only).
+DESCRIPTOR_GEMM = dict(BLOCK_M=128, BLOCK_N=256, GROUP_M=8, num_warps=8, num_stages=3)
+DESCRIPTOR_K_BYTES = 128
+
+
+def descriptor_gemm_config(dtype):
+    return dict(DESCRIPTOR_GEMM, BLOCK_K=DESCRIPTOR_K_BYTES // dtype.itemsize)
 # The GEMMs on host descriptors: a plain row launches the kernel with
 # Tessera's tma=False (cp.async copies), a "_tma" row with its default (TMA
 # copies, as Triton makes of descriptors anyway), a "_ws" row with
@@ -165,7 +172,7 @@ def launch_descriptor_gemm(module, a, b, c, kernel, programs):
     cp.async (tma=False), a "_tma" one with TMA (its default; Triton's too), a
     "_ws" one from a producer warpgroup."""
     (M, K), N = a.shape, b.shape[1]
-    cfg = DESCRIPTOR_GEMM
+    cfg = descriptor_gemm_config(a.dtype)
     rows_are_n = b.stride(0) == 1 and b.stride(1) != 1
     describe = lambda x, block: module.TensorDescriptor(x, list(x.shape), list(x.stride()), block)
     b_desc = (describe(b.t(), [cfg["BLOCK_N"], cfg["BLOCK_K"]]) if rows_are_n

@@ -232,8 +232,9 @@ def test_descriptor_gemm_matches_torch_on_ragged_shapes(layout, kernel, monkeypa
     tiles with 3 programs (its `tma` matters only on NVIDIA)."""
     torch = pytest.importorskip("torch")
     run = bench_module("run")
-    monkeypatch.setattr(run, "DESCRIPTOR_GEMM", dict(BLOCK_M=32, BLOCK_N=64, BLOCK_K=32, GROUP_M=2,
+    monkeypatch.setattr(run, "DESCRIPTOR_GEMM", dict(BLOCK_M=32, BLOCK_N=64, GROUP_M=2,
                                                      num_warps=4, num_stages=2))
+    monkeypatch.setattr(run, "DESCRIPTOR_K_BYTES", 64)  # BLOCK_K 32 of bf16
     generator = torch.Generator().manual_seed(7)
     M, N, K = 150, 136, 200
     a = torch.randn(M, K, generator=generator).to(torch.bfloat16)

@@ -15,6 +15,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
+#include <vector>
+
 namespace tessera::gpu::testing {
 namespace {
 

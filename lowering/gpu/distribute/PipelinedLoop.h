@@ -109,8 +109,10 @@ private:
   /// Records in k.loopPipelines how the loop is lowered, once its rings are
   /// reserved (`producer`: copied by a producer warpgroup).
   void report(bool producer) const;
-  /// Records in k.loopPipelines that not even `stages` stages fit.
-  void reportNoRoom(const RingBytes &bytes, unsigned stages, int64_t barrierBytes) const;
+  /// Lowers `stages` until the rings, each stage with `barrierBytes` of
+  /// mbarriers, fit beside the body's users, down to `least`; false, and
+  /// recorded in k.loopPipelines, where not even `least` fit.
+  bool fitStages(const RingBytes &bytes, unsigned least, int64_t barrierBytes);
   /// The loop's bounds and its iteration arguments' pointer bases.
   void readBounds();
   /// Lowers the body's live ops for the iteration at `iv`, the carried

@@ -723,8 +723,12 @@ void PipelinedLoop::report(bool producer) const {
   k.loopPipelines[loop] = text;
 }
 
-void PipelinedLoop::reportNoRoom(const RingBytes &bytes, unsigned stages,
-                                 int64_t barrierBytes) const {
+bool PipelinedLoop::fitStages(const RingBytes &bytes, unsigned least, int64_t barrierBytes) {
+  auto fits = [&] { return bytes.fit(stages, barrierBytes, k.target.maxSharedMemoryBytes); };
+  while (stages > least && !fits())
+    --stages;
+  if (fits())
+    return true;
   std::string beside =
       bytes.body ? llvm::formatv(" beside the loop body's {0} bytes", bytes.body).str() : "";
   k.loopPipelines[loop] = llvm::formatv("not pipelined: {0} stages of {1} bytes{2} exceed the "
@@ -732,6 +736,7 @@ void PipelinedLoop::reportNoRoom(const RingBytes &bytes, unsigned stages,
                                         stages, bytes.stage + barrierBytes, beside,
                                         k.target.maxSharedMemoryBytes, k.target.str())
                               .str();
+  return false;
 }
 
 void PipelinedLoop::readBounds() {
@@ -821,20 +826,13 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
   // Room for the mbarriers of TMA copies, where they may be used.
   int64_t barrierBytes = k.tensorMaps ? 8 : 0;
-  auto fits = [&] {
-    return bytes->fit(stages, barrierBytes, k.target.maxSharedMemoryBytes);
-  };
-  if (overlapped && !fits()) {
+  if (overlapped && !bytes->fit(stages, barrierBytes, k.target.maxSharedMemoryBytes)) {
     copiesAfterDot = true;
     busyStages = 1;
     stages = k.numStages;
   }
-  while (stages > busyStages + 1 && !fits())
-    --stages;
-  if (!fits()) {
-    reportNoRoom(*bytes, stages, barrierBytes);
+  if (!fitStages(*bytes, busyStages + 1, barrierBytes))
     return false;
-  }
   ahead = stages - busyStages;
   SharedMemory::Mark mark = k.shared.mark();
   if (failed(reserveRings()))

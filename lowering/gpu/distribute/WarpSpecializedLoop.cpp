@@ -114,13 +114,8 @@ FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingByte
   stages = k.numStages;
   // Two mbarriers a stage: full and empty.
   constexpr int64_t kBarrierBytes = 2 * 8;
-  auto fits = [&] { return bytes.fit(stages, kBarrierBytes, k.target.maxSharedMemoryBytes); };
-  while (stages > 2 && !fits())
-    --stages;
-  if (!fits()) {
-    reportNoRoom(bytes, stages, kBarrierBytes);
+  if (!fitStages(bytes, 2, kBarrierBytes))
     return false;
-  }
   SharedMemory::Mark mark = k.shared.mark();
   if (failed(reserveRings()))
     return failure();

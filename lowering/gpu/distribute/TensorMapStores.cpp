@@ -21,6 +21,17 @@ constexpr int64_t kChunkBytes = 16;
 /// Panels of `swizzleBytes` lines start on the swizzle's repeat of 8 lines.
 constexpr int64_t kLinesPerRepeat = 8;
 
+/// Elements of the shared buffer a TMA store writes `piecePanels` of
+/// `panels`' panels into at a time.
+int64_t pieceElements(const SwizzledPanels &panels, int64_t piecePanels) {
+  return piecePanels * panels.panelBytes() / panels.elementBytes;
+}
+
+/// Bytes that buffer starts on: the swizzle's repeat.
+int64_t pieceAlignment(const SwizzledPanels &panels) {
+  return kLinesPerRepeat * panels.swizzleBytes;
+}
+
 /// Whether every thread holds the same panels of a block in `layout` in a
 /// register (its lane and warp bases move less than a panel along a row):
 /// then a register's panel is a constant.
@@ -218,9 +229,8 @@ std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
   Type element =
       sharedElementType(store.getDesc().getType().getBlockType().getElementType());
   auto fits = [&](int64_t piecePanels) {
-    return k.shared.fitsNewUser(element,
-                                piecePanels * panels->panelBytes() / panels->elementBytes,
-                                kLinesPerRepeat * panels->swizzleBytes);
+    return k.shared.fitsNewUser(element, pieceElements(*panels, piecePanels),
+                                pieceAlignment(*panels));
   };
   TensorStorePlan plan{*panels, panels->panels};
   while (plan.piecePanels % 2 == 0 && !fits(plan.piecePanels))
@@ -261,9 +271,8 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
 
   k.shared.beginUser();
   FailureOr<Value> buffer =
-      k.shared.allocate(store, sharedElementType(element),
-                        piece.panels * piece.panelBytes() / piece.elementBytes,
-                        kLinesPerRepeat * panels.swizzleBytes);
+      k.shared.allocate(store, sharedElementType(element), pieceElements(panels, plan.piecePanels),
+                        pieceAlignment(panels));
   if (failed(buffer))
     return failure();
   Value outer = k.registers(store.getOffsets()[0]).front();

@@ -82,9 +82,9 @@ struct RegisterAWgmma {
     if (setp == llvm::StringRef::npos)
       return std::nullopt;
     text = text.drop_front(setp + llvm::StringRef("setp.ne.b32 p, ").size());
-    if (!text.consume_front("1, 0;") && !text.consume_front("0, 0;"))
+    parsed.accumulate = text.consume_front("1, 0;");
+    if (!parsed.accumulate && !text.consume_front("0, 0;"))
       return std::nullopt;
-    parsed.accumulate = asmOp.getAsmString().contains("setp.ne.b32 p, 1, 0;");
     text = text.ltrim();
     if (!text.consume_front("wgmma.mma_async.sync.aligned.m64n") ||
         text.consumeInteger(10, parsed.n) || !text.consume_front("k") ||

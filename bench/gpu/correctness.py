@@ -105,6 +105,14 @@ def host(tensor):
     return tensor.double().cpu().numpy()
 
 
+# A GEMM's tolerance against float64: its products exact (16-bit or fp32
+# operands with ieee products) and summed in fp32, or rounded somewhere: tf32
+# keeps 10 mantissa bits of each operand (tl.dot's default for fp32), a 16-bit
+# result 8 (bf16) or 11 (fp16) significant bits.
+EXACT_PRODUCTS = dict(rtol=1e-4, atol=1e-3)
+ROUNDED = dict(rtol=1e-2, atol=2e-2)
+
+
 def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 64, 32),
                 precision="ieee", on_cpu=True, out=None):
     """C = A @ B, written as `out` (default: the fp32 or i32 accumulator; a
@@ -126,10 +134,7 @@ def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 6
             a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
             c.stride(1), BM=BM, BN=BN, BK=BK, PRECISION=precision, INTEGER=dtype == "i8",
             num_warps=warps, num_stages=stages)
-        # tf32 keeps 10 mantissa bits of each operand; the others are exact
-        # products summed in fp32.
-        # A 16-bit result rounds to 8 (bf16) or 11 (fp16) significant bits.
-        tol = dict(rtol=1e-2, atol=2e-2) if precision == "tf32" or out else dict(rtol=1e-4, atol=1e-3)
+        tol = ROUNDED if precision == "tf32" or out else EXACT_PRODUCTS
         on.check(c, lambda: host(a) @ host(b), **(tol if dtype != "i8" else {}))
     return Case(f"matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} {precision} "
                 f"warps={warps} stages={stages}" + (f" -> {out}" if out else ""), run, on_cpu)
@@ -149,10 +154,8 @@ def persistent_matmul_case(dtype, layout, warps, stages, size, block, programs, 
         kernels.matmul_persistent[(programs,)](
             a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
             c.stride(1), BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
-        # A 16-bit result rounds; fp32 operands multiply in tf32 (tl.dot's default).
         exact = out == "fp32" and dtype != "fp32"
-        tol = dict(rtol=1e-4, atol=1e-3) if exact else dict(rtol=1e-2, atol=2e-2)
-        on.check(c, lambda: host(a) @ host(b), **tol)
+        on.check(c, lambda: host(a) @ host(b), **(EXACT_PRODUCTS if exact else ROUNDED))
     return Case(f"persistent matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
                 f"programs={programs} warps={warps} stages={stages} -> {out}", run, on_cpu)
 
@@ -172,7 +175,7 @@ def chained_dots_case(warps, rows, block, width, on_cpu=True):
         # The intermediate rounds to fp16 from fp32 sums on the device, from
         # float64 here: one fp16 ulp apart in a few places.
         on.check(out, lambda: (host(a) @ host(b)).astype(np.float16).astype(np.float64) @ host(c),
-                 rtol=1e-2, atol=2e-2)
+                 **ROUNDED)
     return Case(f"chained dots fp16 {rows}x{width} blocks of {block} rows warps={warps}", run,
                 on_cpu)
 
@@ -358,8 +361,7 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
             result = np.zeros((M, padded(N, 4)))
             result[:, :N] = host(a)[:, :K] @ bk
             return result
-        tol = dict(rtol=1e-2, atol=2e-2) if dtype == "fp32" else dict(rtol=1e-4, atol=1e-3)
-        on.check(c, expected, **tol)
+        on.check(c, expected, **(ROUNDED if dtype == "fp32" else EXACT_PRODUCTS))
     return Case(f"{f'persistent ({programs} programs) ' if programs else ''}"
                 f"descriptor matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
                 f"warps={warps} stages={stages}{' tma' if tma else ''}"
@@ -413,7 +415,7 @@ def device_descriptor_matmul_case(size=(150, 137, 203), block=(64, 64, 32)):
             result = np.zeros((M, padded(N, 4)))
             result[:, :N] = host(a)[:, :K] @ host(b)[:, :N]
             return result
-        on.check(c, expected, rtol=1e-4, atol=1e-3)
+        on.check(c, expected, **EXACT_PRODUCTS)
     return Case(f"device descriptor matmul bf16 nn {M}x{N}x{K} tile {BM}x{BN}x{BK} tma", run,
                 untried=True)
 

@@ -188,10 +188,16 @@ def compile_launches(kernels, launches, target):
                          tensor_maps=kernel.tensor_maps,
                          registers=kernel.usage["registers"], spills=kernel.usage["spills"],
                          serialized_wgmma=bool(kernel.usage["serialized_wgmma"]),
-                         dots=[dot.rsplit(": ", 1)[-1] for dot in kernel.dots],
-                         pipelines=[loop.split(": ", 1)[-1] for loop in kernel.pipelines],
+                         dots=[without_place(dot) for dot in kernel.dots],
+                         pipelines=[without_place(loop) for loop in kernel.pipelines],
                          compile_ms=round((time.perf_counter() - start) * 1e3))
             yield entry, kernel
+
+
+def without_place(note):
+    """A compiled kernel's note ("file:line:col: what") without its place in
+    the source, which the manifest would tie to a file of this machine."""
+    return note.split(": ", 1)[-1]
 
 
 def dot_words(entry):

@@ -149,7 +149,10 @@ DESCRIPTOR_K_BYTES = 128
 
 
 def descriptor_gemm_config(dtype):
+    """DESCRIPTOR_GEMM for operands of `dtype`, its BLOCK_K included."""
     return dict(DESCRIPTOR_GEMM, BLOCK_K=DESCRIPTOR_K_BYTES // dtype.itemsize)
+
+
 # The GEMMs on host descriptors: a plain row launches the kernel with
 # Tessera's tma=False (cp.async copies), a "_tma" row with its default (TMA
 # copies, as Triton makes of descriptors anyway), a "_ws" row with

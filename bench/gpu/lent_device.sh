@@ -55,8 +55,8 @@ sweep_rows=(--suite gemm --sizes 1024,2048,4096,8192 --dtypes bf16 --layouts nn,
 ab_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt "${gemm_kernels[@]}")
 # tf32 GEMMs (fp32 operands), against cuBLAS with TF32 allowed and Triton.
 tf32_dir=$repo/build/gpu-aot-tf32
-tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt
-           --gemm-kernels matmul,matmul_descriptors_tma,matmul_descriptors_ws)
+tf32_kernels=(matmul matmul_descriptors_tma matmul_descriptors_ws)
+tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt)
 # The GEMM on host tensor descriptors: Triton's TMA form against Tessera's cp.async
 # (rows -d), Tessera's TMA (rows -dt) and TMA from a producer warpgroup (rows -dw);
 # the same in tutorial 09's persistent form (rows -dp, -dpt, -dpw).
@@ -94,23 +94,37 @@ compare_with_baseline() {
     done
 }
 
-# A kernel whose correctness cases hung would hang its rows as well: after a
-# HUNG TMA case only the cp.async rows are timed, after a HUNG warp-specialized
-# one all but the producer's.
-time_descriptor_gemms() {
-    local log=$1/correctness.log kernels=("${descriptor_kernels[@]}")
-    if grep -q "HUNG" "$log" 2>/dev/null; then
-        if grep "HUNG" "$log" | grep -v warp_specialize | grep -q " tma"; then
-            kernels=(matmul_descriptors matmul_descriptors_persistent)
-        elif grep "HUNG" "$log" | grep -q warp_specialize; then
-            kernels=("${kernels[@]/*_ws/}")
-        fi
-        echo "timing only ${kernels[*]} (cases hung: see correctness.log)"
+# The GEMM kernels of "$2..." that OUT $1's correctness cases give no reason
+# to expect to hang, comma-separated: a kernel whose cases hung would hang its
+# rows as well. After a HUNG TMA case the TMA ones (_tma, _ws) are left out,
+# after a HUNG warp-specialized one the producer's (_ws).
+unhung_kernels() {
+    local log=$1/correctness.log
+    shift
+    local kernels=("$@")
+    if grep "HUNG" "$log" 2>/dev/null | grep -v warp_specialize | grep -q " tma"; then
+        kernels=("${kernels[@]/%*_tma/}")
+        kernels=("${kernels[@]/%*_ws/}")
+    elif grep -q "HUNG.*warp_specialize" "$log" 2>/dev/null; then
+        kernels=("${kernels[@]/%*_ws/}")
     fi
-    local chosen
+    local chosen all
     chosen=$(printf '%s\n' "${kernels[@]}" | grep . | paste -sd,)
-    timeout 420 python3 "$here/run.py" "${descriptor_rows[@]}" --gemm-kernels "$chosen" \
+    all=$(IFS=,; echo "$*")
+    [ "$chosen" = "$all" ] || echo "timing only $chosen (cases hung: see correctness.log)" >&2
+    echo "$chosen"
+}
+
+time_descriptor_gemms() {
+    timeout 420 python3 "$here/run.py" "${descriptor_rows[@]}" \
+        --gemm-kernels "$(unhung_kernels "$1" "${descriptor_kernels[@]}")" \
         --aot "$descriptor_dir" --json "$1/descriptors.json" 2>&1 | tee "$1/descriptors.log"
+}
+
+time_tf32_gemms() {
+    timeout 300 python3 "$here/run.py" "${tf32_rows[@]}" \
+        --gemm-kernels "$(unhung_kernels "$1" "${tf32_kernels[@]}")" \
+        --aot "$tf32_dir" --json "$1/tf32.json" 2>&1 | tee "$1/tf32.log"
 }
 
 # Nsight Compute's detailed report of the tuned 4096^3 NN GEMM into $1, where
@@ -147,7 +161,8 @@ export)
     rm -rf "$quick_dir" "$sweep_dir" "$check_dir" "$tf32_dir" "$descriptor_dir"
     python3 "$here/correctness.py" --export "$check_dir" &&
         python3 "$here/run.py" "${quick_rows[@]}" --export "$quick_dir" &&
-        python3 "$here/run.py" "${tf32_rows[@]}" --export "$tf32_dir" &&
+        python3 "$here/run.py" "${tf32_rows[@]}" \
+            --gemm-kernels "$(IFS=,; echo "${tf32_kernels[*]}")" --export "$tf32_dir" &&
         python3 "$here/run.py" "${descriptor_rows[@]}" \
             --gemm-kernels "$(IFS=,; echo "${descriptor_kernels[*]}")" --export "$descriptor_dir" &&
         python3 "$here/run.py" "${sweep_rows[@]}" --export "$sweep_dir"
@@ -158,8 +173,7 @@ measure)
     check_correctness "$out"
     python3 "$here/run.py" "${quick_rows[@]}" --aot "$quick_dir" --json "$out/quick.json" 2>&1 |
         tee "$out/quick.log"
-    python3 "$here/run.py" "${tf32_rows[@]}" --aot "$tf32_dir" --json "$out/tf32.json" 2>&1 |
-        tee "$out/tf32.log"
+    time_tf32_gemms "$out"
     time_descriptor_gemms "$out"
     profile_gemm "$out/ncu-nn4096.txt" --aot "$sweep_dir"
     python3 "$here/run.py" "${sweep_rows[@]}" --aot "$sweep_dir" --json "$out/sweep.json" 2>&1 |
@@ -170,8 +184,7 @@ tf32)
     out=${2:?usage: lent_device.sh tf32 OUTPUT_DIR}
     start_measuring "$out"
     check_correctness "$out"
-    timeout 300 python3 "$here/run.py" "${tf32_rows[@]}" --aot "$tf32_dir" \
-        --json "$out/tf32.json" 2>&1 | tee "$out/tf32.log"
+    time_tf32_gemms "$out"
     profile_gemm "$out/ncu-tf32-nn4096.txt" --aot "$tf32_dir" --dtype fp32
     ;;
 check)

@@ -445,7 +445,12 @@ def cases():
     found.append(matmul_case("fp32", "nn", 4, 3, block=(64, 32, 32), precision="tf32"))
     found.append(persistent_matmul_case("fp32", "nn", 8, 3, (300, 600, 300), (128, 256, 32), 4,
                                         on_cpu=False))
+    # An int8 B given as [K, N] goes K-major into shared memory, each
+    # thread's 4 rows of K packed into 32-bit stores: a ragged tile of the
+    # 4-warp wgmma, and two warpgroups over 128 columns.
     found.append(matmul_case("i8", "nn", 4, 3, block=(64, 64, 64)))
+    found.append(matmul_case("i8", "nn", 8, 3, size=(300, 264, 328), block=(128, 128, 64),
+                             on_cpu=False))
     found.append(matmul_case("i8", "nt", 4, 3, block=(64, 64, 64)))
     for op in ("sum", "max", "argmax", "cumsum"):
         for axis in (0, 1):

@@ -117,20 +117,39 @@ bool LinearLayout::isDuplicateRegister(unsigned reg) const {
 unsigned LinearLayout::contiguousRegisters() const {
   if (shape.empty())
     return 1;
-  unsigned run = 1;
-  for (const Basis &basis : registers) {
-    bool alongLastOnly = llvm::all_of(llvm::drop_end(basis), [](int64_t c) { return c == 0; });
-    if (!alongLastOnly || basis.back() != int64_t(run))
-      break;
-    run *= 2;
-  }
+  RegisterRun run = registerRunAlong(rank() - 1);
+  return run.firstBit == 0 ? run.length : 1;
+}
+
+LinearLayout::RegisterRun LinearLayout::registerRunAlong(unsigned dim) const {
+  auto movesAlongDimOnly = [&](const Basis &basis, int64_t by) {
+    for (unsigned d = 0; d < basis.size(); ++d)
+      if (basis[d] != (d == dim ? by : 0))
+        return false;
+    return true;
+  };
+  RegisterRun run;
+  auto unit = llvm::find_if(registers, [&](const Basis &b) { return movesAlongDimOnly(b, 1); });
+  if (unit == registers.end())
+    return run;
+  run.firstBit = unit - registers.begin();
+  for (unsigned bit = run.firstBit;
+       bit < registers.size() && movesAlongDimOnly(registers[bit], run.length); ++bit)
+    run.length *= 2;
   // The other bases XOR into a run's first coordinate: a run holds its
   // elements in order only where they keep that coordinate a multiple of it.
-  auto keepsRunsAligned = [&](const Basis &basis) { return basis.back() % run == 0; };
-  while (run > 1 &&
-         !(llvm::all_of(llvm::drop_begin(registers, llvm::Log2_32(run)), keepsRunsAligned) &&
-           llvm::all_of(lanes, keepsRunsAligned) && llvm::all_of(warps, keepsRunsAligned)))
-    run /= 2;
+  auto keepsRunsAligned = [&](const Basis &basis) { return basis[dim] % run.length == 0; };
+  auto alignedOutsideRun = [&] {
+    for (unsigned bit = 0; bit < registers.size(); ++bit)
+      if ((bit < run.firstBit || bit >= run.firstBit + llvm::Log2_32(run.length)) &&
+          !keepsRunsAligned(registers[bit]))
+        return false;
+    return llvm::all_of(lanes, keepsRunsAligned) && llvm::all_of(warps, keepsRunsAligned);
+  };
+  while (run.length > 1 && !alignedOutsideRun())
+    run.length /= 2;
+  if (run.length == 1)
+    run.firstBit = 0;
   return run;
 }
 
@@ -165,7 +184,8 @@ LinearLayout LinearLayout::blocked(llvm::ArrayRef<int64_t> shape,
 }
 
 LinearLayout LinearLayout::defaultFor(llvm::ArrayRef<int64_t> shape, unsigned warpSize,
-                                      unsigned numWarps, unsigned vectorElements) {
+                                      unsigned numWarps, unsigned vectorElements,
+                                      unsigned rowsPerThread) {
   unsigned rank = shape.size();
   // Lay the tile out as if its unit dimensions were not there, so that shapes
   // differing only by them share a distribution.
@@ -183,6 +203,8 @@ LinearLayout LinearLayout::defaultFor(llvm::ArrayRef<int64_t> shape, unsigned wa
       order.push_back(dim);
   if (!dims.empty())
     sizePerThread[dims.back()] = std::min<int64_t>(vectorElements, shape[dims.back()]);
+  if (rowsPerThread > 1 && rank >= 2 && shape[rank - 2] > 1 && shape[rank - 1] > 1)
+    sizePerThread[rank - 2] = std::min<int64_t>(rowsPerThread, shape[rank - 2]);
   int64_t lanesLeft = warpSize;
   for (unsigned dim : llvm::reverse(dims)) {
     int64_t room = shape[dim] / sizePerThread[dim];

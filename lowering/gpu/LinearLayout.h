@@ -66,6 +66,15 @@ struct LinearLayout {
   /// multiple of 2^v there (it XORs into the run's first element). Such a run
   /// is one vector access where the addresses of a row are contiguous.
   unsigned contiguousRegisters() const;
+  /// The same along any dimension, with the run's registers 2^firstBit
+  /// apart: register bits firstBit .. firstBit + log2(length) - 1 move by
+  /// 1, 2, 4, ... along `dim` alone, every other basis by a multiple of
+  /// `length` there. {1, 0} where no register moves by 1 along `dim` alone.
+  struct RegisterRun {
+    unsigned length = 1;
+    unsigned firstBit = 0;
+  };
+  RegisterRun registerRunAlong(unsigned dim) const;
 
   /// Triton's BlockedEncoding: each thread holds `sizePerThread` contiguous
   /// elements, lanes then warps tile the rest with dimension `order[0]`
@@ -80,9 +89,11 @@ struct LinearLayout {
   /// dimension (fewer when the tile is small), lanes and warps spread for
   /// coalescing. Tiles whose shapes differ only in dimensions of extent 1 get
   /// the same distribution, so expand_dims and reshapes that add or remove
-  /// unit dimensions move no data.
+  /// unit dimensions move no data. `rowsPerThread` > 1 gives each thread that
+  /// many consecutive rows (the second-to-last dimension) of its columns.
   static LinearLayout defaultFor(llvm::ArrayRef<int64_t> shape, unsigned warpSize,
-                                 unsigned numWarps, unsigned vectorElements);
+                                 unsigned numWarps, unsigned vectorElements,
+                                 unsigned rowsPerThread = 1);
   /// The layout of a reduction's result along `dim`: the dimension is
   /// dropped from every basis. Lane and warp bases that only moved along it
   /// become zero (those threads hold copies of the result); register bases

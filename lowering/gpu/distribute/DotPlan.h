@@ -21,6 +21,24 @@ struct OperandSource {
   bool transposed = false;
 };
 
+/// How a thread's registers of an operand's source fall into runs that sit
+/// at consecutive indices of the operand's buffer, each stored with one
+/// vector store: `width` registers `stride` apart. Runs along the source's
+/// rows (columns of its registers) have stride 1; runs across rows (an 8-bit
+/// B loaded as rows of N into a K-major placement: each thread holds a few
+/// consecutive rows) have the register distance between two rows.
+struct SharedRuns {
+  unsigned width = 1;
+  unsigned stride = 1;
+
+  /// The register that holds element 0 of run `run`.
+  unsigned firstRegister(unsigned run) const {
+    return run / stride * stride * width + run % stride;
+  }
+  /// The run that register `reg` belongs to.
+  unsigned runOf(unsigned reg) const { return reg / (stride * width) * stride + reg % stride; }
+};
+
 /// Where a run of an operand's source lies in its buffer: run `baseRun`'s
 /// index plus `delta` elements, in every thread.
 struct SharedRunPlace {
@@ -59,21 +77,21 @@ struct DotPlan {
   OperandSource source(DotOperand operand) const { return {layout(operand), false}; }
   /// Registers of `source` that one vector store (or cp.async) puts into the
   /// operand's buffer: a run of the source's row that the placement keeps
-  /// contiguous (columns, or rows of the operand for a transposed source).
-  unsigned sharedRunWidth(DotOperand operand, const OperandSource &source) const;
+  /// contiguous (columns, or rows of the operand for a transposed source),
+  /// else a run across the source's rows that it keeps contiguous (SharedRuns).
+  SharedRuns sharedRuns(DotOperand operand, const OperandSource &source) const;
   /// `start` + the index of register `reg` of `source` in the operand's buffer.
   mlir::Value sharedIndexOf(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
                             DotOperand operand, const OperandSource &source, unsigned reg,
                             mlir::Value start) const;
-  /// For each run of `width` registers of `source` (run i from register
-  /// i * width), the earliest run whose index in the operand's buffer is at
-  /// a distance from its own that is the same in every thread (e.g. rows a
-  /// whole swizzle period apart), and that distance; a run with no such
-  /// earlier run is its own base, at distance 0.
+  /// For each of the `runs` of `source`, the earliest run whose index in
+  /// the operand's buffer is at a distance from its own that is the same in
+  /// every thread (e.g. rows a whole swizzle period apart), and that
+  /// distance; a run with no such earlier run is its own base, at distance 0.
   llvm::SmallVector<SharedRunPlace> sharedRunPlaces(mlir::MLIRContext *context,
                                                     DotOperand operand,
                                                     const OperandSource &source,
-                                                    unsigned width) const;
+                                                    SharedRuns runs) const;
 };
 
 /// The indices of a source's runs in an operand's buffer, where each base
@@ -82,14 +100,14 @@ struct DotPlan {
 /// registers (ptxas folds the constants into the instructions' offsets).
 class SharedRunIndices {
 public:
-  /// `places`: plan.sharedRunPlaces(..., operand, source, width).
+  /// `places`: plan.sharedRunPlaces(..., operand, source, runs).
   SharedRunIndices(KernelLowering &k, const DotPlan &plan, DotOperand operand,
-                   const OperandSource &source, unsigned width, mlir::Value start,
+                   const OperandSource &source, SharedRuns runs, mlir::Value start,
                    llvm::ArrayRef<SharedRunPlace> places)
-      : k(k), plan(plan), operand(operand), source(source), width(width), start(start),
+      : k(k), plan(plan), operand(operand), source(source), runs(runs), start(start),
         places(places) {}
 
-  /// `start` + the index of the run that starts at register `reg`.
+  /// `start` + the index of the run whose element 0 is register `reg`.
   mlir::Value at(mlir::OpBuilder &builder, mlir::Location loc, unsigned reg);
 
 private:
@@ -97,7 +115,7 @@ private:
   const DotPlan &plan;
   DotOperand operand;
   const OperandSource &source;
-  unsigned width;
+  SharedRuns runs;
   mlir::Value start;
   llvm::ArrayRef<SharedRunPlace> places;
   llvm::SmallDenseMap<unsigned, mlir::Value> baseIndices;
@@ -107,9 +125,9 @@ private:
 mlir::FailureOr<DotPlan> planDot(KernelLowering &k, tile::DotOp op);
 
 /// Stores this thread's registers of an operand (laid out as `source`) at
-/// their places in `shared`, one vector store per run of `sharedRunWidth`
-/// registers; copies of other registers are skipped, and so are the
-/// registers of other batches than `batch` of a batched operand.
+/// their places in `shared`, one vector store per run (`sharedRuns`); copies
+/// of other registers are skipped, and so are the registers of other batches
+/// than `batch` of a batched operand.
 void storeOperandToShared(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
                           const DotPlan &plan, DotOperand operand, const OperandSource &source,
                           mlir::ValueRange registers, const SharedOperand &shared,

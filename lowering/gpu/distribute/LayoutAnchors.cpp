@@ -11,6 +11,9 @@ namespace tessera::gpu {
 namespace {
 
 constexpr unsigned kVectorBits = 128;
+/// Consecutive rows of an 8-bit operand per thread where shared memory keeps
+/// them together: one 32-bit store.
+constexpr unsigned kPackedRows = 4;
 
 } // namespace
 
@@ -40,6 +43,25 @@ LinearLayout LayoutAnchors::memoryAccess(Value ptrTile, bool vectorize) {
   Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
   int64_t contiguous = vectorize ? contiguity.contiguousRuns(ptrTile).elements : 1;
   return defaultWithVectors(type.getShape(), pointee, contiguous);
+}
+
+LinearLayout LayoutAnchors::operandLoad(tile::LoadOp load, const LinearLayout &access) const {
+  Value loaded = load.getResult();
+  auto type = cast<RankedTensorType>(loaded.getType());
+  auto dot = loaded.hasOneUse() ? dyn_cast<tile::DotOp>(*loaded.user_begin()) : tile::DotOp();
+  if (!dot || dot.getB() != loaded || type.getRank() != 2 ||
+      elementBits(type.getElementType()) != 8 || target.vendor == GpuVendor::Vulkan)
+    return access;
+  std::unique_ptr<TensorCoreDot> instruction =
+      selectTensorCoreDot(target, dotProblemOf(dot), numWarps);
+  if (!instruction || instruction->contiguousRows(DotOperand::B) < kPackedRows)
+    return access;
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t perThread = type.getNumElements() / (int64_t(target.warpSize) * numWarps);
+  if (shape[0] < kPackedRows || perThread < kPackedRows)
+    return access;
+  unsigned vector = std::min<int64_t>(access.contiguousRegisters(), perThread / kPackedRows);
+  return LinearLayout::defaultFor(shape, target.warpSize, numWarps, vector, kPackedRows);
 }
 
 FailureOr<LinearLayout> LayoutAnchors::dotResult(tile::DotOp dot) const {

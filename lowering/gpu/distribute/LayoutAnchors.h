@@ -30,6 +30,14 @@ public:
   /// 128 bits), one otherwise. Atomics
   /// (`vectorize` false) take one element per thread.
   LinearLayout memoryAccess(mlir::Value ptrTile, bool vectorize);
+  /// The layout of `load`, whose memory accesses take `access`: where its
+  /// one user is the B of a dot whose instruction keeps an 8-bit B K-major
+  /// (wgmma and ldmatrix read 8-bit operands only so; MFMA's placement
+  /// stores B by columns) while the load's rows
+  /// run along N, each thread takes 4 consecutive rows of its columns, which
+  /// shared memory then takes 4 bytes per store (DotPlan::sharedRuns) rather
+  /// than one. `access` otherwise.
+  LinearLayout operandLoad(tile::LoadOp load, const LinearLayout &access) const;
   /// The block of a tensor descriptor: the default layout, vectors of 128
   /// bits along the last dimension (whose stride descriptors expect to be 1).
   LinearLayout descriptorBlock(mlir::RankedTensorType block) const;

@@ -229,7 +229,8 @@ LogicalResult Propagation::visit(Operation *op) {
     return success(); // rebuilt, with its operands, in each layout a user asks for
 
   if (auto load = dyn_cast<tile::LoadOp>(op)) {
-    LinearLayout layout = anchors.memoryAccess(load.getPtr(), /*vectorize=*/true);
+    LinearLayout layout =
+        anchors.operandLoad(load, anchors.memoryAccess(load.getPtr(), /*vectorize=*/true));
     // Pointers carried around a loop and transposed for the load (see
     // tile-gpu-transpose-column-loads) are carried in the transposed layout,
     // so that the transpose moves no data.

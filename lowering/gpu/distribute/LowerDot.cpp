@@ -317,25 +317,33 @@ Value DotPlan::sharedIndex(OpBuilder &builder, Location loc, DotOperand operand,
       col);
 }
 
-unsigned DotPlan::sharedRunWidth(DotOperand operand, const OperandSource &source) const {
+SharedRuns DotPlan::sharedRuns(DotOperand operand, const OperandSource &source) const {
   if (!vectorStores)
-    return 1;
-  // The source's run along its rows, where no thread's part of the
+    return {};
+  // A run the placement keeps contiguous, where no thread's part of the
   // coordinates breaks the run's alignment; at most 16 bytes.
-  ArrayRef<int64_t> shape = operand == DotOperand::A ? aShape : bShape;
-  int64_t contiguous;
-  if (instruction)
-    contiguous = source.transposed ? instruction->contiguousRows(operand)
-                                   : instruction->contiguousColumns(operand);
-  else
-    contiguous = source.transposed ? 1 : shape.back(); // row-major
+  const LinearLayout &layout = source.layout;
   Type stored = sharedElementType(element(operand));
-  int64_t width = std::min<int64_t>(source.layout.contiguousRegisters(), contiguous);
-  width = std::min<int64_t>(width, 128 / std::max(8u, stored.getIntOrFloatBitWidth()));
-  for (const Basis &basis : llvm::concat<const Basis>(source.layout.lanes, source.layout.warps))
-    if (basis.back() % width != 0)
-      return 1;
-  return width < 2 ? 1 : unsigned(width);
+  int64_t widest = 128 / std::max(8u, stored.getIntOrFloatBitWidth());
+  auto runOf = [&](LinearLayout::RegisterRun registers, int64_t contiguous) {
+    int64_t width = std::min<int64_t>({int64_t(registers.length), contiguous, widest});
+    return width < 2 ? SharedRuns{}
+                     : SharedRuns{unsigned(width), 1u << registers.firstBit};
+  };
+  ArrayRef<int64_t> shape = operand == DotOperand::A ? aShape : bShape;
+  unsigned rowDim = layout.rank() - 2;
+  int64_t alongRow;
+  if (instruction)
+    alongRow = source.transposed ? instruction->contiguousRows(operand)
+                                 : instruction->contiguousColumns(operand);
+  else
+    alongRow = source.transposed ? 1 : shape.back(); // row-major
+  LinearLayout::RegisterRun columns = layout.registerRunAlong(rowDim + 1);
+  if (columns.firstBit == 0 && columns.length >= 2 && alongRow >= 2)
+    return runOf(columns, alongRow);
+  if (!instruction || source.transposed)
+    return {};
+  return runOf(layout.registerRunAlong(rowDim), instruction->contiguousRows(operand));
 }
 
 Value DotPlan::sharedIndexOf(KernelLowering &k, OpBuilder &builder, Location loc,
@@ -352,7 +360,7 @@ Value DotPlan::sharedIndexOf(KernelLowering &k, OpBuilder &builder, Location loc
 
 SmallVector<SharedRunPlace> DotPlan::sharedRunPlaces(MLIRContext *context, DotOperand operand,
                                                      const OperandSource &source,
-                                                     unsigned width) const {
+                                                     SharedRuns runs) const {
   const LinearLayout &layout = source.layout;
   unsigned rowDim = layout.rank() - 2;
   auto indexOf = [&](unsigned reg, unsigned lane, unsigned warp) -> std::optional<int64_t> {
@@ -392,9 +400,8 @@ SmallVector<SharedRunPlace> DotPlan::sharedRunPlaces(MLIRContext *context, DotOp
   };
   SmallVector<SharedRunPlace> places;
   SmallVector<std::pair<unsigned, SmallVector<int64_t>>> bases;
-  for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
-    unsigned run = reg / width;
-    SmallVector<int64_t> indices = indicesOf(reg);
+  for (unsigned run = 0; run < layout.numRegisters() / runs.width; ++run) {
+    SmallVector<int64_t> indices = indicesOf(runs.firstRegister(run));
     std::optional<SharedRunPlace> place;
     for (const auto &[baseRun, baseIndices] : bases)
       if (std::optional<int64_t> delta = constantDistance(baseIndices, indices)) {
@@ -412,10 +419,11 @@ SmallVector<SharedRunPlace> DotPlan::sharedRunPlaces(MLIRContext *context, DotOp
 }
 
 Value SharedRunIndices::at(OpBuilder &builder, Location loc, unsigned reg) {
-  const SharedRunPlace &place = places[reg / width];
+  const SharedRunPlace &place = places[runs.runOf(reg)];
   Value &base = baseIndices[place.baseRun];
   if (!base)
-    base = plan.sharedIndexOf(k, builder, loc, operand, source, place.baseRun * width, start);
+    base = plan.sharedIndexOf(k, builder, loc, operand, source,
+                              runs.firstRegister(place.baseRun), start);
   if (place.delta == 0)
     return base;
   return arith::AddIOp::create(builder, loc, base, indexConstant(builder, loc, place.delta));
@@ -426,25 +434,28 @@ void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, c
                           const SharedOperand &shared, int64_t batch) {
   const LinearLayout &layout = source.layout;
   unsigned rowDim = layout.rank() - 2;
-  unsigned width = plan.sharedRunWidth(operand, source);
+  SharedRuns runs = plan.sharedRuns(operand, source);
   SmallVector<SharedRunPlace> places =
-      plan.sharedRunPlaces(builder.getContext(), operand, source, width);
-  SharedRunIndices indices(k, plan, operand, source, width, shared.start, places);
-  for (unsigned reg = 0; reg < layout.numRegisters(); reg += width) {
+      plan.sharedRunPlaces(builder.getContext(), operand, source, runs);
+  SharedRunIndices indices(k, plan, operand, source, runs, shared.start, places);
+  for (unsigned run = 0; run < layout.numRegisters() / runs.width; ++run) {
+    unsigned reg = runs.firstRegister(run);
     if (layout.isDuplicateRegister(reg) || (rowDim == 1 && layout.registerOffset(reg)[0] != batch))
       continue;
     Value at = indices.at(builder, loc, reg);
-    if (width == 1) {
+    if (runs.width == 1) {
       memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, registers[reg]),
                               shared.buffer, ValueRange{at});
       continue;
     }
+    SmallVector<Value> elements;
+    for (unsigned i = 0; i < runs.width; ++i)
+      elements.push_back(registers[reg + i * runs.stride]);
     Type element = registers[reg].getType();
-    Value run = vector::FromElementsOp::create(builder, loc,
-                                               VectorType::get({int64_t(width)}, element),
-                                               registers.slice(reg, width));
-    unsigned bytes = width * element.getIntOrFloatBitWidth() / 8;
-    vector::StoreOp::create(builder, loc, run, shared.buffer, ValueRange{at},
+    Value vector = vector::FromElementsOp::create(
+        builder, loc, VectorType::get({int64_t(runs.width)}, element), elements);
+    unsigned bytes = runs.width * element.getIntOrFloatBitWidth() / 8;
+    vector::StoreOp::create(builder, loc, vector, shared.buffer, ValueRange{at},
                             /*nontemporal=*/false, llvm::MaybeAlign(bytes));
   }
 }

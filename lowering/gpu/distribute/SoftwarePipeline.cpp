@@ -281,7 +281,10 @@ static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
                         const OperandSource &source, const SharedOperand &stage, bool async,
                         RunPlaces &runPlaces) {
   const LinearLayout &layout = source.layout;
-  unsigned width = std::min(load.runs.width, plan.sharedRunWidth(slot, source));
+  // cp.async copies runs that are contiguous in memory too: runs along the
+  // source's rows.
+  SharedRuns shared = plan.sharedRuns(slot, source);
+  unsigned width = shared.stride == 1 ? std::min(load.runs.width, shared.width) : 1;
   int64_t elementBytes = load.element.getIntOrFloatBitWidth() / 8;
   int64_t runBytes = width * elementBytes;
   auto fill = [&](unsigned first) {
@@ -304,10 +307,11 @@ static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
   auto places = runPlaces.find(width);
   if (places == runPlaces.end()) {
     SmallVector<SharedRunPlace> found =
-        plan.sharedRunPlaces(builder.getContext(), slot, source, width);
+        plan.sharedRunPlaces(builder.getContext(), slot, source, SharedRuns{width, 1});
     places = runPlaces.try_emplace(width, std::move(found)).first;
   }
-  SharedRunIndices indices(k, plan, slot, source, width, stage.start, places->second);
+  SharedRunIndices indices(k, plan, slot, source, SharedRuns{width, 1}, stage.start,
+                           places->second);
   // Where a run of memory is known to be consecutive, its accesses address
   // from its first offset (a copy narrower than the run, as a transposing
   // copy of 4-byte elements, or an element of the fallback below): one offset

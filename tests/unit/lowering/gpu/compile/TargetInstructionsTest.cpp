@@ -57,8 +57,12 @@ const InstructionCase kInstructionCases[] = {
      {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "ldmatrix"}, {"wgmma"}},
     {"gemm_f32_tf32", "cuda:sm_80",
      {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "ldmatrix"}, {"wgmma"}},
-    {"gemm_i8", "cuda:sm_80", {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "ldmatrix"},
-     {"wgmma"}},
+    // B [K, N] of bytes goes K-major into shared memory: 4 rows of K a
+    // thread, one 32-bit store each (LayoutAnchors::operandLoad), not byte
+    // stores.
+    {"gemm_i8", "cuda:sm_80",
+     {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "ldmatrix", "st.shared.b32"},
+     {"wgmma", "st.shared.u8", "st.shared.b8"}},
     {"gemm_f32_ieee", "cuda:sm_80", {"fma.rn.f32"}, {"mma.sync", "tf32"}},
     // Plain sm_90 has no wgmma (it needs the sm_90a features): mma.sync.
     {"gemm_bf16", "cuda:sm_90",
@@ -80,8 +84,9 @@ const InstructionCase kInstructionCases[] = {
      {"mma.sync"}},
     {"gemm_f32_tf32", "cuda:sm_90a", {"wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"},
      {"mma.sync"}},
-    {"gemm_i8", "cuda:sm_90a", {"wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8"},
-     {"mma.sync"}},
+    {"gemm_i8", "cuda:sm_90a",
+     {"wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8", "st.shared.b32"},
+     {"mma.sync", "st.shared.u8", "st.shared.b8"}},
     {"gemm_f32_ieee", "cuda:sm_90a", {"fma.rn.f32"}, {"mma.sync", "wgmma", "tf32"}},
     // AMD CDNA: MFMA.
     {"gemm_f16", "hip:gfx90a", {"v_mfma_f32_32x32x8f16"}, {}},

@@ -306,6 +306,42 @@ TEST(LinearLayoutTest, ContiguousRegistersCountsTheLeadingRunAlongTheLastDimensi
   EXPECT_EQ(xorLane.contiguousRegisters(), 2u);
 }
 
+TEST(LinearLayoutTest, RegisterRunAlongFindsRunsOfRowsBetweenColumns) {
+  // 4 rows of 8 columns a thread: registers 0..7 are a row's columns, and
+  // registers r, r + 8, r + 16, r + 24 its column's 4 rows, in order.
+  LinearLayout rows = LinearLayout::defaultFor({64, 128}, 32, 8, 8, 4);
+  ASSERT_TRUE(rows.isValid()) << rows.str();
+  EXPECT_EQ(rows.contiguousRegisters(), 8u);
+  LinearLayout::RegisterRun run = rows.registerRunAlong(0);
+  EXPECT_EQ(run.length, 4u) << rows.str();
+  EXPECT_EQ(run.firstBit, 3u) << rows.str();
+  for (unsigned reg = 0; reg < 8; ++reg)
+    for (unsigned i = 0; i < 4; ++i) {
+      Coords expected = rows.registerOffset(reg);
+      expected[0] += i;
+      EXPECT_EQ(rows.registerOffset(reg + 8 * i), expected);
+    }
+  // The default layout holds one row per thread at a time.
+  LinearLayout plain = LinearLayout::defaultFor({64, 128}, 32, 8, 8);
+  EXPECT_EQ(plain.registerRunAlong(0).length, 1u) << plain.str();
+  // Two rows a run where the next register bit jumps by 4 rows.
+  LinearLayout layout;
+  layout.shape = {8, 2};
+  layout.registers = {{0, 1}, {1, 0}, {4, 0}};
+  layout.lanes = {{2, 0}};
+  EXPECT_EQ(layout.registerRunAlong(0).length, 2u);
+  EXPECT_EQ(layout.registerRunAlong(0).firstBit, 1u);
+  layout.registers = {{0, 1}, {1, 0}, {2, 0}};
+  layout.lanes = {{4, 0}};
+  EXPECT_EQ(layout.registerRunAlong(0).length, 4u);
+  // A lane moved by 6 rows XORs into a run of 4's first row: runs of 2.
+  layout.lanes = {{6, 0}};
+  EXPECT_EQ(layout.registerRunAlong(0).length, 2u);
+  // Along the columns the unit register is bit 0: a run of 2.
+  EXPECT_EQ(layout.registerRunAlong(1).length, 2u);
+  EXPECT_EQ(layout.registerRunAlong(1).firstBit, 0u);
+}
+
 // The shape transforms: every holder keeps its element, at the transformed
 // coordinates, in the same register.
 

@@ -159,6 +159,10 @@ std::optional<Instruction> instructionFor(const DotProblem &problem) {
     return Instruction{"tf32", 8, NVVM::WGMMATypes::tf32, NVVM::WGMMATypes::f32};
   if (a.isInteger(8) && acc.isInteger(32))
     return Instruction{"s8", 32, NVVM::WGMMATypes::s8, NVVM::WGMMATypes::s32};
+  if (isa<Float8E4M3FNType>(a) && acc.isF32())
+    return Instruction{"e4m3", 32, NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::f32};
+  if (isa<Float8E5M2Type>(a) && acc.isF32())
+    return Instruction{"e5m2", 32, NVVM::WGMMATypes::e5m2, NVVM::WGMMATypes::f32};
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 //   bf16 x bf16 -> f32   k16
 //   f32 x f32 -> f32     k8 .tf32, only for input_precision = tf32
 //   i8 x i8 -> i32       k32 .s8, wrapping sums (no .satfinite)
+//   f8 x f8 -> f32       k32 .e4m3 (f8E4M3FN) or .e5m2 (f8E5M2), both alike
 // Every instruction reads 32 bytes of K per row of A and per column of B.
 // f16 accumulators stay on mma.sync (their wgmma fragment packs f16 pairs).
 //
@@ -22,7 +23,7 @@
 // the m16n8 C fragment of mma.sync, repeated over N / 8.
 //
 // Shared memory: A K-major, as [M, K]. B either K-major, transposed as
-// [N, K] (the only layout tf32 and s8 allow, and the one a B that reaches
+// [N, K] (the only layout tf32 and the 8-bit types allow, and the one a B that reaches
 // the dot through tile.trans of a [N, K] load already has), or, for 16-bit
 // types otherwise, N-major as [K, N] (the instruction's transpose bit), so
 // that rows of a row-major B copy straight in. Each buffer is in the

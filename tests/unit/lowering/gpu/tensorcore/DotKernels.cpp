@@ -20,7 +20,7 @@ using namespace mlir;
 namespace tessera::gpu::testing {
 
 const char *dotTypesName(DotTypes types) {
-  static const char *names[] = {"f16", "f16acc16", "bf16", "f32", "s8"};
+  static const char *names[] = {"f16", "f16acc16", "bf16", "f32", "s8", "e4m3", "e5m2"};
   return names[static_cast<int>(types)];
 }
 
@@ -45,6 +45,14 @@ DotProblem dotProblem(MLIRContext &context, DotTypes types, int64_t m, int64_t n
   case DotTypes::S8:
     problem.aElement = problem.bElement = b.getI8Type();
     problem.accElement = b.getI32Type();
+    break;
+  case DotTypes::F8E4M3:
+    problem.aElement = problem.bElement = b.getType<Float8E4M3FNType>();
+    problem.accElement = b.getF32Type();
+    break;
+  case DotTypes::F8E5M2:
+    problem.aElement = problem.bElement = b.getType<Float8E5M2Type>();
+    problem.accElement = b.getF32Type();
     break;
   }
   return problem;

@@ -574,8 +574,10 @@ private:
       return failure(wgmma, "only 16-bit types may be transposed (PTX ISA)");
     unsigned bytes = type == NVVM::WGMMATypes::f16 || type == NVVM::WGMMATypes::bf16 ? 2
                      : type == NVVM::WGMMATypes::tf32                                ? 4
-                     : type == NVVM::WGMMATypes::s8                                  ? 1
-                                                                                     : 0;
+                     : type == NVVM::WGMMATypes::s8 || type == NVVM::WGMMATypes::e4m3 ||
+                             type == NVVM::WGMMATypes::e5m2
+                         ? 1
+                         : 0;
     if (bytes != inputs.elementBytes || wgmma.getTypeB() != type)
       return failure(wgmma, "operand types are not modelled or do not match the buffers");
     int64_t m = wgmma.getShape().getM(), n = wgmma.getShape().getN(), k = wgmma.getShape().getK();

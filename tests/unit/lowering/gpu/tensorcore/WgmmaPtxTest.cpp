@@ -48,6 +48,12 @@ const PtxCase kPtxCases[] = {
     {"s8", [](Builder &b) -> Type { return b.getI8Type(); },
      [](Builder &b) -> Type { return b.getI32Type(); }, 64, 64, 64, 4,
      "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8", 2},
+    {"e4m3", [](Builder &b) -> Type { return b.getType<Float8E4M3FNType>(); },
+     [](Builder &b) -> Type { return b.getF32Type(); }, 128, 128, 64, 8,
+     "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", 2},
+    {"e5m2", [](Builder &b) -> Type { return b.getType<Float8E5M2Type>(); },
+     [](Builder &b) -> Type { return b.getF32Type(); }, 64, 64, 64, 4,
+     "wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2", 2},
 };
 
 class WgmmaPtxTest : public ::testing::TestWithParam<PtxCase> {};

@@ -94,6 +94,10 @@ const WgmmaCase kCases[] = {
     {DotTypes::F32, 512, 64, 8, 4, 1, 1, 1, 2, 256, 32, false, true, 128, true},
     {DotTypes::S8, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128, false, false, 128},
     {DotTypes::S8, 64, 16, 64, 4, 1, 1, 1, 1, 16, 64, false, false, 64},
+    // fp8 as s8: 32 one-byte elements of K per instruction, both K-major.
+    {DotTypes::F8E4M3, 128, 128, 64, 8, 2, 1, 1, 1, 128, 64, false, false, 64},
+    {DotTypes::F8E4M3, 64, 256, 128, 4, 1, 1, 1, 1, 256, 128, true, false, 128},
+    {DotTypes::F8E5M2, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128, false, false, 128},
 };
 
 class WgmmaCaseTest : public ::testing::TestWithParam<WgmmaCase> {

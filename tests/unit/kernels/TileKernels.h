@@ -474,6 +474,34 @@ tile.func @dot_i8(%a: !tile.ptr<i8>, %b: !tile.ptr<i8>, %c: !tile.ptr<i32>) {
 }
 )mlir";
 
+// C[64, 64] = A[64, 64] * B[64, 64] + 1 of fp8 inputs (DT: f8E4M3FN or
+// f8E5M2), row-major, accumulated in f32: one warpgroup's wgmma tile, B
+// loaded as rows of N.
+constexpr llvm::StringLiteral kDotF8 = R"mlir(
+tile.func @dot_f8(%a: !tile.ptr<DT>, %b: !tile.ptr<DT>, %c: !tile.ptr<f32>) {
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %rows = tile.expand_dims %r, axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %rowOffsets = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %rowsb = tile.broadcast %rowOffsets : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cols = tile.expand_dims %r, axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %colsb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %offsets = arith.addi %rowsb, %colsb : tensor<64x64xi32>
+  %ab = tile.splat %a : !tile.ptr<DT> -> tensor<64x64x!tile.ptr<DT>>
+  %ap = tile.addptr %ab, %offsets : tensor<64x64x!tile.ptr<DT>>, tensor<64x64xi32>
+  %at = tile.load %ap : tensor<64x64x!tile.ptr<DT>>
+  %bb = tile.splat %b : !tile.ptr<DT> -> tensor<64x64x!tile.ptr<DT>>
+  %bp = tile.addptr %bb, %offsets : tensor<64x64x!tile.ptr<DT>>, tensor<64x64xi32>
+  %bt = tile.load %bp : tensor<64x64x!tile.ptr<DT>>
+  %one = arith.constant dense<1.0> : tensor<64x64xf32>
+  %ct = tile.dot %at, %bt, %one : tensor<64x64xDT> * tensor<64x64xDT> -> tensor<64x64xf32>
+  %cb = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %cp = tile.addptr %cb, %offsets : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %cp, %ct : tensor<64x64x!tile.ptr<f32>>
+  tile.return
+}
+)mlir";
+
 // Each program counts 64 values into `bins` with atomic adds.
 constexpr llvm::StringLiteral kHistogram = R"mlir(
 tile.func @histogram(%values: !tile.ptr<i32>, %bins: !tile.ptr<i32>, %n: i32) {

@@ -17,6 +17,7 @@ namespace {
 
 using namespace tessera::test_kernels;
 using interp::testing::bufferOf;
+using interp::testing::toFloat8;
 using interp::testing::toHalf;
 
 class KernelsOnGpu : public GpuKernelTest {
@@ -129,6 +130,23 @@ TEST_P(KernelsOnGpu, DotI8AccumulatesInI32) {
   std::vector<int32_t> c(256);
   expectSameAsInterpreter(*module, "dot_i8", {bufferOf(a), bufferOf(b), bufferOf(c)}, {1, 1, 1},
                           0, 0);
+}
+
+// fp8 dots run on wgmma only. Small integers are exact in both fp8 types and
+// their products and sums in f32, so the device must match the interpreter
+// exactly.
+TEST_P(KernelsOnGpu, DotF8MatchesTheInterpreter) {
+  if (!target().hasWgmma() || numWarps() % 4 != 0)
+    GTEST_SKIP() << "fp8 dots need wgmma (sm_90a) and whole warpgroups";
+  for (llvm::StringRef type : {"f8E4M3FN", "f8E5M2"}) {
+    SCOPED_TRACE(type.str());
+    auto module = parse(withReplaced(kDotF8, "DT", type));
+    std::vector<uint8_t> a = toFloat8(randomInts(64 * 64, -4, 4), type);
+    std::vector<uint8_t> b = toFloat8(randomInts(64 * 64, -4, 4), type);
+    std::vector<float> c(64 * 64, -7.0f);
+    expectSameAsInterpreter(*module, "dot_f8", {bufferOf(a), bufferOf(b), bufferOf(c)},
+                            {1, 1, 1}, 0, 0);
+  }
 }
 
 TEST_P(KernelsOnGpu, HistogramWithAtomicAddAcrossPrograms) {

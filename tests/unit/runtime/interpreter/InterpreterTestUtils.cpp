@@ -77,6 +77,19 @@ uint16_t toHalf(double value) {
   return static_cast<uint16_t>(number.bitcastToAPInt().getZExtValue());
 }
 
+std::vector<uint8_t> toFloat8(const std::vector<int32_t> &values, llvm::StringRef type) {
+  const llvm::fltSemantics &semantics =
+      type == "f8E5M2" ? llvm::APFloat::Float8E5M2() : llvm::APFloat::Float8E4M3FN();
+  std::vector<uint8_t> bytes;
+  for (int32_t value : values) {
+    llvm::APFloat number(static_cast<double>(value));
+    bool losesInfo = false;
+    number.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    bytes.push_back(static_cast<uint8_t>(number.bitcastToAPInt().getZExtValue()));
+  }
+  return bytes;
+}
+
 double fromHalf(uint16_t bits) {
   llvm::APFloat number(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits));
   bool losesInfo = false;

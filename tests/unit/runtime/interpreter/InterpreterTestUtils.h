@@ -48,6 +48,9 @@ unsigned lineOf(llvm::StringRef source, llvm::StringRef needle);
 /// IEEE half precision, through APFloat (independent of the interpreter).
 uint16_t toHalf(double value);
 double fromHalf(uint16_t bits);
+/// The bytes of `values` in an fp8 type ("f8E4M3FN" or "f8E5M2"), rounded to
+/// nearest even through APFloat.
+std::vector<uint8_t> toFloat8(const std::vector<int32_t> &values, llvm::StringRef type);
 
 /// Softmax of each of `rows` rows of `cols` floats (row r starts at
 /// r * rowStride of `in`), in float64: rows * cols values, row-major.

@@ -93,5 +93,26 @@ TEST_F(MatmulKernelsTest, DotI8AccumulatesInI32) {
     }
 }
 
+// Small integers are exact in both fp8 types: the f32 sums are exact.
+TEST_F(MatmulKernelsTest, DotF8AccumulatesInF32) {
+  for (llvm::StringRef type : {"f8E4M3FN", "f8E5M2"}) {
+    SCOPED_TRACE(type.str());
+    std::vector<int32_t> aValues = randomInts(64 * 64, -4, 4);
+    std::vector<int32_t> bValues = randomInts(64 * 64, -4, 4);
+    std::vector<uint8_t> a = toFloat8(aValues, type), b = toFloat8(bValues, type);
+    std::vector<float> c(64 * 64);
+    ASSERT_EQ(run(withReplaced(kDotF8, "DT", type), "dot_f8",
+                  {bufferOf(a), bufferOf(b), bufferOf(c)}, {1, 1, 1}),
+              "");
+    for (int i = 0; i < 64; ++i)
+      for (int j = 0; j < 64; ++j) {
+        int64_t expected = 1;
+        for (int q = 0; q < 64; ++q)
+          expected += int64_t{aValues[i * 64 + q]} * bValues[q * 64 + j];
+        ASSERT_EQ(c[i * 64 + j], static_cast<float>(expected)) << "C[" << i << ", " << j << "]";
+      }
+  }
+}
+
 } // namespace
 } // namespace tessera::interp::testing

@@ -128,6 +128,8 @@ std::vector<KernelCase> buildCatalogue() {
       {"tile_matmul_f16", "matmul", tileKernel("kMatmul", kMatmul, {{"DT", "f16"}})},
       {"tile_matmul_bf16", "matmul", tileKernel("kMatmul", kMatmul, {{"DT", "bf16"}})},
       {"tile_dot_i8", "dot_i8", tileKernel("kDotI8", kDotI8)},
+      {"tile_dot_e4m3", "dot_f8", tileKernel("kDotF8", kDotF8, {{"DT", "f8E4M3FN"}})},
+      {"tile_dot_e5m2", "dot_f8", tileKernel("kDotF8", kDotF8, {{"DT", "f8E5M2"}})},
       {"tile_histogram", "histogram", tileKernel("kHistogram", kHistogram)},
       {"tile_scalar_atomics", "atomics", tileKernel("kScalarAtomics", kScalarAtomics)},
       {"tile_descriptor_scale", "scale", tileKernel("kDescriptorScale", kDescriptorScale)},

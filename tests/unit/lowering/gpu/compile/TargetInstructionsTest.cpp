@@ -88,6 +88,10 @@ const InstructionCase kInstructionCases[] = {
      {"wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8", "st.shared.b32"},
      {"mma.sync", "st.shared.u8", "st.shared.b8"}},
     {"gemm_f32_ieee", "cuda:sm_90a", {"fma.rn.f32"}, {"mma.sync", "wgmma", "tf32"}},
+    {"tile_dot_e4m3", "cuda:sm_90a", {"wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3"},
+     {"mma.sync", "st.shared.u8", "st.shared.b8"}},
+    {"tile_dot_e5m2", "cuda:sm_90a", {"wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2"},
+     {"mma.sync", "st.shared.u8", "st.shared.b8"}},
     // AMD CDNA: MFMA.
     {"gemm_f16", "hip:gfx90a", {"v_mfma_f32_32x32x8f16"}, {}},
     {"example_matmul_f16", "hip:gfx90a", {"v_mfma_f32_32x32x8f16"}, {}},

@@ -29,7 +29,8 @@ MANIFEST = "manifest.json"
 COMPILER_FLAGS = {"tma": True, "warp_specialize": False}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
                 torch.float64: "fp64", torch.int32: "i32", torch.int64: "i64", torch.int8: "i8",
-                torch.uint8: "u8", torch.int16: "i16", torch.bool: "i1"}
+                torch.uint8: "u8", torch.int16: "i16", torch.bool: "i1",
+                torch.float8_e4m3fn: "fp8e4nv", torch.float8_e5m2: "fp8e5"}
 
 
 class TensorSpec:

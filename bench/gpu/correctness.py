@@ -29,7 +29,8 @@ from run import error_summary, tessera_kernels, triton_cdiv
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correctness_kernels.py")
 
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
-         "i8": torch.int8, "i32": torch.int32}
+         "i8": torch.int8, "i32": torch.int32, "fp8e4nv": torch.float8_e4m3fn,
+         "fp8e5": torch.float8_e5m2}
 
 
 class OnDevice:
@@ -46,7 +47,8 @@ class OnDevice:
             values = self.rng.integers(int(low), int(high), shape)
         else:
             values = self.rng.uniform(low, high, shape)
-        return torch.from_numpy(values).to(device=self.device, dtype=TORCH[dtype])
+        # float64 -> fp8 rounds through fp32 (PyTorch converts to fp8 from fp32).
+        return torch.from_numpy(values).float().to(device=self.device, dtype=TORCH[dtype])
 
     def output(self, shape, dtype):
         poison = -7 if dtype in ("i8", "i32") else float("nan")
@@ -92,9 +94,10 @@ class ForExport:
 
 
 class Case:
-    """A check of one kernel. An `untried` one (TMA's: written before any ran
-    on a GPU) runs on a GPU in a process of its own with a time limit: a copy
-    that never completes its mbarrier hangs the kernel, and the cases after it
+    """A check of one kernel. An `untried` one (TMA's and fp8's: written
+    before any ran on a GPU) runs on a GPU in a process of its own with a time
+    limit: a copy that never completes its mbarrier hangs the kernel, an
+    instruction the device rejects loses the context, and the cases after it
     must still run."""
 
     def __init__(self, name, launch, on_cpu=True, untried=False):
@@ -114,7 +117,7 @@ ROUNDED = dict(rtol=1e-2, atol=2e-2)
 
 
 def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 64, 32),
-                precision="ieee", on_cpu=True, out=None):
+                precision="ieee", on_cpu=True, out=None, untried=False):
     """C = A @ B, written as `out` (default: the fp32 or i32 accumulator; a
     16-bit `out` goes through the epilogue's stmatrix stores on sm_90)."""
     M, N, K = size
@@ -134,10 +137,14 @@ def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 6
             a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
             c.stride(1), BM=BM, BN=BN, BK=BK, PRECISION=precision, INTEGER=dtype == "i8",
             num_warps=warps, num_stages=stages)
-        tol = ROUNDED if precision == "tf32" or out else EXACT_PRODUCTS
+        # fp8 products are exact in fp32, but wgmma sums them at less than
+        # fp32's precision.
+        rounded = precision == "tf32" or out or dtype.startswith("fp8")
+        tol = ROUNDED if rounded else EXACT_PRODUCTS
         on.check(c, lambda: host(a) @ host(b), **(tol if dtype != "i8" else {}))
     return Case(f"matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} {precision} "
-                f"warps={warps} stages={stages}" + (f" -> {out}" if out else ""), run, on_cpu)
+                f"warps={warps} stages={stages}" + (f" -> {out}" if out else ""), run, on_cpu,
+                untried)
 
 
 def persistent_matmul_case(dtype, layout, warps, stages, size, block, programs, out="fp32",
@@ -452,6 +459,17 @@ def cases():
     found.append(matmul_case("i8", "nn", 8, 3, size=(300, 264, 328), block=(128, 128, 64),
                              on_cpu=False))
     found.append(matmul_case("i8", "nt", 4, 3, block=(64, 64, 64)))
+    # fp8 on wgmma (sm_90a only; the CPU backend has no fp8), first run apart:
+    # NT as fp8 GEMMs usually are, NN through the packed B stores, a bf16
+    # result through the epilogue.
+    found.append(matmul_case("fp8e4nv", "nt", 4, 3, block=(64, 64, 64), on_cpu=False,
+                             untried=True))
+    found.append(matmul_case("fp8e4nv", "nn", 8, 3, size=(300, 264, 328), block=(128, 128, 64),
+                             on_cpu=False, untried=True))
+    found.append(matmul_case("fp8e5", "nn", 4, 3, block=(64, 64, 64), on_cpu=False,
+                             untried=True))
+    found.append(matmul_case("fp8e4nv", "nt", 8, 3, size=(300, 600, 300), block=(128, 256, 128),
+                             on_cpu=False, out="bf16", untried=True))
     for op in ("sum", "max", "argmax", "cumsum"):
         for axis in (0, 1):
             for warps in (1, 4):

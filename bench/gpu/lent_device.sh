@@ -5,7 +5,8 @@
 # Here (no GPU needed, about 2 minutes on 2 cores):
 #     bench/gpu/lent_device.sh export
 # There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep",
-# "build/gpu-aot-tf32", "build/gpu-aot-descriptors", "build/gpu-check"]):
+# "build/gpu-aot-tf32", "build/gpu-aot-fp8", "build/gpu-aot-descriptors",
+# "build/gpu-check"]):
 #     bench/gpu/lent_device.sh measure "$OUT"
 # or, for the TMA path alone (98 s on an H200: carry build/gpu-check and
 # build/gpu-aot-descriptors), `bench/gpu/lent_device.sh tma "$OUT"`: device.txt,
@@ -15,7 +16,10 @@
 # `tf32 "$OUT"` (carry build/gpu-check and build/gpu-aot-tf32) checks
 # correctness, then times the fp32 GEMMs alone (tf32.json/.log) and profiles
 # the tuned NN one (ncu-tf32-nn4096.txt): the swapped tf32 dot (C^T = B^T A^T)
-# first runs there.
+# first runs there. `fp8 "$OUT"` (carry build/gpu-check and build/gpu-aot-fp8)
+# checks correctness (the fp8 cases first run there, each in its own process),
+# then times the fp8 (e4m3) GEMMs alone (fp8.json/.log): cuBLAS through
+# torch._scaled_mm (NT only), Triton on the same source.
 #
 # `measure` writes, most telling first so that a run cut short still says
 # something: correctness.log (correctness.py: the kernels' cases against
@@ -57,6 +61,10 @@ ab_rows=(--suite gemm --sizes 4096 --dtypes bf16 --layouts nn,nt "${gemm_kernels
 tf32_dir=$repo/build/gpu-aot-tf32
 tf32_kernels=(matmul matmul_descriptors_tma matmul_descriptors_ws)
 tf32_rows=(--suite gemm --sizes 4096 --dtypes fp32 --layouts nn,nt)
+# fp8 (e4m3) GEMMs with a bf16 result, against cuBLASLt's (NT) and Triton.
+fp8_dir=$repo/build/gpu-aot-fp8
+fp8_kernels=(matmul matmul_descriptors_tma matmul_descriptors_persistent_tma)
+fp8_rows=(--suite gemm --sizes 4096 --dtypes fp8 --layouts nt,nn)
 # The GEMM on host tensor descriptors: Triton's TMA form against Tessera's cp.async
 # (rows -d), Tessera's TMA (rows -dt) and TMA from a producer warpgroup (rows -dw);
 # the same in tutorial 09's persistent form (rows -dp, -dpt, -dpw).
@@ -121,6 +129,12 @@ time_descriptor_gemms() {
         --aot "$descriptor_dir" --json "$1/descriptors.json" 2>&1 | tee "$1/descriptors.log"
 }
 
+time_fp8_gemms() {
+    timeout 300 python3 "$here/run.py" "${fp8_rows[@]}" \
+        --gemm-kernels "$(unhung_kernels "$1" "${fp8_kernels[@]}")" \
+        --aot "$fp8_dir" --json "$1/fp8.json" 2>&1 | tee "$1/fp8.log"
+}
+
 time_tf32_gemms() {
     timeout 300 python3 "$here/run.py" "${tf32_rows[@]}" \
         --gemm-kernels "$(unhung_kernels "$1" "${tf32_kernels[@]}")" \
@@ -158,11 +172,13 @@ export)
         echo "usage: $0 export [--keep-baseline]" >&2
         exit 2
     fi
-    rm -rf "$quick_dir" "$sweep_dir" "$check_dir" "$tf32_dir" "$descriptor_dir"
+    rm -rf "$quick_dir" "$sweep_dir" "$check_dir" "$tf32_dir" "$fp8_dir" "$descriptor_dir"
     python3 "$here/correctness.py" --export "$check_dir" &&
         python3 "$here/run.py" "${quick_rows[@]}" --export "$quick_dir" &&
         python3 "$here/run.py" "${tf32_rows[@]}" \
             --gemm-kernels "$(IFS=,; echo "${tf32_kernels[*]}")" --export "$tf32_dir" &&
+        python3 "$here/run.py" "${fp8_rows[@]}" \
+            --gemm-kernels "$(IFS=,; echo "${fp8_kernels[*]}")" --export "$fp8_dir" &&
         python3 "$here/run.py" "${descriptor_rows[@]}" \
             --gemm-kernels "$(IFS=,; echo "${descriptor_kernels[*]}")" --export "$descriptor_dir" &&
         python3 "$here/run.py" "${sweep_rows[@]}" --export "$sweep_dir"
@@ -174,6 +190,7 @@ measure)
     python3 "$here/run.py" "${quick_rows[@]}" --aot "$quick_dir" --json "$out/quick.json" 2>&1 |
         tee "$out/quick.log"
     time_tf32_gemms "$out"
+    time_fp8_gemms "$out"
     time_descriptor_gemms "$out"
     profile_gemm "$out/ncu-nn4096.txt" --aot "$sweep_dir"
     python3 "$here/run.py" "${sweep_rows[@]}" --aot "$sweep_dir" --json "$out/sweep.json" 2>&1 |
@@ -186,6 +203,12 @@ tf32)
     check_correctness "$out"
     time_tf32_gemms "$out"
     profile_gemm "$out/ncu-tf32-nn4096.txt" --aot "$tf32_dir" --dtype fp32
+    ;;
+fp8)
+    out=${2:?usage: lent_device.sh fp8 OUTPUT_DIR}
+    start_measuring "$out"
+    check_correctness "$out"
+    time_fp8_gemms "$out"
     ;;
 check)
     out=${2:?usage: lent_device.sh check OUTPUT_DIR}
@@ -205,7 +228,8 @@ ab)
     ;;
 *)
     echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR | tma OUTPUT_DIR |" \
-         "tf32 OUTPUT_DIR | check OUTPUT_DIR | descriptors OUTPUT_DIR | ab OUTPUT_DIR" >&2
+         "tf32 OUTPUT_DIR | fp8 OUTPUT_DIR | check OUTPUT_DIR | descriptors OUTPUT_DIR |" \
+         "ab OUTPUT_DIR" >&2
     exit 2
     ;;
 esac

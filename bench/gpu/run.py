@@ -44,7 +44,14 @@ import torch
 from timing import time_each_ms
 
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels.py")
-DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
+          "fp8": torch.float8_e4m3fn}
+
+
+def gemm_result_dtype(dtype):
+    """C's type for A and B of `dtype`: theirs, bf16 for fp8 (as fp8 GEMMs
+    are used: the f32 accumulator rounded to bf16)."""
+    return torch.bfloat16 if dtype == torch.float8_e4m3fn else dtype
 
 
 def load_kernels(name, jit, language, autotune, config, descriptor, path=KERNELS):
@@ -260,21 +267,35 @@ def gemm_row_name(layout, kernel):
     return f"gemm-{layout}" + GEMM_ROW_SUFFIXES.get(kernel, "")
 
 
+def vendor_gemm(a, b):
+    """cuBLAS's A @ B as a PyTorch user gets it: torch.matmul, or for fp8
+    torch._scaled_mm with unit scales and a bf16 result (cuBLASLt, which
+    takes fp8 B only column-major: the NT layout)."""
+    if a.dtype != torch.float8_e4m3fn:
+        return torch.matmul(a, b)
+    if b.stride(0) != 1:
+        raise ValueError("cuBLAS has no fp8 GEMM with B row-major (NN); its rows are NT only")
+    one = torch.ones((), device=a.device)
+    return torch._scaled_mm(a, b, one, one, out_dtype=torch.bfloat16)
+
+
 def bench_gemm(kernels, args, size, dtype, layout, kernel):
     # An fp32 GEMM is tf32 products in Tessera and Triton (tl.dot's default):
     # cuBLAS gets them too, as PyTorch users ask with allow_tf32.
     torch.backends.cuda.matmul.allow_tf32 = dtype == torch.float32
-    a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda", dtype=dt), size, dtype,
+    a, b = gemm_operands(lambda shape, dt: torch.randn(*shape, device="cuda").to(dt), size, dtype,
                          layout)
-    reference = torch.matmul(a, b)
+    result = gemm_result_dtype(dtype)
+    # fp8 operands are exact in bf16; the reference sums them in fp32.
+    reference = torch.matmul(a.to(result), b.to(result)) if result != dtype else torch.matmul(a, b)
     programs = torch.cuda.get_device_properties(a.device).multi_processor_count
     row = Row(gemm_row_name(layout, kernel), f"{size}x{size}x{size}", args.dtype_name[dtype],
               "TFLOP/s", 2.0 * size ** 3)
     tol = dict(atol=1e-2 * math.sqrt(size), rtol=2e-2)
-    ok = row.check("cuBLAS", lambda: torch.matmul(a, b), reference, **tol)
+    ok = row.check("cuBLAS", lambda: vendor_gemm(a, b), reference, **tol)
 
     def run(module):
-        c = torch.empty(size, size, device="cuda", dtype=dtype)
+        c = torch.empty(size, size, device="cuda", dtype=result)
         launch_gemm(module, a, b, c, kernel, programs)
         return c
     ok &= add_kernels(row, kernels, run, reference, **tol)
@@ -389,7 +410,8 @@ def export_row(recorder, item):
         size, dtype, layout, kernel = shape
         a, b = gemm_operands(TensorSpec, size, dtype, layout)
         # The program count is a launch value, not compiled in.
-        launch_gemm(recorder, a, b, TensorSpec((size, size), dtype), kernel, programs=132)
+        launch_gemm(recorder, a, b, TensorSpec((size, size), gemm_result_dtype(dtype)), kernel,
+                    programs=132)
     elif kind == "add":
         n, dtype = shape
         launch_add(recorder, *[TensorSpec((n,), dtype)] * 3)
@@ -492,7 +514,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--suite", default="all", choices=["all", "gemm", "softmax", "layernorm", "add", "gelu"])
     parser.add_argument("--sizes", default="1024,2048,4096,8192", help="GEMM sizes (M=N=K)")
-    parser.add_argument("--dtypes", default="bf16,fp16", help="GEMM dtypes: fp16, bf16, fp32")
+    parser.add_argument("--dtypes", default="bf16,fp16",
+                        help="GEMM dtypes: fp16, bf16, fp32 (tf32 products), fp8 (e4m3 with a "
+                             "bf16 result; cuBLAS through torch._scaled_mm, NT only)")
     parser.add_argument("--gemm-kernels", default="matmul",
                         help="GEMM kernels of kernels.py: matmul (a program per tile), "
                              "matmul_persistent (a program per SM; rows gemm-nn-p, gemm-nt-p), "

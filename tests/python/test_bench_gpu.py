@@ -50,6 +50,21 @@ def test_every_benchmark_kernel_compiles_for_hopper():
                if row.startswith(("softmax", "vector_add", "gelu_tanh"))), result.stdout
 
 
+@pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
+def test_fp8_gemm_rows_compile_to_wgmma_without_the_two_warp_config():
+    """`--dtypes fp8`: every config kernels.py keeps for fp8 operands (4 or 8
+    warps) compiles to fp8 wgmma with a bf16 result, in both layouts."""
+    pytest.importorskip("torch")
+    result = subprocess.run([sys.executable, RUN, "--compile-only", "cuda:sm_90a", "--suite",
+                             "gemm", "--sizes", "512", "--dtypes", "fp8", "--layouts", "nn,nt"],
+                            capture_output=True, text=True, timeout=600, env=bench_env())
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("matmul")]
+    assert len(rows) == 18, result.stdout
+    assert all("*fp8e4nv,*fp8e4nv,*bf16" in row and "wgmma.mma_async" in row for row in rows), (
+        result.stdout)
+
+
 def bench_env():
     import tessera
     env = dict(os.environ)
@@ -313,14 +328,16 @@ def test_device_correctness_cases_on_cpu(name):
 
 
 def test_untried_cases_run_apart_and_a_hang_is_reported(monkeypatch):
-    """On a GPU, the TMA cases run one per child process (`--case N`) with a
-    time limit: a kernel whose mbarrier never completes is reported HUNG and
-    the cases after it still run; the child's verdict line is the case's."""
+    """On a GPU, the TMA and fp8 cases run one per child process (`--case N`)
+    with a time limit: a kernel whose mbarrier never completes is reported
+    HUNG and the cases after it still run; the child's verdict line is the
+    case's."""
     pytest.importorskip("torch")
     import subprocess
     correctness = bench_module("correctness")
     untried = [(i, c) for i, c in enumerate(correctness.cases()) if c.untried]
-    assert untried and all(" tma" in c.name for _, c in untried)
+    assert untried and all(" tma" in c.name or c.name.startswith("matmul fp8")
+                           for _, c in untried)
     assert all(c.untried for c in correctness.cases() if " tma" in c.name)
     seed, case = untried[0]
     commands = []

@@ -218,8 +218,10 @@ public:
   //===--- Matrix products, reductions, scans -----------------------------===//
 
   /// a * b + acc; a null `acc` is zeros of f32 (i32 for i8, f64 for f64).
+  /// `maxNumImpreciseAcc` (fp8 operands only; 0: no bound, else at most K)
+  /// bounds how many fp8 products a backend may add at reduced precision.
   mlir::Value dot(mlir::Value a, mlir::Value b, mlir::Value acc, tile::InputPrecision precision,
-                  const SourceLocation &loc);
+                  const SourceLocation &loc, unsigned maxNumImpreciseAcc = 0);
   /// Without an axis the whole tile reduces to a scalar. ArgMax/ArgMin give
   /// i32 indices (the first one among equal values).
   mlir::Value reduce(ReduceKind kind, mlir::Value value, std::optional<int> axis, bool keepDims,

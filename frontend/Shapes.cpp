@@ -133,7 +133,7 @@ Value KernelBuilder::cat(Value lhs, Value rhs, int axis, const SourceLocation &l
 //===----------------------------------------------------------------------===//
 
 Value KernelBuilder::dot(Value a, Value b, Value acc, tile::InputPrecision precision,
-                         const SourceLocation &loc) {
+                         const SourceLocation &loc, unsigned maxNumImpreciseAcc) {
   std::vector<int64_t> aShape = shapeOf(a), bShape = shapeOf(b);
   if (aShape.size() != bShape.size() || aShape.size() < 2 || aShape.size() > 3)
     fail(loc, "dot needs two tiles of rank 2 (or both of rank 3, with a batch dimension), got " +
@@ -159,9 +159,16 @@ Value KernelBuilder::dot(Value a, Value b, Value acc, tile::InputPrecision preci
     fail(loc, "dot accumulator of shape " + str(shapeOf(acc)) + " does not match the result " +
                   str(resultShape));
   }
+  // As Triton: the bound applies to fp8 operands alone, and can be no more
+  // than K (a bound of K or more bounds nothing).
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElem);
+  if (fp8 && maxNumImpreciseAcc > static_cast<uint64_t>(aShape[k]))
+    fail(loc, "dot: max_num_imprecise_acc (" + std::to_string(maxNumImpreciseAcc) +
+                  ") must be at most K (" + std::to_string(aShape[k]) + ")");
   // Unsupported operand/accumulator type pairs are left to the op verifier,
   // whose message lists the supported ones; finish() reports it here.
-  return tile::DotOp::create(builder_, at(loc), a, b, acc, precision);
+  return tile::DotOp::create(builder_, at(loc), a, b, acc, precision,
+                             fp8 ? maxNumImpreciseAcc : 0);
 }
 
 //===----------------------------------------------------------------------===//

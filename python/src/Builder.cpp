@@ -487,10 +487,10 @@ void bindBuilder(py::module_ &m) {
         b.kb().descriptorStore(desc.value, B::unwrap(offsets), value.value, toLoc(loc));
       })
       .def("dot", [](B &b, const PyValue &a, const PyValue &bb, std::optional<PyValue> acc,
-                     const std::string &precision, const Loc &loc) {
+                     const std::string &precision, unsigned maxNumImpreciseAcc, const Loc &loc) {
         return b.wrap(b.kb().dot(a.value, bb.value, B::unwrap(acc),
                                  symbol(tile::symbolizeInputPrecision, precision, "input precision"),
-                                 toLoc(loc)));
+                                 toLoc(loc), maxNumImpreciseAcc));
       })
       .def("reduce", [](B &b, const std::string &kind, const PyValue &v, std::optional<int> axis,
                         bool keepDims, const Loc &loc) {

@@ -1177,6 +1177,12 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         _error(f"input_precision must be 'tf32', 'tf32x3' or 'ieee', got {input_precision!r}")
     if a.dtype is not float32:  # the precision applies to f32 inputs only (tf32: the default)
         precision = "tf32"
+    # None: no bound, as Triton's default on sm_90 (2**30); fp8 operands only.
+    imprecise = _unwrap(max_num_imprecise_acc)
+    if imprecise is None:
+        imprecise = 0
+    if isinstance(imprecise, bool) or not isinstance(imprecise, int) or imprecise < 0:
+        _error(f"max_num_imprecise_acc must be a non-negative int, got {max_num_imprecise_acc!r}")
     acc = _unwrap(acc)
     out_dtype = _as_dtype(out_dtype, "out_dtype")
     if acc is None and out_dtype is not float32 and a.dtype.is_floating() and a.dtype is not float64:
@@ -1184,7 +1190,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         if shape:
             acc = zeros(shape, out_dtype)
     acc = _to_tensor(acc) if acc is not None else None
-    h = _builder().dot(a.handle, b.handle, acc.handle if acc is not None else None, precision, _loc())
+    h = _builder().dot(a.handle, b.handle, acc.handle if acc is not None else None, precision,
+                       imprecise, _loc())
     return tensor(h)
 
 

@@ -119,6 +119,19 @@ KERNELS = textwrap.dedent('''
     def printing(x_ptr, BLOCK: tl.constexpr):
         x = tl.load(x_ptr + tl.arange(0, BLOCK))
         tl.device_print("x = ", x)
+
+
+    @triton.jit
+    def matmul_fp8(a_ptr, b_ptr, c_ptr, K, IMPRECISE: tl.constexpr):
+        # A [128, K] and B [K, 128] of e4m3, row-major, into bf16.
+        rm = tl.arange(0, 128)
+        rk = tl.arange(0, 128)
+        acc = tl.zeros((128, 128), dtype=tl.float32)
+        for k in range(0, K, 128):
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+            b = tl.load(b_ptr + (k + rk)[:, None] * 128 + rm[None, :])
+            acc = tl.dot(a, b, acc, max_num_imprecise_acc=IMPRECISE)
+        tl.store(c_ptr + rm[:, None] * 128 + rm[None, :], acc.to(tl.bfloat16))
 ''')
 
 ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
@@ -127,6 +140,7 @@ MATMUL_DESCRIPTORS_SIG = ("tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 64]>, t
                           "i32, 64, 64, 32")
 PRINT_SIG = "*fp32:16, 128"
 AXPY_SIG = "*fp32:16, *fp32:16, *fp32:16, fp32, i32, 1024"
+FP8_SIG = "*fp8e4nv:16, *fp8e4nv:16, *bf16:16, i32:16, {}"
 
 
 def print_line():
@@ -594,3 +608,41 @@ def test_compile_errors_are_compilation_errors_at_the_op(kernels):
     # module's kernel.
     with pytest.raises(CompilationError, match="no such kernel in the module"):
         _C.compile_gpu(module, "missing", "cuda:sm_80")
+
+
+def fp8_dot_line():
+    return KERNELS.splitlines().index(
+        "        acc = tl.dot(a, b, acc, max_num_imprecise_acc=IMPRECISE)") + 1
+
+
+@cli
+@pytest.mark.parametrize("imprecise,dot", [
+    (0, "wgmma.m64n128k32.e4m3"),
+    (128, "wgmma.m64n128k32.e4m3"),  # a bound of K bounds nothing
+    (64, "wgmma.m64n128k32.e4m3.promote64"),
+])
+def test_fp8_dot_runs_on_wgmma_promoting_as_max_num_imprecise_acc_asks(kernels, imprecise, dot):
+    """fp8 (e4m3) operands on sm_90a: wgmma's .e4m3 form, and with
+    max_num_imprecise_acc below K its sums promoted to f32 every that many
+    products (runs of wgmmas added with add.f32)."""
+    r = run(f"{kernels}:matmul_fp8", "-s", FP8_SIG.format(imprecise), "--target", "cuda:sm_90a",
+            "--emit", "ptx", "--num-warps", "8", "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
+    assert f"\ndot at {kernels}:{fp8_dot_line()}:15: {dot}\n" in r.stderr.decode()
+    ptx = r.stdout.decode()
+    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in ptx
+    assert ("add.f32" in ptx) == dot.endswith("promote64")
+
+
+@cli
+@pytest.mark.parametrize("target,imprecise,message", [
+    ("cuda:sm_80", 0, "a dot of f8E4M3FN operands without matrix instructions is not supported"),
+    ("cuda:sm_90a", 256, "dot: max_num_imprecise_acc (256) must be at most K (128)"),
+])
+def test_fp8_dot_errors_name_the_dot(kernels, target, imprecise, message):
+    r = run(f"{kernels}:matmul_fp8", "-s", FP8_SIG.format(imprecise), "--target", target,
+            "--emit", "ptx", "--num-warps", "8")
+    assert r.returncode == 1
+    error = r.stderr.decode()
+    assert error.startswith(f"{kernels}:{fp8_dot_line()}:"), error
+    assert message in error, error

@@ -116,6 +116,7 @@ DotProblem dotProblemOf(tile::DotOp op) {
   problem.precision = op.getInputPrecision();
   problem.bTransposed = static_cast<bool>(op.getB().getDefiningOp<tile::TransOp>());
   problem.chained = isChained(op);
+  problem.maxImpreciseAcc = op.getMaxNumImpreciseAcc();
   return problem;
 }
 

@@ -54,6 +54,10 @@ struct DotProblem {
   /// row of the result then stays within one warp, so that the reductions
   /// along rows exchange nothing between warps.
   bool chained = false;
+  /// fp8 products that may be added at reduced precision before the sum is
+  /// promoted to the accumulator's (tile.dot's max_num_imprecise_acc); 0: no
+  /// bound.
+  int64_t maxImpreciseAcc = 0;
 };
 
 /// The problem `op` poses (its last two dimensions: batches are split).

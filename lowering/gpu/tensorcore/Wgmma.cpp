@@ -393,46 +393,86 @@ FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, 
 
   bool fromZeros = startsFromZeros(acc);
   int64_t tiles = plan.tilesM * plan.tilesN;
-  SmallVector<Value> tileValues;
-  for (int64_t tile = 0; tile < tiles; ++tile) {
-    if (fromZeros) {
-      tileValues.push_back(LLVM::PoisonOp::create(builder, loc, tileType(builder.getContext())));
-      continue;
-    }
-    tileValues.push_back(
-        packTile(builder, loc, acc.slice(tile * registersPerTile(), registersPerTile())));
-  }
-  // The accumulator registers were written by ordinary instructions.
-  NVVM::WgmmaFenceAlignedOp::create(builder, loc);
-
   auto shape = NVVM::MMAShapeAttr::get(builder.getContext(), kTileM, plan.instructionN,
                                        instruction.k);
-  for (int64_t step = 0; step < problem.k / instruction.k; ++step)
-    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
-      for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
-        int64_t k = step * instruction.k;
-        Value aDescriptor =
-            add(builder, loc, aFirst, a.byteOffset(tm * kTileM, k) >> kDescriptorUnitBits);
-        Value bDescriptor = add(builder, loc, bFirst,
-                                bOffset(k, tn * plan.instructionN) >> kDescriptorUnitBits);
-        Value &tile = tileValues[tn + plan.tilesN * tm];
-        // A row-major (K-major); B column-major (K-major) or, transposed,
-        // row-major (N-major).
-        tile = NVVM::WgmmaMmaAsyncOp::create(
-            builder, loc, tile.getType(), tile, aDescriptor, bDescriptor, shape,
-            instruction.operandType, instruction.operandType, instruction.accumulatorType,
-            fromZeros && step == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
-            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-            NVVM::MMALayout::row, plan.bNMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-            /*satfinite=*/nullptr);
-      }
-  NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
+  // Steps [first, last) of K into `tileValues` under one commit group, the
+  // first from zeros where `zeroFirst`; their registers.
+  auto issueSteps = [&](SmallVector<Value> &tileValues, int64_t first, int64_t last,
+                        bool zeroFirst) {
+    // The accumulator registers were written by ordinary instructions.
+    NVVM::WgmmaFenceAlignedOp::create(builder, loc);
+    for (int64_t step = first; step < last; ++step)
+      for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+        for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
+          int64_t k = step * instruction.k;
+          Value aDescriptor =
+              add(builder, loc, aFirst, a.byteOffset(tm * kTileM, k) >> kDescriptorUnitBits);
+          Value bDescriptor = add(builder, loc, bFirst,
+                                  bOffset(k, tn * plan.instructionN) >> kDescriptorUnitBits);
+          Value &tile = tileValues[tn + plan.tilesN * tm];
+          // A row-major (K-major); B column-major (K-major) or, transposed,
+          // row-major (N-major).
+          tile = NVVM::WgmmaMmaAsyncOp::create(
+              builder, loc, tile.getType(), tile, aDescriptor, bDescriptor, shape,
+              instruction.operandType, instruction.operandType, instruction.accumulatorType,
+              zeroFirst && step == first ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+              NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+              plan.bNMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+              /*satfinite=*/nullptr);
+        }
+    NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
+    SmallVector<Value> registers;
+    for (Value tile : tileValues)
+      for (int64_t field = 0; field < registersPerTile(); ++field)
+        registers.push_back(LLVM::ExtractValueOp::create(builder, loc, tile, field));
+    return registers;
+  };
+  auto fromPoison = [&] {
+    return SmallVector<Value>(
+        tiles, LLVM::PoisonOp::create(builder, loc, tileType(builder.getContext())));
+  };
+  int64_t steps = problem.k / instruction.k;
 
-  SmallVector<Value> result;
-  for (Value tile : tileValues)
-    for (int64_t field = 0; field < registersPerTile(); ++field)
-      result.push_back(LLVM::ExtractValueOp::create(builder, loc, tile, field));
-  return runWhileIssuedThenWait(builder, loc, result, pending, whileRunning);
+  if (!plan.promoteEverySteps) {
+    SmallVector<Value> tileValues = fromPoison();
+    if (!fromZeros)
+      for (int64_t tile = 0; tile < tiles; ++tile)
+        tileValues[tile] =
+            packTile(builder, loc, acc.slice(tile * registersPerTile(), registersPerTile()));
+    SmallVector<Value> result = issueSteps(tileValues, 0, steps, fromZeros);
+    return runWhileIssuedThenWait(builder, loc, result, pending, whileRunning);
+  }
+
+  // Promoted fp8 sums: each run of steps from zeros, then, once it is done,
+  // added to the sum in f32. The wait passes the sum through too, so that
+  // its adds cannot be scheduled above the wait while the wgmmas of an
+  // earlier dot that computes it may still run.
+  SmallVector<Value> sum(fromZeros ? ValueRange() : acc);
+  for (int64_t first = 0; first < steps; first += plan.promoteEverySteps) {
+    int64_t last = std::min(steps, first + plan.promoteEverySteps);
+    SmallVector<Value> fresh = fromPoison();
+    SmallVector<Value> waited = issueSteps(fresh, first, last, /*zeroFirst=*/true);
+    waited.append(sum.begin(), sum.end());
+    if (last == steps) {
+      FailureOr<SmallVector<Value>> done =
+          runWhileIssuedThenWait(builder, loc, waited, /*pending=*/0, whileRunning);
+      if (failed(done))
+        return failure();
+      waited = std::move(*done);
+    } else {
+      waited = waitForWgmma(builder, loc, /*pending=*/0, waited);
+    }
+    size_t count = waited.size() - sum.size();
+    SmallVector<Value> partial(waited.begin(), waited.begin() + count);
+    if (sum.empty()) {
+      sum = std::move(partial);
+      continue;
+    }
+    for (auto [total, part, previous] :
+         llvm::zip_equal(sum, partial, ArrayRef(waited).drop_front(count)))
+      total = arith::AddFOp::create(builder, loc, previous, part);
+  }
+  return sum;
 }
 
 WgmmaDot::WarpgroupPlace WgmmaDot::warpgroupPlace(OpBuilder &builder, Location loc,
@@ -651,8 +691,16 @@ std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &pr
     plan.bSwizzleBytes = plan.bNMajor ? std::min(kMaxSwizzleBytes, instructionNBytes)
                                       : plan.swizzleBytes;
   }
+  bool fp8 = instruction->operandType == NVVM::WGMMATypes::e4m3 ||
+             instruction->operandType == NVVM::WGMMATypes::e5m2;
+  if (fp8 && problem.maxImpreciseAcc > 0 && problem.maxImpreciseAcc < problem.k)
+    plan.promoteEverySteps = std::max<int64_t>(1, problem.maxImpreciseAcc / instruction->k);
+  std::string promoted =
+      plan.promoteEverySteps
+          ? (".promote" + llvm::Twine(plan.promoteEverySteps * instruction->k)).str()
+          : "";
   plan.name = ("wgmma.m64n" + llvm::Twine(plan.instructionN) + "k" + llvm::Twine(instruction->k) +
-               "." + instruction->suffix + (plan.swapped ? ".swapped" : ""))
+               "." + instruction->suffix + (plan.swapped ? ".swapped" : "") + promoted)
                   .str();
   return plan;
 }

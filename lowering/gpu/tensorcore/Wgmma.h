@@ -11,6 +11,9 @@
 //   f8 x f8 -> f32       k32 .e4m3 (f8E4M3FN) or .e5m2 (f8E5M2), both alike
 // Every instruction reads 32 bytes of K per row of A and per column of B.
 // f16 accumulators stay on mma.sync (their wgmma fragment packs f16 pairs).
+// The tensor core adds fp8 products at less than f32's precision; a dot
+// with max_num_imprecise_acc below K sums each run of that many K elements
+// from zeros, waits for it and adds it to the accumulator with f32 adds.
 //
 // Warpgroup tiling: warpgroup g = warp / 4 (four consecutive warps) sits at
 // row g / warpgroupsN, column g % warpgroupsN of a warpgroupsM x warpgroupsN
@@ -82,6 +85,10 @@ struct WgmmaPlan {
   /// tilesM count along the dot's N and warpgroupsN, tilesN, instructionN
   /// along its M.
   bool swapped = false;
+  /// K steps (instructions along K) whose fp8 products the tensor core sums
+  /// before they are added to the accumulator in f32 (name suffix
+  /// ".promote<K elements>"); 0: every step into the accumulator.
+  int64_t promoteEverySteps = 0;
 };
 
 /// The descriptor's mode for lines of `swizzleBytes` (128, 64 or 32).

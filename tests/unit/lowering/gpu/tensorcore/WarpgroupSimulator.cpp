@@ -240,6 +240,15 @@ private:
         .Case<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::AndIOp, arith::OrIOp,
               arith::XOrIOp, arith::ShLIOp, arith::ShRUIOp, arith::DivUIOp, arith::RemUIOp>(
             [&](Operation *binary) { return integerBinary(binary); })
+        .Case<arith::AddFOp>([&](arith::AddFOp sum) -> llvm::Error {
+          if (!sum.getType().isF32())
+            return failure(sum, "only f32 additions are modelled");
+          for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+            setNumber(sum.getResult(), t,
+                      static_cast<float>(number(sum.getLhs(), t)) +
+                          static_cast<float>(number(sum.getRhs(), t)));
+          return llvm::Error::success();
+        })
         .Case<memref::ExtractAlignedPointerAsIndexOp>(
             [&](memref::ExtractAlignedPointerAsIndexOp extract) -> llvm::Error {
               Block &body = function.getBody().front();

@@ -9,7 +9,8 @@
 // fragment formula; both written here independently of the emitter. The
 // swapped tf32 dot's wgmma, inline PTX with A in registers, takes A from the
 // threads' registers with the ISA's A fragment formula; its fragments come
-// from ordinary loads (memref.load) of the buffers.
+// from ordinary loads (memref.load) of the buffers. Promoted fp8 sums are
+// added with arith.addf, in f32.
 //
 // It also enforces wgmma's ordering rules: shared memory written by ordinary
 // stores needs fence.proxy.async before wgmma reads it, accumulator and A

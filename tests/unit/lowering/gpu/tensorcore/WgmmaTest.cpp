@@ -42,12 +42,15 @@ struct WgmmaCase {
   /// transposed): then the warpgroup grid, tiles and instruction N above are
   /// over the instruction problem, [N, M].
   bool swapped = false;
+  /// fp8: max_num_imprecise_acc, the K elements summed before each promotion.
+  int64_t maxImpreciseAcc = 0;
 };
 
 std::string describe(const WgmmaCase &c) {
   return std::string(dotTypesName(c.types)) + "_" + std::to_string(c.m) + "x" +
          std::to_string(c.n) + "x" + std::to_string(c.k) + "_w" + std::to_string(c.numWarps) +
-         (c.bTransposed ? "_transB" : "");
+         (c.bTransposed ? "_transB" : "") +
+         (c.maxImpreciseAcc ? "_promote" + std::to_string(c.maxImpreciseAcc) : "");
 }
 
 void PrintTo(const WgmmaCase &c, std::ostream *os) { *os << describe(c); }
@@ -98,6 +101,11 @@ const WgmmaCase kCases[] = {
     {DotTypes::F8E4M3, 128, 128, 64, 8, 2, 1, 1, 1, 128, 64, false, false, 64},
     {DotTypes::F8E4M3, 64, 256, 128, 4, 1, 1, 1, 1, 256, 128, true, false, 128},
     {DotTypes::F8E5M2, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128, false, false, 128},
+    // fp8 sums promoted to f32 every 64 and every 96 elements of K (the last
+    // run shorter): runs of wgmmas from zeros, each waited for and added to
+    // the accumulator.
+    {DotTypes::F8E4M3, 128, 128, 128, 8, 2, 1, 1, 1, 128, 128, false, false, 128, false, 64},
+    {DotTypes::F8E5M2, 64, 256, 128, 4, 1, 1, 1, 1, 256, 128, true, false, 128, false, 96},
 };
 
 class WgmmaCaseTest : public ::testing::TestWithParam<WgmmaCase> {
@@ -106,6 +114,7 @@ protected:
     loadDotKernelDialects(context);
     problem = dotProblem(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
     problem.bTransposed = GetParam().bTransposed;
+    problem.maxImpreciseAcc = GetParam().maxImpreciseAcc;
     dot = selectTensorCoreDot(target, problem, GetParam().numWarps);
     ASSERT_NE(dot, nullptr);
   }
@@ -141,6 +150,10 @@ TEST_P(WgmmaCaseTest, PlansTheExpectedWarpgroupGrid) {
   EXPECT_EQ(plan->swapped, c.swapped);
   EXPECT_EQ(dot->name(), plan->name);
   EXPECT_EQ(dot->name().ends_with(".swapped"), c.swapped);
+  EXPECT_EQ(plan->promoteEverySteps * plan->instructionK, c.maxImpreciseAcc);
+  if (c.maxImpreciseAcc)
+    EXPECT_TRUE(dot->name().ends_with(".promote" + std::to_string(c.maxImpreciseAcc)))
+        << dot->name().str();
 }
 
 // PTX ISA, wgmma .m64nN D fragment: warp w % 4 of the warpgroup holds rows
@@ -375,7 +388,10 @@ TEST_P(WgmmaCaseTest, EmitFromZerosIgnoresTheAccumulatorRegisters) {
     fromNothing += wgmma.getAsmString().contains("setp.ne.b32 p, 0, 0;") &&
                    wgmma.getOperands().front().getDefiningOp<LLVM::PoisonOp>();
   });
-  EXPECT_EQ(fromNothing, c.tilesM * c.tilesN);
+  // A promoted fp8 dot starts each run of steps from nothing.
+  int64_t steps = c.k / (32 / elementBytes());
+  int64_t run = c.maxImpreciseAcc ? c.maxImpreciseAcc / (32 / elementBytes()) : steps;
+  EXPECT_EQ(fromNothing, c.tilesM * c.tilesN * llvm::divideCeil(steps, run));
 
   DotOperands x = randomOperands(c);
   std::vector<WarpgroupOutputs> outputs = simulate(

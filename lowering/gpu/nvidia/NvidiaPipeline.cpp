@@ -181,13 +181,17 @@ void buildGpuToNvvmPipeline(OpPassManager &pm, const NvvmLoweringOptions &option
   GpuNVVMAttachTargetOptions attach;
   attach.chip = options.chip;
   // An empty feature string lets LLVM pick the lowest PTX version the chip
-  // allows; a fixed one (MLIR's default +ptx60) is refused for sm_75+.
-  attach.features = "";
+  // allows; a fixed one (MLIR's default +ptx60) is refused for sm_75+. The
+  // fp8 mma.sync of sm_89 and sm_90 needs PTX 8.4 (LLVM's lowest for them is
+  // 7.8 and 8.0); the cubin, not the PTX, is what runs.
+  bool fp8MmaSync = options.chip == "sm_89" || options.chip.starts_with("sm_90");
+  attach.features = fp8MmaSync ? "+ptx84" : "";
   attach.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(attach));
 
   OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
   device.addPass(createTesseraGpuBarePointerArgs());
+  device.addPass(createTesseraNvgpuFloat8LdMatrix());
   device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;

@@ -52,8 +52,9 @@ struct NvvmLoweringOptions {
 };
 
 /// Adds to `pm` (on a builtin.module) the lowering of every gpu.module to the
-/// LLVM and NVVM dialects: nvvm-attach-target{chip, O}, then on each
-/// gpu.module tessera-gpu-bare-pointer-args, convert-nvgpu-to-nvvm,
+/// LLVM and NVVM dialects: nvvm-attach-target{chip, O, PTX 8.4 on sm_89 and
+/// sm_90[a]}, then on each gpu.module tessera-gpu-bare-pointer-args,
+/// tessera-nvgpu-float8-ldmatrix, convert-nvgpu-to-nvvm,
 /// convert-scf-to-cf, convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv}
 /// (which also lowers arith, math to libdevice calls, cf, memref, vector),
 /// convert-nvvm-to-llvm (inline PTX for NVVM ops without an intrinsic, such

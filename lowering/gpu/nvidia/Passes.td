@@ -46,4 +46,33 @@ def TesseraNvvmTensorMapParams
   }];
 }
 
+def TesseraNvgpuFloat8LdMatrix
+    : Pass<"tessera-nvgpu-float8-ldmatrix", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower nvgpu.ldmatrix of fp8 elements to nvvm.ldmatrix";
+  let description = [{
+    `convert-nvgpu-to-nvvm` (LLVM 22) lowers an `nvgpu.ldmatrix` whose
+    elements are fp8 into an insertion of `vector<4xf8E4M3FN>` words into an
+    array of `vector<4xi8>`, which does not verify. ldmatrix moves 32-bit
+    words whatever they hold, so this pass, run before it, lowers such a load
+    itself: `nvvm.ldmatrix` (b16 matrices, never transposed for 8-bit data) at the
+    buffer's address plus the element offset, each returned word bitcast to
+    the result's row of fp8 elements. Only 1-D buffers (the distribution's
+    shared buffers) are taken; another fp8 `nvgpu.ldmatrix` is an error.
+
+    ```mlir
+    %m = nvgpu.ldmatrix %buf[%i] {numTiles = 4 : i32, transpose = false}
+        : memref<4096xf8E4M3FN, #gpu.address_space<workgroup>> -> vector<4x4xf8E4M3FN>
+    // becomes
+    %base = memref.extract_aligned_pointer_as_index %buf : ... -> index
+    %ptr = llvm.inttoptr (%base + %i) : i64 to !llvm.ptr<3>
+    %words = nvvm.ldmatrix %ptr {num = 4 : i32, layout = #nvvm.mma_layout<row>, ...}
+        : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+    // word j: vector.bitcast (vector<1xi32>) -> vector<4xf8E4M3FN>, row j of %m
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // TESSERA_LOWERING_GPU_NVIDIA_PASSES_TD

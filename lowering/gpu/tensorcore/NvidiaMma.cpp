@@ -60,9 +60,12 @@ struct Instruction {
   llvm::StringLiteral name;
   int64_t k;
   NVVM::MMATypes ptxType;
+  /// PTX's name of the operand type where the NVVM op has none for it (fp8:
+  /// inline PTX), else empty.
+  llvm::StringLiteral inlineType = "";
 };
 
-std::optional<Instruction> instructionFor(const DotProblem &problem) {
+std::optional<Instruction> instructionFor(const GpuTarget &target, const DotProblem &problem) {
   Type a = problem.aElement, acc = problem.accElement;
   if (a != problem.bElement)
     return std::nullopt;
@@ -79,6 +82,12 @@ std::optional<Instruction> instructionFor(const DotProblem &problem) {
     return Instruction{"mma.sync.m16n8k8.tf32x3", 8, NVVM::MMATypes::tf32};
   if (a.isInteger(8) && acc.isInteger(32))
     return Instruction{"mma.sync.m16n8k32.s8", 32, NVVM::MMATypes::s8};
+  // fp8 has s8's fragments (four bytes of K a register) and f32's
+  // accumulator; the NVVM op does not offer its types.
+  if (target.hasFp8MmaSync() && isa<Float8E4M3FNType>(a) && acc.isF32())
+    return Instruction{"mma.sync.m16n8k32.e4m3", 32, NVVM::MMATypes::e4m3, "e4m3"};
+  if (target.hasFp8MmaSync() && isa<Float8E5M2Type>(a) && acc.isF32())
+    return Instruction{"mma.sync.m16n8k32.e5m2", 32, NVVM::MMATypes::e5m2, "e5m2"};
   return std::nullopt;
 }
 
@@ -305,6 +314,20 @@ MmaSyncDot::BFragment MmaSyncDot::loadTf32BByWords(OpBuilder &builder, Location 
 
 void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
                           const BFragment &bFragment, MutableArrayRef<Value> c) const {
+  if (!instruction.inlineType.empty()) {
+    // D = A B + C of four f32 registers, C tied to D.
+    std::string type = instruction.inlineType.str();
+    std::string assembly = "mma.sync.aligned.m16n8k32.row.col.f32." + type + "." + type +
+                           ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+                           "{$10, $11, $12, $13};";
+    SmallVector<Value> operands(aFragment.begin(), aFragment.end());
+    operands.append(bFragment.begin(), bFragment.end());
+    operands.append(c.begin(), c.end());
+    SmallVector<Value> d = inlinePtx(builder, loc, SmallVector<Type>(4, builder.getF32Type()),
+                                     operands, assembly, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3");
+    llvm::copy(d, c.begin());
+    return;
+  }
   Type accType = problem.accElement;
   // An f16 accumulator travels as two f16x2 registers, every other as four scalars.
   bool packed = accType.isF16();
@@ -447,7 +470,7 @@ std::optional<MmaSyncPlan> planMmaSync(const GpuTarget &target, const DotProblem
                                        unsigned numWarps) {
   if (!target.hasMmaSync() || target.warpSize != kWarpSize)
     return std::nullopt;
-  std::optional<Instruction> instruction = instructionFor(problem);
+  std::optional<Instruction> instruction = instructionFor(target, problem);
   if (!instruction)
     return std::nullopt;
   if (!allPowersOfTwo({problem.m, problem.n, problem.k, static_cast<int64_t>(numWarps)}))
@@ -472,8 +495,8 @@ std::optional<MmaSyncPlan> planMmaSync(const GpuTarget &target, const DotProblem
   plan.tilesN = problem.n / plan.warpsN / kTileN;
   // B is stored as memory holds it, so that its copies are 16-byte runs:
   // [N, K] where it arrives transposed, else [K, N], read with ldmatrix.trans
-  // (16-bit) or by 32-bit words (tf32). ldmatrix cannot gather s8 along K
-  // from [K, N]: s8 is always stored [N, K].
+  // (16-bit) or by 32-bit words (tf32). ldmatrix cannot gather bytes along K
+  // from [K, N]: s8 and fp8 are always stored [N, K].
   plan.bKContiguous = elementBytes == 1 || problem.bTransposed;
   return plan;
 }
@@ -483,7 +506,7 @@ std::unique_ptr<TensorCoreDot> selectMmaSyncDot(const GpuTarget &target,
   std::optional<MmaSyncPlan> plan = planMmaSync(target, problem, numWarps);
   if (!plan)
     return nullptr;
-  return std::make_unique<MmaSyncDot>(*plan, *instructionFor(problem), problem);
+  return std::make_unique<MmaSyncDot>(*plan, *instructionFor(target, problem), problem);
 }
 
 } // namespace tessera::gpu

@@ -132,12 +132,12 @@ TEST_P(KernelsOnGpu, DotI8AccumulatesInI32) {
                           0, 0);
 }
 
-// fp8 dots run on wgmma only. Small integers are exact in both fp8 types and
-// their products and sums in f32, so the device must match the interpreter
-// exactly.
+// fp8 dots run on NVIDIA's fp8 matrix instructions (wgmma, mma.sync from
+// sm_89). Small integers are exact in both fp8 types and their products and
+// sums in f32, so the device must match the interpreter exactly.
 TEST_P(KernelsOnGpu, DotF8MatchesTheInterpreter) {
-  if (!target().hasWgmma() || numWarps() % 4 != 0)
-    GTEST_SKIP() << "fp8 dots need wgmma (sm_90a) and whole warpgroups";
+  if (!target().hasFp8MmaSync())
+    GTEST_SKIP() << "fp8 dots need an NVIDIA GPU of compute capability 8.9 or later";
   for (llvm::StringRef type : {"f8E4M3FN", "f8E5M2"}) {
     SCOPED_TRACE(type.str());
     auto module = parse(withReplaced(kDotF8, "DT", type));

@@ -88,6 +88,8 @@ const InstructionCase kInstructionCases[] = {
      {"wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8", "st.shared.b32"},
      {"mma.sync", "st.shared.u8", "st.shared.b8"}},
     {"gemm_f32_ieee", "cuda:sm_90a", {"fma.rn.f32"}, {"mma.sync", "wgmma", "tf32"}},
+    {"tile_dot_e4m3", "cuda:sm_90", {"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"},
+     {"wgmma", "st.shared.u8", "st.shared.b8"}},
     {"tile_dot_e4m3", "cuda:sm_90a", {"wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3"},
      {"mma.sync", "st.shared.u8", "st.shared.b8"}},
     {"tile_dot_e5m2", "cuda:sm_90a", {"wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2"},

@@ -1,6 +1,7 @@
 // A kernel in the distributed form around each mma.sync flavour goes through
-// the NVIDIA pipeline (NVVM, PTX, ptxas) for sm_80 and sm_90a: the PTX holds
-// the intended instructions and ptxas accepts it.
+// the NVIDIA pipeline (NVVM, PTX, ptxas) for sm_80 and sm_90a (fp8: sm_89,
+// sm_90 and sm_120): the PTX holds the intended instructions and ptxas
+// accepts it.
 #include "DotKernels.h"
 
 #include "lowering/gpu/nvidia/NvidiaPipeline.h"
@@ -64,6 +65,18 @@ const PtxCase kPtxCases[] = {
      "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
 };
 
+// fp8, from Ada (sm_89) on: inline PTX, as the NVVM op has no fp8 types.
+const PtxCase kFp8PtxCases[] = {
+    {"e4m3_f32", [](Builder &b) -> Type { return b.getType<Float8E4M3FNType>(); },
+     [](Builder &b) -> Type { return b.getF32Type(); }, 64, 64, 64, 4,
+     "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32",
+     "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
+    {"e5m2_f32", [](Builder &b) -> Type { return b.getType<Float8E5M2Type>(); },
+     [](Builder &b) -> Type { return b.getF32Type(); }, 32, 64, 128, 2,
+     "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32",
+     "ldmatrix.sync.aligned.m8n8.x4.shared.b16"},
+};
+
 class MmaSyncPtxTest : public ::testing::TestWithParam<std::tuple<PtxCase, const char *>> {};
 
 TEST_P(MmaSyncPtxTest, LowersToPtxThatPtxasAccepts) {
@@ -95,6 +108,14 @@ TEST_P(MmaSyncPtxTest, LowersToPtxThatPtxasAccepts) {
 INSTANTIATE_TEST_SUITE_P(
     Flavours, MmaSyncPtxTest,
     ::testing::Combine(::testing::ValuesIn(kPtxCases), ::testing::Values("sm_80", "sm_90a")),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param).name) + "_" + std::get<1>(info.param);
+    });
+
+INSTANTIATE_TEST_SUITE_P(
+    Fp8, MmaSyncPtxTest,
+    ::testing::Combine(::testing::ValuesIn(kFp8PtxCases),
+                       ::testing::Values("sm_89", "sm_90", "sm_120")),
     [](const auto &info) {
       return std::string(std::get<0>(info.param).name) + "_" + std::get<1>(info.param);
     });

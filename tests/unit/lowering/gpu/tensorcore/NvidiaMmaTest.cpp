@@ -69,7 +69,12 @@ const DotCase kCases[] = {
     {DotTypes::BF16, 128, 256, 64, 8, 2, 4, 4, 8, true},
     {DotTypes::F16, 64, 16, 32, 4, 4, 1, 1, 2, true},
     {DotTypes::F32, 64, 64, 32, 4, 2, 2, 2, 4, true},
+    // fp8 (sm_89 and later): s8's fragments with an f32 accumulator.
+    {DotTypes::F8E4M3, 64, 64, 64, 4, 2, 2, 2, 4},
+    {DotTypes::F8E5M2, 32, 64, 128, 2, 1, 2, 2, 4, true},
 };
+
+bool isFp8(DotTypes types) { return types == DotTypes::F8E4M3 || types == DotTypes::F8E5M2; }
 
 /// The inputs of a simulated warp: A [M, K] and B [K, N] of `x` at their
 /// places in `dot`'s shared buffers.
@@ -96,19 +101,21 @@ protected:
     loadDotKernelDialects(context);
     problem = dotProblem(context, GetParam().types, GetParam().m, GetParam().n, GetParam().k);
     problem.bTransposed = GetParam().bTransposed;
-    dot = selectTensorCoreDot(sm80, problem, GetParam().numWarps);
+    chip = target(isFp8(GetParam().types) ? "cuda:sm_89" : "cuda:sm_80");
+    dot = selectTensorCoreDot(chip, problem, GetParam().numWarps);
     ASSERT_NE(dot, nullptr);
   }
 
   MLIRContext context;
-  GpuTarget sm80 = target("cuda:sm_80");
+  /// Ampere, or Ada for fp8.
+  GpuTarget chip;
   DotProblem problem;
   std::unique_ptr<TensorCoreDot> dot;
 };
 
 TEST_P(MmaSyncCaseTest, PlansTheExpectedWarpGrid) {
   const DotCase &c = GetParam();
-  std::optional<MmaSyncPlan> plan = planMmaSync(sm80, problem, c.numWarps);
+  std::optional<MmaSyncPlan> plan = planMmaSync(chip, problem, c.numWarps);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->warpsM, c.warpsM);
   EXPECT_EQ(plan->warpsN, c.warpsN);
@@ -153,7 +160,7 @@ TEST_P(MmaSyncCaseTest, SharedIndexIsABijectionOntoTheBuffer) {
 // eight different 16-byte positions of the 128-byte bank line.
 TEST_P(MmaSyncCaseTest, EightRowsOfAChunkColumnHitDistinctBanks) {
   const DotCase &c = GetParam();
-  std::optional<MmaSyncPlan> plan = planMmaSync(sm80, problem, c.numWarps);
+  std::optional<MmaSyncPlan> plan = planMmaSync(chip, problem, c.numWarps);
   int64_t bytes = problem.aElement.getIntOrFloatBitWidth() / 8, chunk = 16 / bytes;
   struct Stored {
     DotOperand operand;
@@ -237,6 +244,18 @@ TEST(MmaSyncSelection, NamesTheInstruction) {
   EXPECT_EQ(name(DotTypes::BF16), "mma.sync.m16n8k16.bf16");
   EXPECT_EQ(name(DotTypes::F32), "mma.sync.m16n8k8.tf32");
   EXPECT_EQ(name(DotTypes::S8), "mma.sync.m16n8k32.s8");
+  EXPECT_EQ(name(DotTypes::F8E4M3), "mma.sync.m16n8k32.e4m3");
+  EXPECT_EQ(name(DotTypes::F8E5M2), "mma.sync.m16n8k32.e5m2");
+}
+
+// mma.sync takes fp8 from Ada (sm_89) on; Ampere has no fp8 instruction.
+TEST(MmaSyncSelection, Fp8NeedsAda) {
+  MLIRContext context;
+  DotProblem problem = dotProblem(context, DotTypes::F8E4M3, 64, 64, 64);
+  EXPECT_EQ(selectMmaSyncDot(target("cuda:sm_80"), problem, 4), nullptr);
+  EXPECT_EQ(selectMmaSyncDot(target("cuda:sm_86"), problem, 4), nullptr);
+  EXPECT_NE(selectMmaSyncDot(target("cuda:sm_89"), problem, 4), nullptr);
+  EXPECT_NE(selectMmaSyncDot(target("cuda:sm_120"), problem, 4), nullptr);
 }
 
 // Attention's two dots keep whole rows of a block within one warp; where M
@@ -338,7 +357,7 @@ TEST(MmaSyncSelection, TypesWithoutAnInstructionKeepTheFmaPath) {
   DotProblem fp8{64, 64, 32, b.getType<Float8E4M3FNType>(), b.getType<Float8E4M3FNType>(),
                  b.getF32Type()};
   EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_90a"), f64, 4), nullptr);
-  EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_90a"), fp8, 4), nullptr);
+  EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_80"), fp8, 4), nullptr);
 }
 
 TEST(MmaSyncSelection, TargetsWithoutMmaSyncGetNone) {

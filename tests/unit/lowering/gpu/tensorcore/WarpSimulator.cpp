@@ -146,6 +146,7 @@ private:
           return llvm::Error::success();
         })
         .Case<NVVM::MmaOp>([&](NVVM::MmaOp mma) { return mmaSync(mma); })
+        .Case<LLVM::InlineAsmOp>([&](LLVM::InlineAsmOp asmOp) { return fp8MmaSync(asmOp); })
         .Case<LLVM::ExtractValueOp>([&](LLVM::ExtractValueOp extract) {
           auto type = cast<LLVM::LLVMStructType>(extract.getContainer().getType());
           int64_t fields = type.getBody().size();
@@ -286,26 +287,53 @@ private:
   }
 
   llvm::Error mmaSync(NVVM::MmaOp mma) {
-    ++outputs.mmaCount;
     NVVM::MMAShapeAttr shape = mma.getShape();
     if (shape.getM() != 16 || shape.getN() != 8)
       return failure(mma, "only m16n8 shapes are modelled");
+    return multiplyAccumulate(mma, mma.getMultiplicandAPtxType(), shape.getK(),
+                              mma.getOperandA(), mma.getOperandB(), mma.getOperandC(),
+                              mma.getResult());
+  }
+
+  /// fp8 mma.sync, inline PTX (the NVVM op has no fp8 types):
+  /// `mma.sync.aligned.m16n8k32.row.col.f32.T.T.f32 {d}, {a0..a3}, {b0, b1},
+  /// {c}` with A, B and C its ten operands.
+  llvm::Error fp8MmaSync(LLVM::InlineAsmOp asmOp) {
+    llvm::StringRef text = asmOp.getAsmString();
+    std::optional<NVVM::MMATypes> type;
+    for (auto [name, kind] : {std::pair{"e4m3", NVVM::MMATypes::e4m3},
+                              std::pair{"e5m2", NVVM::MMATypes::e5m2}})
+      if (text.starts_with(("mma.sync.aligned.m16n8k32.row.col.f32." + llvm::Twine(name) + "." +
+                            name + ".f32 ")
+                               .str()))
+        type = kind;
+    if (!type || asmOp.getOperands().size() != 10)
+      return failure(asmOp, "inline assembly other than fp8 mma.sync is not modelled");
+    ValueRange operands = asmOp.getOperands();
+    return multiplyAccumulate(asmOp, type, 32, operands.take_front(4), operands.slice(4, 2),
+                              operands.drop_front(6), asmOp.getResult(0));
+  }
+
+  llvm::Error multiplyAccumulate(Operation *mma, std::optional<NVVM::MMATypes> type, int64_t k,
+                                 ValueRange aRegisters, ValueRange bRegisters,
+                                 ValueRange cRegisters, Value d) {
+    ++outputs.mmaCount;
     Coord (*fragmentA)(unsigned, unsigned) = nullptr;
     Coord (*fragmentB)(unsigned, unsigned) = nullptr;
-    std::optional<NVVM::MMATypes> type = mma.getMultiplicandAPtxType();
-    if ((type == NVVM::MMATypes::f16 || type == NVVM::MMATypes::bf16) && shape.getK() == 16) {
+    bool bytes = type == NVVM::MMATypes::s8 || type == NVVM::MMATypes::e4m3 ||
+                 type == NVVM::MMATypes::e5m2;
+    if ((type == NVVM::MMATypes::f16 || type == NVVM::MMATypes::bf16) && k == 16) {
       fragmentA = fragmentA16;
       fragmentB = fragmentB16;
-    } else if (type == NVVM::MMATypes::tf32 && shape.getK() == 8) {
+    } else if (type == NVVM::MMATypes::tf32 && k == 8) {
       fragmentA = fragmentATf32;
       fragmentB = fragmentBTf32;
-    } else if (type == NVVM::MMATypes::s8 && shape.getK() == 32) {
+    } else if (bytes && k == 32) {
       fragmentA = fragmentAS8;
       fragmentB = fragmentBS8;
     } else {
       return failure(mma, "type and shape not modelled");
     }
-    int64_t k = shape.getK();
     // .tf32 reads the top 19 bits of each f32 operand word.
     auto operand = [&](double value) {
       return type == NVVM::MMATypes::tf32 ? toTf32(value, 0) : value;
@@ -318,8 +346,8 @@ private:
       return all;
     };
     for (unsigned lane = 0; lane < kSimulatedWarpSize; ++lane) {
-      Elements aLane = gather(mma.getOperandA(), lane), bLane = gather(mma.getOperandB(), lane),
-               cLane = gather(mma.getOperandC(), lane);
+      Elements aLane = gather(aRegisters, lane), bLane = gather(bRegisters, lane),
+               cLane = gather(cRegisters, lane);
       for (unsigned i = 0; i < aLane.size(); ++i) {
         Coord at = fragmentA(lane, i);
         a[at.row * k + at.col] = operand(aLane[i]);
@@ -333,7 +361,7 @@ private:
         c[at.row * 8 + at.col] = cLane[i];
       }
     }
-    LaneValues &result = values[mma.getResult()];
+    LaneValues &result = values[d];
     for (unsigned lane = 0; lane < kSimulatedWarpSize; ++lane)
       for (unsigned i = 0; i < 4; ++i) {
         Coord at = fragmentC(lane, i);

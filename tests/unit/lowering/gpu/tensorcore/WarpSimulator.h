@@ -3,9 +3,9 @@
 // The 32 lanes execute each op in lock step: index arithmetic, nvgpu.ldmatrix
 // (with its exchange of rows between lanes), element loads from shared
 // memory (memref.load), vector/LLVM value plumbing and
-// nvvm.mma.sync, whose operand and result fragments are placed with the
-// formulas of the PTX ISA ("Matrix Fragments for mma.m16n8k*"), written here
-// independently of the emitter.
+// nvvm.mma.sync (or, for fp8, the same as inline PTX), whose operand and
+// result fragments are placed with the formulas of the PTX ISA ("Matrix
+// Fragments for mma.m16n8k*"), written here independently of the emitter.
 //
 // A value is the list of operand elements it holds: an i32 that packs two bf16
 // holds two elements, so bitcasts between such types change nothing.
@@ -48,7 +48,7 @@ struct WarpOutputs {
 /// Runs the body of `function` for the 32 lanes of warp `inputs.warp`. Fails
 /// on an op it does not model, on an ldmatrix row address that is not 16-byte
 /// aligned or runs past its buffer, and on an mma.sync shape or type that is
-/// not m16n8k16 f16/bf16, m16n8k8 tf32 or m16n8k32 s8.
+/// not m16n8k16 f16/bf16, m16n8k8 tf32 or m16n8k32 s8, e4m3 or e5m2.
 llvm::Expected<WarpOutputs> simulateWarp(mlir::func::FuncOp function, const WarpInputs &inputs);
 
 } // namespace tessera::gpu::testing

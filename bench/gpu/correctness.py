@@ -223,6 +223,22 @@ def unary_case(op, n=1000, block=256):
     return Case(f"unary {op} n={n}", run)
 
 
+def float8_case(dtype, n=1000, block=256):
+    """fp32 rounded to fp8 and back (cvt of sm_89 and later) against
+    PyTorch's rounding of the same values, bit for bit; the values stay
+    within the type's range (the GPU saturates beyond it)."""
+    bound = 400.0 if dtype == "fp8e4nv" else 5e4
+
+    def run(kernels, on):
+        x = on.input((n,), "fp32", -bound, bound)
+        q, back = on.output((n,), dtype), on.output((n,), "fp32")
+        kernels.float8_round_trip[(triton_cdiv(n, block),)](x, q, back, n, BLOCK=block)
+        rounded = lambda: host(x.cpu().to(TORCH[dtype]))
+        on.check(q, rounded)
+        on.check(back, rounded)
+    return Case(f"float8 {dtype} round trip n={n}", run, on_cpu=False, untried=True)
+
+
 def libdevice_case(op, n=1000, block=128):
     """A libdevice function, called as Triton's tl.extra.cuda.libdevice: NVIDIA
     links libdevice itself, within a few ulp; lgamma, erfinv and the Bessel
@@ -479,6 +495,7 @@ def cases():
     for op in ("exp", "tanh", "lgamma", "erfinv", "cyl_bessel_i0", "atan2"):
         found.append(libdevice_case(op))
     found.append(inline_asm_case())
+    found += [float8_case("fp8e4nv"), float8_case("fp8e5")]
     found += [integer_case(), histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
               descriptor_case()]
     for layout in ("nn", "nt"):

@@ -132,6 +132,14 @@ KERNELS = textwrap.dedent('''
             b = tl.load(b_ptr + (k + rk)[:, None] * 128 + rm[None, :])
             acc = tl.dot(a, b, acc, max_num_imprecise_acc=IMPRECISE)
         tl.store(c_ptr + rm[:, None] * 128 + rm[None, :], acc.to(tl.bfloat16))
+
+
+    @triton.jit
+    def quantize(x_ptr, q_ptr, back_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        q = tl.load(x_ptr + offs, mask=offs < n).to(tl.float8e4nv)
+        tl.store(q_ptr + offs, q, mask=offs < n)
+        tl.store(back_ptr + offs, q.to(tl.float32), mask=offs < n)
 ''')
 
 ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
@@ -646,3 +654,23 @@ def test_fp8_dot_errors_name_the_dot(kernels, target, imprecise, message):
     error = r.stderr.decode()
     assert error.startswith(f"{kernels}:{fp8_dot_line()}:"), error
     assert message in error, error
+
+
+QUANTIZE_SIG = "*fp32:16, *fp8e4nv:16, *fp32:16, i32, 1024"
+
+
+@cli
+def test_fp8_conversions_use_the_cvt_of_sm_89_and_fail_before_it(kernels):
+    """x.to(tl.float8e4nv) and back: cvt.rn.satfinite.e4m3x2.f32 and
+    cvt.rn.f16x2.e4m3x2 from sm_89 on; on sm_80 an error at the cast."""
+    r = run(f"{kernels}:quantize", "-s", QUANTIZE_SIG, "--target", "cuda:sm_89", "--emit", "ptx")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx = r.stdout.decode()
+    assert "cvt.rn.satfinite.e4m3x2.f32" in ptx and "cvt.rn.f16x2.e4m3x2" in ptx, ptx
+    r = run(f"{kernels}:quantize", "-s", QUANTIZE_SIG, "--target", "cuda:sm_80", "--emit", "ptx")
+    assert r.returncode == 1
+    line = KERNELS.splitlines().index(
+        "    q = tl.load(x_ptr + offs, mask=offs < n).to(tl.float8e4nv)") + 1
+    error = r.stderr.decode()
+    assert error.startswith(f"{kernels}:{line}:"), error
+    assert "converting 'f32' to 'f8E4M3FN' needs the fp8 conversions of sm_89 or later" in error

@@ -192,6 +192,7 @@ void buildGpuToNvvmPipeline(OpPassManager &pm, const NvvmLoweringOptions &option
   OpPassManager &device = pm.nest<mlir::gpu::GPUModuleOp>();
   device.addPass(createTesseraGpuBarePointerArgs());
   device.addPass(createTesseraNvgpuFloat8LdMatrix());
+  device.addPass(createTesseraNvvmFloat8Conversions());
   device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;

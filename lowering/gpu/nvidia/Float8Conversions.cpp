@@ -1,0 +1,95 @@
+// tessera-nvvm-float8-conversions (Passes.td): arith.extf from and
+// arith.truncf to fp8 as the cvt pair conversions of sm_89 and later.
+#include "lowering/gpu/nvidia/Passes.h"
+
+namespace tessera::gpu {
+#define GEN_PASS_DEF_TESSERANVVMFLOAT8CONVERSIONS
+#include "lowering/gpu/nvidia/Passes.h.inc"
+} // namespace tessera::gpu
+
+using namespace mlir;
+
+namespace {
+
+constexpr unsigned kFirstFp8Chip = 89;
+
+bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
+
+/// The compute capability of the module's NVVM target ("sm_90a": 90), or 0
+/// where it has none.
+unsigned computeCapability(mlir::gpu::GPUModuleOp module) {
+  ArrayAttr targets = module.getTargetsAttr();
+  if (!targets)
+    return 0;
+  for (Attribute target : targets)
+    if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(target)) {
+      unsigned capability = 0;
+      llvm::StringRef chip = nvvm.getChip();
+      if (chip.consume_front("sm_") && !chip.take_while(llvm::isDigit).getAsInteger(10, capability))
+        return capability;
+    }
+  return 0;
+}
+
+Value fromFp8(OpBuilder &b, Location loc, Value value, FloatType to) {
+  Value byte = arith::BitcastOp::create(b, loc, b.getI8Type(), value);
+  auto pairType = VectorType::get({2}, b.getI8Type());
+  Value pair = vector::FromElementsOp::create(b, loc, pairType, ValueRange{byte, byte});
+  Value halves = NVVM::ConvertF8x2ToF16x2Op::create(b, loc, VectorType::get({2}, b.getF16Type()),
+                                                    pair, b.getBoolAttr(false),
+                                                    TypeAttr::get(value.getType()));
+  Value half = vector::ExtractOp::create(b, loc, halves, ArrayRef<int64_t>{0});
+  if (to.isF16())
+    return half;
+  if (to.getWidth() > 16)
+    return arith::ExtFOp::create(b, loc, to, half);
+  // bf16 through f32, exactly: every fp8 value is a bf16 value.
+  Value single = arith::ExtFOp::create(b, loc, b.getF32Type(), half);
+  return arith::TruncFOp::create(b, loc, to, single);
+}
+
+Value toFp8(OpBuilder &b, Location loc, Value value, Type to) {
+  Type f32 = b.getF32Type();
+  auto from = cast<FloatType>(value.getType());
+  if (from.getWidth() < 32)
+    value = arith::ExtFOp::create(b, loc, f32, value);
+  else if (from.getWidth() > 32)
+    value = arith::TruncFOp::create(b, loc, f32, value);
+  Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+      b, loc, b.getI16Type(), value, value,
+      NVVM::FPRoundingModeAttr::get(b.getContext(), NVVM::FPRoundingMode::RN),
+      NVVM::SaturationModeAttr::get(b.getContext(), NVVM::SaturationMode::SATFINITE),
+      b.getBoolAttr(false), TypeAttr::get(to));
+  Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), pair);
+  return arith::BitcastOp::create(b, loc, to, byte);
+}
+
+struct Float8Conversions
+    : tessera::gpu::impl::TesseraNvvmFloat8ConversionsBase<Float8Conversions> {
+  void runOnOperation() override {
+    SmallVector<Operation *> conversions;
+    getOperation().walk([&](Operation *op) {
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
+          (isFp8(op->getOperand(0).getType()) || isFp8(op->getResult(0).getType())))
+        conversions.push_back(op);
+    });
+    if (conversions.empty())
+      return;
+    unsigned capability = computeCapability(getOperation());
+    for (Operation *op : conversions) {
+      Type from = op->getOperand(0).getType(), to = op->getResult(0).getType();
+      if (capability && capability < kFirstFp8Chip) {
+        op->emitError() << "converting " << from << " to " << to
+                        << " needs the fp8 conversions of sm_89 or later, not sm_" << capability;
+        return signalPassFailure();
+      }
+      OpBuilder b(op);
+      Value converted = isFp8(from) ? fromFp8(b, op->getLoc(), op->getOperand(0), cast<FloatType>(to))
+                                    : toFp8(b, op->getLoc(), op->getOperand(0), to);
+      op->getResult(0).replaceAllUsesWith(converted);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,47 @@
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(gpu.module(tessera-nvvm-float8-conversions))' | FileCheck %s
+
+// sm_89: from fp8, the byte twice through cvt.rn.f16x2.e4m3x2 (its low half,
+// widened where f32 is asked; bf16 through f32, exactly); to fp8, the value
+// as f32 twice through cvt.rn.satfinite (f16 widened first), its low byte.
+// CHECK-LABEL: gpu.func @conversions
+// CHECK: %[[B:.*]] = arith.bitcast %arg0 : f8E4M3FN to i8
+// CHECK: %[[PAIR:.*]] = vector.from_elements %[[B]], %[[B]] : vector<2xi8>
+// CHECK: %[[HALVES:.*]] = nvvm.convert.f8x2.to.f16x2 %[[PAIR]] : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
+// CHECK: %[[HALF:.*]] = vector.extract %[[HALVES]][0] : f16 from vector<2xf16>
+// CHECK: %[[WIDE:.*]] = arith.extf %[[HALF]] : f16 to f32
+// CHECK: nvvm.convert.f8x2.to.f16x2 %{{.*}} : vector<2xi8>(f8E5M2) -> vector<2xf16>
+// CHECK: %[[SINGLE:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[BF:.*]] = arith.truncf %[[SINGLE]] : f32 to bf16
+// CHECK: %[[PACKED:.*]] = nvvm.convert.f32x2.to.f8x2 %arg2, %arg2 {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK: %[[BYTE:.*]] = arith.trunci %[[PACKED]] : i16 to i8
+// CHECK: %[[NARROW:.*]] = arith.bitcast %[[BYTE]] : i8 to f8E4M3FN
+// CHECK: %[[F32:.*]] = arith.extf %arg3 : f16 to f32
+// CHECK: nvvm.convert.f32x2.to.f8x2 %[[F32]], %[[F32]] {{.*}} : i16(f8E5M2)
+// CHECK-NOT: arith.extf {{.*}} f8
+// CHECK-NOT: arith.truncf {{.*}} to f8
+// CHECK: gpu.return %[[WIDE]], %[[BF]], %[[NARROW]]
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#nvvm.target<chip = "sm_89">] {
+    gpu.func @conversions(%a: f8E4M3FN, %b: f8E5M2, %c: f32, %d: f16)
+        -> (f32, bf16, f8E4M3FN, f8E5M2) {
+      %0 = arith.extf %a : f8E4M3FN to f32
+      %1 = arith.extf %b : f8E5M2 to bf16
+      %2 = arith.truncf %c : f32 to f8E4M3FN
+      %3 = arith.truncf %d : f16 to f8E5M2
+      gpu.return %0, %1, %2, %3 : f32, bf16, f8E4M3FN, f8E5M2
+    }
+  }
+}
+
+// -----
+
+// Ampere has no fp8 conversions: an error at the conversion.
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#nvvm.target<chip = "sm_80">] {
+    gpu.func @narrow(%c: f32) -> f8E4M3FN {
+      // expected-error @below {{converting 'f32' to 'f8E4M3FN' needs the fp8 conversions of sm_89 or later, not sm_80}}
+      %0 = arith.truncf %c : f32 to f8E4M3FN
+      gpu.return %0 : f8E4M3FN
+    }
+  }
+}

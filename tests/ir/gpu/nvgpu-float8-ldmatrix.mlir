@@ -1,4 +1,4 @@
-// RUN: tessera-opt %s --pass-pipeline='builtin.module(gpu.module(tessera-nvgpu-float8-ldmatrix))' | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(gpu.module(tessera-nvgpu-float8-ldmatrix))' | FileCheck %s
 
 // An ldmatrix.x4 of e4m3 elements becomes nvvm.ldmatrix at the buffer's
 // address plus the index, each of its four words the row of bytes the
@@ -32,6 +32,22 @@ module attributes {gpu.container_module} {
       %h = nvgpu.ldmatrix %halves[%i] {numTiles = 4 : i32, transpose = false}
           : memref<2048xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
       gpu.return %a, %b, %h : vector<4x4xf8E4M3FN>, vector<2x4xf8E5M2>, vector<4x2xf16>
+    }
+  }
+}
+
+// -----
+
+// The distribution's shared buffers are 1-D; another fp8 ldmatrix is an
+// error at its place rather than a guess at its addresses.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @tiles(%bytes: memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>>, %i: index)
+        -> vector<4x4xf8E4M3FN> {
+      // expected-error @below {{'nvgpu.ldmatrix' op of fp8 elements reads only 1-D buffers of the identity layout}}
+      %a = nvgpu.ldmatrix %bytes[%i, %i] {numTiles = 4 : i32, transpose = false}
+          : memref<64x64xf8E4M3FN, #gpu.address_space<workgroup>> -> vector<4x4xf8E4M3FN>
+      gpu.return %a : vector<4x4xf8E4M3FN>
     }
   }
 }

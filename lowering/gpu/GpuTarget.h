@@ -29,8 +29,9 @@ struct GpuTarget {
   /// NVIDIA compute capability as 80, 86, 89, 90; 0 for other vendors.
   unsigned computeCapability() const;
   bool hasMmaSync() const { return computeCapability() >= 80; }
-  /// mma.sync of fp8 (e4m3, e5m2) operands: Ada (sm_89) and later.
-  bool hasFp8MmaSync() const { return computeCapability() >= 89; }
+  /// fp8 (e4m3, e5m2) instructions, mma.sync and the cvt conversions: Ada
+  /// (sm_89) and later.
+  bool hasFp8() const { return computeCapability() >= 89; }
   /// wgmma needs the architecture-specific sm_90a.
   bool hasWgmma() const { return chip == "sm_90a"; }
   bool hasCpAsync() const { return computeCapability() >= 80; }

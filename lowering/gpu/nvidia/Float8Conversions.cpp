@@ -2,6 +2,8 @@
 // arith.truncf to fp8 as the cvt pair conversions of sm_89 and later.
 #include "lowering/gpu/nvidia/Passes.h"
 
+#include "lowering/gpu/GpuTarget.h"
+
 namespace tessera::gpu {
 #define GEN_PASS_DEF_TESSERANVVMFLOAT8CONVERSIONS
 #include "lowering/gpu/nvidia/Passes.h.inc"
@@ -11,24 +13,21 @@ using namespace mlir;
 
 namespace {
 
-constexpr unsigned kFirstFp8Chip = 89;
-
 bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
 
-/// The compute capability of the module's NVVM target ("sm_90a": 90), or 0
-/// where it has none.
-unsigned computeCapability(mlir::gpu::GPUModuleOp module) {
+/// The module's NVVM target, where nvvm-attach-target gave it one.
+std::optional<tessera::gpu::GpuTarget> nvidiaTarget(mlir::gpu::GPUModuleOp module) {
   ArrayAttr targets = module.getTargetsAttr();
   if (!targets)
-    return 0;
+    return std::nullopt;
   for (Attribute target : targets)
     if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(target)) {
-      unsigned capability = 0;
-      llvm::StringRef chip = nvvm.getChip();
-      if (chip.consume_front("sm_") && !chip.take_while(llvm::isDigit).getAsInteger(10, capability))
-        return capability;
+      tessera::gpu::GpuTarget chip;
+      chip.vendor = tessera::gpu::GpuVendor::Nvidia;
+      chip.chip = nvvm.getChip().str();
+      return chip;
     }
-  return 0;
+  return std::nullopt;
 }
 
 Value fromFp8(OpBuilder &b, Location loc, Value value, FloatType to) {
@@ -75,12 +74,12 @@ struct Float8Conversions
     });
     if (conversions.empty())
       return;
-    unsigned capability = computeCapability(getOperation());
+    std::optional<tessera::gpu::GpuTarget> target = nvidiaTarget(getOperation());
     for (Operation *op : conversions) {
       Type from = op->getOperand(0).getType(), to = op->getResult(0).getType();
-      if (capability && capability < kFirstFp8Chip) {
+      if (target && !target->hasFp8()) {
         op->emitError() << "converting " << from << " to " << to
-                        << " needs the fp8 conversions of sm_89 or later, not sm_" << capability;
+                        << " needs the fp8 conversions of sm_89 or later, not " << target->chip;
         return signalPassFailure();
       }
       OpBuilder b(op);

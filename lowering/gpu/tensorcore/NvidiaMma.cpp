@@ -84,9 +84,9 @@ std::optional<Instruction> instructionFor(const GpuTarget &target, const DotProb
     return Instruction{"mma.sync.m16n8k32.s8", 32, NVVM::MMATypes::s8};
   // fp8 has s8's fragments (four bytes of K a register) and f32's
   // accumulator; the NVVM op does not offer its types.
-  if (target.hasFp8MmaSync() && isa<Float8E4M3FNType>(a) && acc.isF32())
+  if (target.hasFp8() && isa<Float8E4M3FNType>(a) && acc.isF32())
     return Instruction{"mma.sync.m16n8k32.e4m3", 32, NVVM::MMATypes::e4m3, "e4m3"};
-  if (target.hasFp8MmaSync() && isa<Float8E5M2Type>(a) && acc.isF32())
+  if (target.hasFp8() && isa<Float8E5M2Type>(a) && acc.isF32())
     return Instruction{"mma.sync.m16n8k32.e5m2", 32, NVVM::MMATypes::e5m2, "e5m2"};
   return std::nullopt;
 }

@@ -315,7 +315,8 @@ MmaSyncDot::BFragment MmaSyncDot::loadTf32BByWords(OpBuilder &builder, Location 
 void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
                           const BFragment &bFragment, MutableArrayRef<Value> c) const {
   if (!instruction.inlineType.empty()) {
-    // D = A B + C of four f32 registers, C tied to D.
+    // D = A B + C of four f32 registers, C tied to D; a pure computation,
+    // which LLVM may schedule like one.
     std::string type = instruction.inlineType.str();
     std::string assembly = "mma.sync.aligned.m16n8k32.row.col.f32." + type + "." + type +
                            ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
@@ -323,8 +324,9 @@ void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFr
     SmallVector<Value> operands(aFragment.begin(), aFragment.end());
     operands.append(bFragment.begin(), bFragment.end());
     operands.append(c.begin(), c.end());
-    SmallVector<Value> d = inlinePtx(builder, loc, SmallVector<Type>(4, builder.getF32Type()),
-                                     operands, assembly, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3");
+    SmallVector<Value> d =
+        inlineAssembly(builder, loc, SmallVector<Type>(4, builder.getF32Type()), operands,
+                       assembly, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", /*sideEffects=*/false);
     llvm::copy(d, c.begin());
     return;
   }

@@ -326,9 +326,10 @@ LogicalResult DotOp::verify() {
   Type aElem = getElementTypeOrSelf(getA().getType());
   Type bElem = getElementTypeOrSelf(getB().getType());
   Type accElem = getElementTypeOrSelf(getAcc().getType());
-  if (aElem != bElem)
-    return emitOpError() << "a and b must have one element type, got " << aElem << " and "
-                         << bElem;
+  auto isFp8 = [](Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); };
+  if (aElem != bElem && !(isFp8(aElem) && isFp8(bElem)))
+    return emitOpError() << "a and b must have one element type (or be two fp8 types), got "
+                         << aElem << " and " << bElem;
   if (!isValidDotElementTypes(aElem, accElem))
     return emitOpError() << "unsupported operand/accumulator types " << aElem << " -> "
                          << accElem

@@ -794,7 +794,7 @@ tile.func private @dot_batch(%a: tensor<4x16x32xf16>, %b: tensor<2x32x8xf16>, %c
 // -----
 
 tile.func private @dot_mixed_operands(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
-  // expected-error @+1 {{'tile.dot' op a and b must have one element type, got 'f16' and 'bf16'}}
+  // expected-error @+1 {{'tile.dot' op a and b must have one element type (or be two fp8 types), got 'f16' and 'bf16'}}
   %d = tile.dot %a, %b, %c : tensor<16x16xf16> * tensor<16x16xbf16> -> tensor<16x16xf32>
   tile.return
 }

@@ -674,3 +674,17 @@ def test_fp8_conversions_use_the_cvt_of_sm_89_and_fail_before_it(kernels):
     error = r.stderr.decode()
     assert error.startswith(f"{kernels}:{line}:"), error
     assert "converting 'f32' to 'f8E4M3FN' needs the fp8 conversions of sm_89 or later" in error
+
+
+@cli
+@pytest.mark.parametrize("target,instruction", [
+    ("cuda:sm_90a", "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2"),
+    ("cuda:sm_89", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32"),
+])
+def test_fp8_dot_of_e4m3_and_e5m2_operands(kernels, target, instruction):
+    """An e4m3 A times an e5m2 B (FP8 training's gradient GEMMs): one
+    instruction names both types."""
+    r = run(f"{kernels}:matmul_fp8", "-s", "*fp8e4nv:16, *fp8e5:16, *bf16:16, i32:16, 0",
+            "--target", target, "--emit", "ptx", "--num-warps", "8")
+    assert r.returncode == 0, r.stderr.decode()
+    assert instruction in r.stdout.decode()

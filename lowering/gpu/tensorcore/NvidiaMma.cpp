@@ -57,16 +57,38 @@ bool allPowersOfTwo(std::initializer_list<int64_t> values) {
 }
 
 struct Instruction {
-  llvm::StringLiteral name;
+  std::string name;
   int64_t k;
   NVVM::MMATypes ptxType;
-  /// PTX's name of the operand type where the NVVM op has none for it (fp8:
-  /// inline PTX), else empty.
-  llvm::StringLiteral inlineType = "";
+  /// PTX's names of A's and B's types where the NVVM op has none for them
+  /// (fp8: inline PTX), else empty.
+  std::string inlineA = "", inlineB = "";
 };
+
+/// PTX's name of an fp8 element type.
+std::optional<llvm::StringRef> fp8Name(Type element) {
+  if (isa<Float8E4M3FNType>(element))
+    return llvm::StringRef("e4m3");
+  if (isa<Float8E5M2Type>(element))
+    return llvm::StringRef("e5m2");
+  return std::nullopt;
+}
 
 std::optional<Instruction> instructionFor(const GpuTarget &target, const DotProblem &problem) {
   Type a = problem.aElement, acc = problem.accElement;
+  // fp8 has s8's fragments (four bytes of K a register) and f32's
+  // accumulator, and may mix e4m3 and e5m2; the NVVM op does not offer its
+  // types.
+  std::optional<llvm::StringRef> aFp8 = fp8Name(a), bFp8 = fp8Name(problem.bElement);
+  if (aFp8 && bFp8 && acc.isF32()) {
+    if (!target.hasFp8())
+      return std::nullopt;
+    std::string name = ("mma.sync.m16n8k32." + *aFp8).str();
+    if (*bFp8 != *aFp8)
+      name += ("." + *bFp8).str();
+    return Instruction{name, 32, *aFp8 == "e4m3" ? NVVM::MMATypes::e4m3 : NVVM::MMATypes::e5m2,
+                       aFp8->str(), bFp8->str()};
+  }
   if (a != problem.bElement)
     return std::nullopt;
   if (a.isF16() && (acc.isF32() || acc.isF16()))
@@ -82,12 +104,6 @@ std::optional<Instruction> instructionFor(const GpuTarget &target, const DotProb
     return Instruction{"mma.sync.m16n8k8.tf32x3", 8, NVVM::MMATypes::tf32};
   if (a.isInteger(8) && acc.isInteger(32))
     return Instruction{"mma.sync.m16n8k32.s8", 32, NVVM::MMATypes::s8};
-  // fp8 has s8's fragments (four bytes of K a register) and f32's
-  // accumulator; the NVVM op does not offer its types.
-  if (target.hasFp8() && isa<Float8E4M3FNType>(a) && acc.isF32())
-    return Instruction{"mma.sync.m16n8k32.e4m3", 32, NVVM::MMATypes::e4m3, "e4m3"};
-  if (target.hasFp8() && isa<Float8E5M2Type>(a) && acc.isF32())
-    return Instruction{"mma.sync.m16n8k32.e5m2", 32, NVVM::MMATypes::e5m2, "e5m2"};
   return std::nullopt;
 }
 
@@ -227,7 +243,8 @@ SmallVector<Value> MmaSyncDot::loadMatrices(OpBuilder &builder, Location loc,
                                             const SharedOperand &shared,
                                             const SwizzledMatrix &matrix, Value row, Value chunk,
                                             int64_t count, bool transpose) const {
-  Type element = problem.aElement;
+  // The buffer's own type: fp8 A and B may differ.
+  Type element = cast<MemRefType>(shared.buffer.getType()).getElementType();
   int64_t perRegister = 32 / element.getIntOrFloatBitWidth();
   auto type = VectorType::get({count, perRegister}, element);
   Value start = arith::AddIOp::create(builder, loc, shared.start,
@@ -314,11 +331,11 @@ MmaSyncDot::BFragment MmaSyncDot::loadTf32BByWords(OpBuilder &builder, Location 
 
 void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
                           const BFragment &bFragment, MutableArrayRef<Value> c) const {
-  if (!instruction.inlineType.empty()) {
+  if (!instruction.inlineA.empty()) {
     // D = A B + C of four f32 registers, C tied to D; a pure computation,
     // which LLVM may schedule like one.
-    std::string type = instruction.inlineType.str();
-    std::string assembly = "mma.sync.aligned.m16n8k32.row.col.f32." + type + "." + type +
+    std::string assembly = "mma.sync.aligned.m16n8k32.row.col.f32." + instruction.inlineA + "." +
+                           instruction.inlineB +
                            ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
                            "{$10, $11, $12, $13};";
     SmallVector<Value> operands(aFragment.begin(), aFragment.end());

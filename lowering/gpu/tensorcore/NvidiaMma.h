@@ -68,7 +68,7 @@ struct SwizzledMatrix {
 /// The instruction and the warp grid chosen for one dot.
 struct MmaSyncPlan {
   /// "mma.sync.m16n8k16.bf16": TensorCoreDot::name().
-  llvm::StringLiteral name;
+  std::string name;
   int64_t instructionK = 0;
   int64_t warpsM = 1, warpsN = 1;
   int64_t tilesM = 1, tilesN = 1;

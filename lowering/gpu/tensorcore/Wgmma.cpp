@@ -141,28 +141,46 @@ FailureOr<SmallVector<Value>> runWhileIssuedThenWait(OpBuilder &builder, Locatio
 }
 
 struct Instruction {
-  llvm::StringLiteral suffix;
+  /// "bf16", or for two fp8 types "e4m3.e5m2" (A's, then B's).
+  std::string suffix;
   int64_t k;
-  NVVM::WGMMATypes operandType, accumulatorType;
+  NVVM::WGMMATypes aType, bType, accumulatorType;
 };
+
+/// wgmma's type for an fp8 element type.
+std::optional<NVVM::WGMMATypes> fp8Type(Type element) {
+  if (isa<Float8E4M3FNType>(element))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(element))
+    return NVVM::WGMMATypes::e5m2;
+  return std::nullopt;
+}
 
 std::optional<Instruction> instructionFor(const DotProblem &problem) {
   Type a = problem.aElement, acc = problem.accElement;
+  // fp8 operands may mix e4m3 and e5m2 (the instruction names both).
+  std::optional<NVVM::WGMMATypes> aFp8 = fp8Type(a), bFp8 = fp8Type(problem.bElement);
+  if (aFp8 && bFp8 && acc.isF32()) {
+    std::string suffix = NVVM::stringifyWGMMATypes(*aFp8).str();
+    if (*bFp8 != *aFp8)
+      suffix += "." + NVVM::stringifyWGMMATypes(*bFp8).str();
+    return Instruction{suffix, 32, *aFp8, *bFp8, NVVM::WGMMATypes::f32};
+  }
   if (a != problem.bElement)
     return std::nullopt;
+  auto same = [](llvm::StringRef suffix, int64_t k, NVVM::WGMMATypes type,
+                 NVVM::WGMMATypes accumulator) {
+    return Instruction{suffix.str(), k, type, type, accumulator};
+  };
   if (a.isF16() && acc.isF32())
-    return Instruction{"f16", 16, NVVM::WGMMATypes::f16, NVVM::WGMMATypes::f32};
+    return same("f16", 16, NVVM::WGMMATypes::f16, NVVM::WGMMATypes::f32);
   if (a.isBF16() && acc.isF32())
-    return Instruction{"bf16", 16, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32};
+    return same("bf16", 16, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32);
   // As on mma.sync: tf32 only where the user asked for tf32 products.
   if (a.isF32() && acc.isF32() && problem.precision == tile::InputPrecision::TF32)
-    return Instruction{"tf32", 8, NVVM::WGMMATypes::tf32, NVVM::WGMMATypes::f32};
+    return same("tf32", 8, NVVM::WGMMATypes::tf32, NVVM::WGMMATypes::f32);
   if (a.isInteger(8) && acc.isInteger(32))
-    return Instruction{"s8", 32, NVVM::WGMMATypes::s8, NVVM::WGMMATypes::s32};
-  if (isa<Float8E4M3FNType>(a) && acc.isF32())
-    return Instruction{"e4m3", 32, NVVM::WGMMATypes::e4m3, NVVM::WGMMATypes::f32};
-  if (isa<Float8E5M2Type>(a) && acc.isF32())
-    return Instruction{"e5m2", 32, NVVM::WGMMATypes::e5m2, NVVM::WGMMATypes::f32};
+    return same("s8", 32, NVVM::WGMMATypes::s8, NVVM::WGMMATypes::s32);
   return std::nullopt;
 }
 
@@ -414,7 +432,7 @@ FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, 
           // row-major (N-major).
           tile = NVVM::WgmmaMmaAsyncOp::create(
               builder, loc, tile.getType(), tile, aDescriptor, bDescriptor, shape,
-              instruction.operandType, instruction.operandType, instruction.accumulatorType,
+              instruction.aType, instruction.bType, instruction.accumulatorType,
               zeroFirst && step == first ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
               NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
               plan.bNMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
@@ -673,7 +691,7 @@ std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &pr
   // A tf32 B with its rows of N contiguous runs swapped (Wgmma.h), N-major
   // in panels as wide as the swizzle: the instruction's M of at least 64
   // makes N at least 256 bytes.
-  plan.swapped = instruction->operandType == NVVM::WGMMATypes::tf32 && !problem.bTransposed &&
+  plan.swapped = instruction->aType == NVVM::WGMMATypes::tf32 && !problem.bTransposed &&
                  !problem.chained &&
                  planWarpgroupGrid(plan, problem.n, problem.m, numWarps);
   if (plan.swapped) {
@@ -691,8 +709,7 @@ std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &pr
     plan.bSwizzleBytes = plan.bNMajor ? std::min(kMaxSwizzleBytes, instructionNBytes)
                                       : plan.swizzleBytes;
   }
-  bool fp8 = instruction->operandType == NVVM::WGMMATypes::e4m3 ||
-             instruction->operandType == NVVM::WGMMATypes::e5m2;
+  bool fp8 = fp8Type(problem.aElement).has_value();
   if (fp8 && problem.maxImpreciseAcc > 0 && problem.maxImpreciseAcc < problem.k)
     plan.promoteEverySteps = std::max<int64_t>(1, problem.maxImpreciseAcc / instruction->k);
   std::string promoted =

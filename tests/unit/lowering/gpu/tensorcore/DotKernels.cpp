@@ -20,7 +20,8 @@ using namespace mlir;
 namespace tessera::gpu::testing {
 
 const char *dotTypesName(DotTypes types) {
-  static const char *names[] = {"f16", "f16acc16", "bf16", "f32", "s8", "e4m3", "e5m2"};
+  static const char *names[] = {"f16",  "f16acc16", "bf16", "f32",
+                                "s8",   "e4m3",     "e5m2", "e4m3xe5m2"};
   return names[static_cast<int>(types)];
 }
 
@@ -52,6 +53,11 @@ DotProblem dotProblem(MLIRContext &context, DotTypes types, int64_t m, int64_t n
     break;
   case DotTypes::F8E5M2:
     problem.aElement = problem.bElement = b.getType<Float8E5M2Type>();
+    problem.accElement = b.getF32Type();
+    break;
+  case DotTypes::F8E4M3xE5M2:
+    problem.aElement = b.getType<Float8E4M3FNType>();
+    problem.bElement = b.getType<Float8E5M2Type>();
     problem.accElement = b.getF32Type();
     break;
   }

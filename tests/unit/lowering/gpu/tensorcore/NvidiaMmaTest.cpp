@@ -72,9 +72,13 @@ const DotCase kCases[] = {
     // fp8 (sm_89 and later): s8's fragments with an f32 accumulator.
     {DotTypes::F8E4M3, 64, 64, 64, 4, 2, 2, 2, 4},
     {DotTypes::F8E5M2, 32, 64, 128, 2, 1, 2, 2, 4, true},
+    {DotTypes::F8E4M3xE5M2, 64, 32, 64, 4, 2, 2, 2, 2},
 };
 
-bool isFp8(DotTypes types) { return types == DotTypes::F8E4M3 || types == DotTypes::F8E5M2; }
+bool isFp8(DotTypes types) {
+  return types == DotTypes::F8E4M3 || types == DotTypes::F8E5M2 ||
+         types == DotTypes::F8E4M3xE5M2;
+}
 
 /// The inputs of a simulated warp: A [M, K] and B [K, N] of `x` at their
 /// places in `dot`'s shared buffers.
@@ -246,6 +250,7 @@ TEST(MmaSyncSelection, NamesTheInstruction) {
   EXPECT_EQ(name(DotTypes::S8), "mma.sync.m16n8k32.s8");
   EXPECT_EQ(name(DotTypes::F8E4M3), "mma.sync.m16n8k32.e4m3");
   EXPECT_EQ(name(DotTypes::F8E5M2), "mma.sync.m16n8k32.e5m2");
+  EXPECT_EQ(name(DotTypes::F8E4M3xE5M2), "mma.sync.m16n8k32.e4m3.e5m2");
 }
 
 // mma.sync takes fp8 from Ada (sm_89) on; Ampere has no fp8 instruction.

@@ -296,17 +296,16 @@ private:
   }
 
   /// fp8 mma.sync, inline PTX (the NVVM op has no fp8 types):
-  /// `mma.sync.aligned.m16n8k32.row.col.f32.T.T.f32 {d}, {a0..a3}, {b0, b1},
-  /// {c}` with A, B and C its ten operands.
+  /// `mma.sync.aligned.m16n8k32.row.col.f32.TA.TB.f32 {d}, {a0..a3}, {b0, b1},
+  /// {c}` with A, B and C its ten operands, TA and TB e4m3 or e5m2.
   llvm::Error fp8MmaSync(LLVM::InlineAsmOp asmOp) {
     llvm::StringRef text = asmOp.getAsmString();
     std::optional<NVVM::MMATypes> type;
-    for (auto [name, kind] : {std::pair{"e4m3", NVVM::MMATypes::e4m3},
-                              std::pair{"e5m2", NVVM::MMATypes::e5m2}})
-      if (text.starts_with(("mma.sync.aligned.m16n8k32.row.col.f32." + llvm::Twine(name) + "." +
-                            name + ".f32 ")
-                               .str()))
-        type = kind;
+    for (llvm::StringRef a : {"e4m3", "e5m2"})
+      for (llvm::StringRef b : {"e4m3", "e5m2"})
+        if (text.starts_with(
+                ("mma.sync.aligned.m16n8k32.row.col.f32." + a + "." + b + ".f32 ").str()))
+          type = a == "e4m3" ? NVVM::MMATypes::e4m3 : NVVM::MMATypes::e5m2;
     if (!type || asmOp.getOperands().size() != 10)
       return failure(asmOp, "inline assembly other than fp8 mma.sync is not modelled");
     ValueRange operands = asmOp.getOperands();

@@ -587,7 +587,11 @@ private:
                              type == NVVM::WGMMATypes::e5m2
                          ? 1
                          : 0;
-    if (bytes != inputs.elementBytes || wgmma.getTypeB() != type)
+    auto isFp8 = [](NVVM::WGMMATypes t) {
+      return t == NVVM::WGMMATypes::e4m3 || t == NVVM::WGMMATypes::e5m2;
+    };
+    bool sameOrFp8Pair = wgmma.getTypeB() == type || (isFp8(type) && isFp8(wgmma.getTypeB()));
+    if (bytes != inputs.elementBytes || !sameOrFp8Pair)
       return failure(wgmma, "operand types are not modelled or do not match the buffers");
     int64_t m = wgmma.getShape().getM(), n = wgmma.getShape().getN(), k = wgmma.getShape().getK();
     if (m != 64 || k * bytes != 32)

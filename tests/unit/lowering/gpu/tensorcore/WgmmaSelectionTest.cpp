@@ -56,6 +56,15 @@ TEST_F(WgmmaSelection, NamesTheInstructionOnSm90a) {
   EXPECT_EQ(selected(sm90a, chained, 4), "wgmma.m64n64k8.tf32");
   EXPECT_EQ(selected(sm90a, problem(b.getI8Type(), b.getI32Type(), 64, 64, 64), 4),
             "wgmma.m64n64k32.s8");
+  // fp8 operands of one type, or of two (A's type first).
+  Type e4m3 = b.getType<Float8E4M3FNType>(), e5m2 = b.getType<Float8E5M2Type>();
+  EXPECT_EQ(selected(sm90a, problem(e4m3, b.getF32Type(), 64, 64, 64), 4),
+            "wgmma.m64n64k32.e4m3");
+  DotProblem mixed = problem(e5m2, b.getF32Type(), 64, 64, 64);
+  mixed.bElement = e4m3;
+  EXPECT_EQ(selected(sm90a, mixed, 4), "wgmma.m64n64k32.e5m2.e4m3");
+  // Below a warpgroup, mma.sync's fp8 form.
+  EXPECT_EQ(selected(sm90a, mixed, 2), "mma.sync.m16n8k32.e5m2.e4m3");
 }
 
 TEST_F(WgmmaSelection, OtherChipsKeepMmaSync) {

@@ -146,8 +146,7 @@ Value KernelBuilder::dot(Value a, Value b, Value acc, tile::InputPrecision preci
     fail(loc, "dot: batch dimensions differ, " + std::to_string(aShape[0]) + " and " +
                   std::to_string(bShape[0]));
   Type aElem = elementType(a), bElem = elementType(b);
-  auto isFp8 = [](Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); };
-  if (aElem != bElem && !(isFp8(aElem) && isFp8(bElem)))
+  if (aElem != bElem && !(tile::isFloat8(aElem) && tile::isFloat8(bElem)))
     fail(loc, "dot needs operands of one element type (or two fp8 types), got " + str(aElem) +
                   " and " + str(bElem));
   std::vector<int64_t> resultShape = aShape;
@@ -163,7 +162,7 @@ Value KernelBuilder::dot(Value a, Value b, Value acc, tile::InputPrecision preci
   }
   // As Triton: the bound applies to fp8 operands alone, and can be no more
   // than K (a bound of K or more bounds nothing).
-  bool fp8 = isFp8(aElem);
+  bool fp8 = tile::isFloat8(aElem);
   if (fp8 && maxNumImpreciseAcc > static_cast<uint64_t>(aShape[k]))
     fail(loc, "dot: max_num_imprecise_acc (" + std::to_string(maxNumImpreciseAcc) +
                   ") must be at most K (" + std::to_string(aShape[k]) + ")");

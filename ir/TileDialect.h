@@ -37,6 +37,12 @@ mlir::Type getMaskType(mlir::Type ptrLike);
 /// promises only tell the analyses what holds.
 bool hasNoEffectsButPromises(mlir::Operation *op);
 
+/// Whether `type` is one of the tile dialect's fp8 element types (OCP
+/// f8E4M3FN and f8E5M2).
+inline bool isFloat8(mlir::Type type) {
+  return mlir::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(type);
+}
+
 } // namespace tessera::tile
 
 #define GET_OP_CLASSES

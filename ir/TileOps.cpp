@@ -296,7 +296,7 @@ LogicalResult DescriptorStoreOp::verify() { return verifyBlockOffsets(*this); }
 //===----------------------------------------------------------------------===//
 
 static bool isValidDotElementTypes(Type operand, Type acc) {
-  if (operand.isF16() || isa<Float8E4M3FNType, Float8E5M2Type>(operand))
+  if (operand.isF16() || isFloat8(operand))
     return acc.isF32() || acc.isF16();
   if (operand.isBF16() || operand.isF32())
     return acc.isF32();
@@ -326,8 +326,7 @@ LogicalResult DotOp::verify() {
   Type aElem = getElementTypeOrSelf(getA().getType());
   Type bElem = getElementTypeOrSelf(getB().getType());
   Type accElem = getElementTypeOrSelf(getAcc().getType());
-  auto isFp8 = [](Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); };
-  if (aElem != bElem && !(isFp8(aElem) && isFp8(bElem)))
+  if (aElem != bElem && !(isFloat8(aElem) && isFloat8(bElem)))
     return emitOpError() << "a and b must have one element type (or be two fp8 types), got "
                          << aElem << " and " << bElem;
   if (!isValidDotElementTypes(aElem, accElem))

@@ -1258,7 +1258,7 @@ bool hasUnsupportedType(Type type) {
     element = ptr.getPointeeType();
   if (auto desc = dyn_cast<tile::TensorDescType>(element))
     element = desc.getBlockType().getElementType();
-  return isa<Float8E4M3FNType, Float8E5M2Type>(element);
+  return tile::isFloat8(element);
 }
 
 /// Reports the ops the CPU backend cannot lower, before converting anything.

@@ -2,6 +2,7 @@
 // arith.truncf to fp8 as the cvt pair conversions of sm_89 and later.
 #include "lowering/gpu/nvidia/Passes.h"
 
+#include "ir/TileDialect.h"
 #include "lowering/gpu/GpuTarget.h"
 
 namespace tessera::gpu {
@@ -12,8 +13,6 @@ namespace tessera::gpu {
 using namespace mlir;
 
 namespace {
-
-bool isFp8(Type type) { return isa<Float8E4M3FNType, Float8E5M2Type>(type); }
 
 /// The module's NVVM target, where nvvm-attach-target gave it one.
 std::optional<tessera::gpu::GpuTarget> nvidiaTarget(mlir::gpu::GPUModuleOp module) {
@@ -69,7 +68,7 @@ struct Float8Conversions
     SmallVector<Operation *> conversions;
     getOperation().walk([&](Operation *op) {
       if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
-          (isFp8(op->getOperand(0).getType()) || isFp8(op->getResult(0).getType())))
+          (tessera::tile::isFloat8(op->getOperand(0).getType()) || tessera::tile::isFloat8(op->getResult(0).getType())))
         conversions.push_back(op);
     });
     if (conversions.empty())
@@ -83,7 +82,7 @@ struct Float8Conversions
         return signalPassFailure();
       }
       OpBuilder b(op);
-      Value converted = isFp8(from) ? fromFp8(b, op->getLoc(), op->getOperand(0), cast<FloatType>(to))
+      Value converted = tessera::tile::isFloat8(from) ? fromFp8(b, op->getLoc(), op->getOperand(0), cast<FloatType>(to))
                                     : toFp8(b, op->getLoc(), op->getOperand(0), to);
       op->getResult(0).replaceAllUsesWith(converted);
       op->erase();

@@ -2,6 +2,8 @@
 // as nvvm.ldmatrix, which convert-nvgpu-to-nvvm mistypes.
 #include "lowering/gpu/nvidia/Passes.h"
 
+#include "ir/TileDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -62,7 +64,7 @@ struct Float8LdMatrix
     SmallVector<nvgpu::LdMatrixOp> loads;
     getOperation().walk([&](nvgpu::LdMatrixOp load) {
       Type element = cast<VectorType>(load.getType()).getElementType();
-      if (isa<Float8E4M3FNType, Float8E5M2Type>(element))
+      if (tessera::tile::isFloat8(element))
         loads.push_back(load);
     });
     for (nvgpu::LdMatrixOp load : loads)

@@ -59,51 +59,49 @@ bool allPowersOfTwo(std::initializer_list<int64_t> values) {
 struct Instruction {
   std::string name;
   int64_t k;
-  NVVM::MMATypes ptxType;
-  /// PTX's names of A's and B's types where the NVVM op has none for them
-  /// (fp8: inline PTX), else empty.
-  std::string inlineA = "", inlineB = "";
+  /// A's type, and B's where it differs (two fp8 types).
+  NVVM::MMATypes ptxType, bPtxType;
+  /// Emitted as inline PTX, as the NVVM op does not take its types (fp8).
+  bool inlinePtx = false;
 };
 
-/// PTX's name of an fp8 element type.
-std::optional<llvm::StringRef> fp8Name(Type element) {
+/// mma.sync's type for an fp8 element type.
+std::optional<NVVM::MMATypes> fp8Type(Type element) {
   if (isa<Float8E4M3FNType>(element))
-    return llvm::StringRef("e4m3");
+    return NVVM::MMATypes::e4m3;
   if (isa<Float8E5M2Type>(element))
-    return llvm::StringRef("e5m2");
+    return NVVM::MMATypes::e5m2;
   return std::nullopt;
 }
 
 std::optional<Instruction> instructionFor(const GpuTarget &target, const DotProblem &problem) {
   Type a = problem.aElement, acc = problem.accElement;
   // fp8 has s8's fragments (four bytes of K a register) and f32's
-  // accumulator, and may mix e4m3 and e5m2; the NVVM op does not offer its
-  // types.
-  std::optional<llvm::StringRef> aFp8 = fp8Name(a), bFp8 = fp8Name(problem.bElement);
+  // accumulator, and may mix e4m3 and e5m2.
+  std::optional<NVVM::MMATypes> aFp8 = fp8Type(a), bFp8 = fp8Type(problem.bElement);
   if (aFp8 && bFp8 && acc.isF32()) {
     if (!target.hasFp8())
       return std::nullopt;
-    std::string name = ("mma.sync.m16n8k32." + *aFp8).str();
+    std::string name = ("mma.sync.m16n8k32." + NVVM::stringifyMMATypes(*aFp8)).str();
     if (*bFp8 != *aFp8)
-      name += ("." + *bFp8).str();
-    return Instruction{name, 32, *aFp8 == "e4m3" ? NVVM::MMATypes::e4m3 : NVVM::MMATypes::e5m2,
-                       aFp8->str(), bFp8->str()};
+      name += ("." + NVVM::stringifyMMATypes(*bFp8)).str();
+    return Instruction{name, 32, *aFp8, *bFp8, /*inlinePtx=*/true};
   }
   if (a != problem.bElement)
     return std::nullopt;
   if (a.isF16() && (acc.isF32() || acc.isF16()))
-    return Instruction{"mma.sync.m16n8k16.f16", 16, NVVM::MMATypes::f16};
+    return Instruction{"mma.sync.m16n8k16.f16", 16, NVVM::MMATypes::f16, NVVM::MMATypes::f16};
   if (a.isBF16() && acc.isF32())
-    return Instruction{"mma.sync.m16n8k16.bf16", 16, NVVM::MMATypes::bf16};
+    return Instruction{"mma.sync.m16n8k16.bf16", 16, NVVM::MMATypes::bf16, NVVM::MMATypes::bf16};
   // tf32 keeps 10 mantissa bits: only the precision the user asked for.
   // tf32x3 is three tf32 products of split operands (MmaSyncDot::emit); ieee
   // goes to the FMA path.
   if (a.isF32() && acc.isF32() && problem.precision == tile::InputPrecision::TF32)
-    return Instruction{"mma.sync.m16n8k8.tf32", 8, NVVM::MMATypes::tf32};
+    return Instruction{"mma.sync.m16n8k8.tf32", 8, NVVM::MMATypes::tf32, NVVM::MMATypes::tf32};
   if (a.isF32() && acc.isF32() && problem.precision == tile::InputPrecision::TF32x3)
-    return Instruction{"mma.sync.m16n8k8.tf32x3", 8, NVVM::MMATypes::tf32};
+    return Instruction{"mma.sync.m16n8k8.tf32x3", 8, NVVM::MMATypes::tf32, NVVM::MMATypes::tf32};
   if (a.isInteger(8) && acc.isInteger(32))
-    return Instruction{"mma.sync.m16n8k32.s8", 32, NVVM::MMATypes::s8};
+    return Instruction{"mma.sync.m16n8k32.s8", 32, NVVM::MMATypes::s8, NVVM::MMATypes::s8};
   return std::nullopt;
 }
 
@@ -331,13 +329,15 @@ MmaSyncDot::BFragment MmaSyncDot::loadTf32BByWords(OpBuilder &builder, Location 
 
 void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
                           const BFragment &bFragment, MutableArrayRef<Value> c) const {
-  if (!instruction.inlineA.empty()) {
+  if (instruction.inlinePtx) {
     // D = A B + C of four f32 registers, C tied to D; a pure computation,
     // which LLVM may schedule like one.
-    std::string assembly = "mma.sync.aligned.m16n8k32.row.col.f32." + instruction.inlineA + "." +
-                           instruction.inlineB +
-                           ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
-                           "{$10, $11, $12, $13};";
+    std::string assembly = ("mma.sync.aligned.m16n8k32.row.col.f32." +
+                            NVVM::stringifyMMATypes(instruction.ptxType) + "." +
+                            NVVM::stringifyMMATypes(instruction.bPtxType) +
+                            ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+                            "{$10, $11, $12, $13};")
+                               .str();
     SmallVector<Value> operands(aFragment.begin(), aFragment.end());
     operands.append(bFragment.begin(), bFragment.end());
     operands.append(c.begin(), c.end());
@@ -370,7 +370,7 @@ void MmaSyncDot::multiply(OpBuilder &builder, Location loc, const AFragment &aFr
   Value d = NVVM::MmaOp::create(
       builder, loc, resultType, aFragment, bFragment, cOperands, {kTileM, kTileN, instruction.k},
       /*b1Op=*/std::nullopt, overflow,
-      std::array<NVVM::MMATypes, 2>{instruction.ptxType, instruction.ptxType},
+      std::array<NVVM::MMATypes, 2>{instruction.ptxType, instruction.bPtxType},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
   for (int64_t field = 0; field < static_cast<int64_t>(fields.size()); ++field) {
     Value value = LLVM::ExtractValueOp::create(builder, loc, d, field);

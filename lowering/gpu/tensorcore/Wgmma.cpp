@@ -141,10 +141,17 @@ FailureOr<SmallVector<Value>> runWhileIssuedThenWait(OpBuilder &builder, Locatio
 }
 
 struct Instruction {
-  /// "bf16", or for two fp8 types "e4m3.e5m2" (A's, then B's).
-  std::string suffix;
   int64_t k;
   NVVM::WGMMATypes aType, bType, accumulatorType;
+
+  /// The operand types as PTX names them, A's then B's where they differ:
+  /// "bf16", "e4m3.e5m2".
+  std::string suffix() const {
+    std::string suffix = NVVM::stringifyWGMMATypes(aType).str();
+    if (bType != aType)
+      suffix += "." + NVVM::stringifyWGMMATypes(bType).str();
+    return suffix;
+  }
 };
 
 /// wgmma's type for an fp8 element type.
@@ -160,27 +167,22 @@ std::optional<Instruction> instructionFor(const DotProblem &problem) {
   Type a = problem.aElement, acc = problem.accElement;
   // fp8 operands may mix e4m3 and e5m2 (the instruction names both).
   std::optional<NVVM::WGMMATypes> aFp8 = fp8Type(a), bFp8 = fp8Type(problem.bElement);
-  if (aFp8 && bFp8 && acc.isF32()) {
-    std::string suffix = NVVM::stringifyWGMMATypes(*aFp8).str();
-    if (*bFp8 != *aFp8)
-      suffix += "." + NVVM::stringifyWGMMATypes(*bFp8).str();
-    return Instruction{suffix, 32, *aFp8, *bFp8, NVVM::WGMMATypes::f32};
-  }
+  if (aFp8 && bFp8 && acc.isF32())
+    return Instruction{32, *aFp8, *bFp8, NVVM::WGMMATypes::f32};
   if (a != problem.bElement)
     return std::nullopt;
-  auto same = [](llvm::StringRef suffix, int64_t k, NVVM::WGMMATypes type,
-                 NVVM::WGMMATypes accumulator) {
-    return Instruction{suffix.str(), k, type, type, accumulator};
+  auto same = [](int64_t k, NVVM::WGMMATypes type, NVVM::WGMMATypes accumulator) {
+    return Instruction{k, type, type, accumulator};
   };
   if (a.isF16() && acc.isF32())
-    return same("f16", 16, NVVM::WGMMATypes::f16, NVVM::WGMMATypes::f32);
+    return same(16, NVVM::WGMMATypes::f16, NVVM::WGMMATypes::f32);
   if (a.isBF16() && acc.isF32())
-    return same("bf16", 16, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32);
+    return same(16, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32);
   // As on mma.sync: tf32 only where the user asked for tf32 products.
   if (a.isF32() && acc.isF32() && problem.precision == tile::InputPrecision::TF32)
-    return same("tf32", 8, NVVM::WGMMATypes::tf32, NVVM::WGMMATypes::f32);
+    return same(8, NVVM::WGMMATypes::tf32, NVVM::WGMMATypes::f32);
   if (a.isInteger(8) && acc.isInteger(32))
-    return same("s8", 32, NVVM::WGMMATypes::s8, NVVM::WGMMATypes::s32);
+    return same(32, NVVM::WGMMATypes::s8, NVVM::WGMMATypes::s32);
   return std::nullopt;
 }
 
@@ -547,7 +549,8 @@ SmallVector<Value> WgmmaDot::registerAWgmma(OpBuilder &builder, Location loc, Va
   llvm::raw_string_ostream code(assembly);
   code << "{\n.reg .pred p;\nsetp.ne.b32 p, " << (accumulate ? 1 : 0) << ", 0;\n"
        << "wgmma.mma_async.sync.aligned.m64n" << plan.instructionN << "k" << instruction.k
-       << ".f32." << instruction.suffix << "." << instruction.suffix << " {";
+       << ".f32." << NVVM::stringifyWGMMATypes(instruction.aType) << "."
+       << NVVM::stringifyWGMMATypes(instruction.bType) << " {";
   SmallVector<std::string> constraints;
   for (size_t i = 0; i < count; ++i) {
     code << (i ? ", " : "") << "$" << i;
@@ -717,7 +720,7 @@ std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &pr
           ? (".promote" + llvm::Twine(plan.promoteEverySteps * instruction->k)).str()
           : "";
   plan.name = ("wgmma.m64n" + llvm::Twine(plan.instructionN) + "k" + llvm::Twine(instruction->k) +
-               "." + instruction->suffix + (plan.swapped ? ".swapped" : "") + promoted)
+               "." + instruction->suffix() + (plan.swapped ? ".swapped" : "") + promoted)
                   .str();
   return plan;
 }

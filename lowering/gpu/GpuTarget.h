@@ -29,6 +29,9 @@ struct GpuTarget {
   /// NVIDIA compute capability as 80, 86, 89, 90; 0 for other vendors.
   unsigned computeCapability() const;
   bool hasMmaSync() const { return computeCapability() >= 80; }
+  /// Loads and stores of vectors, in global and shared memory (not on
+  /// Vulkan, whose buffers and workgroup arrays are arrays of scalars).
+  bool hasVectorAccesses() const { return vendor != GpuVendor::Vulkan; }
   /// fp8 (e4m3, e5m2) instructions, mma.sync and the cvt conversions: Ada
   /// (sm_89) and later.
   bool hasFp8() const { return computeCapability() >= 89; }

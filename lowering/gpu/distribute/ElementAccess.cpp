@@ -215,7 +215,7 @@ Value endpointsAreConsecutive(OpBuilder &builder, Location loc, ArrayRef<Element
 }
 
 unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout, Type element) {
-  if (target.vendor == GpuVendor::Vulkan || !element.isIntOrFloat())
+  if (!target.hasVectorAccesses() || !element.isIntOrFloat())
     return 1;
   unsigned bits = element.getIntOrFloatBitWidth();
   if (bits < 8 || bits > 64 || bits % 8 != 0)

@@ -50,7 +50,7 @@ LinearLayout LayoutAnchors::operandLoad(tile::LoadOp load, const LinearLayout &a
   auto type = cast<RankedTensorType>(loaded.getType());
   auto dot = loaded.hasOneUse() ? dyn_cast<tile::DotOp>(*loaded.user_begin()) : tile::DotOp();
   if (!dot || dot.getB() != loaded || type.getRank() != 2 ||
-      elementBits(type.getElementType()) != 8 || target.vendor == GpuVendor::Vulkan)
+      elementBits(type.getElementType()) != 8 || !target.hasVectorAccesses())
     return access;
   std::unique_ptr<TensorCoreDot> instruction =
       selectTensorCoreDot(target, dotProblemOf(dot), numWarps);

@@ -476,7 +476,7 @@ FailureOr<DotPlan> planDot(KernelLowering &k, tile::DotOp op) {
   plan.bShape.assign(bType.getShape().begin(), bType.getShape().end());
   plan.aElement = aType.getElementType();
   plan.bElement = bType.getElementType();
-  plan.vectorStores = k.target.vendor != GpuVendor::Vulkan;
+  plan.vectorStores = k.target.hasVectorAccesses();
 
   unsigned rank = aType.getRank();
   std::unique_ptr<TensorCoreDot> instruction =

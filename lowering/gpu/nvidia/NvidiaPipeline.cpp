@@ -182,10 +182,11 @@ void buildGpuToNvvmPipeline(OpPassManager &pm, const NvvmLoweringOptions &option
   attach.chip = options.chip;
   // An empty feature string lets LLVM pick the lowest PTX version the chip
   // allows; a fixed one (MLIR's default +ptx60) is refused for sm_75+. The
-  // fp8 mma.sync of sm_89 and sm_90 needs PTX 8.4 (LLVM's lowest for them is
-  // 7.8 and 8.0); the cubin, not the PTX, is what runs.
-  bool fp8MmaSync = options.chip == "sm_89" || options.chip.starts_with("sm_90");
-  attach.features = fp8MmaSync ? "+ptx84" : "";
+  // fp8 instructions need PTX 8.4, above LLVM's lowest for sm_89 and sm_90[a]
+  // (7.8, 8.0; later chips start above it); the cubin, not the PTX, runs.
+  GpuTarget chip;
+  chip.chip = options.chip;
+  attach.features = chip.hasFp8() && chip.computeCapability() < 100 ? "+ptx84" : "";
   attach.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(attach));
 

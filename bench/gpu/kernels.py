@@ -23,16 +23,6 @@ MATMUL_CONFIGS = [
 ]
 
 
-def keep_matmul_configs(configs, named, **kwargs):
-    """The configs for the operands' type: fp8 ones run on Hopper's warpgroup
-    MMA in Tessera, which needs 4 warps or more (Triton could use mma.sync on
-    fewer), so both compilers drop the 2-warp config for them."""
-    a = {**named, **kwargs}["a_ptr"]
-    if a.dtype.itemsize == 1 and a.dtype.is_floating_point:
-        return [c for c in configs if c.num_warps >= 4]
-    return configs
-
-
 @jit
 def vector_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)  # [BLOCK] i32
@@ -149,8 +139,7 @@ def store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M: tl
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
 
 
-@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"],
-          prune_configs_by={"early_config_prune": keep_matmul_configs})
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
 @jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
            stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -197,8 +186,7 @@ def persistent_step(a_ptr, b_ptr, c_ptr, acc, M, N, K, stride_am, stride_ak, str
     return acc
 
 
-@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"],
-          prune_configs_by={"early_config_prune": keep_matmul_configs})
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
 @jit
 def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                       stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
@@ -229,8 +217,7 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride
                               BLOCK_M, BLOCK_N, BLOCK_K)
 
 
-@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"],
-          prune_configs_by={"early_config_prune": keep_matmul_configs})
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
 @jit
 def matmul_persistent_carried(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
                               stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,

@@ -51,18 +51,21 @@ def test_every_benchmark_kernel_compiles_for_hopper():
 
 
 @pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
-def test_fp8_gemm_rows_compile_to_wgmma_without_the_two_warp_config():
-    """`--dtypes fp8`: every config kernels.py keeps for fp8 operands (4 or 8
-    warps) compiles to fp8 wgmma with a bf16 result, in both layouts."""
+def test_fp8_gemm_rows_compile_to_fp8_tensor_core_instructions():
+    """`--dtypes fp8`: every GEMM config compiles with fp8 operands and a bf16
+    result, in both layouts: on fp8 wgmma with 4 or 8 warps, on fp8 mma.sync
+    with the 2-warp config."""
     pytest.importorskip("torch")
     result = subprocess.run([sys.executable, RUN, "--compile-only", "cuda:sm_90a", "--suite",
                              "gemm", "--sizes", "512", "--dtypes", "fp8", "--layouts", "nn,nt"],
                             capture_output=True, text=True, timeout=600, env=bench_env())
     assert result.returncode == 0, result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("matmul")]
-    assert len(rows) == 18, result.stdout
-    assert all("*fp8e4nv,*fp8e4nv,*bf16" in row and "wgmma.mma_async" in row for row in rows), (
-        result.stdout)
+    assert len(rows) == 20, result.stdout
+    assert all("*fp8e4nv,*fp8e4nv,*bf16" in row for row in rows), result.stdout
+    warps = lambda row: int(row.split()[2])
+    assert all(("wgmma.mma_async" in row) == (warps(row) >= 4) for row in rows), result.stdout
+    assert all("mma.sync" in row for row in rows if warps(row) < 4), result.stdout
 
 
 def bench_env():

@@ -88,4 +88,75 @@ def TileFlattenLoops : Pass<"tile-flatten-loops"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def TileWidenFloat8Dots : Pass<"tile-widen-float8-dots"> {
+  let summary = "Widen the fp8 operands of dots for targets without fp8 matrix instructions";
+  let description = [{
+    A `tile.dot` of fp8 operands (f8E4M3FN, f8E5M2, or one of each) becomes
+    a dot of the operands converted to `operand-type`, which holds every fp8
+    value exactly, so that the product is the one an fp8 instruction would
+    compute. Backends run it where they have no fp8 dot: NVIDIA before sm_89
+    (with f16: the f16 mma.sync then does the work, as Triton on sm_80), AMD,
+    Vulkan and the CPU. With `operand-type=f32`, a dot with an f16
+    accumulator still widens to f16 (an f32 dot accumulates in f32 only).
+
+    ```mlir
+    %c = tile.dot %a, %b, %acc : tensor<64x32xf8E4M3FN> * tensor<32x64xf8E5M2> -> tensor<64x64xf32>
+    // becomes
+    %a16 = arith.extf %a : tensor<64x32xf8E4M3FN> to tensor<64x32xf16>
+    %b16 = arith.extf %b : tensor<32x64xf8E5M2> to tensor<32x64xf16>
+    %c = tile.dot %a16, %b16, %acc : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    ```
+
+    `max_num_imprecise_acc` is dropped: the widened dot adds every product
+    at full precision.
+  }];
+  let options = [
+    Option<"operandType", "operand-type", "std::string", /*default=*/"\"f16\"",
+           "Type the operands are widened to: f16, or f32 (for dots with an f32 accumulator)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def TileEmulateFloat8Arithmetic : Pass<"tile-emulate-float8-arithmetic"> {
+  let summary = "Compute arithmetic on fp8 values in f32";
+  let description = [{
+    No backend has fp8 arithmetic: an arith or math op on f8E4M3FN or f8E5M2
+    operands (`a + b` of two fp8 tiles, a comparison, an `exp`) becomes the
+    op on f32, between `arith.extf` of its operands and `arith.truncf` of
+    its fp8 results. Rounding the f32 result to fp8 gives the fp8 op's
+    result: f32 has more than twice the precision plus two bits (so the
+    double rounding is innocuous for +, -, *, / and sqrt). Ops that only move
+    values (`arith.select`, constants, bitcasts, the conversions themselves)
+    and `tile.dot` stay as they are.
+
+    ```mlir
+    %s = arith.addf %x, %y : tensor<128xf8E5M2>
+    // becomes
+    %x32 = arith.extf %x : tensor<128xf8E5M2> to tensor<128xf32>
+    %y32 = arith.extf %y : tensor<128xf8E5M2> to tensor<128xf32>
+    %s32 = arith.addf %x32, %y32 : tensor<128xf32>
+    %s = arith.truncf %s32 : tensor<128xf32> to tensor<128xf8E5M2>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def TileExpandFloat8Conversions : Pass<"tile-expand-float8-conversions"> {
+  let summary = "Convert to and from fp8 with integer arithmetic";
+  let description = [{
+    For targets without fp8 conversion instructions (the CPU, NVIDIA before
+    sm_89, AMD, Vulkan): `arith.extf` from and `arith.truncf` to f8E4M3FN
+    and f8E5M2 become integer arithmetic on the bits, through f32, with the
+    semantics of NVIDIA's `cvt.rn.satfinite`: round to nearest even, a
+    finite value or infinity beyond the largest finite fp8 value becomes
+    that value (with its sign), NaN stays NaN (0x7f, with the input's sign).
+    Every fp8 value is exact in f16, bf16, f32 and f64; f64 and narrower
+    sources go through f32 (f64 rounds twice).
+
+    Subnormal fp8 values are converted with `arith.uitofp` and a power of
+    two rather than through f32 subnormals, which GPUs may flush to zero.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSERA_IR_TRANSFORMS_PASSES_TD

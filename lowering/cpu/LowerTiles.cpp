@@ -41,11 +41,19 @@ class FlatVectorTypeConverter : public TypeConverter {
 public:
   explicit FlatVectorTypeConverter(MLIRContext *ctx) {
     addConversion([](Type type) { return type; });
+    // fp8 values are only moved here (tile-expand-float8-conversions has
+    // turned their conversions into integer arithmetic on the bits): bytes,
+    // which LLVM can load, store, select and shuffle.
+    addConversion([ctx](FloatType type) -> Type {
+      return tile::isFloat8(type) ? Type(IntegerType::get(ctx, 8)) : Type(type);
+    });
     addConversion([ctx](tile::PointerType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
     addConversion([ctx](RankedTensorType type) -> Type {
       Type element = type.getElementType();
       if (isa<tile::PointerType>(element))
         element = IntegerType::get(ctx, 64);
+      if (tile::isFloat8(element))
+        element = IntegerType::get(ctx, 8);
       return VectorType::get({std::max<int64_t>(1, product(type.getShape()))}, element);
     });
     addConversion([ctx](tile::TensorDescType type) -> Type {
@@ -62,9 +70,9 @@ public:
   }
 };
 
-/// How an element of `type` sits in memory: i1 takes a byte.
+/// How an element of `type` sits in memory: i1 takes a byte, fp8 is one.
 Type memoryType(Type type) {
-  if (type.isInteger(1))
+  if (type.isInteger(1) || tile::isFloat8(type))
     return IntegerType::get(type.getContext(), 8);
   return type;
 }
@@ -146,10 +154,18 @@ struct ElementwiseOnVectors : ConversionPattern {
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
       return failure();
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto scalar = dyn_cast<FloatAttr>(constant.getValue())) {
+        // An fp8 scalar, whose type became a byte.
+        rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+            op, IntegerAttr::get(types[0], scalar.getValue().bitcastToAPInt()));
+        return success();
+      }
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (!dense)
         return failure();
       auto type = cast<VectorType>(types[0]);
+      if (dense.getElementType() != type.getElementType())
+        dense = dense.bitcast(type.getElementType());
       rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, dense.reshape(type));
       return success();
     }
@@ -1252,15 +1268,6 @@ struct AssertLowering : TilePattern<tile::AssertOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
-bool hasUnsupportedType(Type type) {
-  Type element = getElementTypeOrSelf(type);
-  if (auto ptr = dyn_cast<tile::PointerType>(element))
-    element = ptr.getPointeeType();
-  if (auto desc = dyn_cast<tile::TensorDescType>(element))
-    element = desc.getBlockType().getElementType();
-  return tile::isFloat8(element);
-}
-
 /// Reports the ops the CPU backend cannot lower, before converting anything.
 LogicalResult checkSupported(ModuleOp module) {
   bool ok = true;
@@ -1285,13 +1292,6 @@ LogicalResult checkSupported(ModuleOp module) {
       ok = false;
       return;
     }
-    for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
-      if (hasUnsupportedType(t)) {
-        op->emitError() << "'" << op->getName() << "' on " << t
-                        << ": fp8 types are not supported by the CPU backend";
-        ok = false;
-        return;
-      }
   });
   return success(ok);
 }

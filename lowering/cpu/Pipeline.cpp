@@ -21,6 +21,11 @@ namespace tessera::cpu {
 
 void buildTileToLLVMCpuPipeline(OpPassManager &pm, const CpuTarget &target) {
   pm.addPass(tile::createTileLibdeviceToMath());
+  tile::TileWidenFloat8DotsOptions widen;
+  widen.operandType = "f32";
+  pm.addPass(tile::createTileWidenFloat8Dots(widen));
+  pm.addPass(tile::createTileEmulateFloat8Arithmetic());
+  pm.addPass(tile::createTileExpandFloat8Conversions());
   pm.addPass(createTileCpuPrepareKernels());
   TileCpuLowerTilesOptions lowerOptions;
   lowerOptions.vectorBits = target.vectorBits ? target.vectorBits : 128;

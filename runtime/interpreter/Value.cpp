@@ -6,6 +6,8 @@
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace tessera::interp {
@@ -56,16 +58,23 @@ Element makeInt(uint64_t value, unsigned width) {
 Element makeBool(bool value) { return makeInt(value, 1); }
 
 // Rounds through APFloat so that the narrow formats (f16, bf16, f8) get their
-// own rounding, overflow and NaN rules.
+// own rounding and NaN rules. fp8 saturates: a value (or infinity) beyond the
+// largest finite one becomes it, as NVIDIA's cvt.rn.satfinite and every
+// backend's conversion do (tile-expand-float8-conversions).
 double roundToType(double value, Type type) {
   if (type.isF64())
     return value;
   if (type.isF32())
     return static_cast<double>(static_cast<float>(value));
+  const llvm::fltSemantics &semantics = cast<FloatType>(type).getFloatSemantics();
+  if (tessera::tile::isFloat8(type)) {
+    double largest = llvm::APFloat::getLargest(semantics).convertToDouble();
+    if (std::fabs(value) > largest)
+      return std::copysign(largest, value);
+  }
   llvm::APFloat number(value);
   bool losesInfo = false;
-  number.convert(cast<FloatType>(type).getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven,
-                 &losesInfo);
+  number.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
   number.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
   return number.convertToDouble();
 }

@@ -182,6 +182,59 @@ def test_torch_tensors(backend, dtype_name):
     torch.testing.assert_close(out.double(), ref, rtol=tol, atol=tol * 4)
 
 
+@tessera.jit
+def float8_round_trip(x_ptr, q_ptr, sum_ptr, back_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    q = tl.load(x_ptr + offs, mask=mask).to(q_ptr.dtype.element_ty)
+    tl.store(q_ptr + offs, q, mask=mask)
+    tl.store(sum_ptr + offs, q + q, mask=mask)
+    tl.store(back_ptr + offs, q.to(tl.float32), mask=mask)
+
+
+@tessera.jit
+def float8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("dtype_name,largest", [("float8_e4m3fn", 448.0), ("float8_e5m2", 57344.0)])
+def test_torch_float8_tensors(backend, dtype_name, largest):
+    """fp8 tensors in and out: conversions round to nearest even and
+    saturate (PyTorch's own cast makes NaN of e4m3's overflow, so the
+    reference clamps first), arithmetic rounds once, dots are exact here."""
+    torch = pytest.importorskip("torch")
+    dtype = getattr(torch, dtype_name)
+    gen = torch.Generator().manual_seed(5)
+    n = 3001
+    x = torch.randn(n, generator=gen) * torch.exp2(torch.randint(-22, 20, (n,), generator=gen).float())
+    x[:3] = torch.tensor([float("inf"), float("-inf"), 2.0 * largest])
+    q, doubled, back = torch.empty(n, dtype=dtype), torch.empty(n, dtype=dtype), torch.empty(n)
+    float8_round_trip[(tessera.cdiv(n, 256),)](x, q, doubled, back, n, BLOCK=256)
+    expected = x.clamp(-largest, largest).to(dtype)
+    assert torch.equal(q.view(torch.uint8), expected.view(torch.uint8))
+    assert torch.equal(back, expected.float())
+    expected_sum = (2 * expected.float()).clamp(-largest, largest).to(dtype)
+    assert torch.equal(doubled.view(torch.uint8), expected_sum.view(torch.uint8))
+
+    M, N, K = 45, 70, 100
+    a = torch.randint(-8, 9, (M, K), generator=gen).float().to(dtype)
+    b = torch.randint(-8, 9, (K, N), generator=gen).float().to(dtype)
+    c = torch.empty(M, N)
+    float8_matmul[(tessera.cdiv(M, 32), tessera.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32, BK=32)
+    assert torch.equal(c, a.float() @ b.float())
+
+
 def test_torch_strided_view(backend):
     torch = pytest.importorskip("torch")
 

@@ -6,6 +6,8 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 
@@ -33,6 +35,17 @@ std::string narrowFloatProblem(Type type, const GpuTarget &target) {
   if (target.chip == "gfx942")
     return "gfx942 has instructions for the FNUZ 8-bit floats (f8E4M3FNUZ, f8E5M2FNUZ) only";
   return "floats narrower than 16 bits need gfx942 (FNUZ 8-bit floats)";
+}
+
+/// Whether `op` computes with its float operands: narrow floats that are
+/// only loaded, stored, selected and shuffled are bytes to the chip (the
+/// tile passes compute OCP fp8 in f32 and convert it with integer
+/// arithmetic before distribution).
+bool computesWithFloats(Operation *op) {
+  if (isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp>(op))
+    return false;
+  return isa<arith::ArithDialect, math::MathDialect, amdgpu::AMDGPUDialect, ROCDL::ROCDLDialect>(
+      op->getDialect());
 }
 
 Type elementTypeOf(Type type) {
@@ -115,6 +128,8 @@ private:
                                  << " lanes, but a wave of " << spec << " has "
                                  << target.warpSize;
     }
+    if (!computesWithFloats(op))
+      return success();
     for (Type type : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
       Type element = elementTypeOf(type);
       if (!isNarrowFloat(element))

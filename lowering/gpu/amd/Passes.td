@@ -14,8 +14,9 @@ def AmdCheckTarget : Pass<"tessera-amd-check-target", "::mlir::gpu::GPUModuleOp"
     - matrix instructions the chip lacks: `amdgpu.mfma` (and `rocdl.mfma.*`)
       need CDNA (gfx90a, gfx942), `amdgpu.wmma` (and `rocdl.wmma.*`) need
       RDNA3 (gfx1100);
-    - 8-bit floats: only gfx942 has the FNUZ variants, no chip here has the OCP
-      ones (`f8E4M3FN`, `f8E5M2`);
+    - arithmetic (arith, math, amdgpu ops) on 8-bit floats: only gfx942 has
+      the FNUZ variants, no chip here has the OCP ones (`f8E4M3FN`,
+      `f8E5M2`); loading, storing and selecting them is moving bytes;
     - `gpu.shuffle` over more lanes than a wave of the chip has;
     - the kernel interface: `known_block_size` must be `num_warps` times the
       wave size of the chip (the distribution was done for that wave size), at

@@ -19,6 +19,13 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   // with the math ops that have their own lowerings.
   if (target.vendor != GpuVendor::Nvidia)
     pm.addPass(tile::createTileLibdeviceToMath());
+  // fp8 values are stored and multiplied in fp8 where the target can; they
+  // are never computed with, and converted in hardware from Ada on.
+  if (!target.hasFp8())
+    pm.addPass(tile::createTileWidenFloat8Dots());
+  pm.addPass(tile::createTileEmulateFloat8Arithmetic());
+  if (!target.hasFp8())
+    pm.addPass(tile::createTileExpandFloat8Conversions());
   pm.addPass(createCanonicalizerPass());
   // After canonicalization, which hoists a K loop's zero accumulator out of
   // the tile loop: the flattened loop restarts from it. A producer

@@ -184,8 +184,9 @@ struct ConvertGpuKernelPass
     // The kernel ABI passes every type as it is: emulating narrow types with
     // wider ones would change the buffers' layout behind the runtime's back.
     // tessera-spirv-prepare-kernel has refused the types the target lacks.
+    // fp8 becomes i8, of the same layout; only moves of it are left.
     options.emulateLT32BitScalarTypes = false;
-    options.emulateUnsupportedFloatTypes = false;
+    options.emulateUnsupportedFloatTypes = true;
     options.use64bitIndex = false;
     SPIRVTypeConverter typeConverter(targetEnv, options);
     // gpu.subgroup_mma_* (the cooperative-matrix dot) to the KHR extension;

@@ -10,8 +10,10 @@ def TesseraSpirvPrepareKernel : Pass<"tessera-spirv-prepare-kernel", "::mlir::Mo
     `gpu.func` with `known_block_size`) and checks everything the SPIR-V
     lowering cannot express on the given Vulkan target, reporting each as an
     error on the offending op that names the target: element types without a
-    SPIR-V lowering (f8, bf16) or without the device feature (f64, f16, i64,
-    i16, i8, 8/16-bit buffer or push-constant storage), vectors of other than
+    SPIR-V lowering (bf16) or without the device feature (f64, f16, i64,
+    i16, i8, 8/16-bit buffer or push-constant storage; 8-bit floats are
+    stored as i8 and need what i8 needs), arithmetic on 8-bit floats,
+    vectors of other than
     2 to 4 elements, `gpu.shuffle` whose width is not the subgroup size,
     atomics the target lacks, dynamic shared memory, workgroup memory above
     the target's limit, kernel arguments that are neither `memref<?xT>` nor

@@ -6,7 +6,9 @@
 #include "lowering/gpu/spirv/Passes.h"
 #include "lowering/gpu/spirv/VulkanFeatures.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
@@ -31,6 +33,18 @@ namespace {
 bool isConvertibleDialect(StringRef dialect) {
   return llvm::is_contained({"gpu", "arith", "math", "scf", "cf", "memref", "index", "ub"},
                             dialect);
+}
+
+/// Whether `op` computes with 8-bit floats, rather than moving them.
+bool computesWithFloat8(Operation *op) {
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+      isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp>(op))
+    return false;
+  return llvm::any_of(llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()),
+                      [](Type type) {
+                        auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+                        return element && element.getWidth() == 8;
+                      });
 }
 
 /// Where a value of some type lives, which decides the features it needs.
@@ -93,9 +107,11 @@ std::string KernelChecker::whyUnsupported(Type type, Storage storage) const {
   std::string name;
   llvm::raw_string_ostream(name) << type;
   if (auto floatType = dyn_cast<FloatType>(type)) {
-    unsigned width = floatType.getWidth();
-    if (width == 8)
-      return name + " (8-bit float) has no SPIR-V lowering for Vulkan";
+    // 8-bit floats are bytes to SPIR-V (its type converter emulates them as
+    // i8): they may be moved and stored, as i8 may (checkOp refuses
+    // arithmetic on them).
+    if (floatType.getWidth() == 8)
+      return whyUnsupported(IntegerType::get(type.getContext(), 8), storage);
     if (type.isBF16())
       return "bf16 has no SPIR-V lowering for Vulkan (no SPV_KHR_bfloat16 support)";
     if (!type.isF16() && !type.isF32() && !type.isF64())
@@ -277,6 +293,11 @@ LogicalResult KernelChecker::checkOp(Operation *op) {
   for (Type type : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
     if (failed(checkType(op, type, Storage::Register)))
       return failure();
+  if (computesWithFloat8(op)) {
+    fail(op) << "8-bit floats have no SPIR-V arithmetic (tile-emulate-float8-arithmetic and "
+                "tile-expand-float8-conversions compute them in f32 before distribution)";
+    return failure();
+  }
   if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))
     result = checkShuffle(shuffle);
   else if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op))

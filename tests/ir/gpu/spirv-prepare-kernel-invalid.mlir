@@ -28,7 +28,7 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   gpu.module @k {
     gpu.func @k(%v: f32) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
-      // expected-error @+1 {{'arith.truncf' op (target vulkan:1.3:subgroup=8:shared=32768): f8E4M3FN (8-bit float) has no SPIR-V lowering for Vulkan}}
+      // expected-error @+1 {{'arith.truncf' op (target vulkan:1.3:subgroup=8:shared=32768): 8-bit floats have no SPIR-V arithmetic}}
       %q = arith.truncf %v : f32 to f8E4M3FN
       gpu.return
     }

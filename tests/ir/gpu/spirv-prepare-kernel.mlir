@@ -22,3 +22,22 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// fp8 buffers are bytes to SPIR-V: moving them needs what i8 needs.
+// CHECK-LABEL: gpu.func @copy_f8
+// V12-LABEL: gpu.func @copy_f8
+module attributes {gpu.container_module} {
+  gpu.module @copy_f8 {
+    gpu.func @copy_f8(%x: memref<?xf8E4M3FN>, %y: memref<?xf8E5M2>) kernel
+        attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %x[%c0] : memref<?xf8E4M3FN>
+      %b = arith.bitcast %v : f8E4M3FN to i8
+      %w = arith.bitcast %b : i8 to f8E5M2
+      memref.store %w, %y[%c0] : memref<?xf8E5M2>
+      gpu.return
+    }
+  }
+}

@@ -502,6 +502,43 @@ tile.func @dot_f8(%a: !tile.ptr<DT>, %b: !tile.ptr<DT>, %c: !tile.ptr<f32>) {
 }
 )mlir";
 
+// x and y rounded to the fp8 type DT (saturating), then x8 * y8 + x8
+// computed in DT: fp8 conversions and arithmetic, on a ragged tail.
+constexpr llvm::StringLiteral kFloat8Arithmetic = R"mlir(
+tile.func @float8_ops(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %rounded: !tile.ptr<DT>,
+                      %result: !tile.ptr<DT>, %wide: !tile.ptr<f32>, %n: i32) {
+  %pid = tile.program_id x
+  %c128 = arith.constant 128 : i32
+  %start = arith.muli %pid, %c128 : i32
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  %sb = tile.splat %start : i32 -> tensor<128xi32>
+  %offs = arith.addi %sb, %r : tensor<128xi32>
+  %nb = tile.splat %n : i32 -> tensor<128xi32>
+  %mask = arith.cmpi slt, %offs, %nb : tensor<128xi32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xb, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %xv = tile.load %xp, %mask : tensor<128x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %yp = tile.addptr %yb, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %yv = tile.load %yp, %mask : tensor<128x!tile.ptr<f32>>
+  %x8 = arith.truncf %xv : tensor<128xf32> to tensor<128xDT>
+  %y8 = arith.truncf %yv : tensor<128xf32> to tensor<128xDT>
+  %product = arith.mulf %x8, %y8 : tensor<128xDT>
+  %sum = arith.addf %product, %x8 : tensor<128xDT>
+  %rb = tile.splat %rounded : !tile.ptr<DT> -> tensor<128x!tile.ptr<DT>>
+  %rp = tile.addptr %rb, %offs : tensor<128x!tile.ptr<DT>>, tensor<128xi32>
+  tile.store %rp, %x8, %mask : tensor<128x!tile.ptr<DT>>
+  %sp = tile.splat %result : !tile.ptr<DT> -> tensor<128x!tile.ptr<DT>>
+  %spp = tile.addptr %sp, %offs : tensor<128x!tile.ptr<DT>>, tensor<128xi32>
+  tile.store %spp, %sum, %mask : tensor<128x!tile.ptr<DT>>
+  %w = arith.extf %sum : tensor<128xDT> to tensor<128xf32>
+  %wb = tile.splat %wide : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %wp = tile.addptr %wb, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %wp, %w, %mask : tensor<128x!tile.ptr<f32>>
+  tile.return
+}
+)mlir";
+
 // Each program counts 64 values into `bins` with atomic adds.
 constexpr llvm::StringLiteral kHistogram = R"mlir(
 tile.func @histogram(%values: !tile.ptr<i32>, %bins: !tile.ptr<i32>, %n: i32) {

@@ -106,6 +106,37 @@ TEST_F(KernelsOnCpuTest, DotI8AccumulatesInI32) {
                           0, 0);
 }
 
+// fp8 arithmetic runs in f32 and fp8 conversions as integer arithmetic on
+// the CPU; the bytes must be the interpreter's.
+TEST_F(KernelsOnCpuTest, Float8ArithmeticMatchesTheInterpreter) {
+  for (llvm::StringRef type : {"f8E4M3FN", "f8E5M2"}) {
+    SCOPED_TRACE(type.str());
+    auto module = parse(withReplaced(kFloat8Arithmetic, "DT", type));
+    const int n = 1000;
+    std::vector<float> x = wideRangeFloats(n), y = wideRangeFloats(n), wide(n, -7.0f);
+    x[0] = INFINITY;
+    x[1] = -INFINITY;
+    std::vector<uint8_t> rounded(n), result(n);
+    expectSameAsInterpreter(*module, "float8_ops",
+                            {bufferOf(x), bufferOf(y), bufferOf(rounded), bufferOf(result),
+                             bufferOf(wide), KernelArgument::integer(n)},
+                            {(n + 127) / 128, 1, 1}, 0, 0);
+  }
+}
+
+// fp8 dots widen their operands to f32 on the CPU.
+TEST_F(KernelsOnCpuTest, DotF8MatchesTheInterpreter) {
+  for (llvm::StringRef type : {"f8E4M3FN", "f8E5M2"}) {
+    SCOPED_TRACE(type.str());
+    auto module = parse(withReplaced(kDotF8, "DT", type));
+    std::vector<uint8_t> a = interp::testing::toFloat8(randomInts(64 * 64, -8, 8), type);
+    std::vector<uint8_t> b = interp::testing::toFloat8(randomInts(64 * 64, -8, 8), type);
+    std::vector<float> c(64 * 64, -7.0f);
+    expectSameAsInterpreter(*module, "dot_f8", {bufferOf(a), bufferOf(b), bufferOf(c)},
+                            {1, 1, 1}, 0, 0);
+  }
+}
+
 TEST_F(KernelsOnCpuTest, HistogramWithAtomicAdd) {
   auto module = parse(kHistogram);
   const int n = 1000, numBins = 17;

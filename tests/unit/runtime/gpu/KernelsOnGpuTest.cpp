@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <tuple>
 
 namespace tessera::gpu_testing {
@@ -133,11 +134,10 @@ TEST_P(KernelsOnGpu, DotI8AccumulatesInI32) {
 }
 
 // fp8 dots run on NVIDIA's fp8 matrix instructions (wgmma, mma.sync from
-// sm_89). Small integers are exact in both fp8 types and their products and
-// sums in f32, so the device must match the interpreter exactly.
+// sm_89), elsewhere on f16 ones. Small integers are exact in both fp8 types
+// and their products and sums in f32, so the device must match the
+// interpreter exactly.
 TEST_P(KernelsOnGpu, DotF8MatchesTheInterpreter) {
-  if (!target().hasFp8())
-    GTEST_SKIP() << "fp8 dots need an NVIDIA GPU of compute capability 8.9 or later";
   for (llvm::StringRef type : {"f8E4M3FN", "f8E5M2"}) {
     SCOPED_TRACE(type.str());
     auto module = parse(withReplaced(kDotF8, "DT", type));
@@ -146,6 +146,24 @@ TEST_P(KernelsOnGpu, DotF8MatchesTheInterpreter) {
     std::vector<float> c(64 * 64, -7.0f);
     expectSameAsInterpreter(*module, "dot_f8", {bufferOf(a), bufferOf(b), bufferOf(c)},
                             {1, 1, 1}, 0, 0);
+  }
+}
+
+// fp8 conversions (hardware from sm_89, integer arithmetic elsewhere) and
+// fp8 arithmetic (in f32) give the interpreter's bytes.
+TEST_P(KernelsOnGpu, Float8ArithmeticMatchesTheInterpreter) {
+  for (llvm::StringRef type : {"f8E4M3FN", "f8E5M2"}) {
+    SCOPED_TRACE(type.str());
+    auto module = parse(withReplaced(kFloat8Arithmetic, "DT", type));
+    const int n = 1000;
+    std::vector<float> x = wideRangeFloats(n), y = wideRangeFloats(n), wide(n, -7.0f);
+    x[0] = INFINITY;
+    x[1] = -INFINITY;
+    std::vector<uint8_t> rounded(n), result(n);
+    expectSameAsInterpreter(*module, "float8_ops",
+                            {bufferOf(x), bufferOf(y), bufferOf(rounded), bufferOf(result),
+                             bufferOf(wide), KernelArgument::integer(n)},
+                            {ceilDiv(n, 128), 1, 1}, 0, 0);
   }
 }
 

@@ -211,5 +211,55 @@ TEST_F(ElementwiseKernelsTest, HalfPrecisionRoundsEveryOp) {
   }
 }
 
+// fp8 conversions round to nearest even and saturate (NVIDIA's
+// cvt.rn.satfinite, which every backend follows): the bytes by hand.
+TEST_F(ElementwiseKernelsTest, Float8ConversionsRoundToNearestEvenAndSaturate) {
+  const float inf = INFINITY;
+  struct Case {
+    float value;
+    uint8_t e4m3, e5m2;
+  };
+  const Case cases[] = {
+      {1.0f, 0x38, 0x3c},
+      {-0.0f, 0x80, 0x80},
+      {1.0625f, 0x38, 0x3c},         // e4m3: a tie, to the even 1.0
+      {1.1875f, 0x3a, 0x3d},         // e4m3: a tie, to the even 1.25
+      {1.375f, 0x3b, 0x3e},          // e5m2: a tie, to the even 1.5
+      {448.0f, 0x7e, 0x5f},          // e4m3's largest finite value
+      {464.0f, 0x7e, 0x5f},          // a tie between 448 and 480 (NaN in e4m3)
+      {1000.0f, 0x7e, 0x64},         // saturates in e4m3
+      {57344.0f, 0x7e, 0x7b},        // e5m2's largest finite value
+      {61440.0f, 0x7e, 0x7b},        // e5m2: a tie with infinity, saturates
+      {inf, 0x7e, 0x7b},             // infinity saturates too
+      {-inf, 0xfe, 0xfb},
+      {0x1p-6f, 0x08, 0x24},         // e4m3's smallest normal value
+      {0x1p-9f, 0x01, 0x18},         // e4m3's smallest subnormal value
+      {0x1p-10f, 0x00, 0x14},        // e4m3: half of it, a tie, to 0
+      {0x3p-10f, 0x02, 0x1a},        // e4m3: 1.5 units, to 2
+      {0x1p-16f, 0x00, 0x01},        // e5m2's smallest subnormal value
+      {0x1p-17f, 0x00, 0x00},        // e5m2: a tie, to 0
+      {0x3p-17f, 0x00, 0x02},        // e5m2: 1.5 units, to 2
+  };
+  const int n = std::size(cases);
+  for (llvm::StringRef type : {"f8E4M3FN", "f8E5M2"}) {
+    SCOPED_TRACE(type.str());
+    std::vector<float> x, zeros(n, 0.0f), wide(n);
+    for (const Case &c : cases)
+      x.push_back(c.value);
+    std::vector<uint8_t> rounded(n), result(n);
+    ASSERT_EQ(run(withReplaced(kFloat8Arithmetic, "DT", type), "float8_ops",
+                  {bufferOf(x), bufferOf(zeros), bufferOf(rounded), bufferOf(result),
+                   bufferOf(wide), KernelArgument::integer(n)},
+                  {1, 1, 1}),
+              "");
+    for (int i = 0; i < n; ++i) {
+      uint8_t expected = type == "f8E5M2" ? cases[i].e5m2 : cases[i].e4m3;
+      EXPECT_EQ(rounded[i], expected) << "value " << cases[i].value;
+      // x8 * 0 + x8 is x8 (-0 * 0 + -0 is -0).
+      EXPECT_EQ(result[i], expected) << "value " << cases[i].value;
+    }
+  }
+}
+
 } // namespace
 } // namespace tessera::interp::testing

@@ -56,6 +56,15 @@ std::vector<float> InterpreterTest::randomFloats(size_t count, float low, float 
   return values;
 }
 
+std::vector<float> InterpreterTest::wideRangeFloats(size_t count) {
+  std::uniform_real_distribution<float> mantissa(1, 2);
+  std::uniform_int_distribution<int> exponent(-24, 19), sign(0, 1);
+  std::vector<float> values(count);
+  for (float &value : values)
+    value = std::ldexp(sign(rng) ? -mantissa(rng) : mantissa(rng), exponent(rng));
+  return values;
+}
+
 std::vector<int32_t> InterpreterTest::randomInts(size_t count, int32_t low, int32_t high) {
   std::uniform_int_distribution<int32_t> dist(low, high);
   std::vector<int32_t> values(count);
@@ -104,7 +113,8 @@ void expectClose(llvm::ArrayRef<double> actual, llvm::ArrayRef<double> expected,
   size_t mismatches = 0;
   for (size_t i = 0; i < actual.size(); ++i) {
     double bound = atol + rtol * (scale.empty() ? std::fabs(expected[i]) : scale[i]);
-    if (std::fabs(actual[i] - expected[i]) <= bound)
+    // Equal infinities differ by NaN.
+    if (actual[i] == expected[i] || std::fabs(actual[i] - expected[i]) <= bound)
       continue;
     ++mismatches;
     if (reported++ < 5)

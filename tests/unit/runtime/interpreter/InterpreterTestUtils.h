@@ -32,6 +32,9 @@ protected:
 
   std::vector<float> randomFloats(size_t count, float low = -1, float high = 1);
   std::vector<int32_t> randomInts(size_t count, int32_t low, int32_t high);
+  /// Values of either sign whose magnitudes span 2^-24 to 2^20: the fp8
+  /// subnormals of both formats, their normal ranges and beyond them.
+  std::vector<float> wideRangeFloats(size_t count);
 
   uint32_t seed;
   std::mt19937 rng;

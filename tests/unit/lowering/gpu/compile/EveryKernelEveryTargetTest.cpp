@@ -44,14 +44,6 @@ const ExpectedFailure kExpectedFailures[] = {
     {"tile_extern_other_library", "", "'tile.extern_elementwise' op calls 'my_erff' of library 'mylib'"},
     // Pointers are offsets into one kernel argument on GPUs.
     {"tile_pointer_round_trip", "", "'tile.ptr_to_int' op turning pointers into integers"},
-    // fp8 dots run on NVIDIA's fp8 matrix instructions (sm_89 and later):
-    // nothing else has fp8 arithmetic.
-    {"tile_dot_e4m3", "cuda:sm_80", "a dot of f8E4M3FN operands without matrix instructions"},
-    {"tile_dot_e4m3", "hip", "a dot of f8E4M3FN operands without matrix instructions"},
-    {"tile_dot_e4m3", "vulkan", "a dot of f8E4M3FN operands without matrix instructions"},
-    {"tile_dot_e5m2", "cuda:sm_80", "a dot of f8E5M2 operands without matrix instructions"},
-    {"tile_dot_e5m2", "hip", "a dot of f8E5M2 operands without matrix instructions"},
-    {"tile_dot_e5m2", "vulkan", "a dot of f8E5M2 operands without matrix instructions"},
 };
 
 const ExpectedFailure *expectedFailure(llvm::StringRef kernel, const GpuTarget &target) {

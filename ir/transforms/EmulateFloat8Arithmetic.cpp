@@ -1,0 +1,40 @@
+// tile-emulate-float8-arithmetic: arith and math ops on fp8 computed in f32
+// (ir/transforms/Passes.td).
+#include "ir/transforms/Passes.h"
+
+#include "ir/TileDialect.h"
+
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace tessera::tile {
+#define GEN_PASS_DEF_TILEEMULATEFLOAT8ARITHMETIC
+#include "ir/transforms/Passes.h.inc"
+} // namespace tessera::tile
+
+using namespace mlir;
+
+namespace {
+
+struct EmulateFloat8Arithmetic
+    : tessera::tile::impl::TileEmulateFloat8ArithmeticBase<EmulateFloat8Arithmetic> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    Type float8Types[] = {Float8E4M3FNType::get(context), Float8E5M2Type::get(context)};
+    TypeConverter converter;
+    arith::populateEmulateUnsupportedFloatsConversions(converter, float8Types,
+                                                       Float32Type::get(context));
+    RewritePatternSet patterns(context);
+    arith::populateEmulateUnsupportedFloatsPatterns(patterns, converter);
+    ConversionTarget target(*context);
+    arith::populateEmulateUnsupportedFloatsLegality(target, converter);
+    // Upstream's legality covers arith alone; math ops compute as well.
+    target.addDynamicallyLegalDialect<math::MathDialect>(
+        [&](Operation *op) -> std::optional<bool> { return converter.isLegal(op); });
+    target.addLegalOp<arith::SelectOp>();
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

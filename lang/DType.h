@@ -11,9 +11,12 @@
 
 namespace tessera::lang {
 
-/// Tags for the element types C++ has no arithmetic type for.
+/// Tags for the element types C++ has no arithmetic type for. f8e4m3 and
+/// f8e5m2 are Triton's float8e4nv and float8e5 (docs/float8.md).
 struct f16 {};
 struct bf16 {};
+struct f8e4m3 {};
+struct f8e5m2 {};
 
 template <class T> class Ptr;
 
@@ -56,6 +59,12 @@ template <> struct DType<f16> : detail::DTypeBase<Kind::Float, 16> {
 template <> struct DType<bf16> : detail::DTypeBase<Kind::Float, 16> {
   static mlir::Type get(mlir::MLIRContext *c) { return mlir::BFloat16Type::get(c); }
 };
+template <> struct DType<f8e4m3> : detail::DTypeBase<Kind::Float, 8> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::Float8E4M3FNType::get(c); }
+};
+template <> struct DType<f8e5m2> : detail::DTypeBase<Kind::Float, 8> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::Float8E5M2Type::get(c); }
+};
 template <> struct DType<float> : detail::DTypeBase<Kind::Float, 32> {
   static mlir::Type get(mlir::MLIRContext *c) { return mlir::Float32Type::get(c); }
 };
@@ -72,6 +81,13 @@ template <class T>
 concept FloatElement = Element<T> && DType<T>::kind == Kind::Float;
 template <class T>
 concept PointerElement = Element<T> && DType<T>::kind == Kind::Pointer;
+template <class T>
+concept Float8Element = std::is_same_v<T, f8e4m3> || std::is_same_v<T, f8e5m2>;
+/// Operand types a dot multiplies: one type, or two fp8 types (an e4m3 A
+/// times an e5m2 B, as FP8 training's gradient GEMMs).
+template <class A, class B>
+concept DotOperands = Element<A> && Element<B> &&
+                      (std::is_same_v<A, B> || (Float8Element<A> && Float8Element<B>));
 
 namespace detail {
 

@@ -227,19 +227,32 @@ Tile<T> cat(const Tile<T> &a, const Tile<T> &b, int axis = 0, SrcLoc loc = SrcLo
 // dot
 //===----------------------------------------------------------------------===//
 
-/// a [M, K] times b [K, N], accumulated in zeros of DotAccumulator<T>.
-template <Element T>
-Tile<DotAccumulator<T>> dot(const Tile<T> &a, const Tile<T> &b, SrcLoc loc = SrcLoc::current()) {
-  return Tile<DotAccumulator<T>>(
+/// a [M, K] times b [K, N], accumulated in zeros of DotAccumulator<A>.
+template <Element A, Element B>
+  requires DotOperands<A, B>
+Tile<DotAccumulator<A>> dot(const Tile<A> &a, const Tile<B> &b, SrcLoc loc = SrcLoc::current()) {
+  return Tile<DotAccumulator<A>>(
       detail::builder(loc).dot(a.value(), b.value(), {}, InputPrecision::TF32, detail::here(loc)));
 }
 
 /// a * b + acc. `precision` picks how f32 operands are multiplied.
-template <Element T, Element Acc>
-Tile<Acc> dot(const Tile<T> &a, const Tile<T> &b, const Tile<Acc> &acc,
+template <Element A, Element B, Element Acc>
+  requires DotOperands<A, B>
+Tile<Acc> dot(const Tile<A> &a, const Tile<B> &b, const Tile<Acc> &acc,
               InputPrecision precision = InputPrecision::TF32, SrcLoc loc = SrcLoc::current()) {
   return Tile<Acc>(
       detail::builder(loc).dot(a.value(), b.value(), acc.value(), precision, detail::here(loc)));
+}
+
+/// a * b + acc of fp8 operands, of which the backend may add
+/// `maxNumImpreciseAcc` products at reduced precision before promoting
+/// them into f32 (Triton's max_num_imprecise_acc; 0: no bound; at most K).
+template <Float8Element A, Float8Element B, Element Acc>
+Tile<Acc> dot(const Tile<A> &a, const Tile<B> &b, const Tile<Acc> &acc,
+              unsigned maxNumImpreciseAcc, SrcLoc loc = SrcLoc::current()) {
+  return Tile<Acc>(detail::builder(loc).dot(a.value(), b.value(), acc.value(),
+                                            InputPrecision::TF32, detail::here(loc),
+                                            maxNumImpreciseAcc));
 }
 
 //===----------------------------------------------------------------------===//

@@ -22,6 +22,11 @@ static_assert(std::is_same_v<BinaryResult<Int, Int64>, Int64>);
 static_assert(std::is_same_v<BinaryResult<Ptr<float>, Tile<int32_t>>, Tile<Ptr<float>>>);
 static_assert(std::is_same_v<BinaryResult<int, Tile<int8_t>>, Tile<int8_t>>);
 static_assert(std::is_same_v<CompareResult<Tile<float>, float>, Tile<bool>>);
+// Two fp8 types meet in float, as f16 and bf16 do; fp8 dots accumulate in it.
+static_assert(std::is_same_v<BinaryResult<Tile<f8e4m3>, Tile<f8e5m2>>, Tile<float>>);
+static_assert(std::is_same_v<BinaryResult<Tile<f8e5m2>, double>, Tile<f8e5m2>>);
+static_assert(DotOperands<f8e4m3, f8e5m2> && !DotOperands<f16, bf16>);
+static_assert(std::is_same_v<DotAccumulator<f8e4m3>, float>);
 
 TEST(EdslTest, ConstParametersAreNotKernelArguments) {
   TracedKernel traced = trace("copy", [](Ptr<float> in, Ptr<float> out, Int n, Const<128> BLOCK) {
@@ -125,6 +130,30 @@ TEST(EdslTest, ReductionsShapesAndMath) {
   EXPECT_EQ(countOps(*traced.module, "tile.trans"), 1);
   EXPECT_EQ(countOps(*traced.module, "math.fma"), 1);
   EXPECT_EQ(countOps(*traced.module, "tile.precise_divf"), 1);
+}
+
+// fp8 element types: quantizing casts, arithmetic in the fp8 type, and a dot
+// of an e4m3 A with an e5m2 B bounding its imprecise sums.
+TEST(EdslTest, Float8TilesAndDots) {
+  TracedKernel traced = trace("fp8", [](Ptr<float> x, Ptr<f8e4m3> q, Ptr<f8e5m2> w,
+                                        Ptr<float> out) {
+    Tile<int32_t> r = arange(0, 16), c = arange(0, 32);
+    Tile<int32_t> offsets = r.expand(1) * 32 + c.expand(0);
+    Tile<f8e4m3> a = load(x + offsets).to<f8e4m3>(); // [16, 32]
+    store(q + offsets, a + a);
+    Tile<f8e5m2> b = load(w + c.expand(1) * 16 + r.expand(0)); // [32, 16]
+    Tile<float> acc = dot(a, b, zeros<float>({16, 16}), 16u);
+    store(out + r.expand(1) * 16 + r.expand(0), acc + dot(a, b));
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module))) << traced.str();
+  std::string ir = traced.str();
+  EXPECT_NE(ir.find("arith.truncf"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("to tensor<16x32xf8E4M3FN>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.addf"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("max_num_imprecise_acc = 16 : tensor<16x32xf8E4M3FN> * tensor<32x16xf8E5M2>"),
+            std::string::npos)
+      << ir;
+  EXPECT_EQ(countOps(*traced.module, "tile.dot"), 2);
 }
 
 TEST(EdslTest, ReductionsAndScansWithCombineFunctions) {

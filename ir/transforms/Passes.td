@@ -109,10 +109,15 @@ def TileWidenFloat8Dots : Pass<"tile-widen-float8-dots"> {
 
     `max_num_imprecise_acc` is dropped: the widened dot adds every product
     at full precision.
+
+    With `f16-accumulators-only`, only dots accumulating in f16 widen: NVIDIA
+    from sm_89 on multiplies fp8 into f32 accumulators only.
   }];
   let options = [
     Option<"operandType", "operand-type", "std::string", /*default=*/"\"f16\"",
-           "Type the operands are widened to: f16, or f32 (for dots with an f32 accumulator)">
+           "Type the operands are widened to: f16, or f32 (for dots with an f32 accumulator)">,
+    Option<"f16AccumulatorsOnly", "f16-accumulators-only", "bool", /*default=*/"false",
+           "Widen only the dots that accumulate in f16">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

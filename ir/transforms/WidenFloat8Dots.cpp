@@ -35,6 +35,8 @@ struct WidenFloat8Dots : tile::impl::TileWidenFloat8DotsBase<WidenFloat8Dots> {
       if (!tile::isFloat8(getElementTypeOrSelf(dot.getA().getType())))
         return;
       Type accElement = getElementTypeOrSelf(dot.getAcc().getType());
+      if (f16AccumulatorsOnly && !accElement.isF16())
+        return;
       Type element = operandType == "f32" && accElement.isF32() ? Type(rewriter.getF32Type())
                                                                 : Type(rewriter.getF16Type());
       rewriter.setInsertionPoint(dot);

@@ -140,6 +140,15 @@ KERNELS = textwrap.dedent('''
         q = tl.load(x_ptr + offs, mask=offs < n).to(tl.float8e4nv)
         tl.store(q_ptr + offs, q, mask=offs < n)
         tl.store(back_ptr + offs, q.to(tl.float32), mask=offs < n)
+
+
+    @triton.jit
+    def dot_fp8_into_f16(a_ptr, b_ptr, c_ptr):
+        r = tl.arange(0, 64)
+        a = tl.load(a_ptr + r[:, None] * 64 + r[None, :])
+        b = tl.load(b_ptr + r[:, None] * 64 + r[None, :])
+        c = tl.dot(a, b, tl.zeros((64, 64), dtype=tl.float16), out_dtype=tl.float16)
+        tl.store(c_ptr + r[:, None] * 64 + r[None, :], c)
 ''')
 
 ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
@@ -662,6 +671,17 @@ def test_fp8_dot_widens_to_f16_before_ada(kernels):
     ptx = r.stdout.decode()
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx, ptx
     assert "e4m3" not in ptx
+
+
+@cli
+@pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_89", "cuda:sm_90a"])
+def test_fp8_dot_into_f16_widens_to_f16_everywhere(kernels, target):
+    """Tessera's fp8 instructions accumulate in f32; an f16 accumulator
+    takes f16 operands on every chip."""
+    r = run(f"{kernels}:dot_fp8_into_f16", "-s", "*fp8e5:16, *fp8e5:16, *fp16:16", "--target",
+            target, "--emit", "ptx", "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
+    assert ": mma.sync.m16n8k16.f16\n" in r.stderr.decode(), r.stderr.decode()
 
 
 QUANTIZE_SIG = "*fp32:16, *fp8e4nv:16, *fp32:16, i32, 1024"

@@ -65,20 +65,12 @@ struct Instruction {
   bool inlinePtx = false;
 };
 
-/// mma.sync's type for an fp8 element type.
-std::optional<NVVM::MMATypes> fp8Type(Type element) {
-  if (isa<Float8E4M3FNType>(element))
-    return NVVM::MMATypes::e4m3;
-  if (isa<Float8E5M2Type>(element))
-    return NVVM::MMATypes::e5m2;
-  return std::nullopt;
-}
-
 std::optional<Instruction> instructionFor(const GpuTarget &target, const DotProblem &problem) {
   Type a = problem.aElement, acc = problem.accElement;
   // fp8 has s8's fragments (four bytes of K a register) and f32's
   // accumulator, and may mix e4m3 and e5m2.
-  std::optional<NVVM::MMATypes> aFp8 = fp8Type(a), bFp8 = fp8Type(problem.bElement);
+  std::optional<NVVM::MMATypes> aFp8 = float8NvvmType<NVVM::MMATypes>(a),
+                                bFp8 = float8NvvmType<NVVM::MMATypes>(problem.bElement);
   if (aFp8 && bFp8 && acc.isF32()) {
     if (!target.hasFp8())
       return std::nullopt;

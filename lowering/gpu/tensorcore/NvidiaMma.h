@@ -31,9 +31,21 @@
 
 #include "lowering/gpu/tensorcore/TensorCore.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+
 #include <optional>
 
 namespace tessera::gpu {
+
+/// NVVM's enumerator for an fp8 element type, in either enumeration that
+/// names them: NVVM::MMATypes (mma.sync) or NVVM::WGMMATypes (wgmma).
+template <class NvvmTypes> std::optional<NvvmTypes> float8NvvmType(mlir::Type element) {
+  if (mlir::isa<mlir::Float8E4M3FNType>(element))
+    return NvvmTypes::e4m3;
+  if (mlir::isa<mlir::Float8E5M2Type>(element))
+    return NvvmTypes::e5m2;
+  return std::nullopt;
+}
 
 /// The C/D fragment of one m16n8 tile in one warp, in a layout of shape
 /// [m, n] (PTX ISA, "Matrix Fragments for mma.m16n8k16"): registers c0/c1

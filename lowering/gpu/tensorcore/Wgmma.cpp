@@ -154,19 +154,11 @@ struct Instruction {
   }
 };
 
-/// wgmma's type for an fp8 element type.
-std::optional<NVVM::WGMMATypes> fp8Type(Type element) {
-  if (isa<Float8E4M3FNType>(element))
-    return NVVM::WGMMATypes::e4m3;
-  if (isa<Float8E5M2Type>(element))
-    return NVVM::WGMMATypes::e5m2;
-  return std::nullopt;
-}
-
 std::optional<Instruction> instructionFor(const DotProblem &problem) {
   Type a = problem.aElement, acc = problem.accElement;
   // fp8 operands may mix e4m3 and e5m2 (the instruction names both).
-  std::optional<NVVM::WGMMATypes> aFp8 = fp8Type(a), bFp8 = fp8Type(problem.bElement);
+  std::optional<NVVM::WGMMATypes> aFp8 = float8NvvmType<NVVM::WGMMATypes>(a),
+                                  bFp8 = float8NvvmType<NVVM::WGMMATypes>(problem.bElement);
   if (aFp8 && bFp8 && acc.isF32())
     return Instruction{32, *aFp8, *bFp8, NVVM::WGMMATypes::f32};
   if (a != problem.bElement)
@@ -712,7 +704,7 @@ std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &pr
     plan.bSwizzleBytes = plan.bNMajor ? std::min(kMaxSwizzleBytes, instructionNBytes)
                                       : plan.swizzleBytes;
   }
-  bool fp8 = fp8Type(problem.aElement).has_value();
+  bool fp8 = tile::isFloat8(problem.aElement);
   if (fp8 && problem.maxImpreciseAcc > 0 && problem.maxImpreciseAcc < problem.k)
     plan.promoteEverySteps = std::max<int64_t>(1, problem.maxImpreciseAcc / instruction->k);
   std::string promoted =

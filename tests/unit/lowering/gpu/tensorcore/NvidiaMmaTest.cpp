@@ -359,10 +359,7 @@ TEST(MmaSyncSelection, TypesWithoutAnInstructionKeepTheFmaPath) {
   MLIRContext context;
   Builder b(&context);
   DotProblem f64{64, 64, 32, b.getF64Type(), b.getF64Type(), b.getF64Type()};
-  DotProblem fp8{64, 64, 32, b.getType<Float8E4M3FNType>(), b.getType<Float8E4M3FNType>(),
-                 b.getF32Type()};
   EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_90a"), f64, 4), nullptr);
-  EXPECT_EQ(selectTensorCoreDot(target("cuda:sm_80"), fp8, 4), nullptr);
 }
 
 TEST(MmaSyncSelection, TargetsWithoutMmaSyncGetNone) {

@@ -136,12 +136,14 @@ def unary(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
 
 
 @jit
-def float8_round_trip(x_ptr, q_ptr, back_ptr, n, BLOCK: tl.constexpr):
-    """x rounded to q's fp8 type, and q widened back to fp32."""
+def float8_round_trip(x_ptr, q_ptr, doubled_ptr, back_ptr, n, BLOCK: tl.constexpr):
+    """x rounded to q's fp8 type, q + q in that type, and q widened back to
+    fp32."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     q = tl.load(x_ptr + offs, mask=mask).to(q_ptr.dtype.element_ty)
     tl.store(q_ptr + offs, q, mask=mask)
+    tl.store(doubled_ptr + offs, q + q, mask=mask)
     tl.store(back_ptr + offs, q.to(tl.float32), mask=mask)
 
 

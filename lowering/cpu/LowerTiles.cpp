@@ -37,23 +37,30 @@ namespace {
 // Types
 //===----------------------------------------------------------------------===//
 
+/// The type of a lane of a flat vector, or of a scalar, holding `type`:
+/// fp8 values are only moved here (tile-expand-float8-conversions has turned
+/// their conversions into integer arithmetic on the bits), as bytes, which
+/// LLVM can load, store, select and shuffle.
+Type laneType(Type type) {
+  return tile::isFloat8(type) ? Type(IntegerType::get(type.getContext(), 8)) : type;
+}
+
+/// `value` as an attribute of laneType: an fp8 constant becomes its bits.
+TypedAttr laneAttr(TypedAttr value) {
+  if (auto number = dyn_cast<FloatAttr>(value); number && tile::isFloat8(number.getType()))
+    return IntegerAttr::get(laneType(number.getType()), number.getValue().bitcastToAPInt());
+  return value;
+}
+
 class FlatVectorTypeConverter : public TypeConverter {
 public:
   explicit FlatVectorTypeConverter(MLIRContext *ctx) {
     addConversion([](Type type) { return type; });
-    // fp8 values are only moved here (tile-expand-float8-conversions has
-    // turned their conversions into integer arithmetic on the bits): bytes,
-    // which LLVM can load, store, select and shuffle.
-    addConversion([ctx](FloatType type) -> Type {
-      return tile::isFloat8(type) ? Type(IntegerType::get(ctx, 8)) : Type(type);
-    });
+    addConversion([](FloatType type) { return laneType(type); });
     addConversion([ctx](tile::PointerType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
     addConversion([ctx](RankedTensorType type) -> Type {
       Type element = type.getElementType();
-      if (isa<tile::PointerType>(element))
-        element = IntegerType::get(ctx, 64);
-      if (tile::isFloat8(element))
-        element = IntegerType::get(ctx, 8);
+      element = isa<tile::PointerType>(element) ? IntegerType::get(ctx, 64) : laneType(element);
       return VectorType::get({std::max<int64_t>(1, product(type.getShape()))}, element);
     });
     addConversion([ctx](tile::TensorDescType type) -> Type {
@@ -154,10 +161,9 @@ struct ElementwiseOnVectors : ConversionPattern {
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
       return failure();
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-      if (auto scalar = dyn_cast<FloatAttr>(constant.getValue())) {
-        // An fp8 scalar, whose type became a byte.
-        rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-            op, IntegerAttr::get(types[0], scalar.getValue().bitcastToAPInt()));
+      if (auto scalar = dyn_cast<FloatAttr>(constant.getValue());
+          scalar && tile::isFloat8(scalar.getType())) {
+        rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, laneAttr(scalar));
         return success();
       }
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
@@ -222,8 +228,9 @@ FailureOr<SmallVector<Value>> combineOnVectors(OpBuilder &b, Location loc, Regio
       return failure();
     }
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-      auto type = VectorType::get({width}, constant.getType());
-      mapping.map(constant.getResult(), splatConstant(b, loc, type, constant.getValue()));
+      TypedAttr value = laneAttr(cast<TypedAttr>(constant.getValue()));
+      auto type = VectorType::get({width}, value.getType());
+      mapping.map(constant.getResult(), splatConstant(b, loc, type, value));
       continue;
     }
     SmallVector<Value> operands;
@@ -238,7 +245,7 @@ FailureOr<SmallVector<Value>> combineOnVectors(OpBuilder &b, Location loc, Regio
     }
     SmallVector<Type> types;
     for (Type t : op.getResultTypes())
-      types.push_back(VectorType::get({width}, t));
+      types.push_back(VectorType::get({width}, laneType(t)));
     OperationState state(loc, op.getName(), operands, types, op.getAttrs());
     Operation *clone = b.create(state);
     mapping.map(op.getResults(), clone->getResults());

@@ -208,6 +208,14 @@ def float8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+@tessera.jit
+def float8_row_max(x_ptr, max_ptr, where_ptr, N: tl.constexpr):
+    row = tl.program_id(0)
+    values = tl.load(x_ptr + row * N + tl.arange(0, N))
+    tl.store(max_ptr + row, tl.max(values, axis=0))
+    tl.store(where_ptr + row, tl.argmax(values, axis=0))
+
+
 @pytest.mark.parametrize("dtype_name,largest", [("float8_e4m3fn", 448.0), ("float8_e5m2", 57344.0)])
 def test_torch_float8_tensors(backend, dtype_name, largest):
     """fp8 tensors in and out: conversions round to nearest even and
@@ -233,6 +241,13 @@ def test_torch_float8_tensors(backend, dtype_name, largest):
     c = torch.empty(M, N)
     float8_matmul[(tessera.cdiv(M, 32), tessera.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32, BK=32)
     assert torch.equal(c, a.float() @ b.float())
+
+    # Reductions combine fp8 values (comparisons in f32, the result in fp8).
+    rows = torch.randperm(8 * 64, generator=gen).reshape(8, 64).float().sub(256).to(dtype)
+    row_max, where = torch.empty(8, dtype=dtype), torch.empty(8, dtype=torch.int32)
+    float8_row_max[(8,)](rows, row_max, where, N=64)
+    assert torch.equal(row_max.float(), rows.float().max(dim=1).values)
+    assert torch.equal(rows.float().gather(1, where.long()[:, None])[:, 0], row_max.float())
 
 
 def test_torch_strided_view(backend):

@@ -143,3 +143,40 @@ tile.func @descriptor_strides(%src: !tile.ptr<f32>, %dst: !tile.ptr<f32>, %m: i3
   tile.descriptor_store %dout[%c0, %c0], %block : !tile.tensordesc<tensor<2x8xf32>>
   tile.return
 }
+
+// -----
+
+// fp8 tiles are byte vectors: loaded and stored as i8, their bits selected
+// and reduced (the tile passes before this one left only such moves and
+// integer arithmetic; an fp8 constant becomes its bits, 0x38 for 1.0 in e4m3).
+// CHECK-LABEL: func.func @float8_bytes
+// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<16xi1>, vector<16xi8>) -> vector<16xi8>
+// CHECK: arith.constant dense<56> : vector<16xi8>
+// CHECK: arith.select %{{.*}} : vector<16xi1>, vector<16xi8>
+// CHECK: arith.maxsi %{{.*}} : vector<8xi8>
+// CHECK: llvm.intr.masked.store %{{.*}} : vector<16xi8>, vector<16xi1> into !llvm.ptr
+// CHECK-NOT: f8E4M3FN
+tile.func @float8_bytes(%p: !tile.ptr<f8E4M3FN>, %out: !tile.ptr<f8E4M3FN>, %n: i32) {
+  %r = tile.make_range 0 to 16 : tensor<16xi32>
+  %nb = tile.splat %n : i32 -> tensor<16xi32>
+  %mask = arith.cmpi slt, %r, %nb : tensor<16xi32>
+  %pb = tile.splat %p : !tile.ptr<f8E4M3FN> -> tensor<16x!tile.ptr<f8E4M3FN>>
+  %pp = tile.addptr %pb, %r : tensor<16x!tile.ptr<f8E4M3FN>>, tensor<16xi32>
+  %x = tile.load %pp, %mask : tensor<16x!tile.ptr<f8E4M3FN>>
+  %one = arith.constant dense<1.0> : tensor<16xf8E4M3FN>
+  %picked = arith.select %mask, %x, %one : tensor<16xi1>, tensor<16xf8E4M3FN>
+  %largest = "tile.reduce"(%picked) <{axis = 0 : i32}> ({
+  ^bb0(%a: f8E4M3FN, %b: f8E4M3FN):
+    %ai = arith.bitcast %a : f8E4M3FN to i8
+    %bi = arith.bitcast %b : f8E4M3FN to i8
+    %m = arith.maxsi %ai, %bi : i8
+    %mf = arith.bitcast %m : i8 to f8E4M3FN
+    tile.yield %mf : f8E4M3FN
+  }) : (tensor<16xf8E4M3FN>) -> f8E4M3FN
+  %ob = tile.splat %out : !tile.ptr<f8E4M3FN> -> tensor<16x!tile.ptr<f8E4M3FN>>
+  %op = tile.addptr %ob, %r : tensor<16x!tile.ptr<f8E4M3FN>>, tensor<16xi32>
+  tile.store %op, %picked, %mask : tensor<16x!tile.ptr<f8E4M3FN>>
+  %first = tile.addptr %out, %n : !tile.ptr<f8E4M3FN>, i32
+  tile.store %first, %largest : !tile.ptr<f8E4M3FN>
+  tile.return
+}

@@ -18,6 +18,7 @@ array arguments live on different devices is refused
 import numpy as np
 
 from . import _C
+from . import float8_codec
 from . import language as tl
 
 __all__ = ["array", "asarray", "empty", "zeros", "DeviceError", "device_info", "is_available",
@@ -86,8 +87,11 @@ _DEVICE_NAMES = {"vulkan": "Vulkan", "cuda": "CUDA", "hip": "HIP"}
 
 
 def _numpy_dtype(dtype):
+    """The NumPy type that stores elements of ``dtype``: bytes for fp8."""
     if dtype is None:
         return None
+    if dtype in float8_codec.TYPES:
+        return np.dtype(np.uint8)
     if isinstance(dtype, tl.dtype):
         if dtype not in _TL_TO_NUMPY:
             raise TypeError(f"tessera arrays of {dtype!r} are not supported yet (NumPy has no such type)")
@@ -115,15 +119,20 @@ class array:
     like a NumPy array; ``.numpy()`` copies it back to a NumPy array.
 
     A CPU array holds an aligned NumPy array (``_data``); a GPU array holds a
-    ``_C.DeviceBuffer`` (``_buffer``) with its shape and dtype."""
+    ``_C.DeviceBuffer`` (``_buffer``) with its shape and dtype. An fp8 array
+    (``_float8``: ``tl.float8e4nv`` or ``tl.float8e5``) stores its codes as
+    uint8; its ``dtype`` is the fp8 type and ``.numpy()`` gives float32
+    values."""
 
-    __slots__ = ("_data", "_buffer", "_shape", "_dtype", "device_type", "device_index")
+    __slots__ = ("_data", "_buffer", "_shape", "_dtype", "_float8", "device_type", "device_index")
 
-    def __init__(self, data, device_type, device_index=0, buffer=None, shape=None, dtype=None):
+    def __init__(self, data, device_type, device_index=0, buffer=None, shape=None, dtype=None,
+                 float8_type=None):
         self._data = data
         self._buffer = buffer
         self._shape = data.shape if data is not None else tuple(shape)
         self._dtype = data.dtype if data is not None else np.dtype(dtype)
+        self._float8 = float8_type
         self.device_type = device_type
         self.device_index = device_index
 
@@ -132,7 +141,7 @@ class array:
         return self.device_type if self.device_index == 0 else f"{self.device_type}:{self.device_index}"
 
     shape = property(lambda self: self._shape)
-    dtype = property(lambda self: self._dtype)
+    dtype = property(lambda self: self._float8 or self._dtype)
     ndim = property(lambda self: len(self._shape))
     size = property(lambda self: int(np.prod(self._shape, dtype=np.int64)))
     itemsize = property(lambda self: self._dtype.itemsize)
@@ -166,12 +175,14 @@ class array:
         return self._buffer.address
 
     def numpy(self):
-        """A NumPy copy of the array's contents."""
+        """A NumPy copy of the array's contents (of an fp8 array: its values
+        as float32, which hold them exactly)."""
         if self._data is not None:
-            return self._data.copy()
-        result = np.empty(self._shape, self._dtype)
-        self._buffer.copy_to_host(result.ctypes.data, result.nbytes)
-        return result
+            result = self._data.copy()
+        else:
+            result = np.empty(self._shape, self._dtype)
+            self._buffer.copy_to_host(result.ctypes.data, result.nbytes)
+        return float8_codec.decode(result, self._float8) if self._float8 else result
 
     def __len__(self):
         if not self._shape:
@@ -179,56 +190,74 @@ class array:
         return self._shape[0]
 
     def __repr__(self):
-        values = self._data if self._data is not None else self.numpy()
-        return f"tessera.array({np.array2string(values, separator=', ')}, device='{self.device}')"
+        values = self._data if self._data is not None and not self._float8 else self.numpy()
+        kind = f", dtype={self._float8!r}" if self._float8 else ""
+        return (f"tessera.array({np.array2string(values, separator=', ')}{kind}, "
+                f"device='{self.device}')")
 
     # A CPU array is host memory: NumPy and DLPack consumers can read it in
     # place. A GPU array is not: copy it with .numpy().
     @property
     def __array_interface__(self):
-        if self._data is None:
-            raise AttributeError(f"a {self.device} array is not host memory; use .numpy()")
+        self._check_shared("its memory cannot be shared", AttributeError)
         return self._data.__array_interface__
 
     def __dlpack__(self, **kwargs):
-        if self._data is None:
-            raise BufferError(f"a {self.device} array cannot be exported through DLPack; use .numpy()")
+        self._check_shared("it cannot be exported through DLPack", BufferError)
         return self._data.__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
-        if self._data is None:
-            raise BufferError(f"a {self.device} array cannot be exported through DLPack; use .numpy()")
+        self._check_shared("it cannot be exported through DLPack", BufferError)
         return self._data.__dlpack_device__()
+
+    def _check_shared(self, consequence, error):
+        if self._data is None:
+            raise error(f"a {self.device} array is not host memory: {consequence}; use .numpy()")
+        if self._float8:
+            raise error(f"an array of {self._float8!r} holds codes NumPy has no type for: "
+                        f"{consequence}; use .numpy() (float32 values)")
 
 
 def _host_values(obj):
     if isinstance(obj, array):
-        return obj._data if obj._data is not None else obj.numpy()
+        return obj._data if obj._data is not None and not obj._float8 else obj.numpy()
     return np.asarray(obj)
 
 
-def _gpu_array(kind, index, shape, dtype):
+def _float8_type(dtype):
+    return dtype if dtype in float8_codec.TYPES else None
+
+
+def _gpu_array(kind, index, shape, dtype, float8_type=None):
     """Zero-filled device memory of ``shape`` x ``dtype`` on a GPU device."""
     device_info(f"{kind}:{index}")
     shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     if any(d < 0 for d in shape):
         raise ValueError(f"negative dimension in shape {shape}")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    return array(None, kind, index, _C.device_allocate(kind, index, nbytes), shape, dtype)
+    return array(None, kind, index, _C.device_allocate(kind, index, nbytes), shape, dtype,
+                 float8_type)
 
 
 def asarray(obj, dtype=None, device="cpu"):
     """A tessera array on ``device`` holding a copy of ``obj`` (a NumPy array,
-    anything NumPy can convert, or another tessera array on any device)."""
+    anything NumPy can convert, or another tessera array on any device). With
+    an fp8 ``dtype`` (``tl.float8e4nv``, ``tl.float8e5``) the values are
+    rounded to it as kernels round (to nearest even, saturating)."""
     kind, index = _parse_device(device)
+    if dtype is None and isinstance(obj, array):
+        dtype = obj._float8
     source = _host_values(obj)
+    float8_type = _float8_type(dtype)
+    if float8_type:
+        source = float8_codec.encode(source, float8_type)
     dt = _numpy_dtype(dtype) or _numpy_dtype(source.dtype)
     if kind == "cpu":
         data = _aligned_empty(source.shape, dt)
         data[...] = source
-        return array(data, kind, index)
+        return array(data, kind, index, float8_type=float8_type)
     host = np.ascontiguousarray(source, dtype=dt)
-    result = _gpu_array(kind, index, host.shape, dt)
+    result = _gpu_array(kind, index, host.shape, dt, float8_type)
     result._buffer.copy_from_host(host.ctypes.data, host.nbytes)
     return result
 
@@ -238,8 +267,9 @@ def empty(shape, dtype=tl.float32, device="cpu"):
     or its name). GPU memory starts zero-filled."""
     kind, index = _parse_device(device)
     if kind != "cpu":
-        return _gpu_array(kind, index, shape, _numpy_dtype(dtype))
-    return array(_aligned_empty(shape, _numpy_dtype(dtype)), kind, index)
+        return _gpu_array(kind, index, shape, _numpy_dtype(dtype), _float8_type(dtype))
+    return array(_aligned_empty(shape, _numpy_dtype(dtype)), kind, index,
+                 float8_type=_float8_type(dtype))
 
 
 def zeros(shape, dtype=tl.float32, device="cpu"):

@@ -878,7 +878,7 @@ def array_device(value):
 
 def _array_arg(value, describe):
     if isinstance(value, _DeviceArray):
-        dtype = _NUMPY_KINDS[(value.dtype.kind, value.itemsize)]
+        dtype = value._float8 or _NUMPY_KINDS[(value._dtype.kind, value.itemsize)]
         if value._data is None:
             return _ArrayArg(value._buffer.address, value.nbytes, dtype, value, array_device(value),
                              buffer=value._buffer)

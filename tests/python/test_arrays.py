@@ -63,6 +63,72 @@ def test_array_specializes_divisibility():
 # absent: tests/python/test_gpu_devices.py.
 
 
+@pytest.mark.parametrize("dtype,cases", [
+    (tl.float8e4nv, [(1.0, 0x38), (1.0625, 0x38), (1.1875, 0x3A), (448.0, 0x7E), (464.0, 0x7E),
+                     (np.inf, 0x7E), (-1e9, 0xFE), (2.0 ** -9, 0x01), (2.0 ** -10, 0x00),
+                     (3 * 2.0 ** -10, 0x02), (-0.0, 0x80), (np.nan, 0x7F)]),
+    (tl.float8e5, [(1.0, 0x3C), (1.375, 0x3E), (57344.0, 0x7B), (61440.0, 0x7B), (np.inf, 0x7B),
+                   (2.0 ** -16, 0x01), (2.0 ** -17, 0x00), (3 * 2.0 ** -17, 0x02), (2.0 ** -14, 0x04)]),
+])
+def test_float8_codes_round_to_nearest_even_and_saturate(dtype, cases):
+    """The host's fp8 codec (tessera.float8_codec) by hand: ties to even,
+    subnormals, saturation, NaN; decoding gives the values back."""
+    values = np.array([v for v, _ in cases])
+    codes = tessera.float8_codec.encode(values, dtype)
+    assert codes.tolist() == [c for _, c in cases]
+    decoded = tessera.float8_codec.decode(codes, dtype)
+    assert np.isnan(decoded[np.isnan(values)]).all()
+    finite = ~np.isnan(values)
+    np.testing.assert_array_equal(tessera.float8_codec.encode(decoded[finite], dtype), codes[finite])
+
+
+def test_float8_codes_match_pytorch():
+    torch = pytest.importorskip("torch")
+    gen = np.random.default_rng(3)
+    x = gen.uniform(1, 2, 20000) * np.exp2(gen.integers(-22, 20, 20000)) * gen.choice([-1, 1], 20000)
+    for dtype, torch_type, largest in [(tl.float8e4nv, torch.float8_e4m3fn, 448.0),
+                                       (tl.float8e5, torch.float8_e5m2, 57344.0)]:
+        expected = torch.from_numpy(x).float().clamp(-largest, largest).to(torch_type)
+        np.testing.assert_array_equal(tessera.float8_codec.encode(x.astype(np.float32), dtype),
+                                      expected.view(torch.uint8).numpy())
+        every = np.arange(256, dtype=np.uint8)
+        np.testing.assert_array_equal(tessera.float8_codec.decode(every, dtype),
+                                      torch.from_numpy(every).view(torch_type).float().numpy())
+
+
+@tessera.jit
+def float8_scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, (x.to(tl.float32) * 3.0).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [tl.float8e4nv, tl.float8e5])
+def test_float8_arrays(backend, rng, dtype):
+    """fp8 arrays: values rounded as kernels round, passed as fp8 pointers,
+    read back as float32; their codes are not shared with NumPy or DLPack."""
+    n = 777
+    values = rng.standard_normal(n) * 100
+    x = tessera.asarray(values, dtype=dtype)
+    out = tessera.empty((n,), dtype)
+    assert x.dtype is dtype and out.dtype is dtype and x.itemsize == 1 and x.nbytes == n
+    float8_scale[(tessera.cdiv(n, 256),)](x, out, n, BLOCK=256)
+    rounded = x.numpy()
+    assert rounded.dtype == np.float32
+    np.testing.assert_array_equal(rounded, tessera.float8_codec.decode(
+        tessera.float8_codec.encode(values, dtype), dtype))
+    np.testing.assert_array_equal(out.numpy(), tessera.float8_codec.decode(
+        tessera.float8_codec.encode(rounded.astype(np.float64) * 3.0, dtype), dtype))
+    assert f"dtype={dtype!r}" in repr(x)
+    np.testing.assert_array_equal(tessera.asarray(x).numpy(), rounded)
+    assert not tessera.zeros((3,), dtype).numpy().any()
+    with pytest.raises(AttributeError, match="NumPy has no type for"):
+        x.__array_interface__
+    with pytest.raises(BufferError, match="NumPy has no type for"):
+        x.__dlpack__()
+
+
 def test_unknown_device():
     with pytest.raises(tessera.DeviceError, match="unknown device 'tpu'; Tessera's devices are cpu, cuda, hip, vulkan"):
         tessera.asarray(np.zeros(4), device="tpu")

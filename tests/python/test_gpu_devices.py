@@ -573,6 +573,31 @@ def test_arrays_round_trip(vulkan, rng, dtype):
         a.data_ptr()
 
 
+@pytest.mark.parametrize("dtype", [tl.float8e4nv, tl.float8e5])
+def test_float8_arrays_on_gpus(place, rng, dtype):
+    """fp8 device arrays (NumPy has no fp8): rounded on the way in, float32
+    values on the way out, fp8 arithmetic on the device in between."""
+    if isinstance(place, TorchCuda):
+        pytest.skip("PyTorch passes its own float8 tensors (test_launch.py)")
+    values = rng.standard_normal(300) * 100
+    x = tessera.asarray(values, dtype=dtype, device=place.device)
+    out = tessera.zeros((300,), dtype, device=place.device)
+    doubled[(2,)](x, out, 300, BLOCK=256)
+    rounded = tessera.float8_codec.decode(tessera.float8_codec.encode(values, dtype), dtype)
+    np.testing.assert_array_equal(x.numpy(), rounded)
+    np.testing.assert_array_equal(
+        out.numpy(),
+        tessera.float8_codec.decode(tessera.float8_codec.encode(2.0 * rounded.astype(np.float64), dtype), dtype))
+
+
+@tessera.jit
+def doubled(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + x, mask=mask)
+
+
 def test_mixing_devices_is_an_error(vulkan):
     x = tessera.asarray(np.zeros(16, np.float32), device="vulkan")
     with pytest.raises(tessera.ArgumentError) as info:

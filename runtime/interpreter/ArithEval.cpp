@@ -1,6 +1,7 @@
 // Semantics of the arith dialect: integers wrap at their bit width, signed
 // and unsigned views are explicit, floats round to their declared type.
 #include "runtime/interpreter/Elementwise.h"
+#include "ir/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -257,9 +258,17 @@ template <typename OpTy, typename Fn> void addCast(HandlerTable &table, Fn fn) {
 }
 
 // Integer to float goes through APFloat so that wide integers round once,
-// straight to the target format.
+// straight to the target format. fp8 saturates instead of overflowing
+// (roundToType), after a rounding to double that cannot change its result
+// (double has more than twice fp8's precision, plus two bits).
 Element intToFloat(const Element &e, Type from, Type to, bool isSigned) {
   unsigned width = intWidth(from);
+  if (tessera::tile::isFloat8(to)) {
+    llvm::APInt value(width, e.bits);
+    return makeFloat(isSigned ? llvm::APIntOps::RoundSignedAPIntToDouble(value)
+                              : llvm::APIntOps::RoundAPIntToDouble(value),
+                     to);
+  }
   llvm::APFloat number(cast<FloatType>(to).getFloatSemantics());
   number.convertFromAPInt(llvm::APInt(width, e.bits), isSigned,
                           llvm::APFloat::rmNearestTiesToEven);

@@ -149,6 +149,14 @@ KERNELS = textwrap.dedent('''
         b = tl.load(b_ptr + r[:, None] * 64 + r[None, :])
         c = tl.dot(a, b, tl.zeros((64, 64), dtype=tl.float16), out_dtype=tl.float16)
         tl.store(c_ptr + r[:, None] * 64 + r[None, :], c)
+
+
+    @triton.jit
+    def float8_integers(q_ptr, i_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        q = (offs - BLOCK // 2).to(tl.float8e4nv)
+        tl.store(q_ptr + offs, q)
+        tl.store(i_ptr + offs, (q * q).to(tl.int32))
 ''')
 
 ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
@@ -682,6 +690,18 @@ def test_fp8_dot_into_f16_widens_to_f16_everywhere(kernels, target):
             target, "--emit", "ptx", "--verbose")
     assert r.returncode == 0, r.stderr.decode()
     assert ": mma.sync.m16n8k16.f16\n" in r.stderr.decode(), r.stderr.decode()
+
+
+@cli
+@pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_89", "cuda:sm_90a", "hip:gfx942",
+                                    "vulkan"])
+def test_fp8_from_and_to_integers(kernels, target):
+    """Integers to fp8 and back, and fp8 arithmetic between: canonicalization
+    folds truncf(sitofp) into an sitofp to fp8, which each target converts."""
+    emit = {"cuda": "ptx", "hip": "amdgcn", "vulkan": "spirv"}[target.split(":")[0]]
+    r = run(f"{kernels}:float8_integers", "-s", "*fp8e4nv:16, *i32:16, 128", "--target", target,
+            "--emit", emit)
+    assert r.returncode == 0, r.stderr.decode()
 
 
 QUANTIZE_SIG = "*fp32:16, *fp8e4nv:16, *fp32:16, i32, 1024"

@@ -209,6 +209,14 @@ def float8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
 
 
 @tessera.jit
+def float8_integers(q_ptr, i_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    q = (offs - BLOCK // 2).to(q_ptr.dtype.element_ty)
+    tl.store(q_ptr + offs, q)
+    tl.store(i_ptr + offs, (q * q).to(tl.int32))
+
+
+@tessera.jit
 def float8_row_max(x_ptr, max_ptr, where_ptr, N: tl.constexpr):
     row = tl.program_id(0)
     values = tl.load(x_ptr + row * N + tl.arange(0, N))
@@ -241,6 +249,14 @@ def test_torch_float8_tensors(backend, dtype_name, largest):
     c = torch.empty(M, N)
     float8_matmul[(tessera.cdiv(M, 32), tessera.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32, BK=32)
     assert torch.equal(c, a.float() @ b.float())
+
+    # Integers round to fp8 like floats; fp8 to integers truncates.
+    q, squares = torch.empty(1024, dtype=dtype), torch.empty(1024, dtype=torch.int32)
+    float8_integers[(1,)](q, squares, BLOCK=1024)
+    expected_q = (torch.arange(1024) - 512).float().clamp(-largest, largest).to(dtype)
+    assert torch.equal(q.view(torch.uint8), expected_q.view(torch.uint8))
+    expected_squares = (expected_q.float() ** 2).clamp(-largest, largest).to(dtype).float()
+    assert torch.equal(squares, expected_squares.to(torch.int32))
 
     # Reductions combine fp8 values (comparisons in f32, the result in fp8).
     rows = torch.randperm(8 * 64, generator=gen).reshape(8, 64).float().sub(256).to(dtype)

@@ -1,5 +1,5 @@
-// tessera-nvvm-float8-conversions (Passes.td): arith.extf from and
-// arith.truncf to fp8 as the cvt pair conversions of sm_89 and later.
+// tessera-nvvm-float8-conversions (Passes.td): conversions from and to fp8
+// as the cvt pair conversions of sm_89 and later.
 #include "lowering/gpu/nvidia/Passes.h"
 
 #include "ir/TileDialect.h"
@@ -62,13 +62,38 @@ Value toFp8(OpBuilder &b, Location loc, Value value, Type to) {
   return arith::BitcastOp::create(b, loc, to, byte);
 }
 
+/// `op`, a conversion from or to fp8, with the fp8 side converted by cvt;
+/// an integer side goes through f32 (rounding twice is innocuous: f32 has
+/// more than twice the bits of fp8's significand, plus two).
+Value convert(OpBuilder &b, Operation *op) {
+  Location loc = op->getLoc();
+  Value in = op->getOperand(0);
+  Type from = in.getType(), to = op->getResult(0).getType();
+  auto sameOpTo = [&](Value operand, Type result) {
+    OperationState state(loc, op->getName(), operand, result, op->getAttrs());
+    return b.create(state)->getResult(0);
+  };
+  if (tessera::tile::isFloat8(from)) {
+    if (auto wide = dyn_cast<FloatType>(to))
+      return fromFp8(b, loc, in, wide);
+    return sameOpTo(fromFp8(b, loc, in, b.getF32Type()), to);
+  }
+  if (isa<FloatType>(from))
+    return toFp8(b, loc, in, to);
+  return toFp8(b, loc, sameOpTo(in, b.getF32Type()), to);
+}
+
+// Integer conversions appear too: canonicalization folds truncf(sitofp(x))
+// into an sitofp to fp8.
 struct Float8Conversions
     : tessera::gpu::impl::TesseraNvvmFloat8ConversionsBase<Float8Conversions> {
   void runOnOperation() override {
     SmallVector<Operation *> conversions;
     getOperation().walk([&](Operation *op) {
-      if (isa<arith::ExtFOp, arith::TruncFOp>(op) &&
-          (tessera::tile::isFloat8(op->getOperand(0).getType()) || tessera::tile::isFloat8(op->getResult(0).getType())))
+      if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp,
+              arith::FPToUIOp>(op) &&
+          (tessera::tile::isFloat8(op->getOperand(0).getType()) ||
+           tessera::tile::isFloat8(op->getResult(0).getType())))
         conversions.push_back(op);
     });
     if (conversions.empty())
@@ -82,9 +107,7 @@ struct Float8Conversions
         return signalPassFailure();
       }
       OpBuilder b(op);
-      Value converted = tessera::tile::isFloat8(from) ? fromFp8(b, op->getLoc(), op->getOperand(0), cast<FloatType>(to))
-                                    : toFp8(b, op->getLoc(), op->getOperand(0), to);
-      op->getResult(0).replaceAllUsesWith(converted);
+      op->getResult(0).replaceAllUsesWith(convert(b, op));
       op->erase();
     }
   }

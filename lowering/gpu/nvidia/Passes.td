@@ -87,8 +87,10 @@ def TesseraNvvmFloat8Conversions
     where f32 or f64 is asked; to fp8, `cvt.rn.satfinite.e4m3x2.f32` of the
     value (as f32: f16 and bf16 widen exactly, f64 rounds once to f32 first)
     twice, its low byte. As in Triton, values beyond the type's range
-    saturate to its largest finite value. On an older target a conversion is
-    an error at its place.
+    saturate to its largest finite value. Conversions between fp8 and
+    integers (`arith.sitofp` to fp8, which canonicalization makes of
+    `truncf(sitofp)`, `arith.fptosi` from it, and the unsigned forms) go
+    through f32. On an older target a conversion is an error at its place.
 
     ```mlir
     %y = arith.truncf %x : f32 to f8E4M3FN

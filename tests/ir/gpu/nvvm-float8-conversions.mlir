@@ -35,6 +35,31 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Integers to and from fp8 go through f32 (canonicalization folds
+// truncf(sitofp) into an sitofp to fp8).
+// CHECK-LABEL: gpu.func @integers
+// CHECK: %[[S:.*]] = arith.sitofp %arg0 : i32 to f32
+// CHECK: nvvm.convert.f32x2.to.f8x2 %[[S]], %[[S]] {{.*}} : i16(f8E4M3FN)
+// CHECK: %[[U:.*]] = arith.uitofp %arg0 : i32 to f32
+// CHECK: nvvm.convert.f32x2.to.f8x2 %[[U]], %[[U]] {{.*}} : i16(f8E5M2)
+// CHECK: nvvm.convert.f8x2.to.f16x2 %{{.*}} : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
+// CHECK: %[[W:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.fptosi %[[W]] : f32 to i16
+// CHECK-NOT: to f8E
+// CHECK-NOT: arith.fptoui {{.*}} f8E
+module attributes {gpu.container_module} {
+  gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
+    gpu.func @integers(%i: i32, %q: f8E4M3FN) -> (f8E4M3FN, f8E5M2, i16) {
+      %0 = arith.sitofp %i : i32 to f8E4M3FN
+      %1 = arith.uitofp %i : i32 to f8E5M2
+      %2 = arith.fptosi %q : f8E4M3FN to i16
+      gpu.return %0, %1, %2 : f8E4M3FN, f8E5M2, i16
+    }
+  }
+}
+
+// -----
+
 // Ampere has no fp8 conversions: an error at the conversion.
 module attributes {gpu.container_module} {
   gpu.module @kernels [#nvvm.target<chip = "sm_80">] {

@@ -54,7 +54,9 @@ public:
   Value trunci(Value value, Type element) {
     return arith::TruncIOp::create(b, loc, typeOf(element), value);
   }
-  Value uitofp(Value value) { return arith::UIToFPOp::create(b, loc, typeOf(b.getF32Type()), value); }
+  Value uitofp(Value value) {
+    return arith::UIToFPOp::create(b, loc, typeOf(b.getF32Type()), value);
+  }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value band(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
@@ -68,7 +70,9 @@ public:
   Value ugt(Value x, Value y) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, x, y);
   }
-  Value eq(Value x, Value y) { return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y); }
+  Value eq(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  }
   Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
   Value minu(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
   Value maxu(Value x, Value y) { return arith::MaxUIOp::create(b, loc, x, y); }

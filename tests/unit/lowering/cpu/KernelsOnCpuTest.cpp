@@ -112,15 +112,8 @@ TEST_F(KernelsOnCpuTest, Float8ArithmeticMatchesTheInterpreter) {
   for (llvm::StringRef type : {"f8E4M3FN", "f8E5M2"}) {
     SCOPED_TRACE(type.str());
     auto module = parse(withReplaced(kFloat8Arithmetic, "DT", type));
-    const int n = 1000;
-    std::vector<float> x = wideRangeFloats(n), y = wideRangeFloats(n), wide(n, -7.0f);
-    x[0] = INFINITY;
-    x[1] = -INFINITY;
-    std::vector<uint8_t> rounded(n), result(n);
-    expectSameAsInterpreter(*module, "float8_ops",
-                            {bufferOf(x), bufferOf(y), bufferOf(rounded), bufferOf(result),
-                             bufferOf(wide), KernelArgument::integer(n)},
-                            {(n + 127) / 128, 1, 1}, 0, 0);
+    interp::testing::Float8ArithmeticBuffers buffers = float8ArithmeticBuffers(1000);
+    expectSameAsInterpreter(*module, "float8_ops", buffers.arguments(), {8, 1, 1}, 0, 0);
   }
 }
 

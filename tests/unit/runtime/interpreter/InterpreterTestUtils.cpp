@@ -65,6 +65,18 @@ std::vector<float> InterpreterTest::wideRangeFloats(size_t count) {
   return values;
 }
 
+Float8ArithmeticBuffers InterpreterTest::float8ArithmeticBuffers(size_t count) {
+  Float8ArithmeticBuffers buffers;
+  buffers.x = wideRangeFloats(count);
+  buffers.y = wideRangeFloats(count);
+  buffers.x[0] = INFINITY;
+  buffers.x[1] = -INFINITY;
+  buffers.wide.assign(count, -7.0f);
+  buffers.rounded.assign(count, 0xaa);
+  buffers.result.assign(count, 0xaa);
+  return buffers;
+}
+
 std::vector<int32_t> InterpreterTest::randomInts(size_t count, int32_t low, int32_t high) {
   std::uniform_int_distribution<int32_t> dist(low, high);
   std::vector<int32_t> values(count);

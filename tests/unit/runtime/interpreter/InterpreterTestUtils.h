@@ -19,6 +19,8 @@
 
 namespace tessera::interp::testing {
 
+struct Float8ArithmeticBuffers;
+
 class InterpreterTest : public ::testing::Test {
 protected:
   InterpreterTest();
@@ -35,6 +37,7 @@ protected:
   /// Values of either sign whose magnitudes span 2^-24 to 2^20: the fp8
   /// subnormals of both formats, their normal ranges and beyond them.
   std::vector<float> wideRangeFloats(size_t count);
+  Float8ArithmeticBuffers float8ArithmeticBuffers(size_t count);
 
   uint32_t seed;
   std::mt19937 rng;
@@ -43,6 +46,20 @@ protected:
 
 private:
   ::testing::ScopedTrace seedTrace;
+};
+
+/// The buffers of kFloat8Arithmetic (tests/unit/kernels/TileKernels.h) for
+/// `n` elements: wide-range x and y (x's first two infinities), outputs
+/// poisoned. The arguments point into the buffers: keep them alive.
+struct Float8ArithmeticBuffers {
+  std::vector<float> x, y, wide;
+  std::vector<uint8_t> rounded, result;
+
+  std::vector<KernelArgument> arguments() {
+    return {KernelArgument::buffer<float>(x),        KernelArgument::buffer<float>(y),
+            KernelArgument::buffer<uint8_t>(rounded), KernelArgument::buffer<uint8_t>(result),
+            KernelArgument::buffer<float>(wide),     KernelArgument::integer(x.size())};
+  }
 };
 
 /// 1-based line of the first line of `source` that contains `needle`.

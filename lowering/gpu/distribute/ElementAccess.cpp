@@ -118,12 +118,18 @@ SmallVector<Value> loadRunPredicated(OpBuilder &b, Location loc, VectorType type
                              "ld.global" + vectorSuffix + ".b32 " + destination +
                                  ", [%tessera_global]"),
       constraints);
-  auto wordsType = VectorType::get({int64_t(words)}, b.getI32Type());
-  Value loaded = vector::BitCastOp::create(
-      b, loc, type, vector::FromElementsOp::create(b, loc, wordsType, loadedWords));
+  // Word by word: NVPTX rebuilds a word of bytes taken from a wider vector
+  // with a prmt per byte, but sees that those of the word's own are it.
+  auto wordType = VectorType::get({1}, b.getI32Type());
+  int64_t perWord = type.getNumElements() / words;
+  auto wordElementsType = VectorType::get({perWord}, type.getElementType());
   SmallVector<Value> elements;
-  for (int64_t i = 0; i < type.getNumElements(); ++i)
-    elements.push_back(vector::ExtractOp::create(b, loc, loaded, i));
+  for (Value word : loadedWords) {
+    Value wordElements = vector::BitCastOp::create(
+        b, loc, wordElementsType, vector::BroadcastOp::create(b, loc, wordType, word));
+    for (int64_t i = 0; i < perWord; ++i)
+      elements.push_back(vector::ExtractOp::create(b, loc, wordElements, i));
+  }
   return elements;
 }
 

@@ -429,6 +429,22 @@ Value SharedRunIndices::at(OpBuilder &builder, Location loc, unsigned reg) {
   return arith::AddIOp::create(builder, loc, base, indexConstant(builder, loc, place.delta));
 }
 
+/// The columns of four 4-byte rows: two rounds of byte interleaving, each
+/// output word two permutes of two inputs (prmt on NVIDIA) where a word
+/// gathered byte by byte takes three.
+static SmallVector<Value, 4> transposeByteRows(OpBuilder &builder, Location loc,
+                                               ArrayRef<Value> rows) {
+  auto interleave = [&](Value a, Value b, ArrayRef<int64_t> picks) -> Value {
+    return vector::ShuffleOp::create(builder, loc, a, b, picks);
+  };
+  Value low01 = interleave(rows[0], rows[1], {0, 4, 1, 5});
+  Value high01 = interleave(rows[0], rows[1], {2, 6, 3, 7});
+  Value low23 = interleave(rows[2], rows[3], {0, 4, 1, 5});
+  Value high23 = interleave(rows[2], rows[3], {2, 6, 3, 7});
+  return {interleave(low01, low23, {0, 1, 4, 5}), interleave(low01, low23, {2, 3, 6, 7}),
+          interleave(high01, high23, {0, 1, 4, 5}), interleave(high01, high23, {2, 3, 6, 7})};
+}
+
 void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, const DotPlan &plan,
                           DotOperand operand, const OperandSource &source, ValueRange registers,
                           const SharedOperand &shared, int64_t batch) {
@@ -438,25 +454,48 @@ void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, c
   SmallVector<SharedRunPlace> places =
       plan.sharedRunPlaces(builder.getContext(), operand, source, runs);
   SharedRunIndices indices(k, plan, operand, source, runs, shared.start, places);
+  auto stored = [&](unsigned reg) {
+    return !layout.isDuplicateRegister(reg) &&
+           (rowDim != 1 || layout.registerOffset(reg)[0] == batch);
+  };
+  auto storeRun = [&](unsigned reg, Value vector) {
+    Type element = registers[reg].getType();
+    unsigned bytes = runs.width * element.getIntOrFloatBitWidth() / 8;
+    vector::StoreOp::create(builder, loc, vector, shared.buffer,
+                            ValueRange{indices.at(builder, loc, reg)},
+                            /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+  };
+  // Runs of 4 bytes, one from each of 4 rows, 4 runs side by side: the 4
+  // runs from run `run` on are the byte transpose of the rows' words.
+  bool byteRows = runs.width == 4 && runs.stride % 4 == 0 &&
+                  registers.front().getType().getIntOrFloatBitWidth() == 8;
   for (unsigned run = 0; run < layout.numRegisters() / runs.width; ++run) {
     unsigned reg = runs.firstRegister(run);
-    if (layout.isDuplicateRegister(reg) || (rowDim == 1 && layout.registerOffset(reg)[0] != batch))
+    if (byteRows && run % 4 == 0 &&
+        llvm::all_of(llvm::seq(0u, 4u), [&](unsigned j) { return stored(reg + j); })) {
+      auto rowType = VectorType::get({4}, registers[reg].getType());
+      SmallVector<Value, 4> rows;
+      for (unsigned i = 0; i < 4; ++i)
+        rows.push_back(vector::FromElementsOp::create(
+            builder, loc, rowType, registers.slice(reg + i * runs.stride, 4)));
+      for (auto [j, column] : llvm::enumerate(transposeByteRows(builder, loc, rows)))
+        storeRun(reg + j, column);
+      run += 3;
       continue;
-    Value at = indices.at(builder, loc, reg);
+    }
+    if (!stored(reg))
+      continue;
     if (runs.width == 1) {
       memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, registers[reg]),
-                              shared.buffer, ValueRange{at});
+                              shared.buffer, ValueRange{indices.at(builder, loc, reg)});
       continue;
     }
     SmallVector<Value> elements;
     for (unsigned i = 0; i < runs.width; ++i)
       elements.push_back(registers[reg + i * runs.stride]);
-    Type element = registers[reg].getType();
-    Value vector = vector::FromElementsOp::create(
-        builder, loc, VectorType::get({int64_t(runs.width)}, element), elements);
-    unsigned bytes = runs.width * element.getIntOrFloatBitWidth() / 8;
-    vector::StoreOp::create(builder, loc, vector, shared.buffer, ValueRange{at},
-                            /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+    storeRun(reg, vector::FromElementsOp::create(
+                      builder, loc,
+                      VectorType::get({int64_t(runs.width)}, registers[reg].getType()), elements));
   }
 }
 

@@ -7,7 +7,8 @@
 // columns (LayoutAnchors::operandLoad): 4 loads of 8 bytes from memory, and
 // for each column the 4 bytes of its rows, consecutive in the K-major
 // stage, packed into one 32-bit store (DotPlan::sharedRuns), 8 stores
-// where one byte per store took 32.
+// where one byte per store took 32. Each 4 columns are the byte transpose
+// of 4 row words: two rounds of interleaving shuffles (one prmt each).
 // CHECK-LABEL: gpu.func @gemm_i8_64x64x64
 // CHECK: scf.for
 // CHECK: %[[K0:.*]] = vector.load %arg1[%arg{{[0-9]+}}] {{.*}} : memref<?xi8>, vector<8xi8>
@@ -19,9 +20,23 @@
 // CHECK: %[[K3:.*]] = vector.load %arg1[%arg{{[0-9]+}}] {{.*}} : memref<?xi8>, vector<8xi8>
 // CHECK-NEXT: %[[K3N0:.*]] = vector.extract %[[K3]][0] : i8 from vector<8xi8>
 // CHECK-NOT: vector.load %arg1
-// CHECK: %[[COLUMN0:.*]] = vector.from_elements %[[K0N0]], %[[K1N0]], %[[K2N0]], %[[K3N0]] : vector<4xi8>
-// CHECK-NEXT: vector.store %[[COLUMN0]], %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<4xi8>
-// CHECK-COUNT-7: vector.store %{{.*}} : memref<{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<4xi8>
+// CHECK: %[[ROW0:.*]] = vector.from_elements %[[K0N0]], %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi8>
+// CHECK: %[[ROW1:.*]] = vector.from_elements %[[K1N0]], %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi8>
+// CHECK: %[[ROW2:.*]] = vector.from_elements %[[K2N0]], %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi8>
+// CHECK: %[[ROW3:.*]] = vector.from_elements %[[K3N0]], %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi8>
+// CHECK-DAG: %[[LOW01:.*]] = vector.shuffle %[[ROW0]], %[[ROW1]] [0, 4, 1, 5]
+// CHECK-DAG: %[[HIGH01:.*]] = vector.shuffle %[[ROW0]], %[[ROW1]] [2, 6, 3, 7]
+// CHECK-DAG: %[[LOW23:.*]] = vector.shuffle %[[ROW2]], %[[ROW3]] [0, 4, 1, 5]
+// CHECK-DAG: %[[HIGH23:.*]] = vector.shuffle %[[ROW2]], %[[ROW3]] [2, 6, 3, 7]
+// CHECK-DAG: %[[COLUMN0:.*]] = vector.shuffle %[[LOW01]], %[[LOW23]] [0, 1, 4, 5]
+// CHECK-DAG: %[[COLUMN1:.*]] = vector.shuffle %[[LOW01]], %[[LOW23]] [2, 3, 6, 7]
+// CHECK-DAG: %[[COLUMN2:.*]] = vector.shuffle %[[HIGH01]], %[[HIGH23]] [0, 1, 4, 5]
+// CHECK-DAG: %[[COLUMN3:.*]] = vector.shuffle %[[HIGH01]], %[[HIGH23]] [2, 3, 6, 7]
+// CHECK: vector.store %[[COLUMN0]], %{{.*}}[%{{.*}}] {alignment = 4 : i64} : memref<{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<4xi8>
+// CHECK: vector.store %[[COLUMN1]]
+// CHECK: vector.store %[[COLUMN2]]
+// CHECK: vector.store %[[COLUMN3]]
+// CHECK-COUNT-4: vector.store %{{.*}} : memref<{{[0-9]+}}xi8, #gpu.address_space<workgroup>>, vector<4xi8>
 // CHECK-NOT: memref.store %{{.*}} : memref<{{[0-9]+}}xi8, #gpu.address_space<workgroup>>
 // CHECK: scf.yield
 tile.func @gemm_i8_64x64x64(%a: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %b: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %c: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %K: i32 {tile.divisibility = 16 : i32}) {

@@ -348,4 +348,16 @@ void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<Elemen
   }
 }
 
+SmallVector<Value, 4> transposeByteRows(OpBuilder &builder, Location loc, ArrayRef<Value> rows) {
+  auto interleave = [&](Value a, Value b, ArrayRef<int64_t> picks) -> Value {
+    return vector::ShuffleOp::create(builder, loc, a, b, picks);
+  };
+  Value low01 = interleave(rows[0], rows[1], {0, 4, 1, 5});
+  Value high01 = interleave(rows[0], rows[1], {2, 6, 3, 7});
+  Value low23 = interleave(rows[2], rows[3], {0, 4, 1, 5});
+  Value high23 = interleave(rows[2], rows[3], {2, 6, 3, 7});
+  return {interleave(low01, low23, {0, 1, 4, 5}), interleave(low01, low23, {2, 3, 6, 7}),
+          interleave(high01, high23, {0, 1, 4, 5}), interleave(high01, high23, {2, 3, 6, 7})};
+}
+
 } // namespace tessera::gpu

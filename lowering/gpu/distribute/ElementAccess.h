@@ -110,6 +110,13 @@ void storeElements(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value bas
                    llvm::ArrayRef<ElementAccess> accesses, mlir::ValueRange values,
                    const RunAccess &runs, llvm::function_ref<bool(unsigned)> skip);
 
+/// The columns of four rows of 4 bytes (`rows`, each a vector of 4 8-bit
+/// elements): column j holds byte j of rows 0 to 3. Two rounds of
+/// interleaving shuffles, each column two permutes of two words (prmt on
+/// NVIDIA) where one gathered byte by byte takes three.
+llvm::SmallVector<mlir::Value, 4> transposeByteRows(mlir::OpBuilder &builder, mlir::Location loc,
+                                                    llvm::ArrayRef<mlir::Value> rows);
+
 } // namespace tessera::gpu
 
 #endif // TESSERA_LOWERING_GPU_DISTRIBUTE_ELEMENTACCESS_H

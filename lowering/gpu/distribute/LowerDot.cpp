@@ -15,6 +15,7 @@
 // asked. f64 stays f64; i8 multiplies in i32 with wrapping sums.
 #include "lowering/gpu/DistributedFormAttrs.h"
 #include "lowering/gpu/distribute/DotPlan.h"
+#include "lowering/gpu/distribute/ElementAccess.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -427,22 +428,6 @@ Value SharedRunIndices::at(OpBuilder &builder, Location loc, unsigned reg) {
   if (place.delta == 0)
     return base;
   return arith::AddIOp::create(builder, loc, base, indexConstant(builder, loc, place.delta));
-}
-
-/// The columns of four 4-byte rows: two rounds of byte interleaving, each
-/// output word two permutes of two inputs (prmt on NVIDIA) where a word
-/// gathered byte by byte takes three.
-static SmallVector<Value, 4> transposeByteRows(OpBuilder &builder, Location loc,
-                                               ArrayRef<Value> rows) {
-  auto interleave = [&](Value a, Value b, ArrayRef<int64_t> picks) -> Value {
-    return vector::ShuffleOp::create(builder, loc, a, b, picks);
-  };
-  Value low01 = interleave(rows[0], rows[1], {0, 4, 1, 5});
-  Value high01 = interleave(rows[0], rows[1], {2, 6, 3, 7});
-  Value low23 = interleave(rows[2], rows[3], {0, 4, 1, 5});
-  Value high23 = interleave(rows[2], rows[3], {2, 6, 3, 7});
-  return {interleave(low01, low23, {0, 1, 4, 5}), interleave(low01, low23, {2, 3, 6, 7}),
-          interleave(high01, high23, {0, 1, 4, 5}), interleave(high01, high23, {2, 3, 6, 7})};
 }
 
 void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, const DotPlan &plan,

@@ -61,13 +61,18 @@ bool SharedMemory::fitsAfter(int64_t usedBytes, int64_t alignment, int64_t bytes
 }
 
 std::optional<size_t> SharedMemory::freeAttribution(MemRefType type, int64_t alignment) const {
-  auto alignAttr = Builder(type.getContext()).getI64IntegerAttr(alignment);
   mlir::gpu::GPUFuncOp func = func_;
-  for (auto [index, attribution] : llvm::enumerate(attributions_))
-    if (!attribution.inUse && attribution.type == type &&
-        func.getWorkgroupAttributionAttr(index, kAlignAttr) == alignAttr)
-      return index;
-  return std::nullopt;
+  std::optional<size_t> best;
+  for (auto [index, attribution] : llvm::enumerate(attributions_)) {
+    auto aligned = func.getWorkgroupAttributionAttr(index, kAlignAttr);
+    if (attribution.inUse || attribution.type.getElementType() != type.getElementType() ||
+        attribution.type.getNumElements() < type.getNumElements() || !aligned ||
+        cast<IntegerAttr>(aligned).getInt() % alignment != 0)
+      continue;
+    if (!best || attribution.type.getNumElements() < attributions_[*best].type.getNumElements())
+      best = index;
+  }
+  return best;
 }
 
 FailureOr<Value> SharedMemory::reserve(Operation *user, Type elementType, int64_t elements,

@@ -86,7 +86,11 @@ private:
     bool inUse = false;
     bool reserved = false;
   };
-  /// An unused attribution of `type` and `alignment` (not on NVIDIA).
+  /// An unused attribution (not on NVIDIA) that can hold `type` at
+  /// `alignment`: of its element type, at least as long, aligned to a
+  /// multiple; the shortest such. A user indexes only its own elements, so
+  /// the epilogue of a pipelined loop reuses the loop's stage buffers once
+  /// they are released, as NVIDIA's offsets do.
   std::optional<size_t> freeAttribution(mlir::MemRefType type, int64_t alignment) const;
   mlir::FailureOr<mlir::Value> place(mlir::Operation *user, mlir::Type elementType,
                                      int64_t elements, int64_t alignment, bool reserve);

@@ -101,6 +101,11 @@ std::vector<KernelCase> buildCatalogue() {
          return examples::traceMatmul(
              c, MatmulConfig{.inputs = MatmulInputs::F16, .unitInnerStrides = true});
        })},
+      // tessera demo's: f32 64x64x64 blocks, whose two stages fill gfx942's
+      // 64 KiB of LDS; the epilogue's conversion must reuse them.
+      {"example_matmul_f32_demo", "matmul", example([](MLIRContext &c) {
+         return examples::traceMatmul(c, MatmulConfig{.blockK = 64, .unitInnerStrides = true});
+       })},
       {"gemm_f16", "gemm", gemm(GemmInputs::F16)},
       {"gemm_bf16", "gemm", gemm(GemmInputs::BF16)},
       {"gemm_f32_tf32", "gemm", gemm(GemmInputs::F32Tf32)},

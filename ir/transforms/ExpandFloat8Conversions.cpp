@@ -4,6 +4,7 @@
 
 #include "ir/TileDialect.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace tessera::tile {
@@ -42,8 +43,12 @@ public:
 
   Type typeOf(Type element) { return shaped ? shaped.clone(element) : element; }
 
-  Value i32(uint32_t value) { return constant(b.getI32IntegerAttr(static_cast<int32_t>(value))); }
-  Value f32(float value) { return constant(b.getF32FloatAttr(value)); }
+  Value i32(uint32_t value) {
+    return createScalarOrSplatConstant(b, loc, typeOf(b.getI32Type()), APInt(32, value));
+  }
+  Value f32(float value) {
+    return createScalarOrSplatConstant(b, loc, typeOf(b.getF32Type()), APFloat(value));
+  }
 
   Value bitcast(Value value, Type element) {
     return arith::BitcastOp::create(b, loc, typeOf(element), value);
@@ -80,13 +85,6 @@ public:
   OpBuilder &b;
 
 private:
-  Value constant(TypedAttr scalar) {
-    if (!shaped)
-      return arith::ConstantOp::create(b, loc, scalar);
-    auto type = cast<ShapedType>(typeOf(scalar.getType()));
-    return arith::ConstantOp::create(b, loc, type, DenseElementsAttr::get(type, scalar));
-  }
-
   Location loc;
   ShapedType shaped;
 };

@@ -79,9 +79,9 @@ public:
 
 /// How an element of `type` sits in memory: i1 takes a byte, fp8 is one.
 Type memoryType(Type type) {
-  if (type.isInteger(1) || tile::isFloat8(type))
+  if (type.isInteger(1))
     return IntegerType::get(type.getContext(), 8);
-  return type;
+  return laneType(type);
 }
 unsigned byteSize(Type type) { return std::max(1u, memoryType(type).getIntOrFloatBitWidth() / 8); }
 

@@ -1,5 +1,6 @@
 // tessera-amd-check-target: what one AMD chip cannot run, reported before
 // lowering with the op's location and the chip's name.
+#include "lowering/gpu/ArithmeticOps.h"
 #include "lowering/gpu/GpuTarget.h"
 #include "lowering/gpu/amd/KernelInterface.h"
 #include "lowering/gpu/amd/Passes.h"
@@ -7,7 +8,6 @@
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
 
@@ -42,10 +42,8 @@ std::string narrowFloatProblem(Type type, const GpuTarget &target) {
 /// tile passes compute OCP fp8 in f32 and convert it with integer
 /// arithmetic before distribution).
 bool computesWithFloats(Operation *op) {
-  if (isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp>(op))
-    return false;
-  return isa<arith::ArithDialect, math::MathDialect, amdgpu::AMDGPUDialect, ROCDL::ROCDLDialect>(
-      op->getDialect());
+  return isArithmetic(op) ||
+         isa<amdgpu::AMDGPUDialect, ROCDL::ROCDLDialect>(op->getDialect());
 }
 
 Type elementTypeOf(Type type) {

@@ -1,14 +1,13 @@
 // tessera-spirv-prepare-kernel: everything the SPIR-V lowering cannot express
 // is reported here, on the op, with the target's name; then the target
 // environment and the entry-point ABI are attached.
+#include "lowering/gpu/ArithmeticOps.h"
 #include "lowering/gpu/GpuTarget.h"
 #include "lowering/gpu/spirv/KernelPatterns.h"
 #include "lowering/gpu/spirv/Passes.h"
 #include "lowering/gpu/spirv/VulkanFeatures.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
@@ -37,14 +36,13 @@ bool isConvertibleDialect(StringRef dialect) {
 
 /// Whether `op` computes with 8-bit floats, rather than moving them.
 bool computesWithFloat8(Operation *op) {
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-      isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp>(op))
-    return false;
-  return llvm::any_of(llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()),
-                      [](Type type) {
-                        auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
-                        return element && element.getWidth() == 8;
-                      });
+  auto isFloat8 = [](Type type) {
+    auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+    return element && element.getWidth() == 8;
+  };
+  return tessera::gpu::isArithmetic(op) &&
+         llvm::any_of(llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()),
+                      isFloat8);
 }
 
 /// Where a value of some type lives, which decides the features it needs.

@@ -177,12 +177,19 @@ class array:
     def numpy(self):
         """A NumPy copy of the array's contents (of an fp8 array: its values
         as float32, which hold them exactly)."""
+        stored = self._stored()
+        if self._float8:
+            return float8_codec.decode(stored, self._float8)
+        return stored.copy() if stored is self._data else stored
+
+    def _stored(self):
+        """The stored elements (an fp8 array's codes) on the host: a CPU
+        array's own memory, a copy of a GPU array's."""
         if self._data is not None:
-            result = self._data.copy()
-        else:
-            result = np.empty(self._shape, self._dtype)
-            self._buffer.copy_to_host(result.ctypes.data, result.nbytes)
-        return float8_codec.decode(result, self._float8) if self._float8 else result
+            return self._data
+        stored = np.empty(self._shape, self._dtype)
+        self._buffer.copy_to_host(stored.ctypes.data, stored.nbytes)
+        return stored
 
     def __len__(self):
         if not self._shape:
@@ -247,10 +254,13 @@ def asarray(obj, dtype=None, device="cpu"):
     kind, index = _parse_device(device)
     if dtype is None and isinstance(obj, array):
         dtype = obj._float8
-    source = _host_values(obj)
     float8_type = _float8_type(dtype)
-    if float8_type:
-        source = float8_codec.encode(source, float8_type)
+    if float8_type and isinstance(obj, array) and obj._float8 is float8_type:
+        source = obj._stored()  # codes already rounded to this type
+    elif float8_type:
+        source = float8_codec.encode(_host_values(obj), float8_type)
+    else:
+        source = _host_values(obj)
     dt = _numpy_dtype(dtype) or _numpy_dtype(source.dtype)
     if kind == "cpu":
         data = _aligned_empty(source.shape, dt)

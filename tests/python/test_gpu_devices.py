@@ -586,6 +586,7 @@ def test_float8_arrays_on_gpus(place, rng, dtype):
     codec = tessera.float8_codec
     rounded = codec.decode(codec.encode(values, dtype), dtype)
     np.testing.assert_array_equal(x.numpy(), rounded)
+    np.testing.assert_array_equal(tessera.asarray(x, device="cpu").numpy(), rounded)
     expected = codec.decode(codec.encode(2.0 * rounded.astype(np.float64), dtype), dtype)
     np.testing.assert_array_equal(out.numpy(), expected)
 

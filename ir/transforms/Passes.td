@@ -89,15 +89,16 @@ def TileFlattenLoops : Pass<"tile-flatten-loops"> {
 }
 
 def TileWidenFloat8Dots : Pass<"tile-widen-float8-dots"> {
-  let summary = "Widen the fp8 operands of dots for targets without fp8 matrix instructions";
+  let summary = "Widen the fp8 operands of every dot, for targets without fp8 matrix instructions";
   let description = [{
     A `tile.dot` of fp8 operands (f8E4M3FN, f8E5M2, or one of each) becomes
     a dot of the operands converted to `operand-type`, which holds every fp8
     value exactly, so that the product is the one an fp8 instruction would
-    compute. Backends run it where they have no fp8 dot: NVIDIA before sm_89
-    (with f16: the f16 mma.sync then does the work, as Triton on sm_80), AMD,
-    Vulkan and the CPU. With `operand-type=f32`, a dot with an f16
-    accumulator still widens to f16 (an f32 dot accumulates in f32 only).
+    compute. The CPU runs it with `operand-type=f32`; the GPU targets run
+    `tile-gpu-widen-float8-dots` instead, which widens only the dots that
+    their matrix instructions cannot take as they are. With
+    `operand-type=f32`, a dot with an f16 accumulator still widens to f16 (an
+    f32 dot accumulates in f32 only).
 
     ```mlir
     %c = tile.dot %a, %b, %acc : tensor<64x32xf8E4M3FN> * tensor<32x64xf8E5M2> -> tensor<64x64xf32>
@@ -109,15 +110,10 @@ def TileWidenFloat8Dots : Pass<"tile-widen-float8-dots"> {
 
     `max_num_imprecise_acc` is dropped: the widened dot adds every product
     at full precision.
-
-    With `f16-accumulators-only`, only dots accumulating in f16 widen: NVIDIA
-    from sm_89 on multiplies fp8 into f32 accumulators only.
   }];
   let options = [
     Option<"operandType", "operand-type", "std::string", /*default=*/"\"f16\"",
-           "Type the operands are widened to: f16, or f32 (for dots with an f32 accumulator)">,
-    Option<"f16AccumulatorsOnly", "f16-accumulators-only", "bool", /*default=*/"false",
-           "Widen only the dots that accumulate in f16">
+           "Type the operands are widened to: f16, or f32 (for dots with an f32 accumulator)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

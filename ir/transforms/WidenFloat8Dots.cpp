@@ -1,10 +1,7 @@
 // tile-widen-float8-dots: fp8 dot operands widened to a type every backend
 // multiplies (ir/transforms/Passes.td).
+#include "ir/transforms/Float8Dots.h"
 #include "ir/transforms/Passes.h"
-
-#include "ir/TileDialect.h"
-
-#include "mlir/IR/PatternMatch.h"
 
 namespace tessera::tile {
 #define GEN_PASS_DEF_TILEWIDENFLOAT8DOTS
@@ -14,12 +11,25 @@ namespace tessera::tile {
 using namespace mlir;
 namespace tile = tessera::tile;
 
-namespace {
-
-Value widen(OpBuilder &builder, Location loc, Value operand, Type element) {
-  auto type = cast<RankedTensorType>(operand.getType());
-  return arith::ExtFOp::create(builder, loc, type.clone(element), operand);
+bool tile::hasFloat8Operands(DotOp dot) {
+  return isFloat8(getElementTypeOrSelf(dot.getA().getType()));
 }
+
+void tile::widenFloat8Dot(RewriterBase &rewriter, DotOp dot, Type element) {
+  rewriter.setInsertionPoint(dot);
+  Location loc = dot.getLoc();
+  auto widen = [&](Value operand) -> Value {
+    auto type = cast<RankedTensorType>(operand.getType());
+    return arith::ExtFOp::create(rewriter, loc, type.clone(element), operand);
+  };
+  auto precision = element.isF32() ? InputPrecision::IEEE : InputPrecision::TF32;
+  Value a = widen(dot.getA());
+  Value b = widen(dot.getB());
+  rewriter.replaceOpWithNewOp<DotOp>(dot, a, b, dot.getAcc(), precision,
+                                     /*maxNumImpreciseAcc=*/0);
+}
+
+namespace {
 
 struct WidenFloat8Dots : tile::impl::TileWidenFloat8DotsBase<WidenFloat8Dots> {
   using TileWidenFloat8DotsBase::TileWidenFloat8DotsBase;
@@ -32,20 +42,12 @@ struct WidenFloat8Dots : tile::impl::TileWidenFloat8DotsBase<WidenFloat8Dots> {
     }
     IRRewriter rewriter(&getContext());
     getOperation()->walk([&](tile::DotOp dot) {
-      if (!tile::isFloat8(getElementTypeOrSelf(dot.getA().getType())))
+      if (!tile::hasFloat8Operands(dot))
         return;
-      Type accElement = getElementTypeOrSelf(dot.getAcc().getType());
-      if (f16AccumulatorsOnly && !accElement.isF16())
-        return;
-      Type element = operandType == "f32" && accElement.isF32() ? Type(rewriter.getF32Type())
-                                                                : Type(rewriter.getF16Type());
-      rewriter.setInsertionPoint(dot);
-      Location loc = dot.getLoc();
-      auto precision = element.isF32() ? tile::InputPrecision::IEEE : tile::InputPrecision::TF32;
-      Value a = widen(rewriter, loc, dot.getA(), element);
-      Value b = widen(rewriter, loc, dot.getB(), element);
-      rewriter.replaceOpWithNewOp<tile::DotOp>(dot, a, b, dot.getAcc(), precision,
-                                               /*maxNumImpreciseAcc=*/0);
+      // An f32 dot accumulates in f32 only.
+      bool f32 = operandType == "f32" && getElementTypeOrSelf(dot.getAcc().getType()).isF32();
+      tile::widenFloat8Dot(rewriter, dot,
+                           f32 ? Type(rewriter.getF32Type()) : Type(rewriter.getF16Type()));
     });
   }
 };

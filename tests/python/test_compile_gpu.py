@@ -152,6 +152,32 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
+    def dot_fp8_small(a_ptr, b_ptr, c_ptr):
+        r = tl.arange(0, 16)
+        a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+        b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+        c = tl.dot(a, b)
+        tl.store(c_ptr + r[:, None] * 16 + r[None, :], c)
+
+
+    @triton.jit
+    def matmul_into_f16(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float16)
+        for k in range(0, K, BK):
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                        mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+            b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
+                        mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc, out_dtype=tl.float16)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+    @triton.jit
     def float8_integers(q_ptr, i_ptr, BLOCK: tl.constexpr):
         offs = tl.arange(0, BLOCK)
         q = (offs - BLOCK // 2).to(tl.float8e4nv)
@@ -682,14 +708,49 @@ def test_fp8_dot_widens_to_f16_before_ada(kernels):
 
 
 @cli
-@pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_89", "cuda:sm_90a"])
-def test_fp8_dot_into_f16_widens_to_f16_everywhere(kernels, target):
-    """Tessera's fp8 instructions accumulate in f32; an f16 accumulator
-    takes f16 operands on every chip."""
+@pytest.mark.parametrize("target,dot", [
+    ("cuda:sm_80", "mma.sync.m16n8k16.f16"),
+    ("cuda:sm_89", "mma.sync.m16n8k16.f16"),
+    ("cuda:sm_90a", "wgmma.m64n64k32.e5m2.f16acc"),
+])
+def test_fp8_dot_into_f16(kernels, target, dot):
+    """An f16 accumulator: wgmma's fp8 form on sm_90a; elsewhere the operands
+    widen to f16 (mma.sync's fp8 form into f16 needs PTX ISA 8.7)."""
     r = run(f"{kernels}:dot_fp8_into_f16", "-s", "*fp8e5:16, *fp8e5:16, *fp16:16", "--target",
             target, "--emit", "ptx", "--verbose")
     assert r.returncode == 0, r.stderr.decode()
+    assert f": {dot}\n" in r.stderr.decode(), r.stderr.decode()
+
+
+@cli
+@pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_89", "cuda:sm_90a"])
+def test_fp8_dot_too_small_for_fp8_instructions_widens(kernels, target):
+    """16 x 16 x 16 is below mma.sync's k32 of fp8 and wgmma's 64 rows: the
+    dot multiplies the operands widened to f16, on every chip."""
+    r = run(f"{kernels}:dot_fp8_small", "-s", "*fp8e4nv:16, *fp8e4nv:16, *fp32:16", "--target",
+            target, "--emit", "ptx", "--num-warps", "1", "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
     assert ": mma.sync.m16n8k16.f16\n" in r.stderr.decode(), r.stderr.decode()
+
+
+@cli
+@pytest.mark.parametrize("operand,instruction", [
+    ("fp16", "wgmma.mma_async.sync.aligned.m64n128k16.f16.f16.f16"),
+    ("fp8e4nv", "wgmma.mma_async.sync.aligned.m64n128k32.f16.e4m3.e4m3"),
+])
+def test_f16_accumulators_run_on_wgmma_overlapped_with_the_next_dot(kernels, operand, instruction):
+    """A pipelined GEMM into f16 on sm_90a: wgmma with f16x2 accumulator
+    registers, each dot left running while the next is issued (wait_group 1)
+    and the pairs unpacked only after the last wait, so that ptxas does not
+    serialize the wgmmas (C7514)."""
+    signature = f"*{operand}:16, *{operand}:16, *fp16:16, i32, i32, i32:16, 128, 128, 64"
+    r = run(f"{kernels}:matmul_into_f16", "-s", signature, "--target", "cuda:sm_90a",
+            "--num-stages", "3", "--emit", "ptx", "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx, report = r.stdout.decode(), r.stderr.decode()
+    assert instruction in ptx
+    assert ptx.count("wgmma.wait_group.sync.aligned 1;") == 1
+    assert "C7514" not in report and ", 0 bytes spill stores" in report, report
 
 
 @cli

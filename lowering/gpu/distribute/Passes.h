@@ -26,10 +26,11 @@ namespace tessera::gpu {
 #define GEN_PASS_REGISTRATION
 #include "lowering/gpu/distribute/Passes.h.inc"
 
-/// Registers tile-gpu-assign-layouts, tile-gpu-transpose-column-loads and
-/// tile-gpu-issue-loads-early.
+/// Registers tile-gpu-assign-layouts, tile-gpu-widen-float8-dots,
+/// tile-gpu-transpose-column-loads and tile-gpu-issue-loads-early.
 inline void registerGpuLayoutPasses() {
   registerTileGpuAssignLayouts();
+  registerTileGpuWidenFloat8Dots();
   registerTileGpuTransposeColumnLoads();
   registerTileGpuIssueLoadsEarly();
 }

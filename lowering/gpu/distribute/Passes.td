@@ -106,6 +106,40 @@ def TileGpuAssignLayouts : Pass<"tile-gpu-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::tessera::gpu::TileGpuDialect"];
 }
 
+def TileGpuWidenFloat8Dots : Pass<"tile-gpu-widen-float8-dots", "::mlir::ModuleOp"> {
+  let summary = "Widen to f16 the fp8 dots that the target's matrix instructions cannot take";
+  let description = [{
+    A `tile.dot` of fp8 operands stays as it is where the target multiplies
+    it with a matrix instruction of fp8 operands (wgmma on sm_90a, mma.sync
+    from sm_89 on, for the shapes, accumulator and `num-warps` that the
+    instruction selection of `tile-gpu-assign-layouts` takes), and becomes
+    the dot of its operands converted to f16 everywhere else: NVIDIA before
+    sm_89, AMD and Vulkan, and dots too small for an fp8 instruction or with
+    an accumulator it does not have. f16 holds every fp8 value exactly, so
+    the f16 instruction (or the FMA loop) computes the same products.
+
+    ```mlir
+    // cuda:sm_90a, num-warps=4: 16 rows are too few for wgmma, and 16 of K
+    // too few for mma.sync's k32 of fp8
+    %c = tile.dot %a, %b, %acc : tensor<16x16xf8E4M3FN> * tensor<16x16xf8E4M3FN> -> tensor<16x16xf32>
+    // becomes
+    %a16 = arith.extf %a : tensor<16x16xf8E4M3FN> to tensor<16x16xf16>
+    %b16 = arith.extf %b : tensor<16x16xf8E4M3FN> to tensor<16x16xf16>
+    %c = tile.dot %a16, %b16, %acc : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+    ```
+
+    `max_num_imprecise_acc` is dropped from a widened dot: it adds every
+    product at full precision.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "GPU target spec: cuda:sm_80, hip:gfx942, vulkan:1.3:subgroup=32, ...">,
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "Warps per program (a power of two)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileGpuIssueLoadsEarly : Pass<"tile-gpu-issue-loads-early", "::mlir::ModuleOp"> {
   let summary = "Issue loads before the reductions, scans and dots they do not depend on";
   let description = [{

@@ -19,12 +19,13 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   // with the math ops that have their own lowerings.
   if (target.vendor != GpuVendor::Nvidia)
     pm.addPass(tile::createTileLibdeviceToMath());
-  // fp8 values are stored and multiplied in fp8 where the target can (into
-  // f32 accumulators); they are never computed with, and converted in
+  // fp8 values are stored and multiplied in fp8 where the target's matrix
+  // instructions can; they are never computed with, and converted in
   // hardware from Ada on.
-  tile::TileWidenFloat8DotsOptions widen;
-  widen.f16AccumulatorsOnly = target.hasFp8();
-  pm.addPass(tile::createTileWidenFloat8Dots(widen));
+  TileGpuWidenFloat8DotsOptions widen;
+  widen.target = target.str();
+  widen.numWarps = options.numWarps;
+  pm.addPass(createTileGpuWidenFloat8Dots(widen));
   pm.addPass(tile::createTileEmulateFloat8Arithmetic());
   if (!target.hasFp8())
     pm.addPass(tile::createTileExpandFloat8Conversions());

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -159,15 +160,21 @@ std::optional<Instruction> instructionFor(const DotProblem &problem) {
   // fp8 operands may mix e4m3 and e5m2 (the instruction names both).
   std::optional<NVVM::WGMMATypes> aFp8 = float8NvvmType<NVVM::WGMMATypes>(a),
                                   bFp8 = float8NvvmType<NVVM::WGMMATypes>(problem.bElement);
-  if (aFp8 && bFp8 && acc.isF32())
-    return Instruction{32, *aFp8, *bFp8, NVVM::WGMMATypes::f32};
+  // f16 accumulators take f16 and fp8 products, as f16x2 registers.
+  std::optional<NVVM::WGMMATypes> accumulator;
+  if (acc.isF32())
+    accumulator = NVVM::WGMMATypes::f32;
+  else if (acc.isF16())
+    accumulator = NVVM::WGMMATypes::f16;
+  if (aFp8 && bFp8 && accumulator)
+    return Instruction{32, *aFp8, *bFp8, *accumulator};
   if (a != problem.bElement)
     return std::nullopt;
   auto same = [](int64_t k, NVVM::WGMMATypes type, NVVM::WGMMATypes accumulator) {
     return Instruction{k, type, type, accumulator};
   };
-  if (a.isF16() && acc.isF32())
-    return same(16, NVVM::WGMMATypes::f16, NVVM::WGMMATypes::f32);
+  if (a.isF16() && accumulator)
+    return same(16, NVVM::WGMMATypes::f16, *accumulator);
   if (a.isBF16() && acc.isF32())
     return same(16, NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32);
   // As on mma.sync: tf32 only where the user asked for tf32 products.
@@ -299,9 +306,14 @@ public:
                           whileRunning);
     return issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/1, whileRunning);
   }
+  // A running f16 dot's registers travel as f16 scalars between its issue
+  // and this wait: unpacked after the issue's wait and packed again here,
+  // pairs that LLVM folds away (no instruction reads them in flight, which
+  // ptxas would report as C7514).
   SmallVector<Value> emitWaitForAll(OpBuilder &builder, Location loc,
                                     ValueRange acc) const override {
-    return waitForWgmma(builder, loc, /*pending=*/0, acc);
+    SmallVector<Value> fields = packFields(builder, loc, acc);
+    return unpackFields(builder, loc, waitForWgmma(builder, loc, /*pending=*/0, fields));
   }
   // ptxas serializes every wgmma of a kernel where an ordinary instruction
   // reads an accumulator register between a wgmma and its wait (C7514).
@@ -317,6 +329,20 @@ private:
   int64_t warpgroupTileM() const { return gridM() / plan.warpgroupsM; }
   int64_t warpgroupTileN() const { return gridN() / plan.warpgroupsN; }
   int64_t registersPerTile() const { return plan.instructionN / 2; }
+  /// Whether the accumulator registers are f16x2 pairs of neighbouring
+  /// columns (the layout's first register basis) rather than scalars.
+  bool packedAccumulator() const { return problem.accElement.isF16(); }
+  /// One struct field of the instruction: a scalar, or a pair of them.
+  Type fieldType() const {
+    return packedAccumulator() ? Type(VectorType::get({2}, problem.accElement))
+                               : problem.accElement;
+  }
+  int64_t fieldsPerTile() const {
+    return packedAccumulator() ? registersPerTile() / 2 : registersPerTile();
+  }
+  /// Scalars as struct fields and back.
+  SmallVector<Value> packFields(OpBuilder &builder, Location loc, ValueRange registers) const;
+  SmallVector<Value> unpackFields(OpBuilder &builder, Location loc, ValueRange fields) const;
 
   /// Where this thread's warpgroup sits in the grid.
   struct WarpgroupPlace {
@@ -377,13 +403,35 @@ Value WgmmaDot::descriptor(OpBuilder &builder, Location loc, const SharedOperand
 }
 
 LLVM::LLVMStructType WgmmaDot::tileType(MLIRContext *context) const {
-  SmallVector<Type> fields(registersPerTile(), problem.accElement);
+  SmallVector<Type> fields(fieldsPerTile(), fieldType());
   return LLVM::LLVMStructType::getLiteral(context, fields);
+}
+
+SmallVector<Value> WgmmaDot::packFields(OpBuilder &builder, Location loc,
+                                        ValueRange registers) const {
+  if (!packedAccumulator())
+    return SmallVector<Value>(registers);
+  SmallVector<Value> fields;
+  for (size_t i = 0; i < registers.size(); i += 2)
+    fields.push_back(vector::FromElementsOp::create(builder, loc, fieldType(),
+                                                    registers.slice(i, 2)));
+  return fields;
+}
+
+SmallVector<Value> WgmmaDot::unpackFields(OpBuilder &builder, Location loc,
+                                          ValueRange fields) const {
+  if (!packedAccumulator())
+    return SmallVector<Value>(fields);
+  SmallVector<Value> registers;
+  for (Value field : fields)
+    for (int64_t half = 0; half < 2; ++half)
+      registers.push_back(vector::ExtractOp::create(builder, loc, field, half));
+  return registers;
 }
 
 Value WgmmaDot::packTile(OpBuilder &builder, Location loc, ValueRange registers) const {
   Value packed = LLVM::PoisonOp::create(builder, loc, tileType(builder.getContext()));
-  for (auto [field, value] : llvm::enumerate(registers))
+  for (auto [field, value] : llvm::enumerate(packFields(builder, loc, registers)))
     packed = LLVM::InsertValueOp::create(builder, loc, packed, value, field);
   return packed;
 }
@@ -433,11 +481,11 @@ FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, 
               /*satfinite=*/nullptr);
         }
     NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
-    SmallVector<Value> registers;
+    SmallVector<Value> fields;
     for (Value tile : tileValues)
-      for (int64_t field = 0; field < registersPerTile(); ++field)
-        registers.push_back(LLVM::ExtractValueOp::create(builder, loc, tile, field));
-    return registers;
+      for (int64_t field = 0; field < fieldsPerTile(); ++field)
+        fields.push_back(LLVM::ExtractValueOp::create(builder, loc, tile, field));
+    return fields;
   };
   auto fromPoison = [&] {
     return SmallVector<Value>(
@@ -451,8 +499,14 @@ FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, 
       for (int64_t tile = 0; tile < tiles; ++tile)
         tileValues[tile] =
             packTile(builder, loc, acc.slice(tile * registersPerTile(), registersPerTile()));
-    SmallVector<Value> result = issueSteps(tileValues, 0, steps, fromZeros);
-    return runWhileIssuedThenWait(builder, loc, result, pending, whileRunning);
+    SmallVector<Value> fields = issueSteps(tileValues, 0, steps, fromZeros);
+    // Pairs unpack only after the wait: ordinary instructions that read a
+    // running wgmma's registers serialize them all.
+    FailureOr<SmallVector<Value>> waited =
+        runWhileIssuedThenWait(builder, loc, fields, pending, whileRunning);
+    if (failed(waited))
+      return failure();
+    return unpackFields(builder, loc, *waited);
   }
 
   // Promoted fp8 sums: each run of steps from zeros, then, once it is done,
@@ -704,15 +758,17 @@ std::optional<WgmmaPlan> planWgmma(const GpuTarget &target, const DotProblem &pr
     plan.bSwizzleBytes = plan.bNMajor ? std::min(kMaxSwizzleBytes, instructionNBytes)
                                       : plan.swizzleBytes;
   }
-  bool fp8 = tile::isFloat8(problem.aElement);
-  if (fp8 && problem.maxImpreciseAcc > 0 && problem.maxImpreciseAcc < problem.k)
+  // An f16 sum has no more precise one to be promoted to.
+  bool fp8IntoF32 = tile::isFloat8(problem.aElement) && problem.accElement.isF32();
+  if (fp8IntoF32 && problem.maxImpreciseAcc > 0 && problem.maxImpreciseAcc < problem.k)
     plan.promoteEverySteps = std::max<int64_t>(1, problem.maxImpreciseAcc / instruction->k);
   std::string promoted =
       plan.promoteEverySteps
           ? (".promote" + llvm::Twine(plan.promoteEverySteps * instruction->k)).str()
           : "";
   plan.name = ("wgmma.m64n" + llvm::Twine(plan.instructionN) + "k" + llvm::Twine(instruction->k) +
-               "." + instruction->suffix() + (plan.swapped ? ".swapped" : "") + promoted)
+               "." + instruction->suffix() + (plan.swapped ? ".swapped" : "") + promoted +
+               (instruction->accumulatorType == NVVM::WGMMATypes::f16 ? ".f16acc" : ""))
                   .str();
   return plan;
 }

@@ -20,8 +20,8 @@ using namespace mlir;
 namespace tessera::gpu::testing {
 
 const char *dotTypesName(DotTypes types) {
-  static const char *names[] = {"f16",  "f16acc16", "bf16", "f32",
-                                "s8",   "e4m3",     "e5m2", "e4m3xe5m2"};
+  static const char *names[] = {"f16", "f16acc16", "bf16",      "f32",      "s8",
+                                "e4m3", "e5m2",    "e4m3xe5m2", "e4m3acc16"};
   return names[static_cast<int>(types)];
 }
 
@@ -59,6 +59,10 @@ DotProblem dotProblem(MLIRContext &context, DotTypes types, int64_t m, int64_t n
     problem.aElement = b.getType<Float8E4M3FNType>();
     problem.bElement = b.getType<Float8E5M2Type>();
     problem.accElement = b.getF32Type();
+    break;
+  case DotTypes::F8E4M3AccF16:
+    problem.aElement = problem.bElement = b.getType<Float8E4M3FNType>();
+    problem.accElement = b.getF16Type();
     break;
   }
   return problem;

@@ -16,11 +16,11 @@ namespace tessera::gpu::testing {
 
 /// Operand and accumulator types of the test dots. F32 keeps the default
 /// input precision (tf32 where the target has it); the fp8 types accumulate
-/// in f32.
-enum class DotTypes { F16, F16AccF16, BF16, F32, S8, F8E4M3, F8E5M2, F8E4M3xE5M2 };
+/// in f32, but for F8E4M3AccF16.
+enum class DotTypes { F16, F16AccF16, BF16, F32, S8, F8E4M3, F8E5M2, F8E4M3xE5M2, F8E4M3AccF16 };
 
 /// "f16", "f16acc16", "bf16", "f32", "s8", "e4m3", "e5m2", "e4m3xe5m2" (A
-/// e4m3, B e5m2): part of test names.
+/// e4m3, B e5m2), "e4m3acc16": part of test names.
 const char *dotTypesName(DotTypes types);
 
 /// The [M, K] x [K, N] + [M, N] dot of `types`.

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -22,7 +23,8 @@ namespace {
 constexpr unsigned kThreadsPerWarp = 32;
 
 /// One thread's copy of a value: integers and indices as their bits (zero
-/// above the type's width), floats and structs as their elements.
+/// above the type's width), floats, vectors and structs as their elements (a
+/// struct of vectors as all their elements, field after field).
 struct ThreadValue {
   uint64_t bits = 0;
   llvm::SmallVector<double, 4> elements;
@@ -30,6 +32,28 @@ struct ThreadValue {
 using ThreadValues = std::vector<ThreadValue>;
 
 unsigned widthOf(Type type) { return type.isIndex() ? 64 : type.getIntOrFloatBitWidth(); }
+/// Elements of one struct field of type `field`: a vector's, else one.
+int64_t elementsOf(Type field) {
+  auto vector = dyn_cast<VectorType>(field);
+  return vector ? vector.getNumElements() : 1;
+}
+/// Elements of a whole value of `type`.
+int64_t elementsOfValue(Type type) {
+  if (auto structType = dyn_cast<LLVM::LLVMStructType>(type)) {
+    int64_t count = 0;
+    for (Type field : structType.getBody())
+      count += elementsOf(field);
+    return count;
+  }
+  return elementsOf(type);
+}
+/// The f16 nearest `value` (ties to even), as an f16 accumulator holds it.
+double roundToHalf(double value) {
+  llvm::APFloat half(value);
+  bool lost = false;
+  half.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return half.convertToDouble();
+}
 bool isInteger(Type type) { return type.isIndex() || isa<IntegerType>(type); }
 
 uint64_t truncate(uint64_t bits, unsigned width) {
@@ -265,12 +289,10 @@ private:
           // NaN shows any field (or float) that is read without having been
           // written.
           Type type = undefined->getResult(0).getType();
-          auto structType = dyn_cast<LLVM::LLVMStructType>(type);
-          if (!structType && !type.isF32())
+          if (!isa<LLVM::LLVMStructType>(type) && !type.isF32())
             return failure(undefined, "only undefined structs and f32 are modelled");
           for (ThreadValue &v : resultOf(undefined->getResult(0)))
-            v.elements.assign(structType ? structType.getBody().size() : 1,
-                              std::numeric_limits<double>::quiet_NaN());
+            v.elements.assign(elementsOfValue(type), std::numeric_limits<double>::quiet_NaN());
           return llvm::Error::success();
         })
         .Case<memref::LoadOp>([&](memref::LoadOp load) { return sharedLoad(load); })
@@ -282,21 +304,54 @@ private:
                 std::bit_cast<uint32_t>(static_cast<float>(number(cast.getIn(), t))));
           return llvm::Error::success();
         })
+        // Fields are scalars or vectors, all of one type.
         .Case<LLVM::InsertValueOp>([&](LLVM::InsertValueOp insert) {
-          int64_t position = insert.getPosition()[0];
+          int64_t width = elementsOf(insert.getValue().getType());
+          int64_t first = insert.getPosition()[0] * width;
           for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
             ThreadValue v = get(insert.getContainer(), t);
-            v.elements[position] = number(insert.getValue(), t);
+            const ThreadValue &field = get(insert.getValue(), t);
+            for (int64_t i = 0; i < width; ++i)
+              v.elements[first + i] = width == 1 ? number(insert.getValue(), t)
+                                                 : field.elements[i];
             resultOf(insert.getResult())[t] = v;
           }
           return llvm::Error::success();
         })
         .Case<LLVM::ExtractValueOp>([&](LLVM::ExtractValueOp extract) {
-          int64_t position = extract.getPosition()[0];
-          for (unsigned t = 0; t < kWarpgroupThreads; ++t)
-            setNumber(extract.getResult(), t, get(extract.getContainer(), t).elements[position]);
+          int64_t width = elementsOf(extract.getType());
+          int64_t first = extract.getPosition()[0] * width;
+          for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+            const ThreadValue &container = get(extract.getContainer(), t);
+            if (width == 1) {
+              setNumber(extract.getResult(), t, container.elements[first]);
+              continue;
+            }
+            resultOf(extract.getResult())[t].elements.assign(
+                container.elements.begin() + first, container.elements.begin() + first + width);
+          }
           if (auto group = wgmmaGroup.find(extract.getContainer()); group != wgmmaGroup.end())
             wgmmaGroup[extract.getResult()] = group->second;
+          return llvm::Error::success();
+        })
+        .Case<vector::FromElementsOp>([&](vector::FromElementsOp pack) {
+          for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+            ThreadValue &v = resultOf(pack.getResult())[t];
+            v.elements.clear();
+            for (Value element : pack.getElements())
+              v.elements.push_back(number(element, t));
+          }
+          return llvm::Error::success();
+        })
+        .Case<vector::ExtractOp>([&](vector::ExtractOp extract) -> llvm::Error {
+          std::optional<int64_t> position =
+              extract.hasDynamicPosition()
+                  ? std::nullopt
+                  : std::optional<int64_t>(extract.getStaticPosition().front());
+          if (!position || extract.getStaticPosition().size() != 1)
+            return failure(extract, "only one constant position is modelled");
+          for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+            setNumber(extract.getResult(), t, get(extract.getSource(), t).elements[*position]);
           return llvm::Error::success();
         })
         .Case<LLVM::InlineAsmOp>([&](LLVM::InlineAsmOp asmOp) {
@@ -360,8 +415,12 @@ private:
     for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
       ThreadValue &v = resultOf(asmOp.getRes())[t];
       v.elements.clear();
-      for (Value operand : asmOp.getOperands())
-        v.elements.push_back(number(operand, t));
+      for (Value operand : asmOp.getOperands()) {
+        if (isa<VectorType>(operand.getType()))
+          llvm::append_range(v.elements, get(operand, t).elements);
+        else
+          v.elements.push_back(number(operand, t));
+      }
     }
     if (running != std::numeric_limits<int64_t>::max())
       wgmmaGroup[asmOp.getRes()] = running;
@@ -490,7 +549,8 @@ private:
   /// thread t, placed with the ISA's D fragment; the registers of `result`.
   void multiplyAccumulate(const std::vector<double> &a, const std::vector<double> &bColumns,
                           int64_t n, int64_t k, bool accumulate,
-                          llvm::function_ref<double(unsigned, unsigned)> accIn, Value result) {
+                          llvm::function_ref<double(unsigned, unsigned)> accIn, Value result,
+                          bool halfAccumulator = false) {
     constexpr int64_t m = 64;
     unsigned fields = n / 2;
     std::vector<double> d(m * n, 0);
@@ -508,7 +568,7 @@ private:
       values[t].elements.resize(fields);
       for (unsigned i = 0; i < fields; ++i) {
         auto [row, col] = fragmentD(t, i);
-        values[t].elements[i] = d[row * n + col];
+        values[t].elements[i] = halfAccumulator ? roundToHalf(d[row * n + col]) : d[row * n + col];
       }
     }
     wgmmaGroup[result] = -1;
@@ -596,9 +656,16 @@ private:
     int64_t m = wgmma.getShape().getM(), n = wgmma.getShape().getN(), k = wgmma.getShape().getK();
     if (m != 64 || k * bytes != 32)
       return failure(wgmma, "shape is not m64 with 32 bytes of K");
-    auto fields = cast<LLVM::LLVMStructType>(inouts.getType()).getBody().size();
-    if (static_cast<int64_t>(fields) != n / 2)
-      return failure(wgmma, "the accumulator struct is not N / 2 registers");
+    // PTX ISA: N / 2 f32 or s32 registers, or N / 4 f16x2 registers that
+    // hold d_i and d_{i+1} of the same fragment.
+    bool half = wgmma.getTypeD() == NVVM::WGMMATypes::f16;
+    ArrayRef<Type> fields = cast<LLVM::LLVMStructType>(inouts.getType()).getBody();
+    Type register32 = half ? Type(VectorType::get({2}, Float16Type::get(wgmma.getContext())))
+                           : fields.front();
+    if (static_cast<int64_t>(fields.size()) != n / (half ? 4 : 2) ||
+        !llvm::all_equal(fields) || fields.front() != register32)
+      return failure(wgmma, half ? "the accumulator struct is not N / 4 f16x2 registers"
+                                 : "the accumulator struct is not N / 2 registers");
 
     llvm::Expected<uint64_t> aBits = uniformDescriptor(wgmma, wgmma.getDescriptorA());
     if (!aBits)
@@ -622,7 +689,8 @@ private:
         element = -element;
     multiplyAccumulate(
         *a, *bColumns, n, k, wgmma.getScaleD() == NVVM::WGMMAScaleOut::one,
-        [&](unsigned t, unsigned i) { return get(inouts, t).elements[i]; }, wgmma.getResult());
+        [&](unsigned t, unsigned i) { return get(inouts, t).elements[i]; }, wgmma.getResult(),
+        half);
     return llvm::Error::success();
   }
 

@@ -65,6 +65,13 @@ TEST_F(WgmmaSelection, NamesTheInstructionOnSm90a) {
   EXPECT_EQ(selected(sm90a, mixed, 4), "wgmma.m64n64k32.e5m2.e4m3");
   // Below a warpgroup, mma.sync's fp8 form.
   EXPECT_EQ(selected(sm90a, mixed, 2), "mma.sync.m16n8k32.e5m2.e4m3");
+  // f16 accumulators, of f16 and of fp8 products.
+  EXPECT_EQ(selected(sm90a, problem(b.getF16Type(), b.getF16Type(), 64, 64, 64), 4),
+            "wgmma.m64n64k16.f16.f16acc");
+  EXPECT_EQ(selected(sm90a, problem(e4m3, b.getF16Type(), 128, 128, 64), 8),
+            "wgmma.m64n128k32.e4m3.f16acc");
+  // mma.sync has no fp8 form into f16 before PTX ISA 8.7: the dot widens.
+  EXPECT_EQ(selected(sm90a, problem(e4m3, b.getF16Type(), 128, 128, 64), 2), "none");
 }
 
 TEST_F(WgmmaSelection, OtherChipsKeepMmaSync) {
@@ -98,9 +105,8 @@ TEST_F(WgmmaSelection, ShapesThatDoNotFitKeepMmaSync) {
 }
 
 TEST_F(WgmmaSelection, TypesWithoutWgmmaHereKeepMmaSyncOrFma) {
-  // An f16 accumulator: mma.sync has it, wgmma's packed fragment is not used.
-  EXPECT_EQ(selected(sm90a, problem(b.getF16Type(), b.getF16Type(), 64, 64, 64), 4),
-            "mma.sync.m16n8k16.f16");
+  // bf16 has no f16 accumulator: mma.sync has none either.
+  EXPECT_EQ(selected(sm90a, problem(b.getBF16Type(), b.getF16Type(), 64, 64, 64), 4), "none");
   DotProblem ieee = problem(b.getF32Type(), b.getF32Type(), 64, 64, 64);
   ieee.precision = tessera::tile::InputPrecision::IEEE;
   EXPECT_EQ(selected(sm90a, ieee, 4), "none");

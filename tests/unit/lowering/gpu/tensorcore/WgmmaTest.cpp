@@ -103,6 +103,11 @@ const WgmmaCase kCases[] = {
     {DotTypes::F8E5M2, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128, false, false, 128},
     // e4m3 A times e5m2 B (FP8 training's gradient GEMMs).
     {DotTypes::F8E4M3xE5M2, 64, 128, 64, 4, 1, 1, 1, 1, 128, 64, false, false, 64},
+    // f16 accumulators, N / 4 registers of f16x2 pairs, of f16 and e4m3
+    // products (the sums stay integers below 2048, exact in f16).
+    {DotTypes::F16AccF16, 64, 64, 64, 4, 1, 1, 1, 1, 64, 128, false, true, 128},
+    {DotTypes::F16AccF16, 128, 256, 32, 8, 2, 1, 1, 1, 256, 64, true, false, 64},
+    {DotTypes::F8E4M3AccF16, 128, 128, 64, 4, 1, 1, 2, 1, 128, 64, false, false, 64},
     // fp8 sums promoted to f32 every 64 and every 96 elements of K (the last
     // run shorter): runs of wgmmas from zeros, each waited for and added to
     // the accumulator.

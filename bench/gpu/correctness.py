@@ -50,6 +50,11 @@ class OnDevice:
         # float64 -> fp8 rounds through fp32 (PyTorch converts to fp8 from fp32).
         return torch.from_numpy(values).float().to(device=self.device, dtype=TORCH[dtype])
 
+    def small_integers(self, shape, dtype, bound):
+        """Integers in [-bound, bound] as `dtype` (exact in every float type)."""
+        values = self.rng.integers(-bound, bound + 1, shape)
+        return torch.from_numpy(values).float().to(device=self.device, dtype=TORCH[dtype])
+
     def wide_input(self, shape, dtype):
         """Values of either sign with magnitudes from 2^-22 to 2^20: both fp8
         types' subnormals, normal ranges and beyond."""
@@ -97,6 +102,9 @@ class ForExport:
     output = zeros = input
 
     def wide_input(self, shape, dtype):
+        return self.input(shape, dtype)
+
+    def small_integers(self, shape, dtype, bound):
         return self.input(shape, dtype)
 
     def check(self, *args, **kwargs):
@@ -155,6 +163,29 @@ def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 6
     return Case(f"matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} {precision} "
                 f"warps={warps} stages={stages}" + (f" -> {out}" if out else ""), run, on_cpu,
                 untried)
+
+
+def f16_accumulator_case(dtype, layout, warps, stages, size, block, untried=False):
+    """C = A @ B accumulated in f16. The operands are integers in [-2, 2]
+    and K at most 256, so that every partial sum is an integer below 2048:
+    exact in f16 whatever order the instruction adds in."""
+    M, N, K = size
+    BM, BN, BK = block
+    assert K <= 256
+
+    def run(kernels, on):
+        a = on.small_integers((M, K), dtype, 2)
+        if layout == "nt":
+            b = on.small_integers((N, K), dtype, 2).t()
+        else:
+            b = on.small_integers((K, N), dtype, 2)
+        c = on.output((M, N), "fp16")
+        kernels.matmul_into_f16[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+            a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+            c.stride(1), BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
+        on.check(c, lambda: host(a) @ host(b))
+    return Case(f"matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} into f16 "
+                f"warps={warps} stages={stages}", run, untried=untried)
 
 
 def persistent_matmul_case(dtype, layout, warps, stages, size, block, programs, out="fp32",
@@ -497,6 +528,16 @@ def cases():
     found.append(matmul_case("fp8e5", "nn", 4, 3, block=(64, 64, 64), untried=True))
     found.append(matmul_case("fp8e4nv", "nt", 8, 3, size=(300, 600, 300), block=(128, 256, 128),
                              out="bf16", untried=True))
+    # f16 accumulators: wgmma's f16x2 registers (f16 and fp8 products, one
+    # and two warpgroups), first run apart on a GPU; mma.sync below a
+    # warpgroup (fp8 widened to f16 there).
+    found.append(f16_accumulator_case("fp16", "nn", 4, 3, (150, 136, 200), (64, 64, 32),
+                                      untried=True))
+    found.append(f16_accumulator_case("fp16", "nt", 8, 3, (300, 264, 256), (128, 128, 64),
+                                      untried=True))
+    found.append(f16_accumulator_case("fp8e4nv", "nt", 4, 3, (150, 136, 256), (64, 128, 64),
+                                      untried=True))
+    found.append(f16_accumulator_case("fp8e5", "nn", 2, 3, (150, 136, 200), (64, 64, 64)))
     for op in ("sum", "max", "argmax", "cumsum"):
         for axis in (0, 1):
             for warps in (1, 4):

@@ -112,8 +112,8 @@ class ForExport:
 
 
 class Case:
-    """A check of one kernel. An `untried` one (TMA's and fp8's: written
-    before any ran on a GPU) runs on a GPU in a process of its own with a time
+    """A check of one kernel. An `untried` one (TMA's, fp8's, wgmma's f16
+    accumulators: written before any ran on a GPU) runs on a GPU in a process of its own with a time
     limit: a copy that never completes its mbarrier hangs the kernel, an
     instruction the device rejects loses the context, and the cases after it
     must still run."""

@@ -331,7 +331,8 @@ def test_device_correctness_cases_on_cpu(name):
 
 
 def test_untried_cases_run_apart_and_a_hang_is_reported(monkeypatch):
-    """On a GPU, the TMA and fp8 cases run one per child process (`--case N`)
+    """On a GPU, the TMA, fp8 and f16-accumulator (wgmma) cases run one per
+    child process (`--case N`)
     with a time limit: a kernel whose mbarrier never completes is reported
     HUNG and the cases after it still run; the child's verdict line is the
     case's."""
@@ -340,7 +341,7 @@ def test_untried_cases_run_apart_and_a_hang_is_reported(monkeypatch):
     correctness = bench_module("correctness")
     untried = [(i, c) for i, c in enumerate(correctness.cases()) if c.untried]
     assert untried and all(" tma" in c.name or c.name.startswith(("matmul fp8", "float8"))
-                           for _, c in untried)
+                           or " into f16 " in c.name for _, c in untried)
     assert all(c.untried for c in correctness.cases() if " tma" in c.name)
     seed, case = untried[0]
     commands = []

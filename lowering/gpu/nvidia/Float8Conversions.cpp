@@ -5,6 +5,10 @@
 #include "ir/TileDialect.h"
 #include "lowering/gpu/GpuTarget.h"
 
+#include "mlir/IR/Dominance.h"
+
+#include "llvm/ADT/MapVector.h"
+
 namespace tessera::gpu {
 #define GEN_PASS_DEF_TESSERANVVMFLOAT8CONVERSIONS
 #include "lowering/gpu/nvidia/Passes.h.inc"
@@ -29,58 +33,98 @@ std::optional<tessera::gpu::GpuTarget> nvidiaTarget(mlir::gpu::GPUModuleOp modul
   return std::nullopt;
 }
 
-Value fromFp8(OpBuilder &b, Location loc, Value value, FloatType to) {
-  Value byte = arith::BitcastOp::create(b, loc, b.getI8Type(), value);
-  auto pairType = VectorType::get({2}, b.getI8Type());
-  Value pair = vector::FromElementsOp::create(b, loc, pairType, ValueRange{byte, byte});
-  Value halves = NVVM::ConvertF8x2ToF16x2Op::create(b, loc, VectorType::get({2}, b.getF16Type()),
-                                                    pair, b.getBoolAttr(false),
-                                                    TypeAttr::get(value.getType()));
-  Value half = vector::ExtractOp::create(b, loc, halves, ArrayRef<int64_t>{0});
-  if (to.isF16())
-    return half;
-  if (to.getWidth() > 16)
-    return arith::ExtFOp::create(b, loc, to, half);
-  // bf16 through f32, exactly: every fp8 value is a bf16 value.
-  Value single = arith::ExtFOp::create(b, loc, b.getF32Type(), half);
-  return arith::TruncFOp::create(b, loc, to, single);
+/// The conversions the pair instructions do: fp8 to f16 (`extf`) and f32 to
+/// fp8 (`truncf`). Every other conversion from or to fp8 becomes one of
+/// these between ordinary conversions (normalize).
+bool isCore(Operation *op) {
+  if (auto extf = dyn_cast<arith::ExtFOp>(op))
+    return tessera::tile::isFloat8(extf.getIn().getType()) && extf.getType().isF16();
+  if (auto truncf = dyn_cast<arith::TruncFOp>(op))
+    return truncf.getIn().getType().isF32() && tessera::tile::isFloat8(truncf.getType());
+  return false;
 }
 
-Value toFp8(OpBuilder &b, Location loc, Value value, Type to) {
-  Type f32 = b.getF32Type();
-  auto from = cast<FloatType>(value.getType());
-  if (from.getWidth() < 32)
-    value = arith::ExtFOp::create(b, loc, f32, value);
-  else if (from.getWidth() > 32)
-    value = arith::TruncFOp::create(b, loc, f32, value);
-  Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
-      b, loc, b.getI16Type(), value, value,
-      NVVM::FPRoundingModeAttr::get(b.getContext(), NVVM::FPRoundingMode::RN),
-      NVVM::SaturationModeAttr::get(b.getContext(), NVVM::SaturationMode::SATFINITE),
-      b.getBoolAttr(false), TypeAttr::get(to));
-  Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), pair);
-  return arith::BitcastOp::create(b, loc, to, byte);
-}
-
-/// `op`, a conversion from or to fp8, with the fp8 side converted by cvt;
-/// an integer side goes through f32 (rounding twice is innocuous: f32 has
-/// more than twice the bits of fp8's significand, plus two).
-Value convert(OpBuilder &b, Operation *op) {
+/// `op` as ordinary conversions around a core one (fp8 <-> f16 or f32); the
+/// core conversion is left as an arith op for pairing. An integer side goes
+/// through f32 (rounding twice is innocuous: f32 has more than twice the bits
+/// of fp8's significand, plus two).
+void normalize(OpBuilder &b, Operation *op) {
   Location loc = op->getLoc();
   Value in = op->getOperand(0);
   Type from = in.getType(), to = op->getResult(0).getType();
+  Type f16 = b.getF16Type(), f32 = b.getF32Type();
   auto sameOpTo = [&](Value operand, Type result) {
     OperationState state(loc, op->getName(), operand, result, op->getAttrs());
     return b.create(state)->getResult(0);
   };
+  Value result;
   if (tessera::tile::isFloat8(from)) {
-    if (auto wide = dyn_cast<FloatType>(to))
-      return fromFp8(b, loc, in, wide);
-    return sameOpTo(fromFp8(b, loc, in, b.getF32Type()), to);
+    Value half = arith::ExtFOp::create(b, loc, f16, in);
+    auto wide = dyn_cast<FloatType>(to);
+    if (!wide)
+      result = sameOpTo(arith::ExtFOp::create(b, loc, f32, half), to);
+    else if (wide.getWidth() > 16)
+      result = arith::ExtFOp::create(b, loc, to, half);
+    else
+      // bf16 through f32, exactly: every fp8 value is a bf16 value.
+      result = arith::TruncFOp::create(b, loc, to, arith::ExtFOp::create(b, loc, f32, half));
+  } else {
+    Value single = in;
+    if (!isa<FloatType>(from))
+      single = sameOpTo(in, f32);
+    else if (cast<FloatType>(from).getWidth() < 32)
+      single = arith::ExtFOp::create(b, loc, f32, in);
+    else if (cast<FloatType>(from).getWidth() > 32)
+      single = arith::TruncFOp::create(b, loc, f32, in);
+    result = arith::TruncFOp::create(b, loc, to, single);
   }
-  if (isa<FloatType>(from))
-    return toFp8(b, loc, in, to);
-  return toFp8(b, loc, sameOpTo(in, b.getF32Type()), to);
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+}
+
+/// `first` and, where given, `second` (core conversions of the same kind and
+/// fp8 type, `second`'s operand available at `first`) as one pair
+/// instruction at `first`; without `second`, `first`'s operand twice.
+void lowerCore(OpBuilder &b, Operation *first, Operation *second) {
+  b.setInsertionPoint(first);
+  Location loc = first->getLoc();
+  Value x = first->getOperand(0), y = second ? second->getOperand(0) : x;
+  if (auto extf = dyn_cast<arith::ExtFOp>(first)) {
+    auto pairType = VectorType::get({2}, b.getI8Type());
+    auto byte = [&](Value value) { return arith::BitcastOp::create(b, loc, b.getI8Type(), value); };
+    Value low = byte(x), high = second ? byte(y) : low;
+    Value bytes = vector::FromElementsOp::create(b, loc, pairType, ValueRange{low, high});
+    Value halves = NVVM::ConvertF8x2ToF16x2Op::create(
+        b, loc, VectorType::get({2}, b.getF16Type()), bytes, b.getBoolAttr(false),
+        TypeAttr::get(x.getType()));
+    first->getResult(0).replaceAllUsesWith(
+        vector::ExtractOp::create(b, loc, halves, ArrayRef<int64_t>{0}));
+    if (second)
+      second->getResult(0).replaceAllUsesWith(
+          vector::ExtractOp::create(b, loc, halves, ArrayRef<int64_t>{1}));
+  } else {
+    Type to = first->getResult(0).getType();
+    // cvt puts its first source in the high byte.
+    Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, b.getI16Type(), y, x,
+        NVVM::FPRoundingModeAttr::get(b.getContext(), NVVM::FPRoundingMode::RN),
+        NVVM::SaturationModeAttr::get(b.getContext(), NVVM::SaturationMode::SATFINITE),
+        b.getBoolAttr(false), TypeAttr::get(to));
+    auto byteAt = [&](int64_t shift) -> Value {
+      Value bits = shift ? arith::ShRUIOp::create(
+                               b, loc, pair, arith::ConstantIntOp::create(b, loc, b.getI16Type(),
+                                                                          shift))
+                         : pair;
+      Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), bits);
+      return arith::BitcastOp::create(b, loc, to, byte);
+    };
+    first->getResult(0).replaceAllUsesWith(byteAt(0));
+    if (second)
+      second->getResult(0).replaceAllUsesWith(byteAt(8));
+  }
+  first->erase();
+  if (second)
+    second->erase();
 }
 
 // Integer conversions appear too: canonicalization folds truncf(sitofp(x))
@@ -99,6 +143,7 @@ struct Float8Conversions
     if (conversions.empty())
       return;
     std::optional<tessera::gpu::GpuTarget> target = nvidiaTarget(getOperation());
+    OpBuilder b(&getContext());
     for (Operation *op : conversions) {
       Type from = op->getOperand(0).getType(), to = op->getResult(0).getType();
       if (target && !target->hasFp8()) {
@@ -106,9 +151,44 @@ struct Float8Conversions
                         << " needs the fp8 conversions of sm_89 or later, not " << target->chip;
         return signalPassFailure();
       }
-      OpBuilder b(op);
-      op->getResult(0).replaceAllUsesWith(convert(b, op));
-      op->erase();
+      if (isCore(op))
+        continue;
+      b.setInsertionPoint(op);
+      normalize(b, op);
+    }
+    pairCoreConversions(b);
+  }
+
+  /// Each core conversion paired with the next one of the same kind and fp8
+  /// type in its block whose operand is available at it: a tile's registers
+  /// convert two at a time, as neighbouring elements are converted in order.
+  void pairCoreConversions(OpBuilder &b) {
+    DominanceInfo dominance(getOperation());
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks) {
+      // The unpaired conversion of each kind and fp8 type, awaiting a partner.
+      llvm::MapVector<std::pair<OperationName, Type>, Operation *> waiting;
+      for (Operation &op : llvm::make_early_inc_range(*block)) {
+        if (!isCore(&op))
+          continue;
+        Type fp8 = isa<arith::ExtFOp>(op) ? op.getOperand(0).getType() : op.getResult(0).getType();
+        Operation *&partner = waiting[{op.getName(), fp8}];
+        if (!partner) {
+          partner = &op;
+          continue;
+        }
+        if (dominance.properlyDominates(op.getOperand(0), partner)) {
+          lowerCore(b, partner, &op);
+          partner = nullptr;
+          continue;
+        }
+        lowerCore(b, partner, nullptr);
+        partner = &op;
+      }
+      for (auto &[kind, op] : waiting)
+        if (op)
+          lowerCore(b, op, nullptr);
     }
   }
 };

@@ -83,22 +83,26 @@ def TesseraNvvmFloat8Conversions
     `f8E4M3FN` and `f8E5M2` have no lowering to LLVM. On a module whose NVVM
     target is sm_89 or later this pass rewrites each (scalar) conversion into
     the pair conversions of PTX: from fp8, `cvt.rn.f16x2.e4m3x2` (or
-    `.e5m2x2`) of the byte twice, its low half, widened with `arith.extf`
-    where f32 or f64 is asked; to fp8, `cvt.rn.satfinite.e4m3x2.f32` of the
-    value (as f32: f16 and bf16 widen exactly, f64 rounds once to f32 first)
-    twice, its low byte. As in Triton, values beyond the type's range
-    saturate to its largest finite value. Conversions between fp8 and
-    integers (`arith.sitofp` to fp8, which canonicalization makes of
-    `truncf(sitofp)`, `arith.fptosi` from it, and the unsigned forms) go
-    through f32. On an older target a conversion is an error at its place.
+    `.e5m2x2`) of two bytes, widened with `arith.extf` where f32 or f64 is
+    asked; to fp8, `cvt.rn.satfinite.e4m3x2.f32` of two values (as f32: f16
+    and bf16 widen exactly, f64 rounds once to f32 first). Each conversion
+    is paired with the next of the same direction and fp8 type in its block
+    whose operand is already available (a tile's registers, converted in
+    order); one left without a partner converts its value twice. As in
+    Triton, values beyond the type's range saturate to its largest finite
+    value. Conversions between fp8 and integers (`arith.sitofp` to fp8,
+    which canonicalization makes of `truncf(sitofp)`, `arith.fptosi` from
+    it, and the unsigned forms) go through f32. On an older target a
+    conversion is an error at its place.
 
     ```mlir
     %y = arith.truncf %x : f32 to f8E4M3FN
+    %z = arith.truncf %w : f32 to f8E4M3FN
     // becomes
-    %p = nvvm.convert.f32x2.to.f8x2 %x, %x {rnd = #nvvm.fp_rnd_mode<rn>,
+    %p = nvvm.convert.f32x2.to.f8x2 %w, %x {rnd = #nvvm.fp_rnd_mode<rn>,
         sat = #nvvm.sat_mode<satfinite>} : i16 (f8E4M3FN)
-    %b = arith.trunci %p : i16 to i8
-    %y = arith.bitcast %b : i8 to f8E4M3FN
+    %y = arith.bitcast (arith.trunci %p : i16 to i8) : i8 to f8E4M3FN
+    %z = arith.bitcast (arith.trunci (arith.shrui %p, 8) : i16 to i8) : i8 to f8E4M3FN
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",

@@ -435,6 +435,37 @@ def test_to(place, rng, src, dst):
     np.testing.assert_array_equal(place.get(out), ref)
 
 
+@tessera.jit
+def narrowing_copy(x_ptr, out_ptr, rows, cols, DTYPE: tl.constexpr, BM: tl.constexpr,
+                   BN: tl.constexpr):
+    r = tl.program_id(0) * BM + tl.arange(0, BM)
+    c = tl.arange(0, BN)
+    mask = (r[:, None] < rows) & (c[None, :] < cols)
+    x = tl.load(x_ptr + r[:, None] * cols + c[None, :], mask=mask)
+    tl.store(out_ptr + r[:, None] * cols + c[None, :], x.to(DTYPE), mask=mask)
+
+
+@pytest.mark.parametrize("src,dst,block", [
+    (np.float32, np.float16, (16, 64)), (np.float32, np.float16, (1, 2048)),
+    (np.int32, np.int8, (8, 128)), (np.float64, np.float32, (4, 256)),
+    (np.float16, np.float32, (16, 64))])
+def test_narrowing_and_widening_stores(place, rng, src, dst, block):
+    """A tile stored as another type than it was loaded: a narrowing store
+    keeps the loaded layout (4 f32 a thread, stored as 4 halves: no trip
+    through shared memory, LayoutAnchors::storesAsItIs); a widening one is
+    converted to the store's. Ragged rows and columns."""
+    BM, BN = block
+    rows, cols = 3 * BM - 1, BN - 3
+    if np.issubdtype(src, np.integer):
+        x = rng.integers(-128, 128, (rows, cols)).astype(src)
+    else:
+        x = (rng.standard_normal((rows, cols)) * 50).astype(src)
+    out = place.empty((rows, cols), dst)
+    names = {np.float16: tl.float16, np.float32: tl.float32, np.int8: tl.int8}
+    narrowing_copy[(3,)](place.put(x), out, rows, cols, DTYPE=names[dst], BM=BM, BN=BN)
+    np.testing.assert_array_equal(place.get(out), x.astype(dst))
+
+
 @pytest.mark.parametrize("op,axis", [(op, axis) for op in sorted(REDUCE) + ["cumsum"]
                                       for axis in (0, 1, None) if not (op == "cumsum" and axis is None)])
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])

@@ -11,6 +11,8 @@ namespace tessera::gpu {
 namespace {
 
 constexpr unsigned kVectorBits = 128;
+/// The narrowest store worth keeping a value's layout for.
+constexpr unsigned kWordBits = 32;
 /// Consecutive rows of an 8-bit operand per thread where shared memory keeps
 /// them together: one 32-bit store.
 constexpr unsigned kPackedRows = 4;
@@ -43,6 +45,18 @@ LinearLayout LayoutAnchors::memoryAccess(Value ptrTile, bool vectorize) {
   Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
   int64_t contiguous = vectorize ? contiguity.contiguousRuns(ptrTile).elements : 1;
   return defaultWithVectors(type.getShape(), pointee, contiguous);
+}
+
+bool LayoutAnchors::storesAsItIs(Value ptrTile, const LinearLayout &layout) {
+  auto type = cast<RankedTensorType>(ptrTile.getType());
+  Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
+  unsigned bits = elementBits(pointee);
+  int64_t widest = std::min<int64_t>(std::max(1u, kVectorBits / bits),
+                                     contiguity.contiguousRuns(ptrTile).elements);
+  for (int64_t vector = widest / 2; vector * bits >= kWordBits; vector /= 2)
+    if (defaultWithVectors(type.getShape(), pointee, vector) == layout)
+      return true;
+  return false;
 }
 
 LinearLayout LayoutAnchors::operandLoad(tile::LoadOp load, const LinearLayout &access) const {

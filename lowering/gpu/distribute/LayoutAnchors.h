@@ -30,6 +30,13 @@ public:
   /// 128 bits), one otherwise. Atomics
   /// (`vectorize` false) take one element per thread.
   LinearLayout memoryAccess(mlir::Value ptrTile, bool vectorize);
+  /// Whether a store through `ptrTile` writes a value of `layout` as it is:
+  /// `layout` is the default one at a narrower vector than memoryAccess's,
+  /// within the pointers' contiguous runs, of at least 32 bits a thread. Each
+  /// lane then stores one word or more and a warp's stores are contiguous,
+  /// cheaper than converting through shared memory to wider stores (a
+  /// narrowing cast: four f32 a thread loaded, four fp8 stored).
+  bool storesAsItIs(mlir::Value ptrTile, const LinearLayout &layout);
   /// The layout of `load`, whose memory accesses take `access`: where its
   /// one user is the B of a dot whose instruction keeps an 8-bit B K-major
   /// (wgmma and ldmatrix read 8-bit operands only so; MFMA's placement

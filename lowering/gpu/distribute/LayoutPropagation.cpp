@@ -242,7 +242,10 @@ LogicalResult Propagation::visit(Operation *op) {
     return success();
   }
   if (auto store = dyn_cast<tile::StoreOp>(op)) {
-    demandAll(op, anchors.memoryAccess(store.getPtr(), /*vectorize=*/true));
+    std::optional<LinearLayout> value = layoutOf(store.getValue());
+    demandAll(op, value && anchors.storesAsItIs(store.getPtr(), *value)
+                      ? *value
+                      : anchors.memoryAccess(store.getPtr(), /*vectorize=*/true));
     return success();
   }
   if (isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op)) {

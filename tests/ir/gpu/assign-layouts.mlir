@@ -549,3 +549,43 @@ tile.func @carried_offsets(%a: !tile.ptr<f32>, %c: !tile.ptr<f32>, %n: i32, %ld:
 // SM80-NOT: tgpu.convert_layout
 // SM80: scf.yield
 // SM80-NEXT: }
+
+// -----
+
+// A narrowing store keeps the loaded layout where each thread's run is a
+// 32-bit word or more: 4 f32 a thread loaded, stored as 4 halves and as 4
+// fp8 (their own widest stores would take 8 and 16), no conversion. A
+// widening store converts: 8 halves a thread loaded are more than f32's
+// 128-bit stores take.
+// SM80-LABEL: tile.func @casts
+// SM80: tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[FOURF32:layout[0-9]*]]>
+// SM80-NOT: tgpu.convert_layout
+// SM80: tile.store %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<f16>, #[[FOURF32]]>
+// SM80-NOT: tgpu.convert_layout
+// SM80: tile.store %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<f8E4M3FN>, #[[FOURF32]]>
+// SM80: tile.load %{{.*}} : tensor<1024x!tile.ptr<f16>, #[[EIGHTF16:layout[0-9]*]]>
+// SM80: tgpu.convert_layout %{{.*}} : tensor<1024xf32, #[[EIGHTF16]]> -> tensor<1024xf32, #[[FOURF32]]>
+// SM80: tile.store %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[FOURF32]]>
+tile.func @casts(%x: !tile.ptr<f32> {tt.divisibility = 16 : i32},
+                 %h: !tile.ptr<f16> {tt.divisibility = 16 : i32},
+                 %q: !tile.ptr<f8E4M3FN> {tt.divisibility = 16 : i32},
+                 %w: !tile.ptr<f32> {tt.divisibility = 16 : i32}) {
+  %r = tile.make_range 0 to 1024 : tensor<1024xi32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %xp = tile.addptr %xb, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %xv = tile.load %xp : tensor<1024x!tile.ptr<f32>>
+  %hv = arith.truncf %xv : tensor<1024xf32> to tensor<1024xf16>
+  %hb = tile.splat %h : !tile.ptr<f16> -> tensor<1024x!tile.ptr<f16>>
+  %hp = tile.addptr %hb, %r : tensor<1024x!tile.ptr<f16>>, tensor<1024xi32>
+  tile.store %hp, %hv : tensor<1024x!tile.ptr<f16>>
+  %qv = arith.truncf %xv : tensor<1024xf32> to tensor<1024xf8E4M3FN>
+  %qb = tile.splat %q : !tile.ptr<f8E4M3FN> -> tensor<1024x!tile.ptr<f8E4M3FN>>
+  %qp = tile.addptr %qb, %r : tensor<1024x!tile.ptr<f8E4M3FN>>, tensor<1024xi32>
+  tile.store %qp, %qv : tensor<1024x!tile.ptr<f8E4M3FN>>
+  %yv = tile.load %hp : tensor<1024x!tile.ptr<f16>>
+  %wv = arith.extf %yv : tensor<1024xf16> to tensor<1024xf32>
+  %wb = tile.splat %w : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %wp = tile.addptr %wb, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  tile.store %wp, %wv : tensor<1024x!tile.ptr<f32>>
+  tile.return
+}

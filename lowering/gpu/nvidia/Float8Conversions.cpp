@@ -110,17 +110,16 @@ void lowerCore(OpBuilder &b, Operation *first, Operation *second) {
         NVVM::FPRoundingModeAttr::get(b.getContext(), NVVM::FPRoundingMode::RN),
         NVVM::SaturationModeAttr::get(b.getContext(), NVVM::SaturationMode::SATFINITE),
         b.getBoolAttr(false), TypeAttr::get(to));
-    auto byteAt = [&](int64_t shift) -> Value {
-      Value bits = shift ? arith::ShRUIOp::create(
-                               b, loc, pair, arith::ConstantIntOp::create(b, loc, b.getI16Type(),
-                                                                          shift))
-                         : pair;
-      Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), bits);
+    // The pair as two bytes of a vector (not shifts and truncations), so
+    // that LLVM sees a tile's pairs stored side by side as one word.
+    Value bytes = LLVM::BitcastOp::create(b, loc, VectorType::get({2}, b.getI8Type()), pair);
+    auto byteAt = [&](int64_t index) -> Value {
+      Value byte = vector::ExtractOp::create(b, loc, bytes, ArrayRef<int64_t>{index});
       return arith::BitcastOp::create(b, loc, to, byte);
     };
     first->getResult(0).replaceAllUsesWith(byteAt(0));
     if (second)
-      second->getResult(0).replaceAllUsesWith(byteAt(8));
+      second->getResult(0).replaceAllUsesWith(byteAt(1));
   }
   first->erase();
   if (second)

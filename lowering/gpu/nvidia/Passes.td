@@ -101,12 +101,13 @@ def TesseraNvvmFloat8Conversions
     // becomes
     %p = nvvm.convert.f32x2.to.f8x2 %w, %x {rnd = #nvvm.fp_rnd_mode<rn>,
         sat = #nvvm.sat_mode<satfinite>} : i16 (f8E4M3FN)
-    %y = arith.bitcast (arith.trunci %p : i16 to i8) : i8 to f8E4M3FN
-    %z = arith.bitcast (arith.trunci (arith.shrui %p, 8) : i16 to i8) : i8 to f8E4M3FN
+    %bytes = llvm.bitcast %p : i16 to vector<2xi8>
+    %y = arith.bitcast (vector.extract %bytes[0]) : i8 to f8E4M3FN
+    %z = arith.bitcast (vector.extract %bytes[1]) : i8 to f8E4M3FN
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
 #endif // TESSERA_LOWERING_GPU_NVIDIA_PASSES_TD

@@ -14,7 +14,8 @@
 // CHECK: %[[SINGLE:.*]] = arith.extf %{{.*}} : f16 to f32
 // CHECK: %[[BF:.*]] = arith.truncf %[[SINGLE]] : f32 to bf16
 // CHECK: %[[PACKED:.*]] = nvvm.convert.f32x2.to.f8x2 %arg2, %arg2 {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
-// CHECK: %[[BYTE:.*]] = arith.trunci %[[PACKED]] : i16 to i8
+// CHECK: %[[BYTES:.*]] = llvm.bitcast %[[PACKED]] : i16 to vector<2xi8>
+// CHECK: %[[BYTE:.*]] = vector.extract %[[BYTES]][0]
 // CHECK: %[[NARROW:.*]] = arith.bitcast %[[BYTE]] : i8 to f8E4M3FN
 // CHECK: %[[F32:.*]] = arith.extf %arg3 : f16 to f32
 // CHECK: nvvm.convert.f32x2.to.f8x2 %[[F32]], %[[F32]] {{.*}} : i16(f8E5M2)
@@ -80,10 +81,10 @@ module attributes {gpu.container_module} {
 // next one; the last, alone, converts its value twice.
 // CHECK-LABEL: gpu.func @pairs
 // CHECK: %[[PAIR:.*]] = nvvm.convert.f32x2.to.f8x2 %arg1, %arg0 {{.*}} : i16(f8E4M3FN)
-// CHECK: %[[LOW:.*]] = arith.trunci %[[PAIR]] : i16 to i8
+// CHECK: %[[BYTES:.*]] = llvm.bitcast %[[PAIR]] : i16 to vector<2xi8>
+// CHECK: %[[LOW:.*]] = vector.extract %[[BYTES]][0]
 // CHECK: %[[Q0:.*]] = arith.bitcast %[[LOW]] : i8 to f8E4M3FN
-// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[PAIR]], %{{.*}} : i16
-// CHECK: %[[HIGH:.*]] = arith.trunci %[[SHIFTED]] : i16 to i8
+// CHECK: %[[HIGH:.*]] = vector.extract %[[BYTES]][1]
 // CHECK: %[[Q1:.*]] = arith.bitcast %[[HIGH]] : i8 to f8E4M3FN
 // CHECK: nvvm.convert.f32x2.to.f8x2 %arg2, %arg2 {{.*}} : i16(f8E4M3FN)
 // CHECK: %[[B0:.*]] = arith.bitcast %arg3 : f8E5M2 to i8

@@ -153,8 +153,8 @@ def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 6
         c = on.output((M, N), out_type)
         kernels.matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
             a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
-            c.stride(1), BM=BM, BN=BN, BK=BK, PRECISION=precision, INTEGER=dtype == "i8",
-            num_warps=warps, num_stages=stages)
+            c.stride(1), BM=BM, BN=BN, BK=BK, PRECISION=precision,
+            ACC="i32" if dtype == "i8" else "fp32", num_warps=warps, num_stages=stages)
         # fp8 products are exact in fp32, but wgmma sums them at less than
         # fp32's precision.
         rounded = precision == "tf32" or out or dtype.startswith("fp8")
@@ -180,9 +180,10 @@ def f16_accumulator_case(dtype, layout, warps, stages, size, block, untried=Fals
         else:
             b = on.small_integers((K, N), dtype, 2)
         c = on.output((M, N), "fp16")
-        kernels.matmul_into_f16[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+        kernels.matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
             a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
-            c.stride(1), BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
+            c.stride(1), BM=BM, BN=BN, BK=BK, PRECISION="ieee", ACC="fp16", num_warps=warps,
+            num_stages=stages)
         on.check(c, lambda: host(a) @ host(b))
     return Case(f"matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} into f16 "
                 f"warps={warps} stages={stages}", run, untried=untried)

@@ -17,12 +17,16 @@ broadcast (the multi-row layernorm is run.py's).
 @jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm,
            stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-           PRECISION: tl.constexpr, INTEGER: tl.constexpr):
+           PRECISION: tl.constexpr, ACC: tl.constexpr):
+    """C = A @ B accumulated in ACC: "fp32" (products at PRECISION), "i32"
+    (int8 operands) or "fp16" (wgmma's f16x2 registers on sm_90a)."""
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
-    if INTEGER:
+    if ACC == "i32":
         acc = tl.zeros((BM, BN), dtype=tl.int32)
+    elif ACC == "fp16":
+        acc = tl.zeros((BM, BN), dtype=tl.float16)
     else:
         acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BK)):
@@ -31,31 +35,14 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
                     mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
         b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :] * stride_bn,
                     mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
-        if INTEGER:
+        if ACC == "i32":
             acc = tl.dot(a, b, acc)
+        elif ACC == "fp16":
+            acc = tl.dot(a, b, acc, out_dtype=tl.float16)
         else:
             acc = tl.dot(a, b, acc, input_precision=PRECISION)
     tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn,
              acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
-
-
-@jit
-def matmul_into_f16(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                    stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    """matmul accumulating in f16 (wgmma's f16x2 registers on sm_90a)."""
-    rm = tl.program_id(0) * BM + tl.arange(0, BM)
-    rn = tl.program_id(1) * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), dtype=tl.float16)
-    for k in range(0, tl.cdiv(K, BK)):
-        kk = k * BK + rk
-        a = tl.load(a_ptr + rm[:, None] * stride_am + kk[None, :] * stride_ak,
-                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
-        b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :] * stride_bn,
-                    mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
-        acc = tl.dot(a, b, acc, out_dtype=tl.float16)
-    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc,
-             mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 @jit

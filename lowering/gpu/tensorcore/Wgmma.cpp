@@ -149,8 +149,10 @@ struct Instruction {
   /// "bf16", "e4m3.e5m2".
   std::string suffix() const {
     std::string suffix = NVVM::stringifyWGMMATypes(aType).str();
-    if (bType != aType)
-      suffix += "." + NVVM::stringifyWGMMATypes(bType).str();
+    if (bType != aType) {
+      suffix += '.';
+      suffix += NVVM::stringifyWGMMATypes(bType);
+    }
     return suffix;
   }
 };
@@ -205,8 +207,8 @@ struct SwizzledOperand {
   /// The buffer as panels (the last one partial where `along` does not
   /// fill it).
   SwizzledPanels panels(bool linesAreRows) const {
-    return {lines, llvm::divideCeil(along * elementBytes, swizzleBytes), swizzleBytes,
-            elementBytes, linesAreRows};
+    return {lines, static_cast<int64_t>(llvm::divideCeil(along * elementBytes, swizzleBytes)),
+            swizzleBytes, elementBytes, linesAreRows};
   }
 
   /// Index of element (line, alongIndex) in the buffer.

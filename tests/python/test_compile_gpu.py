@@ -161,12 +161,9 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
-    def matmul_into_f16(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                        BK: tl.constexpr):
-        rm = tl.program_id(0) * BM + tl.arange(0, BM)
-        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    def tile_into_f16(a_ptr, b_ptr, c_ptr, rm, rn, M, N, K, BK: tl.constexpr):
         rk = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.float16)
+        acc = tl.zeros((rm.shape[0], rn.shape[0]), dtype=tl.float16)
         for k in range(0, K, BK):
             a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
                         mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
@@ -175,6 +172,22 @@ KERNELS = textwrap.dedent('''
             acc = tl.dot(a, b, acc, out_dtype=tl.float16)
         tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
                  mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+    @triton.jit
+    def matmul_into_f16(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr):
+        tile_into_f16(a_ptr, b_ptr, c_ptr, tl.program_id(0) * BM + tl.arange(0, BM),
+                      tl.program_id(1) * BN + tl.arange(0, BN), M, N, K, BK)
+
+
+    @triton.jit
+    def persistent_matmul_into_f16(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr,
+                                   BN: tl.constexpr, BK: tl.constexpr, PROGRAMS: tl.constexpr):
+        tiles_n = tl.cdiv(N, BN)
+        for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True):
+            tile_into_f16(a_ptr, b_ptr, c_ptr, (tile // tiles_n) * BM + tl.arange(0, BM),
+                          (tile % tiles_n) * BN + tl.arange(0, BN), M, N, K, BK)
 
 
     @triton.jit
@@ -734,17 +747,22 @@ def test_fp8_dot_too_small_for_fp8_instructions_widens(kernels, target):
 
 
 @cli
+@pytest.mark.parametrize("kernel,grid", [("matmul_into_f16", ""),
+                                         ("persistent_matmul_into_f16", ", 132")])
 @pytest.mark.parametrize("operand,instruction", [
     ("fp16", "wgmma.mma_async.sync.aligned.m64n128k16.f16.f16.f16"),
     ("fp8e4nv", "wgmma.mma_async.sync.aligned.m64n128k32.f16.e4m3.e4m3"),
 ])
-def test_f16_accumulators_run_on_wgmma_overlapped_with_the_next_dot(kernels, operand, instruction):
-    """A pipelined GEMM into f16 on sm_90a: wgmma with f16x2 accumulator
-    registers, each dot left running while the next is issued (wait_group 1)
-    and the pairs unpacked only after the last wait, so that ptxas does not
-    serialize the wgmmas (C7514)."""
-    signature = f"*{operand}:16, *{operand}:16, *fp16:16, i32, i32, i32:16, 128, 128, 64"
-    r = run(f"{kernels}:matmul_into_f16", "-s", signature, "--target", "cuda:sm_90a",
+def test_f16_accumulators_run_on_wgmma_overlapped_with_the_next_dot(kernels, kernel, grid,
+                                                                    operand, instruction):
+    """A pipelined GEMM into f16 on sm_90a, one tile a program or persistent
+    (the tile loop flattened with the K loop, the accumulator restarted in
+    the epilogue's branch): wgmma with f16x2 accumulator registers, each dot
+    left running while the next is issued (wait_group 1) and the pairs
+    unpacked only after the last wait, so that ptxas does not serialize the
+    wgmmas (C7514)."""
+    signature = f"*{operand}:16, *{operand}:16, *fp16:16, i32, i32, i32:16, 128, 128, 64{grid}"
+    r = run(f"{kernels}:{kernel}", "-s", signature, "--target", "cuda:sm_90a",
             "--num-stages", "3", "--emit", "ptx", "--verbose")
     assert r.returncode == 0, r.stderr.decode()
     ptx, report = r.stdout.decode(), r.stderr.decode()

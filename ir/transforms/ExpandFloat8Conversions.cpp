@@ -46,6 +46,9 @@ public:
   Value i32(uint32_t value) {
     return createScalarOrSplatConstant(b, loc, typeOf(b.getI32Type()), APInt(32, value));
   }
+  Value i16(uint16_t value) {
+    return createScalarOrSplatConstant(b, loc, typeOf(b.getI16Type()), APInt(16, value));
+  }
   Value f32(float value) {
     return createScalarOrSplatConstant(b, loc, typeOf(b.getF32Type()), APFloat(value));
   }
@@ -169,8 +172,7 @@ Value expandExtF(OpBuilder &builder, arith::ExtFOp op) {
   Value byte = sb.bitcast(op.getIn(), builder.getI8Type());
   // E5M2 is the top byte of an f16.
   if (isa<Float8E5M2Type>(from) && to.isF16()) {
-    Value half = sb.shl(sb.extui(byte, builder.getI16Type()),
-                        sb.trunci(sb.i32(8), builder.getI16Type()));
+    Value half = sb.shl(sb.extui(byte, builder.getI16Type()), sb.i16(8));
     return sb.bitcast(half, builder.getF16Type());
   }
   Value single = float8BitsToF32(sb, sb.extui(byte, builder.getI32Type()), formatOf(from));

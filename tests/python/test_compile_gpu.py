@@ -772,6 +772,26 @@ def test_f16_accumulators_run_on_wgmma_overlapped_with_the_next_dot(kernels, ker
 
 
 @cli
+def test_swapped_tf32_dot_loads_its_fragments_one_commit_group_at_a_time(kernels):
+    """An fp32 GEMM with B given as [K, N] runs swapped on sm_90a, B's
+    fragments in registers. At 128x128x64 on 4 warps each of the dot's 8 K
+    steps is its own commit group, whose fragments are loaded after the wait
+    for the group before the running one (7 such waits, 8 fences): two
+    steps' fragments live, not two dots', and ptxas neither spills (it did,
+    with the whole K tile's loaded first and the dot left running into the
+    next iteration) nor serializes the wgmmas."""
+    signature = "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32:16, 128, 128, 64"
+    r = run(f"{kernels}:matmul", "-s", signature, "--target", "cuda:sm_90a", "--num-warps", "4",
+            "--num-stages", "4", "--emit", "ptx", "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx, report = r.stdout.decode(), r.stderr.decode()
+    assert ": wgmma.m64n128k8.tf32.swapped\n" in report, report
+    assert len(re.findall(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx)) == 8
+    assert ptx.count("wgmma.fence.sync.aligned;") == 8
+    assert "C7514" not in report and ", 0 bytes spill stores" in report, report
+
+
+@cli
 @pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_89", "cuda:sm_90a", "hip:gfx942",
                                     "vulkan"])
 def test_fp8_from_and_to_integers(kernels, target):

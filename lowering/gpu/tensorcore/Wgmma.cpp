@@ -375,10 +375,18 @@ private:
                                              const SharedOperand &bShared, ValueRange acc,
                                              unsigned pending,
                                              const WhileDotRuns &whileRunning) const;
-  /// The swapped dot's A fragments of this thread, from B's panels.
-  SmallVector<Value> loadSwappedFragments(OpBuilder &builder, Location loc, Value lane,
+  /// K steps of the swapped dot under one commit group (Wgmma.h).
+  int64_t swappedStepsPerGroup() const;
+  /// The element indices of this thread's fragment registers of step 0,
+  /// tile 0 in B's panels.
+  SmallVector<Value> swappedFragmentBases(OpBuilder &builder, Location loc, Value lane,
                                           const WarpgroupPlace &place,
                                           const SharedOperand &bShared) const;
+  /// The swapped dot's A fragments of this thread for K steps
+  /// [first, last), from B's panels.
+  SmallVector<Value> loadSwappedFragments(OpBuilder &builder, Location loc, ValueRange bases,
+                                          const SharedOperand &bShared, int64_t first,
+                                          int64_t last) const;
   /// One wgmma with A in registers.
   SmallVector<Value> registerAWgmma(OpBuilder &builder, Location loc, ValueRange tile,
                                     ValueRange fragments, Value bDescriptor,
@@ -555,7 +563,7 @@ WgmmaDot::WarpgroupPlace WgmmaDot::warpgroupPlace(OpBuilder &builder, Location l
 // from fragment (0, 0, r): whole 1024-byte swizzle repeats and whole panels
 // of the 128-byte swizzle, which leave the XOR's bits alone. So four indices
 // per thread, the rest constants apart that ptxas folds into the loads.
-SmallVector<Value> WgmmaDot::loadSwappedFragments(OpBuilder &builder, Location loc, Value lane,
+SmallVector<Value> WgmmaDot::swappedFragmentBases(OpBuilder &builder, Location loc, Value lane,
                                                   const WarpgroupPlace &place,
                                                   const SharedOperand &bShared) const {
   Value laneIndex = arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), lane);
@@ -576,8 +584,14 @@ SmallVector<Value> WgmmaDot::loadSwappedFragments(OpBuilder &builder, Location l
         loc, column, constant(builder, loc, column.getType(), swappedColumn(8 * (r % 2))));
     bases.push_back(add(builder, loc, bShared.start, b.index(builder, loc, k, n)));
   }
+  return bases;
+}
+
+SmallVector<Value> WgmmaDot::loadSwappedFragments(OpBuilder &builder, Location loc,
+                                                  ValueRange bases, const SharedOperand &bShared,
+                                                  int64_t first, int64_t last) const {
   SmallVector<Value> fragments;
-  for (int64_t step = 0; step < problem.k / instruction.k; ++step)
+  for (int64_t step = first; step < last; ++step)
     for (int64_t tm = 0; tm < plan.tilesM; ++tm)
       for (int64_t r = 0; r < kFragmentRegisters; ++r) {
         int64_t offset = b.byteOffset(step * instruction.k, tm * kTileM) / b.elementBytes;
@@ -587,6 +601,21 @@ SmallVector<Value> WgmmaDot::loadSwappedFragments(OpBuilder &builder, Location l
             arith::BitcastOp::create(builder, loc, builder.getI32Type(), element));
       }
   return fragments;
+}
+
+// A thread holds the fragments of a commit group from their loads until the
+// wait that covers the group: with the whole K tile's fragments loaded up
+// front and the dot left running into the next K iteration, two tiles'
+// worth (128 registers at BLOCK_K 64 on a 128-wide N) on top of the
+// accumulator. In groups, each group's loads wait only for the group before
+// the one running, so two groups' fragments are live, and the loads run
+// while the tensor cores work. A group holds at least 64 x 256 x 8 products
+// (about 256 cycles of one SM's tf32 rate), so that the running group covers
+// the wait, the loads and the fence before the next one.
+int64_t WgmmaDot::swappedStepsPerGroup() const {
+  constexpr int64_t kGroupColumns = 256;
+  int64_t stepColumns = plan.tilesM * plan.tilesN * plan.instructionN;
+  return std::min(problem.k / instruction.k, std::max<int64_t>(1, kGroupColumns / stepColumns));
 }
 
 SmallVector<Value> WgmmaDot::registerAWgmma(OpBuilder &builder, Location loc, ValueRange tile,
@@ -633,9 +662,7 @@ FailureOr<SmallVector<Value>> WgmmaDot::issueSwapped(OpBuilder &builder, Locatio
   WarpgroupPlace place = warpgroupPlace(builder, loc, warp);
   Value bFirst = descriptor(builder, loc, aShared, a, /*mnMajor=*/false,
                             mul(builder, loc, place.col, a.byteOffset(warpgroupTileN(), 0)));
-  // wgmma.fence must follow every ordinary write of the registers a wgmma
-  // reads, the fragments included.
-  SmallVector<Value> fragments = loadSwappedFragments(builder, loc, lane, place, bShared);
+  SmallVector<Value> bases = swappedFragmentBases(builder, loc, lane, place, bShared);
 
   bool fromZeros = startsFromZeros(acc);
   Value nothing;
@@ -648,21 +675,33 @@ FailureOr<SmallVector<Value>> WgmmaDot::issueSwapped(OpBuilder &builder, Locatio
     else
       tiles.push_back(llvm::to_vector(acc.slice(tile * registersPerTile(), registersPerTile())));
   }
-  NVVM::WgmmaFenceAlignedOp::create(builder, loc);
 
-  for (int64_t step = 0; step < problem.k / instruction.k; ++step)
-    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
-      for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
-        int64_t k = step * instruction.k;
-        Value bDescriptor = add(builder, loc, bFirst,
-                                a.byteOffset(tn * plan.instructionN, k) >> kDescriptorUnitBits);
-        ValueRange stepFragments = ValueRange(fragments).slice(
-            (step * plan.tilesM + tm) * kFragmentRegisters, kFragmentRegisters);
-        SmallVector<Value> &tile = tiles[tn + plan.tilesN * tm];
-        tile = registerAWgmma(builder, loc, tile, stepFragments, bDescriptor,
-                              /*accumulate=*/!(fromZeros && step == 0));
-      }
-  NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
+  int64_t steps = problem.k / instruction.k;
+  for (int64_t first = 0; first < steps; first += swappedStepsPerGroup()) {
+    int64_t last = std::min(steps, first + swappedStepsPerGroup());
+    // The group before the running one is done: its fragment registers are
+    // free again.
+    if (first > 0)
+      NVVM::WgmmaWaitGroupSyncOp::create(builder, loc, 1);
+    SmallVector<Value> fragments =
+        loadSwappedFragments(builder, loc, bases, bShared, first, last);
+    // wgmma.fence must follow every ordinary write of the registers a wgmma
+    // reads, the fragments included.
+    NVVM::WgmmaFenceAlignedOp::create(builder, loc);
+    for (int64_t step = first; step < last; ++step)
+      for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+        for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
+          int64_t k = step * instruction.k;
+          Value bDescriptor = add(builder, loc, bFirst,
+                                  a.byteOffset(tn * plan.instructionN, k) >> kDescriptorUnitBits);
+          ValueRange stepFragments = ValueRange(fragments).slice(
+              ((step - first) * plan.tilesM + tm) * kFragmentRegisters, kFragmentRegisters);
+          SmallVector<Value> &tile = tiles[tn + plan.tilesN * tm];
+          tile = registerAWgmma(builder, loc, tile, stepFragments, bDescriptor,
+                                /*accumulate=*/!(fromZeros && step == 0));
+        }
+    NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
+  }
 
   SmallVector<Value> result;
   for (const SmallVector<Value> &tile : tiles)

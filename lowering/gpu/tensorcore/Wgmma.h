@@ -46,7 +46,8 @@
 // a time. Instead the dot runs swapped, as C^T = B^T A^T (name suffix
 // ".swapped"): the instruction's M is the dot's N and its N the dot's M. Its
 // A operand is B, N-major in shared memory as a 16-bit B is, loaded into
-// registers (the wgmma form with A in registers has no layout constraint);
+// registers one commit group of K steps at a time (the wgmma form with A in
+// registers has no layout constraint);
 // its B operand is A, whose K-major rows are what a transposed B is. The
 // accumulator layout is the instruction's D fragment transposed, its rows
 // (the dot's columns) permuted so that the fragment loads meet no bank

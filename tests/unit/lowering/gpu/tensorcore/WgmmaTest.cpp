@@ -93,6 +93,9 @@ const WgmmaCase kCases[] = {
     {DotTypes::F32, 64, 64, 32, 4, 1, 1, 1, 1, 64, 128, false, true, 128, true},
     // The instruction's M over two warpgroups, two 64-row tiles each.
     {DotTypes::F32, 128, 256, 32, 8, 2, 1, 2, 1, 128, 128, false, true, 128, true},
+    // Fragments loaded per commit group of K steps (Wgmma.cpp,
+    // swappedStepsPerGroup): two groups of two m64n128k8 steps.
+    {DotTypes::F32, 128, 64, 32, 4, 1, 1, 1, 1, 128, 128, false, true, 128, true},
     // The dot's M beyond one n256 instruction: two tiles along it.
     {DotTypes::F32, 512, 64, 8, 4, 1, 1, 1, 2, 256, 32, false, true, 128, true},
     {DotTypes::S8, 64, 64, 256, 4, 1, 1, 1, 1, 64, 128, false, false, 128},

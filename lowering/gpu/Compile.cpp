@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -130,12 +131,15 @@ llvm::Expected<GpuStage> parseGpuStage(llvm::StringRef name, const GpuTarget &ta
     if (stage.name != name)
       continue;
     if (stage.vendor && *stage.vendor != target.vendor)
-      return llvm::createStringError("'" + name.str() + "' is not an output of " + target.str() +
-                                     " (it emits " + offered + ")");
+      return llvm::createStringError(
+          llvm::formatv("'{0}' is not an output of {1} (it emits {2})", name, target.str(),
+                        offered)
+              .str());
     return stage.stage;
   }
-  return llvm::createStringError("unknown GPU output '" + name.str() + "' (" + target.str() +
-                                 " emits " + offered + ")");
+  return llvm::createStringError(
+      llvm::formatv("unknown GPU output '{0}' ({1} emits {2})", name, target.str(), offered)
+          .str());
 }
 
 llvm::Expected<CompiledGpuKernel> compileTileForGpu(ModuleOp tileModule, llvm::StringRef kernel,

@@ -55,6 +55,11 @@ class OnDevice:
         values = self.rng.integers(-bound, bound + 1, shape)
         return torch.from_numpy(values).float().to(device=self.device, dtype=TORCH[dtype])
 
+    def powers_of_two(self, shape, dtype, low, high):
+        """2^e for integers e in [low, high] as `dtype`."""
+        values = np.exp2(self.rng.integers(low, high + 1, shape))
+        return torch.from_numpy(values).float().to(device=self.device, dtype=TORCH[dtype])
+
     def wide_input(self, shape, dtype):
         """Values of either sign with magnitudes from 2^-22 to 2^20: both fp8
         types' subnormals, normal ranges and beyond."""
@@ -105,6 +110,9 @@ class ForExport:
         return self.input(shape, dtype)
 
     def small_integers(self, shape, dtype, bound):
+        return self.input(shape, dtype)
+
+    def powers_of_two(self, shape, dtype, low, high):
         return self.input(shape, dtype)
 
     def check(self, *args, **kwargs):
@@ -187,6 +195,26 @@ def f16_accumulator_case(dtype, layout, warps, stages, size, block, untried=Fals
         on.check(c, lambda: host(a) @ host(b))
     return Case(f"matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} into f16 "
                 f"warps={warps} stages={stages}", run, untried=untried)
+
+
+def weight_only_case(dtype, weight, warps, stages, size=(150, 136, 200), block=(64, 64, 64),
+                     on_cpu=True, untried=False):
+    """C = A @ (B * scale) with B int8 or fp8, widened in the loop. B's values
+    are integers in [-8, 8] and the scales powers of two, so that every
+    widened and scaled element is exact in `dtype`, and so every product."""
+    M, N, K = size
+    BM, BN, BK = block
+
+    def run(kernels, on):
+        a = on.input((M, K), dtype)
+        b = on.small_integers((K, N), weight, 8)
+        scale = on.powers_of_two((N,), dtype, -2, 2)
+        c = on.output((M, N), "fp32")
+        kernels.weight_only_matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+            a, b, scale, c, M, N, K, BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
+        on.check(c, lambda: host(a) @ (host(b) * host(scale)[None, :]), **EXACT_PRODUCTS)
+    return Case(f"weight-only matmul {dtype} x {weight} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
+                f"warps={warps} stages={stages}", run, on_cpu, untried)
 
 
 def persistent_matmul_case(dtype, layout, warps, stages, size, block, programs, out="fp32",
@@ -539,6 +567,14 @@ def cases():
     found.append(f16_accumulator_case("fp8e4nv", "nt", 4, 3, (150, 136, 256), (64, 128, 64),
                                       untried=True))
     found.append(f16_accumulator_case("fp8e5", "nn", 2, 3, (150, 136, 200), (64, 64, 64)))
+    # Weight-only quantized GEMMs: B read back from shared memory (cp.async
+    # ahead, sm_80 and later), first run apart on a GPU; int8 and fp8 on one
+    # warpgroup, int8 on two and on mma.sync.
+    found.append(weight_only_case("fp16", "i8", 4, 3, untried=True))
+    found.append(weight_only_case("bf16", "fp8e4nv", 4, 3, untried=True))
+    found.append(weight_only_case("fp16", "i8", 8, 3, size=(300, 264, 328), block=(128, 128, 64),
+                                  on_cpu=False, untried=True))
+    found.append(weight_only_case("bf16", "i8", 2, 2, block=(32, 32, 32), untried=True))
     for op in ("sum", "max", "argmax", "cumsum"):
         for axis in (0, 1):
             for warps in (1, 4):

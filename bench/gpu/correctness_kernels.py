@@ -46,6 +46,29 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
 
 
 @jit
+def weight_only_matmul(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K, BM: tl.constexpr,
+                       BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ (B * scale): a row-major 16-bit A, a row-major int8 or fp8 B
+    widened to A's type in the loop and scaled per column (a weight-only
+    quantized GEMM), fp32 accumulation. B's load reaches the dot only through
+    the widening: software-pipelined loops read it back from shared memory."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    scale = tl.load(scale_ptr + rn, mask=rn < N, other=0)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        kk = k * BK + rk
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :],
+                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
+        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :],
+                    mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
+        acc = tl.dot(a, b.to(a.dtype) * scale[None, :], acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@jit
 def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                       stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     """The K loop flattened into a walk over output tiles (program p takes

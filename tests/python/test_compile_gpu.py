@@ -191,6 +191,26 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
+    def weight_only_int8(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                         BK: tl.constexpr, PARTIALS: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                        mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+            b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
+                        mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0)
+            acc = tl.dot(a, b.to(tl.float16), acc)
+            if PARTIALS:
+                tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+                         mask=(rm[:, None] < M) & (rn[None, :] < N))
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+    @triton.jit
     def float8_integers(q_ptr, i_ptr, BLOCK: tl.constexpr):
         offs = tl.arange(0, BLOCK)
         q = (offs - BLOCK // 2).to(tl.float8e4nv)
@@ -789,6 +809,36 @@ def test_swapped_tf32_dot_loads_its_fragments_one_commit_group_at_a_time(kernels
     assert len(re.findall(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx)) == 8
     assert ptx.count("wgmma.fence.sync.aligned;") == 8
     assert "C7514" not in report and ", 0 bytes spill stores" in report, report
+
+
+@cli
+@pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_90a"])
+def test_a_load_widened_before_the_dot_is_copied_ahead_and_read_back(kernels, target):
+    """A weight-only int8 GEMM: B's load reaches the dot through its widening
+    to f16, yet it is copied two iterations ahead by 16-byte cp.async and read
+    back from shared memory in its iteration (ld.shared.v4), as A is copied;
+    no global load is left in the loop. A loop that also stores (partial
+    sums here) keeps such loads in their iteration: copied ahead, they would
+    pass the stores of earlier iterations."""
+    def compile(partials):
+        # Shapes divisible by 16: every 16-byte run is wholly in or out of
+        # its mask, one cp.async with no element-wise fallback.
+        signature = f"*fp16:16, *i8:16, *fp32:16, i32:16, i32:16, i32:16, 128, 128, 64, {partials}"
+        r = run(f"{kernels}:weight_only_int8", "-s", signature, "--target", target,
+                "--num-warps", "4", "--num-stages", "3", "--emit", "ptx", "--verbose")
+        assert r.returncode == 0, r.stderr.decode()
+        return r.stdout.decode(), r.stderr.decode()
+    ptx, report = compile(0)
+    assert "copies 2 iterations ahead by cp.async (1 load read back into registers)" in report
+    assert "ld.global" not in ptx
+    # A's 8 and B's 4 16-byte copies for each of the prologue's two
+    # iterations and the loop's one; B's 64 bytes read back as 4 vectors.
+    assert ptx.count("cp.async.cg.shared.global") == 36
+    assert "ld.shared.v4.b32" in ptx
+    assert "0 bytes spill stores" in report, report
+    ptx, report = compile(1)
+    assert "by cp.async\n" in report and "read back" not in report, report
+    assert "ld.global.v4" in ptx
 
 
 @cli

@@ -10,6 +10,7 @@
 #include "lowering/gpu/distribute/FastMath.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 #include "lowering/gpu/distribute/Passes.h"
+#include "lowering/gpu/distribute/Pipeline.h"
 #include "lowering/gpu/distribute/TensorMapStores.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -501,7 +502,7 @@ void barriersOfConsumersOnly(mlir::gpu::GPUFuncOp func, Operation *producerBranc
 }
 
 LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool tensorMaps,
-                               bool warpSpecialize) {
+                               bool warpSpecialize, ReadBackLoads readBackLoads) {
   FailureOr<GpuTarget> target = kernelTarget(kernel);
   FailureOr<unsigned> numWarps = kernelNumWarps(kernel);
   if (failed(target) || failed(numWarps))
@@ -532,6 +533,8 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
   // nothing to copy into.
   KernelLowering lowering(*target, *numWarps, numStages, tensorMaps && target->hasWgmma(),
                           warpSpecialize, func, thread, shared);
+  lowering.readBackLoads = readBackLoads == ReadBackLoads::Always ||
+                           (readBackLoads == ReadBackLoads::WithCpAsync && target->hasCpAsync());
   if (lowering.tensorMaps)
     placeConversionsAtTheirStores(kernel);
   OpBuilder body = OpBuilder::atBlockEnd(&entry);
@@ -580,13 +583,21 @@ struct TileGpuDistribute : impl::TileGpuDistributeBase<TileGpuDistribute> {
       getOperation().emitError("tile-gpu-distribute: num-stages must be at least 1");
       return signalPassFailure();
     }
+    std::optional<ReadBackLoads> readBack = parseReadBackLoads(readBackLoads);
+    if (!readBack) {
+      getOperation().emitError("tile-gpu-distribute: read-back-loads is cp-async, always or "
+                               "never, not '")
+          << readBackLoads << "'";
+      return signalPassFailure();
+    }
     ModuleOp module = getOperation();
     SmallVector<tile::FuncOp> kernels, deviceFunctions;
     for (auto func : module.getOps<tile::FuncOp>())
       (func.isKernel() ? kernels : deviceFunctions).push_back(func);
     bool failedAny = false;
     for (tile::FuncOp kernel : kernels)
-      failedAny |= failed(distributeKernel(kernel, numStages, tensorMaps, warpSpecialize));
+      failedAny |=
+          failed(distributeKernel(kernel, numStages, tensorMaps, warpSpecialize, *readBack));
     if (failedAny)
       return signalPassFailure();
     // Every call was inlined (a remaining one failed above): the device

@@ -77,6 +77,9 @@ public:
   /// warpgroup of its own (WarpSpecializedLoop.cpp): asked for, with
   /// tensorMaps.
   bool warpSpecialize;
+  /// Whether pipelined loops read loads that reach a dot through other ops
+  /// back from stages of shared memory (ReadBackLoads, SoftwarePipeline.cpp).
+  bool readBackLoads = false;
   /// The branch in which the producer warps (numWarps and up) run their
   /// loop and exit, once a loop has been warp-specialized: everything after
   /// it runs in the numWarps consumer warps alone, and the program has

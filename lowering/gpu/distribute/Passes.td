@@ -61,7 +61,12 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
            "With tensor-maps: give a pipelined loop whose blocks TMA copies a "
            "producer warpgroup of its own (4 warps more per program), its other "
            "warps computing without a barrier of the whole program per "
-           "iteration">
+           "iteration">,
+    Option<"readBackLoads", "read-back-loads", "std::string", /*default=*/"\"cp-async\"",
+           "Loads of a pipelined loop that reach a dot through other ops (a "
+           "conversion), copied ahead into shared memory and read back into "
+           "registers in their iteration: cp-async (where the target has it), "
+           "always (elsewhere as loads and shared stores), never">
   ];
 }
 

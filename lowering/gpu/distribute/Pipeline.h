@@ -10,7 +10,27 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LogicalResult.h"
 
+#include <optional>
+
 namespace tessera::gpu {
+
+/// Which loads of a software-pipelined loop that reach a dot only through
+/// other ops (a conversion, a scaling: an int8 weight widened to f16) are
+/// copied ahead into shared memory, as the dot's operands are, and read back
+/// into registers in their iteration (docs/gpu-backends.md, "Loads read
+/// back"): spelled cp-async, always and never in pass options.
+enum class ReadBackLoads {
+  /// Where the target has cp.async, whose copies run while the loop works.
+  WithCpAsync,
+  /// On every target: elsewhere as loads and shared stores, which gains
+  /// nothing but runs the same stages (on lavapipe, in the tests).
+  Always,
+  /// None: each such load is issued in its iteration (for comparisons).
+  Never,
+};
+
+/// The ReadBackLoads a pass option names, or std::nullopt.
+std::optional<ReadBackLoads> parseReadBackLoads(llvm::StringRef name);
 
 struct GpuLoweringOptions {
   /// Warps per program: the block has numWarps * target.warpSize threads.
@@ -31,6 +51,7 @@ struct GpuLoweringOptions {
   /// "Warp specialization"); the program then has numWarps + 4 warps. Off by
   /// default, as Triton's warp_specialize.
   bool warpSpecialize = false;
+  ReadBackLoads readBackLoads = ReadBackLoads::WithCpAsync;
 };
 
 /// Inlines device functions, assigns layouts and distributes every kernel of

@@ -17,13 +17,17 @@
 namespace tessera::gpu::pipelining {
 
 /// A load whose result the pipeline puts into shared memory ahead of its dot,
-/// directly or through a transpose.
+/// directly or through a transpose; or, where `readBack`, another load of the
+/// body (one that reaches a dot through a conversion or a scaling, an int8
+/// weight widened to f16), which is copied ahead into a ring of its own in
+/// its register layout and read back into registers in its iteration.
 struct StagedLoad {
   mlir::Operation *load = nullptr;
   /// The tile.trans between the load and the dot, if any.
   tile::TransOp trans;
   tile::DotOp dot;
   DotOperand slot = DotOperand::A;
+  bool readBack = false;
   bool transposed() const { return static_cast<bool>(trans); }
   /// What the dot receives.
   mlir::Value operand() const {
@@ -179,6 +183,8 @@ private:
   mlir::Value previousStage(mlir::OpBuilder &builder, mlir::Value stage);
   /// `phase` (i32), flipped where `next` (the next stage) wraps to 0.
   mlir::Value flipAtWrap(mlir::OpBuilder &builder, mlir::Value phase, mlir::Value next);
+  /// The program's threads (those of the layouts).
+  unsigned threads() const { return k.thread.warpSize() * k.numWarps; }
   /// The first element of `ring`'s stage `stage`.
   mlir::Value stageStart(mlir::OpBuilder &builder, const Ring &ring, mlir::Value stage);
 

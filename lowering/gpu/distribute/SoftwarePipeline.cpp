@@ -76,6 +76,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -177,10 +178,35 @@ static std::optional<StagedLoad> stagedLoadOf(Operation *op, bool nanPaddedDescr
   return std::nullopt;
 }
 
+/// Alignment in bytes of a read-back ring: its 16-byte chunks.
+constexpr int64_t kReadBackAlignment = 16;
+
+static Type readBackElement(const StagedLoad &staged) {
+  return cast<RankedTensorType>(staged.load->getResult(0).getType()).getElementType();
+}
+
+/// `op` as a load read back into registers (StagedLoad::readBack): a
+/// pointer load that is not volatile, whose elements outside fill with
+/// zeros and go to shared memory as they are.
+static std::optional<StagedLoad> readBackLoadOf(Operation *op) {
+  auto load = dyn_cast<tile::LoadOp>(op);
+  if (!load || load.getIsVolatile() || !fillsWithZero(op) || load->use_empty())
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(load.getResult().getType());
+  if (!type || type.getRank() == 0 || !type.getElementType().isIntOrFloat() ||
+      sharedElementType(type.getElementType()) != type.getElementType())
+    return std::nullopt;
+  StagedLoad staged;
+  staged.load = op;
+  staged.readBack = true;
+  return staged;
+}
+
 /// Finds the staged loads and the ops that compute their operands; nullopt
 /// when nothing can be staged or the operands need ops with effects of the
-/// body.
-static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDescriptors) {
+/// body. With `readBack`, the body's other loads that can be are read back.
+static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDescriptors,
+                                               bool readBack) {
   if (loop.getUnsignedCmp())
     return std::nullopt;
   Block *body = loop.getBody();
@@ -195,6 +221,22 @@ static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDe
     }
   if (analysis.loads.empty())
     return std::nullopt;
+  // Copied ahead, a load would pass the body's writes of earlier iterations.
+  auto writes = [](Operation *op) {
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    return !effects || llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &effect) {
+      return isa<MemoryEffects::Write>(effect.getEffect());
+    });
+  };
+  if (readBack && llvm::none_of(body->without_terminator(),
+                                [&](Operation &op) { return writes(&op); }))
+    for (Operation &op : body->without_terminator())
+      if (!stagedOps.contains(&op))
+        if (std::optional<StagedLoad> staged = readBackLoadOf(&op)) {
+          analysis.loads.push_back(*staged);
+          stagedOps.insert(&op);
+        }
 
   // Walks backwards from `worklist` through the body: every iteration
   // argument reached goes into `iterArgs` (and its yielded value is walked),
@@ -274,28 +316,24 @@ static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDe
   return analysis;
 }
 
-/// Copies one staged load's elements into its stage: one cp.async per run
-/// where `async` and the run allows, else loads and shared stores.
-static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
-                        const LoadAccesses &load, const DotPlan &plan, DotOperand slot,
-                        const OperandSource &source, const SharedOperand &stage, bool async,
-                        RunPlaces &runPlaces) {
-  const LinearLayout &layout = source.layout;
-  // cp.async copies runs that are contiguous in memory too: runs along the
-  // source's rows.
-  SharedRuns shared = plan.sharedRuns(slot, source);
-  unsigned width = shared.stride == 1 ? std::min(load.runs.width, shared.width) : 1;
+/// Where a copy puts each run of a load's registers in a stage: the stage
+/// index of the run starting at register `first`, the rest of the run after
+/// it.
+using StageIndexOf = function_ref<Value(OpBuilder &, unsigned first)>;
+
+/// The cp.async copies of a load's runs of `width` registers (4, 8 or 16
+/// bytes) into a stage, at `at`; runs not proved aligned and wholly in or
+/// out of their mask check that at run time and copy element by element
+/// where it fails. Registers `skip` names are copies of others.
+static void copyRuns(KernelLowering &k, OpBuilder &builder, Location loc,
+                     const LoadAccesses &load, unsigned width, unsigned registers,
+                     const SharedOperand &stage, StageIndexOf at,
+                     function_ref<bool(unsigned)> skip) {
   int64_t elementBytes = load.element.getIntOrFloatBitWidth() / 8;
   int64_t runBytes = width * elementBytes;
   auto fill = [&](unsigned first) {
     return [&load, first](OpBuilder &, unsigned i) { return load.fillOf(first + i); };
   };
-  if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
-    Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
-                                  load.runs, fill(0));
-    storeOperandToShared(k, builder, loc, plan, slot, source, regs, stage);
-    return;
-  }
   // Runs the analysis proved aligned and wholly in or out of their mask
   // (sub-runs of a proved run are too) need no run-time check; nor do runs
   // of a descriptor block proved aligned, whose copies take the elements
@@ -304,14 +342,6 @@ static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
                 (load.rows && load.rows->startAlignment % runBytes == 0);
   Value address =
       proved ? Value() : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
-  auto places = runPlaces.find(width);
-  if (places == runPlaces.end()) {
-    SmallVector<SharedRunPlace> found =
-        plan.sharedRunPlaces(builder.getContext(), slot, source, SharedRuns{width, 1});
-    places = runPlaces.try_emplace(width, std::move(found)).first;
-  }
-  SharedRunIndices indices(k, plan, slot, source, SharedRuns{width, 1}, stage.start,
-                           places->second);
   // Where a run of memory is known to be consecutive, its accesses address
   // from its first offset (a copy narrower than the run, as a transposing
   // copy of 4-byte elements, or an element of the fallback below): one offset
@@ -324,17 +354,17 @@ static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
       return offset;
     return arith::AddIOp::create(b, loc, offset, indexConstant(b, loc, reg - runFirst)).getResult();
   };
-  for (unsigned first = 0; first < layout.numRegisters(); first += width) {
-    if (layout.isDuplicateRegister(first))
+  for (unsigned first = 0; first < registers; first += width) {
+    if (skip(first))
       continue;
-    Value at = indices.at(builder, loc, first);
+    Value runAt = at(builder, first);
     ArrayRef<ElementAccess> run = ArrayRef(load.accesses).slice(first, width);
     Value offset = offsetOf(builder, first);
     // Its token is unused: groups are closed and waited for with
     // cp.async.commit_group / wait_group, across loop iterations.
     auto copyRun = [&](OpBuilder &b, Value srcElements) {
       nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), stage.buffer, ValueRange{at},
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), stage.buffer, ValueRange{runAt},
           load.base, ValueRange{offset}, b.getIndexAttr(width), srcElements,
           runBytes == 16 ? b.getUnitAttr() : UnitAttr());
     };
@@ -391,10 +421,120 @@ static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
           for (auto [i, value] : llvm::enumerate(values))
             memref::StoreOp::create(
                 orElse, loc, value, stage.buffer,
-                ValueRange{arith::AddIOp::create(orElse, loc, at, indexConstant(orElse, loc, i))});
+                ValueRange{arith::AddIOp::create(orElse, loc, runAt, indexConstant(orElse, loc, i))});
           scf::YieldOp::create(orElse, loc);
         });
   }
+}
+
+/// Copies one staged load's elements into its stage: one cp.async per run
+/// where `async` and the run allows, else loads and shared stores.
+static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
+                        const LoadAccesses &load, const DotPlan &plan, DotOperand slot,
+                        const OperandSource &source, const SharedOperand &stage, bool async,
+                        RunPlaces &runPlaces) {
+  const LinearLayout &layout = source.layout;
+  // cp.async copies runs that are contiguous in memory too: runs along the
+  // source's rows.
+  SharedRuns shared = plan.sharedRuns(slot, source);
+  unsigned width = shared.stride == 1 ? std::min(load.runs.width, shared.width) : 1;
+  int64_t runBytes = width * load.element.getIntOrFloatBitWidth() / 8;
+  if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
+    Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
+                                  load.runs, [&](OpBuilder &, unsigned i) { return load.fillOf(i); });
+    storeOperandToShared(k, builder, loc, plan, slot, source, regs, stage);
+    return;
+  }
+  auto places = runPlaces.find(width);
+  if (places == runPlaces.end()) {
+    SmallVector<SharedRunPlace> found =
+        plan.sharedRunPlaces(builder.getContext(), slot, source, SharedRuns{width, 1});
+    places = runPlaces.try_emplace(width, std::move(found)).first;
+  }
+  SharedRunIndices indices(k, plan, slot, source, SharedRuns{width, 1}, stage.start,
+                           places->second);
+  copyRuns(
+      k, builder, loc, load, width, layout.numRegisters(), stage,
+      [&](OpBuilder &b, unsigned first) { return indices.at(b, loc, first); },
+      [&](unsigned first) { return layout.isDuplicateRegister(first); });
+}
+
+/// Elements of a read-back ring's chunk: a 16-byte vector, or all of a
+/// thread's registers where they are fewer.
+static unsigned readBackChunk(const LinearLayout &layout, Type element) {
+  unsigned perVector = 16 / (element.getIntOrFloatBitWidth() / 8);
+  return std::max(1u, std::min(layout.numRegisters(), perVector));
+}
+
+/// The stage index of register `reg` of thread `threadChunk / chunk` in a
+/// read-back ring: chunk after chunk of every thread's registers, so that a
+/// warp's copies and reads of one chunk are consecutive 16-byte pieces.
+static Value readBackIndex(OpBuilder &builder, Location loc, Value start, Value threadChunk,
+                           unsigned reg, unsigned chunk, unsigned threads) {
+  int64_t offset = (reg / chunk) * static_cast<int64_t>(threads * chunk) + reg % chunk;
+  return arith::AddIOp::create(
+      builder, loc, start,
+      arith::AddIOp::create(builder, loc, threadChunk, indexConstant(builder, loc, offset)));
+}
+
+/// This thread's first element of every chunk, before the chunk's offset.
+static Value readBackThreadChunk(KernelLowering &k, OpBuilder &builder, Location loc,
+                                 unsigned chunk) {
+  Value thread =
+      arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), k.thread.threadId());
+  return arith::MulIOp::create(builder, loc, thread, indexConstant(builder, loc, chunk));
+}
+
+/// Copies a load read back into registers into its stage, each register at
+/// readBackIndex: cp.async where `async` and its runs allow, else loads and
+/// shared stores.
+static void copyToReadBackStage(KernelLowering &k, OpBuilder &builder, Location loc,
+                                const LoadAccesses &load, const LinearLayout &layout,
+                                const SharedOperand &stage, unsigned threads, bool async) {
+  unsigned chunk = readBackChunk(layout, load.element);
+  Value threadChunk = readBackThreadChunk(k, builder, loc, chunk);
+  auto at = [&](OpBuilder &b, unsigned reg) {
+    return readBackIndex(b, loc, stage.start, threadChunk, reg, chunk, threads);
+  };
+  unsigned width = std::min(load.runs.width, chunk);
+  int64_t runBytes = width * load.element.getIntOrFloatBitWidth() / 8;
+  if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
+    Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
+                                  load.runs, [&](OpBuilder &, unsigned i) { return load.fillOf(i); });
+    for (auto [reg, value] : llvm::enumerate(regs))
+      memref::StoreOp::create(builder, loc, value, stage.buffer, ValueRange{at(builder, reg)});
+    return;
+  }
+  copyRuns(k, builder, loc, load, width, layout.numRegisters(), stage, at,
+           [](unsigned) { return false; });
+}
+
+/// The registers of a load read back from its stage, a chunk at a time
+/// where the target has vector accesses.
+static Registers readBackFromStage(KernelLowering &k, OpBuilder &builder, Location loc,
+                                   const LinearLayout &layout, Type element,
+                                   const SharedOperand &stage, unsigned threads) {
+  unsigned chunk = readBackChunk(layout, element);
+  Value threadChunk = readBackThreadChunk(k, builder, loc, chunk);
+  Registers regs;
+  if (chunk == 1 || !k.target.hasVectorAccesses()) {
+    for (unsigned reg = 0; reg < layout.numRegisters(); ++reg)
+      regs.push_back(memref::LoadOp::create(
+          builder, loc, stage.buffer,
+          ValueRange{readBackIndex(builder, loc, stage.start, threadChunk, reg, chunk, threads)}));
+    return regs;
+  }
+  // Chunks start at multiples of their size, the ring at 16 bytes.
+  auto type = VectorType::get({chunk}, element);
+  llvm::MaybeAlign alignment(chunk * element.getIntOrFloatBitWidth() / 8);
+  for (unsigned first = 0; first < layout.numRegisters(); first += chunk) {
+    Value at = readBackIndex(builder, loc, stage.start, threadChunk, first, chunk, threads);
+    Value values = vector::LoadOp::create(builder, loc, type, stage.buffer, ValueRange{at},
+                                          /*nontemporal=*/false, alignment);
+    for (unsigned i = 0; i < chunk; ++i)
+      regs.push_back(vector::ExtractOp::create(builder, loc, values, i));
+  }
+  return regs;
 }
 
 Value PipelinedLoop::nextStage(OpBuilder &builder, Value stage) {
@@ -506,6 +646,11 @@ LogicalResult PipelinedLoop::copyStagedLoads(OpBuilder &builder, Value stage) {
     FailureOr<LoadAccesses> load = loadAccessesOf(k, staged.load, builder);
     if (failed(load))
       return failure();
+    if (staged.readBack) {
+      copyToReadBackStage(k, builder, staged.load->getLoc(), *load, ring.source.layout,
+                          {ring.buffer, stageStart(builder, ring, stage)}, threads(), async);
+      continue;
+    }
     // cp.async fills zeros: a NaN-padded block TMA does not copy goes in
     // through ordinary loads and shared stores.
     copyToStage(k, builder, staged.load->getLoc(), *load, ring.plan, staged.slot, ring.source,
@@ -599,6 +744,11 @@ tile::DotOp PipelinedLoop::overlappableDot() {
   tile::DotOp dot = analysis.loads.front().dot;
   bool stagedA = false, stagedB = false;
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
+    // Read back before the body's ops, a ring is free once the barrier of
+    // the next iteration is passed, as a stage of a dot that is not left
+    // running is.
+    if (staged.readBack)
+      continue;
     if (staged.dot != dot || !ring.plan.instruction || !ring.plan.instruction->isAsynchronous())
       return {};
     (staged.slot == DotOperand::A ? stagedA : stagedB) = true;
@@ -644,6 +794,21 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
   int64_t dotScratchBytes = 0;
   llvm::SmallPtrSet<Operation *, 2> dotsSeen;
   for (const StagedLoad &staged : analysis.loads) {
+    if (staged.readBack) {
+      FailureOr<LinearLayout> layout = k.layout(staged.load, staged.load->getResult(0));
+      if (failed(layout))
+        return failure();
+      Ring ring;
+      ring.source = {*layout, false};
+      int64_t elementBytes = readBackElement(staged).getIntOrFloatBitWidth() / 8;
+      ring.stageElements = llvm::alignTo(layout->numRegisters() * threads() * elementBytes,
+                                         kReadBackAlignment) /
+                           elementBytes;
+      bytes.stage =
+          llvm::alignTo(bytes.stage, kReadBackAlignment) + ring.stageElements * elementBytes;
+      rings.push_back(std::move(ring));
+      continue;
+    }
     FailureOr<DotPlan> plan = planDot(k, staged.dot);
     if (failed(plan))
       return failure();
@@ -685,13 +850,16 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
 
 LogicalResult PipelinedLoop::reserveRings() {
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
-    Type element = ring.plan.element(staged.slot);
-    FailureOr<Value> buffer = k.shared.reserve(loop, element, stages * ring.stageElements,
-                                               ring.plan.sharedAlignment());
+    Type element = staged.readBack ? readBackElement(staged) : ring.plan.element(staged.slot);
+    FailureOr<Value> buffer =
+        k.shared.reserve(loop, element, stages * ring.stageElements,
+                         staged.readBack ? kReadBackAlignment : ring.plan.sharedAlignment());
     if (failed(buffer))
       return failure();
     ring.buffer = *buffer;
-    ring.tensorCopy = tensorCopyFor(k, staged.load, staged.transposed(), ring.plan, staged.slot);
+    if (!staged.readBack)
+      ring.tensorCopy =
+          tensorCopyFor(k, staged.load, staged.transposed(), ring.plan, staged.slot);
     cpAsyncGroups |= async && !ring.tensorCopy && fillsWithZero(staged.load);
   }
   return success();
@@ -722,6 +890,10 @@ void PipelinedLoop::report(bool producer) const {
     copies = "TMA and " + copies;
   out << ", copies " << ahead << (ahead == 1 ? " iteration" : " iterations") << " ahead by "
       << copies;
+  if (size_t readBack = llvm::count_if(analysis.loads,
+                                       [](const StagedLoad &staged) { return staged.readBack; }))
+    out << " (" << readBack << (readBack == 1 ? " load" : " loads")
+        << " read back into registers)";
   if (copiesAfterDot)
     out << ", after the dot";
   k.loopPipelines[loop] = text;
@@ -762,8 +934,15 @@ LogicalResult PipelinedLoop::lowerIteration(OpBuilder &body, Value iv, ValueRang
                                             function_ref<void(OpBuilder &)> afterDot) {
   k.map(loop.getInductionVar(), {iv});
   k.mapFlat(carriedArgs, carried, carriedBases);
-  for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
-    k.stage(staged.operand(), {ring.buffer, stageStart(body, ring, readStage), /*ready=*/true});
+  for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
+    SharedOperand stage{ring.buffer, stageStart(body, ring, readStage), /*ready=*/true};
+    if (staged.readBack)
+      k.map(staged.load->getResult(0),
+            readBackFromStage(k, body, staged.load->getLoc(), ring.source.layout,
+                              readBackElement(staged), stage, threads()));
+    else
+      k.stage(staged.operand(), stage);
+  }
   Operation *resetAt = nullptr;
   if (reset)
     resetAt = reset->epilogue ? reset->epilogue.getOperation() : reset->select;
@@ -987,11 +1166,24 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
   using namespace pipelining;
   if (k.numStages < 2)
     return false;
-  std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps);
-  if (!analysis)
-    return false;
   if (failed(k.flatTypes(op, op.getResultTypes())))
     return failure();
+  // Where a load read back keeps the loop from being pipelined (its
+  // addresses read another loaded value, its ring does not fit), the loop
+  // goes without them.
+  bool readBack = k.readBackLoads;
+  std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps, readBack);
+  if (analysis && llvm::any_of(analysis->loads,
+                               [](const StagedLoad &staged) { return staged.readBack; })) {
+    FailureOr<bool> lowered = PipelinedLoop(k, op, std::move(*analysis)).lower(builder);
+    if (failed(lowered) || *lowered)
+      return lowered;
+    analysis.reset();
+  }
+  if (!analysis && readBack)
+    analysis = analyze(op, k.tensorMaps, /*readBack=*/false);
+  if (!analysis)
+    return false;
   return PipelinedLoop(k, op, std::move(*analysis)).lower(builder);
 }
 

@@ -99,8 +99,10 @@ bool PipelinedLoop::warpSpecializable() {
   if (!asked || k.producerBranch || !overlapped ||
       !isa<tile::FuncOp>(loop->getParentOp()))
     return false;
+  // A load read back into registers is read by the thread that copied it.
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings))
-    if (!tensorCopyPanels(k, staged.load, staged.transposed(), ring.plan, staged.slot))
+    if (staged.readBack ||
+        !tensorCopyPanels(k, staged.load, staged.transposed(), ring.plan, staged.slot))
       return false;
   for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode())
     if (!producerMayRun(op))

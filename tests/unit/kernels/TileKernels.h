@@ -379,6 +379,85 @@ tile.func @matmul(%a: !tile.ptr<DT>, %b: !tile.ptr<DT>, %c: !tile.ptr<f32>,
 }
 )mlir";
 
+// kMatmul with an int8 B widened to f32 before the dot (a weight-only
+// quantized GEMM): B's load reaches the dot through the conversion, so a
+// software-pipelined loop reads it back from shared memory
+// (SoftwarePipeline.cpp, StagedLoad::readBack).
+constexpr llvm::StringLiteral kMatmulOfWidenedB = R"mlir(
+tile.func @matmul_widened_b(%a: !tile.ptr<f32>, %b: !tile.ptr<i8>, %c: !tile.ptr<f32>,
+                           %M: i32, %N: i32, %K: i32) {
+  %pm = tile.program_id x
+  %pn = tile.program_id y
+  %c0 = arith.constant 0 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %m0 = arith.muli %pm, %c16 : i32
+  %n0 = arith.muli %pn, %c16 : i32
+  %r16 = tile.make_range 0 to 16 : tensor<16xi32>
+  %r8 = tile.make_range 0 to 8 : tensor<8xi32>
+  %m0s = tile.splat %m0 : i32 -> tensor<16xi32>
+  %rm = arith.addi %m0s, %r16 : tensor<16xi32>
+  %n0s = tile.splat %n0 : i32 -> tensor<16xi32>
+  %rn = arith.addi %n0s, %r16 : tensor<16xi32>
+  %rmc = tile.expand_dims %rm, axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %rnr = tile.expand_dims %rn, axis = 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %Mc = tile.splat %M : i32 -> tensor<16x1xi32>
+  %Nr = tile.splat %N : i32 -> tensor<1x16xi32>
+  %Kc = tile.splat %K : i32 -> tensor<16x1xi32>
+  %mok = arith.cmpi slt, %rmc, %Mc : tensor<16x1xi32>
+  %nok = arith.cmpi slt, %rnr, %Nr : tensor<1x16xi32>
+  %arow = arith.muli %rmc, %Kc : tensor<16x1xi32>
+  %zeroA = arith.constant dense<0.0> : tensor<16x8xf32>
+  %zeroB = arith.constant dense<0> : tensor<8x16xi8>
+  %init = arith.constant dense<0.0> : tensor<16x16xf32>
+  %abase = tile.splat %a : !tile.ptr<f32> -> tensor<16x8x!tile.ptr<f32>>
+  %bbase = tile.splat %b : !tile.ptr<i8> -> tensor<8x16x!tile.ptr<i8>>
+  %acc = scf.for %k = %c0 to %K step %c8 iter_args(%sum = %init) -> (tensor<16x16xf32>) : i32 {
+    %ks = tile.splat %k : i32 -> tensor<8xi32>
+    %rk = arith.addi %ks, %r8 : tensor<8xi32>
+    %rkr = tile.expand_dims %rk, axis = 0 : tensor<8xi32> -> tensor<1x8xi32>
+    %rkc = tile.expand_dims %rk, axis = 1 : tensor<8xi32> -> tensor<8x1xi32>
+    %Kr = tile.splat %K : i32 -> tensor<1x8xi32>
+    %K8 = tile.splat %K : i32 -> tensor<8x1xi32>
+    %kokr = arith.cmpi slt, %rkr, %Kr : tensor<1x8xi32>
+    %kokc = arith.cmpi slt, %rkc, %K8 : tensor<8x1xi32>
+    %arowb = tile.broadcast %arow : tensor<16x1xi32> -> tensor<16x8xi32>
+    %rkb = tile.broadcast %rkr : tensor<1x8xi32> -> tensor<16x8xi32>
+    %aoff = arith.addi %arowb, %rkb : tensor<16x8xi32>
+    %mokb = tile.broadcast %mok : tensor<16x1xi1> -> tensor<16x8xi1>
+    %kokb = tile.broadcast %kokr : tensor<1x8xi1> -> tensor<16x8xi1>
+    %amask = arith.andi %mokb, %kokb : tensor<16x8xi1>
+    %ap = tile.addptr %abase, %aoff : tensor<16x8x!tile.ptr<f32>>, tensor<16x8xi32>
+    %at = tile.load %ap, %amask, %zeroA : tensor<16x8x!tile.ptr<f32>>
+    %N8 = tile.splat %N : i32 -> tensor<8x1xi32>
+    %brow = arith.muli %rkc, %N8 : tensor<8x1xi32>
+    %browb = tile.broadcast %brow : tensor<8x1xi32> -> tensor<8x16xi32>
+    %rnb = tile.broadcast %rnr : tensor<1x16xi32> -> tensor<8x16xi32>
+    %boff = arith.addi %browb, %rnb : tensor<8x16xi32>
+    %kokcb = tile.broadcast %kokc : tensor<8x1xi1> -> tensor<8x16xi1>
+    %nokb = tile.broadcast %nok : tensor<1x16xi1> -> tensor<8x16xi1>
+    %bmask = arith.andi %kokcb, %nokb : tensor<8x16xi1>
+    %bp = tile.addptr %bbase, %boff : tensor<8x16x!tile.ptr<i8>>, tensor<8x16xi32>
+    %bq = tile.load %bp, %bmask, %zeroB : tensor<8x16x!tile.ptr<i8>>
+    %bt = arith.sitofp %bq : tensor<8x16xi8> to tensor<8x16xf32>
+    %next = tile.dot %at, %bt, %sum : tensor<16x8xf32> * tensor<8x16xf32> -> tensor<16x16xf32>
+    scf.yield %next : tensor<16x16xf32>
+  }
+  %Nc = tile.splat %N : i32 -> tensor<16x1xi32>
+  %crow = arith.muli %rmc, %Nc : tensor<16x1xi32>
+  %crowb = tile.broadcast %crow : tensor<16x1xi32> -> tensor<16x16xi32>
+  %rnb2 = tile.broadcast %rnr : tensor<1x16xi32> -> tensor<16x16xi32>
+  %coff = arith.addi %crowb, %rnb2 : tensor<16x16xi32>
+  %mokc = tile.broadcast %mok : tensor<16x1xi1> -> tensor<16x16xi1>
+  %nokc = tile.broadcast %nok : tensor<1x16xi1> -> tensor<16x16xi1>
+  %cmask = arith.andi %mokc, %nokc : tensor<16x16xi1>
+  %cbase = tile.splat %c : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>>
+  %cp = tile.addptr %cbase, %coff : tensor<16x16x!tile.ptr<f32>>, tensor<16x16xi32>
+  tile.store %cp, %acc, %cmask : tensor<16x16x!tile.ptr<f32>>
+  tile.return
+}
+)mlir";
+
 // C = A * B^T for row-major A [M, K] and B [N, K] (a PyTorch Linear's
 // weight): B's [16, 8] block is loaded along K and transposed for the dot.
 constexpr llvm::StringLiteral kMatmulTransposedB = R"mlir(

@@ -124,9 +124,9 @@ protected:
   }
 
   /// Runs kernel `name` of `source` on the interpreter and, compiled with
-  /// `numWarps` warps, on the device, each on its own copy of `args`.
+  /// `options`, on the device, each on its own copy of `args`.
   Results run(llvm::StringRef source, llvm::StringRef name, std::vector<HostArgument> args,
-              runtime::Grid grid, unsigned numWarps = 4) {
+              runtime::Grid grid, const gpu::GpuLoweringOptions &options = {}) {
     Results results;
     mlir::OwningOpRef<mlir::ModuleOp> reference =
         mlir::parseSourceString<mlir::ModuleOp>(source, context.get());
@@ -159,8 +159,6 @@ protected:
       return results;
     }
 
-    gpu::GpuLoweringOptions options;
-    options.numWarps = numWarps;
     if (failed(gpu::lowerTileToGpu(*compiled, device->target(), options))) {
       ADD_FAILURE() << "lowerTileToGpu failed (diagnostics above)";
       return results;
@@ -233,11 +231,13 @@ protected:
 TEST_F(DistributeOnVulkan, MaskedVectorAdd) {
   for (unsigned numWarps : {1u, 4u}) {
     SCOPED_TRACE(std::to_string(numWarps) + " warps");
+    gpu::GpuLoweringOptions options;
+    options.numWarps = numWarps;
     int32_t n = 1000 + random() % 100;
     Results r = run(kVectorAdd, "add",
                     {HostArgument::buffer(randomFloats(n + 1)), HostArgument::buffer(randomFloats(n + 1)),
                      HostArgument::buffer(std::vector<float>(n + 1, -1.0f)), HostArgument::i32(n)},
-                    {uint32_t((n + 127) / 128)}, numWarps);
+                    {uint32_t((n + 127) / 128)}, options);
     r.expectEqual<float>(2);
   }
 }
@@ -326,6 +326,25 @@ TEST_F(DistributeOnVulkan, MatmulOnTheFmaPath) {
                    HostArgument::i32(n), HostArgument::i32(k)},
                   {(m + 15) / 16, (n + 15) / 16});
   r.expectClose(2, k * 0x1p-22);
+}
+
+// Vulkan has no cp.async, so B's load is read back from shared memory only
+// when asked to: the stages' copies (ordinary loads and shared stores, one
+// iteration ahead) and reads then run for real, ragged edges included.
+TEST_F(DistributeOnVulkan, LoadReadBackFromItsStagesOnTheWayToTheDot) {
+  const int m = 37, n = 21, k = 29;
+  std::vector<int32_t> wideB = randomInts(k * n, -128, 127);
+  for (gpu::ReadBackLoads readBack : {gpu::ReadBackLoads::Always, gpu::ReadBackLoads::Never}) {
+    gpu::GpuLoweringOptions options;
+    options.readBackLoads = readBack;
+    Results r = run(kMatmulOfWidenedB, "matmul_widened_b",
+                    {HostArgument::buffer(randomFloats(m * k)),
+                     HostArgument::buffer(std::vector<int8_t>(wideB.begin(), wideB.end())),
+                     HostArgument::buffer(std::vector<float>(m * n, -1.0f)), HostArgument::i32(m),
+                     HostArgument::i32(n), HostArgument::i32(k)},
+                    {(m + 15) / 16, (n + 15) / 16}, options);
+    r.expectClose(2, k * 128 * 0x1p-22);
+  }
 }
 
 TEST_F(DistributeOnVulkan, DotOfInt8AccumulatesInInt32) {

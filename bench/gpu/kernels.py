@@ -166,6 +166,35 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
     store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
 
 
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
+@jit
+def matmul_weight_only(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+                       stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """C = A @ (B * scale) with B int8 and one scale per column: the
+    weight-only quantized GEMM of LLM inference as Triton users write it, B
+    widened to A's type in the K loop, the scale applied once to the sum."""
+    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
+    assume_positive_strides(stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn)
+    rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    rk = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BLOCK_K, other=0)
+        acc = tl.dot(a, b.to(a.dtype), acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    scale = tl.load(scale_ptr + rn).to(tl.float32)
+    store_tile(c_ptr, acc * scale[None, :], M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M,
+               BLOCK_N)
+
+
 @jit
 def persistent_step(a_ptr, b_ptr, c_ptr, acc, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                     stride_cm, stride_cn, pid_m, pid_n, rm, rn, ki, k_tiles,

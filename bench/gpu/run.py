@@ -13,7 +13,9 @@ replayed in turns, so that the host's launch cost, warm caches and drifting
 clocks favour no one). The Tessera and Triton kernels come from the same
 source, bench/gpu/kernels.py (--gemm-kernels adds the persistent GEMMs).
 GEMM is reported in TFLOP/s against
-torch.matmul (cuBLAS) and Triton; softmax, layernorm and vector add in GB/s
+torch.matmul (cuBLAS) and Triton; the weight-only int8 GEMM (gemm-w8) against
+cuBLAS on the weight dequantized once, PyTorch dequantizing it in each call and
+Triton; softmax, layernorm and vector add in GB/s
 against Triton, PyTorch and a device-to-device copy of one input (its own
 bytes, read once and written once). Needs PyTorch with CUDA; Triton is
 optional (its columns are left empty without it).
@@ -217,6 +219,14 @@ def launch_gemm(module, a, b, c, kernel="matmul", programs=None):
                                   b.stride(1), c.stride(0), c.stride(1))
 
 
+def launch_weight_only(module, a, b, scale, c):
+    """C = A @ (B * scale), B int8 [K, N] with a scale per column."""
+    (M, K), N = a.shape, b.shape[1]
+    grid = lambda meta: (triton_cdiv(M, meta["BLOCK_M"]) * triton_cdiv(N, meta["BLOCK_N"]),)
+    module.matmul_weight_only[grid](a, b, scale, c, M, N, K, a.stride(0), a.stride(1),
+                                    b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+
+
 def launch_rows(module, kernel, x, y, w, bias):
     rows, cols = x.shape
     block = 1 << (cols - 1).bit_length()
@@ -304,6 +314,30 @@ def bench_gemm(kernels, args, size, dtype, layout, kernel):
     return row, ok
 
 
+def bench_weight_only(kernels, args, m, n, k, dtype):
+    """The weight-only int8 GEMM against cuBLAS on the weight dequantized once
+    (what it would be without quantization), PyTorch dequantizing it in each
+    call (what a PyTorch user without a kernel runs) and Triton."""
+    a = torch.randn(m, k, device="cuda").to(dtype)
+    b = torch.randint(-127, 128, (k, n), device="cuda", dtype=torch.int8)
+    scale = (torch.rand(n, device="cuda") * 0.01 + 0.001).to(dtype)
+    weight = b.to(dtype) * scale
+    reference = (torch.matmul(a.float(), b.float()) * scale.float()).to(dtype)
+    row = Row("gemm-w8", f"{m}x{n}x{k}", args.dtype_name[dtype], "TFLOP/s", 2.0 * m * n * k)
+    tol = dict(atol=1e-2 * math.sqrt(k), rtol=2e-2)
+    ok = row.check("cuBLAS", lambda: torch.matmul(a, weight), reference, **tol)
+    ok &= row.check("torch", lambda: torch.matmul(a, b.to(dtype) * scale), reference, **tol)
+
+    def run(module):
+        c = torch.empty(m, n, device="cuda", dtype=dtype)
+        launch_weight_only(module, a, b, scale, c)
+        return c
+    ok &= add_kernels(row, kernels, run, reference, **tol)
+    row.time_all(args)
+    row.ratios = [("tessera", "cuBLAS"), ("tessera", "torch"), ("tessera", "triton")]
+    return row, ok
+
+
 def bench_rows(kernels, args, kernel, rows, cols, dtype):
     x = torch.randn(rows, cols, device="cuda", dtype=dtype)
     w = torch.rand(cols, device="cuda", dtype=dtype)
@@ -377,6 +411,13 @@ def plan(args):
                 for layout in args.layouts.split(","):
                     for kernel in args.gemm_kernels.split(","):
                         rows.append(("gemm", size, DTYPES[dtype], layout, kernel))
+    if args.suite in ("all", "weight-only"):
+        # A square GEMM, and a batch of 128 rows through a large weight (where
+        # reading the weight bounds the time).
+        shapes = [(4096, 4096, 4096)] + ([] if args.quick else [(128, 8192, 8192)])
+        for dtype in (torch.float16,) if args.quick else (torch.float16, torch.bfloat16):
+            for m, n, k in shapes:
+                rows.append(("weight_only", m, n, k, dtype))
     for kernel in ("softmax", "layernorm"):
         if args.suite in ("all", kernel):
             for cols in (1024, 4096) if args.quick else (1024, 2048, 4096, 8192):
@@ -399,6 +440,8 @@ def run_row(kernels, args, item):
         return bench_add(kernels, args, *shape)
     if kind == "gelu":
         return bench_gelu(kernels, args, *shape)
+    if kind == "weight_only":
+        return bench_weight_only(kernels, args, *shape)
     return bench_rows(kernels, args, kind, *shape)
 
 
@@ -418,6 +461,10 @@ def export_row(recorder, item):
     elif kind == "gelu":
         n, dtype = shape
         launch_gelu(recorder, *[TensorSpec((n,), dtype)] * 2)
+    elif kind == "weight_only":
+        m, n, k, dtype = shape
+        launch_weight_only(recorder, TensorSpec((m, k), dtype), TensorSpec((k, n), torch.int8),
+                           TensorSpec((n,), dtype), TensorSpec((m, n), dtype))
     else:
         rows, cols, dtype = shape
         x = TensorSpec((rows, cols), dtype)
@@ -512,7 +559,9 @@ def export(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--suite", default="all", choices=["all", "gemm", "softmax", "layernorm", "add", "gelu"])
+    parser.add_argument("--suite", default="all",
+                        choices=["all", "gemm", "weight-only", "softmax", "layernorm", "add",
+                                 "gelu"])
     parser.add_argument("--sizes", default="1024,2048,4096,8192", help="GEMM sizes (M=N=K)")
     parser.add_argument("--dtypes", default="bf16,fp16",
                         help="GEMM dtypes: fp16, bf16, fp32 (tf32 products), fp8 (e4m3 with a "

@@ -37,7 +37,7 @@ def test_every_benchmark_kernel_compiles_for_hopper():
     assert result.returncode == 0, result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines()
             if line.split() and line.split()[0] in ("vector_add", "softmax", "layernorm", "matmul",
-                                                    "gelu_tanh")]
+                                                    "gelu_tanh", "matmul_weight_only")]
     assert len(rows) >= 10, result.stdout
     assert not any("FAILED" in row for row in rows), result.stdout
     # The GEMM configs with four or eight warps run on warpgroup MMA and write
@@ -48,6 +48,11 @@ def test_every_benchmark_kernel_compiles_for_hopper():
     assert all("stmatrix" in row for row in gemms), result.stdout
     assert all("ld.global.v4" in row for row in rows
                if row.startswith(("softmax", "vector_add", "gelu_tanh"))), result.stdout
+    # The weight-only GEMM's int8 B goes through cp.async too (read back from
+    # shared memory), not through global loads in the loop.
+    weight_only = [row for row in rows if row.startswith("matmul_weight_only")]
+    assert weight_only and all("cp.async.cg" in row and "ld.global.v4" not in row
+                               for row in weight_only), result.stdout
 
 
 @pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
@@ -237,6 +242,26 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     getattr(kernels, kernel).fn[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
                                       b.stride(1), c.stride(0), c.stride(1), **meta)
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=2e-2)
+
+
+def test_weight_only_gemm_matches_torch_on_a_ragged_shape():
+    """The benchmark's weight-only int8 GEMM on Tessera's CPU backend, as
+    run.py launches it, against PyTorch on the dequantized weight."""
+    torch = pytest.importorskip("torch")
+    run = bench_module("run")
+    kernels = run.tessera_kernels()
+    generator = torch.Generator().manual_seed(8)
+    M, N, K = 150, 136, 200
+    a = torch.randn(M, K, generator=generator).to(torch.float16)
+    b = torch.randint(-127, 128, (K, N), generator=generator, dtype=torch.int8)
+    scale = (torch.rand(N, generator=generator) * 0.01 + 0.001).to(torch.float16)
+    c = torch.full((M, N), float("nan"), dtype=torch.float16)
+    tiles = run.triton_cdiv(M, 32) * run.triton_cdiv(N, 32)
+    kernels.matmul_weight_only.fn[(tiles,)](a, b, scale, c, M, N, K, a.stride(0), a.stride(1),
+                                            b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                                            BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=2)
+    expected = (a.float() @ b.float()) * scale.float()
+    torch.testing.assert_close(c.float(), expected, atol=0.05, rtol=2e-2)
 
 
 @pytest.mark.parametrize("layout", ["nn", "nt"])

@@ -839,6 +839,16 @@ def test_a_load_widened_before_the_dot_is_copied_ahead_and_read_back(kernels, ta
     ptx, report = compile(1)
     assert "by cp.async\n" in report and "read back" not in report, report
     assert "ld.global.v4" in ptx
+    # Seven stages of A and int8 B besides the dot's f16 B (32 KB) exceed
+    # sm_90a's shared memory at 128x256; seven of A alone do not: the loop
+    # keeps its stages and reads nothing back (it was a compile error).
+    if target == "cuda:sm_90a":
+        signature = "*fp16:16, *i8:16, *fp32:16, i32:16, i32:16, i32:16, 128, 256, 64, 0"
+        r = run(f"{kernels}:weight_only_int8", "-s", signature, "--target", target,
+                "--num-warps", "8", "--num-stages", "7", "--emit", "ptx", "--verbose")
+        assert r.returncode == 0, r.stderr.decode()
+        assert "7 stages (num_stages 7), copies 6 iterations ahead by cp.async\n" in \
+            r.stderr.decode(), r.stderr.decode()
 
 
 @cli

@@ -533,8 +533,7 @@ LogicalResult distributeKernel(tile::FuncOp kernel, unsigned numStages, bool ten
   // nothing to copy into.
   KernelLowering lowering(*target, *numWarps, numStages, tensorMaps && target->hasWgmma(),
                           warpSpecialize, func, thread, shared);
-  lowering.readBackLoads = readBackLoads == ReadBackLoads::Always ||
-                           (readBackLoads == ReadBackLoads::WithCpAsync && target->hasCpAsync());
+  lowering.readBackLoads = readBackLoads;
   if (lowering.tensorMaps)
     placeConversionsAtTheirStores(kernel);
   OpBuilder body = OpBuilder::atBlockEnd(&entry);

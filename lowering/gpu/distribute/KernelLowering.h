@@ -14,6 +14,7 @@
 #include "lowering/gpu/KernelBinary.h"
 #include "lowering/gpu/distribute/DistributedValues.h"
 #include "lowering/gpu/distribute/ElementAccess.h"
+#include "lowering/gpu/distribute/Pipeline.h"
 #include "lowering/gpu/distribute/SharedMemory.h"
 #include "lowering/gpu/ir/TileGpuDialect.h"
 #include "lowering/gpu/tensorcore/TensorCore.h"
@@ -77,9 +78,9 @@ public:
   /// warpgroup of its own (WarpSpecializedLoop.cpp): asked for, with
   /// tensorMaps.
   bool warpSpecialize;
-  /// Whether pipelined loops read loads that reach a dot through other ops
-  /// back from stages of shared memory (ReadBackLoads, SoftwarePipeline.cpp).
-  bool readBackLoads = false;
+  /// Which loads that reach a dot through other ops pipelined loops read
+  /// back from stages of shared memory (SoftwarePipeline.cpp).
+  ReadBackLoads readBackLoads = ReadBackLoads::WithCpAsync;
   /// The branch in which the producer warps (numWarps and up) run their
   /// loop and exit, once a loop has been warp-specialized: everything after
   /// it runs in the numWarps consumer warps alone, and the program has

@@ -76,11 +76,15 @@ private:
   /// users (a dot's scratch, conversions) need beside the rings.
   struct RingBytes {
     int64_t stage = 0, body = 0;
+    /// The part of `stage` that the rings of loads read back take (they
+    /// follow the dots' rings).
+    int64_t readBackStage = 0;
     /// Whether `stages` stages, each with `barrierBytes` of mbarriers, fit
     /// beside the body's users in `limit` bytes.
     bool fit(unsigned stages, int64_t barrierBytes, int64_t limit) const {
       return stages * (stage + barrierBytes) + body <= limit;
     }
+    RingBytes withoutReadBack() const { return {stage - readBackStage, body, 0}; }
   };
   struct Ring {
     DotPlan plan;
@@ -113,6 +117,10 @@ private:
   /// Records in k.loopPipelines how the loop is lowered, once its rings are
   /// reserved (`producer`: copied by a producer warpgroup).
   void report(bool producer) const;
+  /// Whether the rings of loads read back keep `stages` stages from fitting
+  /// where the others would fit alone: the loop is then pipelined without
+  /// them (lowerPipelinedFor), worth more than the loads read back.
+  bool readBackCostsStages(const RingBytes &bytes, int64_t barrierBytes) const;
   /// Lowers `stages` until the rings, each stage with `barrierBytes` of
   /// mbarriers, fit beside the body's users, down to `least`; false, and
   /// recorded in k.loopPipelines, where not even `least` fit.

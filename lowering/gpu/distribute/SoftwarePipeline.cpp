@@ -204,9 +204,10 @@ static std::optional<StagedLoad> readBackLoadOf(Operation *op) {
 
 /// Finds the staged loads and the ops that compute their operands; nullopt
 /// when nothing can be staged or the operands need ops with effects of the
-/// body. With `readBack`, the body's other loads that can be are read back.
+/// body. The body's other loads that can be and that `readsBack` takes (if
+/// given) are read back.
 static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDescriptors,
-                                               bool readBack) {
+                                               function_ref<bool(Operation *)> readsBack) {
   if (loop.getUnsignedCmp())
     return std::nullopt;
   Block *body = loop.getBody();
@@ -229,11 +230,12 @@ static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDe
       return isa<MemoryEffects::Write>(effect.getEffect());
     });
   };
-  if (readBack && llvm::none_of(body->without_terminator(),
-                                [&](Operation &op) { return writes(&op); }))
+  if (readsBack && llvm::none_of(body->without_terminator(),
+                                 [&](Operation &op) { return writes(&op); }))
     for (Operation &op : body->without_terminator())
       if (!stagedOps.contains(&op))
-        if (std::optional<StagedLoad> staged = readBackLoadOf(&op)) {
+        if (std::optional<StagedLoad> staged = readBackLoadOf(&op);
+            staged && readsBack(staged->load)) {
           analysis.loads.push_back(*staged);
           stagedOps.insert(&op);
         }
@@ -804,8 +806,10 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
       ring.stageElements = llvm::alignTo(layout->numRegisters() * threads() * elementBytes,
                                          kReadBackAlignment) /
                            elementBytes;
+      int64_t before = bytes.stage;
       bytes.stage =
           llvm::alignTo(bytes.stage, kReadBackAlignment) + ring.stageElements * elementBytes;
+      bytes.readBackStage += bytes.stage - before;
       rings.push_back(std::move(ring));
       continue;
     }
@@ -833,9 +837,32 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
     }
     rings.push_back(std::move(ring));
   }
+  // A dot of the body stores an operand no ring holds (a widened load's, a
+  // computed tile's) into a buffer of its own in each iteration.
+  int64_t operandBytes = 0;
+  WalkResult planned = loop.getBody()->walk([&](tile::DotOp dot) {
+    FailureOr<DotPlan> plan = planDot(k, dot);
+    if (failed(plan))
+      return WalkResult::interrupt();
+    int64_t dotBytes = 0;
+    for (DotOperand slot : {DotOperand::A, DotOperand::B}) {
+      bool staged = llvm::any_of(analysis.loads, [&](const StagedLoad &load) {
+        return !load.readBack && load.dot == dot && load.slot == slot;
+      });
+      if (staged)
+        continue;
+      int64_t elementBytes = sharedElementType(plan->element(slot)).getIntOrFloatBitWidth() / 8;
+      dotBytes = llvm::alignTo(dotBytes, plan->sharedAlignment()) +
+                 plan->sharedElements(slot) * elementBytes;
+    }
+    operandBytes = std::max(operandBytes, dotBytes);
+    return WalkResult::advance();
+  });
+  if (planned.wasInterrupted())
+    return failure();
   // The body's own users of shared memory (a persistent GEMM's epilogue
   // converting its accumulator) work beside the rings.
-  bytes.body = dotScratchBytes;
+  bytes.body = dotScratchBytes + operandBytes;
   WalkResult walked = loop.getBody()->walk([&](ConvertLayoutOp convert) {
     FailureOr<int64_t> conversion = leastConversionBytes(k, convert);
     if (failed(conversion))
@@ -897,6 +924,12 @@ void PipelinedLoop::report(bool producer) const {
   if (copiesAfterDot)
     out << ", after the dot";
   k.loopPipelines[loop] = text;
+}
+
+bool PipelinedLoop::readBackCostsStages(const RingBytes &bytes, int64_t barrierBytes) const {
+  int64_t limit = k.target.maxSharedMemoryBytes;
+  return bytes.readBackStage && !bytes.fit(stages, barrierBytes, limit) &&
+         bytes.withoutReadBack().fit(stages, barrierBytes, limit);
 }
 
 bool PipelinedLoop::fitStages(const RingBytes &bytes, unsigned least, int64_t barrierBytes) {
@@ -1009,11 +1042,15 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
   // Room for the mbarriers of TMA copies, where they may be used.
   int64_t barrierBytes = k.tensorMaps ? 8 : 0;
+  if (readBackCostsStages(*bytes, barrierBytes))
+    return false;
   if (overlapped && !bytes->fit(stages, barrierBytes, k.target.maxSharedMemoryBytes)) {
     copiesAfterDot = true;
     busyStages = 1;
     stages = k.numStages;
   }
+  if (readBackCostsStages(*bytes, barrierBytes))
+    return false;
   if (!fitStages(*bytes, busyStages + 1, barrierBytes))
     return false;
   ahead = stages - busyStages;
@@ -1168,11 +1205,26 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
     return false;
   if (failed(k.flatTypes(op, op.getResultTypes())))
     return failure();
+  // With cp.async, a load is read back where its registers hold runs of at
+  // least 4 bytes, which cp.async copies: its copies would otherwise be
+  // loads and shared stores, which wait for memory where they are issued.
+  auto copiedAsync = [&](Operation *load) {
+    FailureOr<LinearLayout> layout = k.layout(load, load->getResult(0));
+    int64_t bytes = readBackElement(StagedLoad{load}).getIntOrFloatBitWidth() / 8;
+    return succeeded(layout) &&
+           std::min<int64_t>(layout->contiguousRegisters(), 16 / bytes) * bytes >= 4;
+  };
+  auto everyLoad = [](Operation *) { return true; };
+  function_ref<bool(Operation *)> readsBack;
+  if (k.readBackLoads == ReadBackLoads::Always)
+    readsBack = everyLoad;
+  else if (k.readBackLoads == ReadBackLoads::WithCpAsync && k.target.hasCpAsync())
+    readsBack = copiedAsync;
   // Where a load read back keeps the loop from being pipelined (its
-  // addresses read another loaded value, its ring does not fit), the loop
-  // goes without them.
-  bool readBack = k.readBackLoads;
-  std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps, readBack);
+  // addresses read another loaded value) or costs it stages, the loop goes
+  // without them.
+  bool readBack = static_cast<bool>(readsBack);
+  std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps, readsBack);
   if (analysis && llvm::any_of(analysis->loads,
                                [](const StagedLoad &staged) { return staged.readBack; })) {
     FailureOr<bool> lowered = PipelinedLoop(k, op, std::move(*analysis)).lower(builder);
@@ -1181,7 +1233,7 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
     analysis.reset();
   }
   if (!analysis && readBack)
-    analysis = analyze(op, k.tensorMaps, /*readBack=*/false);
+    analysis = analyze(op, k.tensorMaps, /*readsBack=*/{});
   if (!analysis)
     return false;
   return PipelinedLoop(k, op, std::move(*analysis)).lower(builder);

@@ -55,6 +55,14 @@ class OnDevice:
         values = self.rng.integers(-bound, bound + 1, shape)
         return torch.from_numpy(values).float().to(device=self.device, dtype=TORCH[dtype])
 
+    def int4_rows(self, rows, columns):
+        """Integers in [-8, 7] (a [rows, columns] int64 tensor on the host, for
+        the reference) and the same packed two to a byte along the rows, the
+        even row in the low nibble ([rows // 2, columns] int8 on the device)."""
+        values = torch.from_numpy(self.rng.integers(-8, 8, (rows, columns)))
+        packed = ((values[0::2] & 0xF) | ((values[1::2] & 0xF) << 4)).to(torch.uint8)
+        return values, packed.view(torch.int8).to(self.device)
+
     def powers_of_two(self, shape, dtype, low, high):
         """2^e for integers e in [low, high] as `dtype`."""
         values = np.exp2(self.rng.integers(low, high + 1, shape))
@@ -114,6 +122,9 @@ class ForExport:
 
     def powers_of_two(self, shape, dtype, low, high):
         return self.input(shape, dtype)
+
+    def int4_rows(self, rows, columns):
+        return None, self.input((rows // 2, columns), "i8")
 
     def check(self, *args, **kwargs):
         pass
@@ -215,6 +226,28 @@ def weight_only_case(dtype, weight, warps, stages, size=(150, 136, 200), block=(
         on.check(c, lambda: host(a) @ (host(b) * host(scale)[None, :]), **EXACT_PRODUCTS)
     return Case(f"weight-only matmul {dtype} x {weight} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
                 f"warps={warps} stages={stages}", run, on_cpu, untried)
+
+
+def int4_weight_case(dtype, warps, stages, size=(150, 136, 192), block=(64, 64, 64),
+                     on_cpu=True, untried=False):
+    """C = A @ (B * scale) with B int4 packed two to a byte along K (K even),
+    unpacked in the loop; B's values in [-8, 7] and the scales powers of two
+    keep every product exact."""
+    M, N, K = size
+    BM, BN, BK = block
+    assert K % 2 == 0
+
+    def run(kernels, on):
+        a = on.input((M, K), dtype)
+        b, packed = on.int4_rows(K, N)
+        scale = on.powers_of_two((N,), dtype, -2, 2)
+        c = on.output((M, N), "fp32")
+        kernels.int4_weight_matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+            a, packed, scale, c, M, N, K, BM=BM, BN=BN, BK=BK, num_warps=warps,
+            num_stages=stages)
+        on.check(c, lambda: host(a) @ host(b) * host(scale)[None, :], **EXACT_PRODUCTS)
+    return Case(f"int4-weight matmul {dtype} {M}x{N}x{K} tile {BM}x{BN}x{BK} warps={warps} "
+                f"stages={stages}", run, on_cpu, untried)
 
 
 def persistent_matmul_case(dtype, layout, warps, stages, size, block, programs, out="fp32",
@@ -575,6 +608,7 @@ def cases():
     found.append(weight_only_case("fp16", "i8", 8, 3, size=(300, 264, 328), block=(128, 128, 64),
                                   on_cpu=False, untried=True))
     found.append(weight_only_case("bf16", "i8", 2, 2, block=(32, 32, 32), untried=True))
+    found.append(int4_weight_case("fp16", 4, 3, untried=True))
     for op in ("sum", "max", "argmax", "cumsum"):
         for axis in (0, 1):
             for warps in (1, 4):

@@ -69,6 +69,34 @@ def weight_only_matmul(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K, BM: tl.constexpr
 
 
 @jit
+def int4_weight_matmul(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K, BM: tl.constexpr,
+                       BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ (B * scale) with B int4, two values of consecutive rows of K
+    per byte ([K // 2, N], the low nibble first): unpacked with shifts,
+    interleaved back into rows with join, permute and reshape, widened to
+    A's type in the loop; the scale applied to the sum."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    rh = tl.arange(0, BK // 2)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        kk = k * BK + rk
+        kh = k * (BK // 2) + rh
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :],
+                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
+        packed = tl.load(b_ptr + kh[:, None] * N + rn[None, :],
+                         mask=(kh[:, None] < K // 2) & (rn[None, :] < N), other=0)
+        low = (packed << 4) >> 4
+        high = packed >> 4
+        b = tl.join(low, high).permute(0, 2, 1).reshape(BK, BN)
+        acc = tl.dot(a, b.to(a.dtype), acc)
+    scale = tl.load(scale_ptr + rn, mask=rn < N, other=0).to(tl.float32)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc * scale[None, :],
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@jit
 def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                       stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     """The K loop flattened into a walk over output tiles (program p takes

@@ -366,7 +366,8 @@ def test_untried_cases_run_apart_and_a_hang_is_reported(monkeypatch):
     correctness = bench_module("correctness")
     untried = [(i, c) for i, c in enumerate(correctness.cases()) if c.untried]
     assert untried and all(" tma" in c.name
-                           or c.name.startswith(("matmul fp8", "float8", "weight-only matmul"))
+                           or c.name.startswith(("matmul fp8", "float8", "weight-only matmul",
+                                                 "int4-weight matmul"))
                            or " into f16 " in c.name for _, c in untried)
     assert all(c.untried for c in correctness.cases() if " tma" in c.name)
     seed, case = untried[0]

@@ -461,81 +461,109 @@ static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
       [&](unsigned first) { return layout.isDuplicateRegister(first); });
 }
 
-/// Elements of a read-back ring's chunk: a 16-byte vector, or all of a
-/// thread's registers where they are fewer.
-static unsigned readBackChunk(const LinearLayout &layout, Type element) {
-  unsigned perVector = 16 / (element.getIntOrFloatBitWidth() / 8);
-  return std::max(1u, std::min(layout.numRegisters(), perVector));
-}
+/// Where a load read back keeps its registers in a stage. Each thread's
+/// distinct registers (one with a bit of a zero basis set repeats the one
+/// without it) are its slots, squeezed together; the slots go chunk after
+/// chunk of 16 bytes (or all of them where they are fewer), the chunk of every
+/// thread in turn, so that a warp's copies and reads of one chunk are
+/// consecutive 16-byte pieces. A run of registers along the last dimension
+/// (bits of non-zero bases) stays a run of slots.
+class ReadBackPlacement {
+public:
+  ReadBackPlacement(const LinearLayout &layout, Type element, unsigned threads)
+      : threads_(threads) {
+    for (const Basis &basis : layout.registers)
+      distinctBits_.push_back(llvm::any_of(basis, [](int64_t x) { return x != 0; }));
+    slots_ = 1u << llvm::count(distinctBits_, true);
+    unsigned perVector = 16 / (element.getIntOrFloatBitWidth() / 8);
+    chunk_ = std::max(1u, std::min(slots_, perVector));
+  }
+  unsigned slots() const { return slots_; }
+  unsigned chunk() const { return chunk_; }
+  int64_t stageElements() const { return int64_t(slots_) * threads_; }
+  /// The slot of register `reg`: its bits of distinct bases, squeezed.
+  unsigned slotOf(unsigned reg) const {
+    unsigned slot = 0, next = 0;
+    for (auto [bit, distinct] : llvm::enumerate(distinctBits_))
+      if (distinct)
+        slot |= ((reg >> bit) & 1u) << next++;
+    return slot;
+  }
+  /// This thread's first element of every chunk, before the chunk's offset.
+  Value threadChunk(KernelLowering &k, OpBuilder &builder, Location loc) const {
+    Value thread =
+        arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), k.thread.threadId());
+    return arith::MulIOp::create(builder, loc, thread, indexConstant(builder, loc, chunk_));
+  }
+  /// The stage index of `slot` of the thread whose threadChunk is given.
+  Value index(OpBuilder &builder, Location loc, Value start, Value threadChunk,
+              unsigned slot) const {
+    int64_t offset = (slot / chunk_) * static_cast<int64_t>(threads_ * chunk_) + slot % chunk_;
+    return arith::AddIOp::create(
+        builder, loc, start,
+        arith::AddIOp::create(builder, loc, threadChunk, indexConstant(builder, loc, offset)));
+  }
 
-/// The stage index of register `reg` of thread `threadChunk / chunk` in a
-/// read-back ring: chunk after chunk of every thread's registers, so that a
-/// warp's copies and reads of one chunk are consecutive 16-byte pieces.
-static Value readBackIndex(OpBuilder &builder, Location loc, Value start, Value threadChunk,
-                           unsigned reg, unsigned chunk, unsigned threads) {
-  int64_t offset = (reg / chunk) * static_cast<int64_t>(threads * chunk) + reg % chunk;
-  return arith::AddIOp::create(
-      builder, loc, start,
-      arith::AddIOp::create(builder, loc, threadChunk, indexConstant(builder, loc, offset)));
-}
+private:
+  unsigned threads_;
+  SmallVector<bool> distinctBits_;
+  unsigned slots_ = 1, chunk_ = 1;
+};
 
-/// This thread's first element of every chunk, before the chunk's offset.
-static Value readBackThreadChunk(KernelLowering &k, OpBuilder &builder, Location loc,
-                                 unsigned chunk) {
-  Value thread =
-      arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), k.thread.threadId());
-  return arith::MulIOp::create(builder, loc, thread, indexConstant(builder, loc, chunk));
-}
-
-/// Copies a load read back into registers into its stage, each register at
-/// readBackIndex: cp.async where `async` and its runs allow, else loads and
-/// shared stores.
+/// Copies a load read back into registers into its stage, each distinct
+/// register at its slot: cp.async where `async` and its runs allow, else
+/// loads and shared stores.
 static void copyToReadBackStage(KernelLowering &k, OpBuilder &builder, Location loc,
                                 const LoadAccesses &load, const LinearLayout &layout,
                                 const SharedOperand &stage, unsigned threads, bool async) {
-  unsigned chunk = readBackChunk(layout, load.element);
-  Value threadChunk = readBackThreadChunk(k, builder, loc, chunk);
+  ReadBackPlacement placement(layout, load.element, threads);
+  Value threadChunk = placement.threadChunk(k, builder, loc);
   auto at = [&](OpBuilder &b, unsigned reg) {
-    return readBackIndex(b, loc, stage.start, threadChunk, reg, chunk, threads);
+    return placement.index(b, loc, stage.start, threadChunk, placement.slotOf(reg));
   };
-  unsigned width = std::min(load.runs.width, chunk);
+  auto repeats = [&](unsigned reg) { return layout.isDuplicateRegister(reg); };
+  unsigned width = std::min(load.runs.width, placement.chunk());
   int64_t runBytes = width * load.element.getIntOrFloatBitWidth() / 8;
   if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
     Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
                                   load.runs, [&](OpBuilder &, unsigned i) { return load.fillOf(i); });
     for (auto [reg, value] : llvm::enumerate(regs))
-      memref::StoreOp::create(builder, loc, value, stage.buffer, ValueRange{at(builder, reg)});
+      if (!repeats(reg))
+        memref::StoreOp::create(builder, loc, value, stage.buffer, ValueRange{at(builder, reg)});
     return;
   }
-  copyRuns(k, builder, loc, load, width, layout.numRegisters(), stage, at,
-           [](unsigned) { return false; });
+  copyRuns(k, builder, loc, load, width, layout.numRegisters(), stage, at, repeats);
 }
 
-/// The registers of a load read back from its stage, a chunk at a time
-/// where the target has vector accesses.
+/// The registers of a load read back from its stage: each slot once, a chunk
+/// at a time where the target has vector accesses.
 static Registers readBackFromStage(KernelLowering &k, OpBuilder &builder, Location loc,
                                    const LinearLayout &layout, Type element,
                                    const SharedOperand &stage, unsigned threads) {
-  unsigned chunk = readBackChunk(layout, element);
-  Value threadChunk = readBackThreadChunk(k, builder, loc, chunk);
-  Registers regs;
+  ReadBackPlacement placement(layout, element, threads);
+  Value threadChunk = placement.threadChunk(k, builder, loc);
+  unsigned chunk = placement.chunk();
+  SmallVector<Value> slots;
   if (chunk == 1 || !k.target.hasVectorAccesses()) {
-    for (unsigned reg = 0; reg < layout.numRegisters(); ++reg)
-      regs.push_back(memref::LoadOp::create(
+    for (unsigned slot = 0; slot < placement.slots(); ++slot)
+      slots.push_back(memref::LoadOp::create(
           builder, loc, stage.buffer,
-          ValueRange{readBackIndex(builder, loc, stage.start, threadChunk, reg, chunk, threads)}));
-    return regs;
+          ValueRange{placement.index(builder, loc, stage.start, threadChunk, slot)}));
+  } else {
+    // Chunks start at multiples of their size, the ring at 16 bytes.
+    auto type = VectorType::get({chunk}, element);
+    llvm::MaybeAlign alignment(chunk * element.getIntOrFloatBitWidth() / 8);
+    for (unsigned first = 0; first < placement.slots(); first += chunk) {
+      Value at = placement.index(builder, loc, stage.start, threadChunk, first);
+      Value values = vector::LoadOp::create(builder, loc, type, stage.buffer, ValueRange{at},
+                                            /*nontemporal=*/false, alignment);
+      for (unsigned i = 0; i < chunk; ++i)
+        slots.push_back(vector::ExtractOp::create(builder, loc, values, i));
+    }
   }
-  // Chunks start at multiples of their size, the ring at 16 bytes.
-  auto type = VectorType::get({chunk}, element);
-  llvm::MaybeAlign alignment(chunk * element.getIntOrFloatBitWidth() / 8);
-  for (unsigned first = 0; first < layout.numRegisters(); first += chunk) {
-    Value at = readBackIndex(builder, loc, stage.start, threadChunk, first, chunk, threads);
-    Value values = vector::LoadOp::create(builder, loc, type, stage.buffer, ValueRange{at},
-                                          /*nontemporal=*/false, alignment);
-    for (unsigned i = 0; i < chunk; ++i)
-      regs.push_back(vector::ExtractOp::create(builder, loc, values, i));
-  }
+  Registers regs;
+  for (unsigned reg = 0; reg < layout.numRegisters(); ++reg)
+    regs.push_back(slots[placement.slotOf(reg)]);
   return regs;
 }
 
@@ -803,9 +831,10 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
       Ring ring;
       ring.source = {*layout, false};
       int64_t elementBytes = readBackElement(staged).getIntOrFloatBitWidth() / 8;
-      ring.stageElements = llvm::alignTo(layout->numRegisters() * threads() * elementBytes,
-                                         kReadBackAlignment) /
-                           elementBytes;
+      ReadBackPlacement placement(*layout, readBackElement(staged), threads());
+      ring.stageElements =
+          llvm::alignTo(placement.stageElements() * elementBytes, kReadBackAlignment) /
+          elementBytes;
       int64_t before = bytes.stage;
       bytes.stage =
           llvm::alignTo(bytes.stage, kReadBackAlignment) + ring.stageElements * elementBytes;

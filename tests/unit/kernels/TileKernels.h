@@ -379,6 +379,120 @@ tile.func @matmul(%a: !tile.ptr<DT>, %b: !tile.ptr<DT>, %c: !tile.ptr<f32>,
 }
 )mlir";
 
+// C = A @ (B * s) with an int8 B widened to f32 and scaled per column in
+// the K loop, as the Python front end writes (16x128x16 tiles):
+//   a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=..., other=0.0)
+//   b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=..., other=0)
+//   s = tl.load(s_ptr + rn, mask=rn < N, other=0.0)
+//   acc = tl.dot(a, b.to(tl.float32) * s[None, :], acc)
+// On 2 warps the load of s has registers that repeat others of their thread
+// (a zero register basis): a ring read back holds each distinct one once.
+constexpr llvm::StringLiteral kMatmulOfScaledColumns = R"mlir(
+tile.func @scaled_columns(%arg0: !tile.ptr<f32>, %arg1: !tile.ptr<i8>, %arg2: !tile.ptr<f32>, %arg3: !tile.ptr<f32>, %arg4: i32, %arg5: i32, %arg6: i32) {
+  %0 = tile.program_id x
+  %c16_i32 = arith.constant 16 : i32
+  %1 = arith.muli %0, %c16_i32 : i32
+  %2 = tile.make_range 0 to 16 : tensor<16xi32>
+  %3 = tile.splat %1 : i32 -> tensor<16xi32>
+  %4 = arith.addi %3, %2 : tensor<16xi32>
+  %5 = tile.program_id y
+  %c128_i32 = arith.constant 128 : i32
+  %6 = arith.muli %5, %c128_i32 : i32
+  %7 = tile.make_range 0 to 128 : tensor<128xi32>
+  %8 = tile.splat %6 : i32 -> tensor<128xi32>
+  %9 = arith.addi %8, %7 : tensor<128xi32>
+  %10 = tile.make_range 0 to 16 : tensor<16xi32>
+  %cst = arith.constant dense<0.000000e+00> : tensor<16x128xf32>
+  %c0_i32 = arith.constant 0 : i32
+  %c16_i32_0 = arith.constant 16 : i32
+  %11 = scf.for %arg7 = %c0_i32 to %arg6 step %c16_i32_0 iter_args(%arg8 = %cst) -> (tensor<16x128xf32>)  : i32 {
+    %30 = tile.expand_dims %4, axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+    %31 = tile.splat %arg6 : i32 -> tensor<16x1xi32>
+    %32 = arith.muli %30, %31 : tensor<16x1xi32>
+    %33 = tile.splat %arg0 : !tile.ptr<f32> -> tensor<16x1x!tile.ptr<f32>>
+    %34 = tile.addptr %33, %32 : tensor<16x1x!tile.ptr<f32>>, tensor<16x1xi32>
+    %35 = tile.splat %arg7 : i32 -> tensor<16xi32>
+    %36 = arith.addi %35, %10 : tensor<16xi32>
+    %37 = tile.expand_dims %36, axis = 0 : tensor<16xi32> -> tensor<1x16xi32>
+    %38 = tile.broadcast %34 : tensor<16x1x!tile.ptr<f32>> -> tensor<16x16x!tile.ptr<f32>>
+    %39 = tile.broadcast %37 : tensor<1x16xi32> -> tensor<16x16xi32>
+    %40 = tile.addptr %38, %39 : tensor<16x16x!tile.ptr<f32>>, tensor<16x16xi32>
+    %41 = tile.expand_dims %4, axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+    %42 = tile.splat %arg4 : i32 -> tensor<16x1xi32>
+    %43 = arith.cmpi slt, %41, %42 : tensor<16x1xi32>
+    %44 = tile.splat %arg7 : i32 -> tensor<16xi32>
+    %45 = arith.addi %44, %10 : tensor<16xi32>
+    %46 = tile.expand_dims %45, axis = 0 : tensor<16xi32> -> tensor<1x16xi32>
+    %47 = tile.splat %arg6 : i32 -> tensor<1x16xi32>
+    %48 = arith.cmpi slt, %46, %47 : tensor<1x16xi32>
+    %49 = tile.broadcast %43 : tensor<16x1xi1> -> tensor<16x16xi1>
+    %50 = tile.broadcast %48 : tensor<1x16xi1> -> tensor<16x16xi1>
+    %51 = arith.andi %49, %50 : tensor<16x16xi1>
+    %cst_1 = arith.constant 0.000000e+00 : f32
+    %52 = tile.splat %cst_1 : f32 -> tensor<16x16xf32>
+    %53 = tile.load %40, %51, %52 : tensor<16x16x!tile.ptr<f32>>
+    %54 = tile.splat %arg7 : i32 -> tensor<16xi32>
+    %55 = arith.addi %54, %10 : tensor<16xi32>
+    %56 = tile.expand_dims %55, axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+    %57 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+    %58 = arith.muli %56, %57 : tensor<16x1xi32>
+    %59 = tile.splat %arg1 : !tile.ptr<i8> -> tensor<16x1x!tile.ptr<i8>>
+    %60 = tile.addptr %59, %58 : tensor<16x1x!tile.ptr<i8>>, tensor<16x1xi32>
+    %61 = tile.expand_dims %9, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+    %62 = tile.broadcast %60 : tensor<16x1x!tile.ptr<i8>> -> tensor<16x128x!tile.ptr<i8>>
+    %63 = tile.broadcast %61 : tensor<1x128xi32> -> tensor<16x128xi32>
+    %64 = tile.addptr %62, %63 : tensor<16x128x!tile.ptr<i8>>, tensor<16x128xi32>
+    %65 = tile.splat %arg7 : i32 -> tensor<16xi32>
+    %66 = arith.addi %65, %10 : tensor<16xi32>
+    %67 = tile.expand_dims %66, axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+    %68 = tile.splat %arg6 : i32 -> tensor<16x1xi32>
+    %69 = arith.cmpi slt, %67, %68 : tensor<16x1xi32>
+    %70 = tile.expand_dims %9, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+    %71 = tile.splat %arg5 : i32 -> tensor<1x128xi32>
+    %72 = arith.cmpi slt, %70, %71 : tensor<1x128xi32>
+    %73 = tile.broadcast %69 : tensor<16x1xi1> -> tensor<16x128xi1>
+    %74 = tile.broadcast %72 : tensor<1x128xi1> -> tensor<16x128xi1>
+    %75 = arith.andi %73, %74 : tensor<16x128xi1>
+    %c0_i8 = arith.constant 0 : i8
+    %76 = tile.splat %c0_i8 : i8 -> tensor<16x128xi8>
+    %77 = tile.load %64, %75, %76 : tensor<16x128x!tile.ptr<i8>>
+    %78 = tile.splat %arg2 : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+    %79 = tile.addptr %78, %9 : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    %80 = tile.splat %arg5 : i32 -> tensor<128xi32>
+    %81 = arith.cmpi slt, %9, %80 : tensor<128xi32>
+    %cst_2 = arith.constant 0.000000e+00 : f32
+    %82 = tile.splat %cst_2 : f32 -> tensor<128xf32>
+    %83 = tile.load %79, %81, %82 : tensor<128x!tile.ptr<f32>>
+    %84 = arith.sitofp %77 : tensor<16x128xi8> to tensor<16x128xf32>
+    %85 = tile.expand_dims %83, axis = 0 : tensor<128xf32> -> tensor<1x128xf32>
+    %86 = tile.broadcast %85 : tensor<1x128xf32> -> tensor<16x128xf32>
+    %87 = arith.mulf %84, %86 : tensor<16x128xf32>
+    %88 = tile.dot %53, %87, %arg8 : tensor<16x16xf32> * tensor<16x128xf32> -> tensor<16x128xf32>
+    scf.yield %88 : tensor<16x128xf32>
+  }
+  %12 = tile.expand_dims %4, axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %13 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+  %14 = arith.muli %12, %13 : tensor<16x1xi32>
+  %15 = tile.splat %arg3 : !tile.ptr<f32> -> tensor<16x1x!tile.ptr<f32>>
+  %16 = tile.addptr %15, %14 : tensor<16x1x!tile.ptr<f32>>, tensor<16x1xi32>
+  %17 = tile.expand_dims %9, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %18 = tile.broadcast %16 : tensor<16x1x!tile.ptr<f32>> -> tensor<16x128x!tile.ptr<f32>>
+  %19 = tile.broadcast %17 : tensor<1x128xi32> -> tensor<16x128xi32>
+  %20 = tile.addptr %18, %19 : tensor<16x128x!tile.ptr<f32>>, tensor<16x128xi32>
+  %21 = tile.expand_dims %4, axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %22 = tile.splat %arg4 : i32 -> tensor<16x1xi32>
+  %23 = arith.cmpi slt, %21, %22 : tensor<16x1xi32>
+  %24 = tile.expand_dims %9, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %25 = tile.splat %arg5 : i32 -> tensor<1x128xi32>
+  %26 = arith.cmpi slt, %24, %25 : tensor<1x128xi32>
+  %27 = tile.broadcast %23 : tensor<16x1xi1> -> tensor<16x128xi1>
+  %28 = tile.broadcast %26 : tensor<1x128xi1> -> tensor<16x128xi1>
+  %29 = arith.andi %27, %28 : tensor<16x128xi1>
+  tile.store %20, %11, %29 : tensor<16x128x!tile.ptr<f32>>
+  tile.return
+}
+)mlir";
+
 // kMatmul with an int8 B widened to f32 before the dot (a weight-only
 // quantized GEMM): B's load reaches the dot through the conversion, so a
 // software-pipelined loop reads it back from shared memory

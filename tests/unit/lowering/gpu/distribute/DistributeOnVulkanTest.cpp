@@ -347,6 +347,26 @@ TEST_F(DistributeOnVulkan, LoadReadBackFromItsStagesOnTheWayToTheDot) {
   }
 }
 
+// The scale's load on 2 warps repeats registers within a thread: its ring
+// holds each distinct register once, and every copy reads it back.
+TEST_F(DistributeOnVulkan, LoadWithRepeatedRegistersReadBack) {
+  const int m = 20, n = 150, k = 45;
+  std::vector<int32_t> wideB = randomInts(k * n, -128, 127);
+  for (gpu::ReadBackLoads readBack : {gpu::ReadBackLoads::Always, gpu::ReadBackLoads::Never}) {
+    gpu::GpuLoweringOptions options;
+    options.numWarps = 2;
+    options.readBackLoads = readBack;
+    Results r = run(kMatmulOfScaledColumns, "scaled_columns",
+                    {HostArgument::buffer(randomFloats(m * k)),
+                     HostArgument::buffer(std::vector<int8_t>(wideB.begin(), wideB.end())),
+                     HostArgument::buffer(randomFloats(n)),
+                     HostArgument::buffer(std::vector<float>(m * n, -1.0f)), HostArgument::i32(m),
+                     HostArgument::i32(n), HostArgument::i32(k)},
+                    {(m + 15) / 16, (n + 127) / 128}, options);
+    r.expectClose(3, k * 128 * 0x1p-22);
+  }
+}
+
 TEST_F(DistributeOnVulkan, DotOfInt8AccumulatesInInt32) {
   std::vector<int32_t> wideA = randomInts(512, -128, 127), wideB = randomInts(512, -128, 127);
   Results r = run(kDotI8, "dot_i8",

@@ -192,7 +192,7 @@ KERNELS = textwrap.dedent('''
 
     @triton.jit
     def weight_only_int8(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                         BK: tl.constexpr, PARTIALS: tl.constexpr):
+                         BK: tl.constexpr, STORES: tl.constexpr):
         rm = tl.program_id(0) * BM + tl.arange(0, BM)
         rn = tl.program_id(1) * BN + tl.arange(0, BN)
         rk = tl.arange(0, BK)
@@ -203,9 +203,12 @@ KERNELS = textwrap.dedent('''
             b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
                         mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0)
             acc = tl.dot(a, b.to(tl.float16), acc)
-            if PARTIALS:
+            if STORES == "partial sums":
                 tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
                          mask=(rm[:, None] < M) & (rn[None, :] < N))
+            if STORES == "weights":
+                tl.store(b_ptr + (k + rk)[:, None] * N + rn[None, :], b + 1,
+                         mask=((k + rk)[:, None] < K) & (rn[None, :] < N))
         tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc,
                  mask=(rm[:, None] < M) & (rn[None, :] < N))
 
@@ -817,18 +820,20 @@ def test_a_load_widened_before_the_dot_is_copied_ahead_and_read_back(kernels, ta
     """A weight-only int8 GEMM: B's load reaches the dot through its widening
     to f16, yet it is copied two iterations ahead by 16-byte cp.async and read
     back from shared memory in its iteration (ld.shared.v4), as A is copied;
-    no global load is left in the loop. A loop that also stores (partial
-    sums here) keeps such loads in their iteration: copied ahead, they would
+    no global load is left in the loop. A loop that also stores into
+    another argument (partial sums into C) still reads B back; one that
+    stores into B's keeps B's load in its iteration: copied ahead, it would
     pass the stores of earlier iterations."""
-    def compile(partials):
+    def compile(stores):
         # Shapes divisible by 16: every 16-byte run is wholly in or out of
         # its mask, one cp.async with no element-wise fallback.
-        signature = f"*fp16:16, *i8:16, *fp32:16, i32:16, i32:16, i32:16, 128, 128, 64, {partials}"
+        signature = ("*fp16:16, *i8:16, *fp32:16, i32:16, i32:16, i32:16, 128, 128, 64, "
+                     f"'{stores}'")
         r = run(f"{kernels}:weight_only_int8", "-s", signature, "--target", target,
                 "--num-warps", "4", "--num-stages", "3", "--emit", "ptx", "--verbose")
         assert r.returncode == 0, r.stderr.decode()
         return r.stdout.decode(), r.stderr.decode()
-    ptx, report = compile(0)
+    ptx, report = compile("none")
     assert "copies 2 iterations ahead by cp.async (1 load read back into registers)" in report
     assert "ld.global" not in ptx
     # A's 8 and B's 4 16-byte copies for each of the prologue's two
@@ -836,14 +841,16 @@ def test_a_load_widened_before_the_dot_is_copied_ahead_and_read_back(kernels, ta
     assert ptx.count("cp.async.cg.shared.global") == 36
     assert "ld.shared.v4.b32" in ptx
     assert "0 bytes spill stores" in report, report
-    ptx, report = compile(1)
+    _, report = compile("partial sums")
+    assert "(1 load read back into registers)" in report, report
+    ptx, report = compile("weights")
     assert "by cp.async\n" in report and "read back" not in report, report
     assert "ld.global.v4" in ptx
     # Seven stages of A and int8 B besides the dot's f16 B (32 KB) exceed
     # sm_90a's shared memory at 128x256; seven of A alone do not: the loop
     # keeps its stages and reads nothing back (it was a compile error).
     if target == "cuda:sm_90a":
-        signature = "*fp16:16, *i8:16, *fp32:16, i32:16, i32:16, i32:16, 128, 256, 64, 0"
+        signature = "*fp16:16, *i8:16, *fp32:16, i32:16, i32:16, i32:16, 128, 256, 64, 'none'"
         r = run(f"{kernels}:weight_only_int8", "-s", signature, "--target", target,
                 "--num-warps", "8", "--num-stages", "7", "--emit", "ptx", "--verbose")
         assert r.returncode == 0, r.stderr.decode()

@@ -202,6 +202,88 @@ static std::optional<StagedLoad> readBackLoadOf(Operation *op) {
   return staged;
 }
 
+/// The kernel argument that every pointer in `pointer` points into, followed
+/// through the ops that offset, splat and reshape pointer tiles, selects and
+/// branches between them and the iteration arguments of loops; null where
+/// that is not one argument.
+static Value pointerArgument(Value pointer) {
+  Value found;
+  SmallVector<Value> worklist{pointer};
+  llvm::DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (isa<tile::FuncOp>(owner)) {
+        if (found && found != value)
+          return {};
+        found = value;
+        continue;
+      }
+      auto loop = dyn_cast<scf::ForOp>(owner);
+      if (!loop || arg == loop.getInductionVar())
+        return {};
+      unsigned index = arg.getArgNumber() - 1;
+      worklist.push_back(loop.getInitArgs()[index]);
+      worklist.push_back(loop.getBody()->getTerminator()->getOperand(index));
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (isa<tile::AddPtrOp, tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp, tile::ReshapeOp,
+            tile::TransOp>(def)) {
+      worklist.push_back(def->getOperand(0));
+    } else if (auto select = dyn_cast<arith::SelectOp>(def)) {
+      worklist.push_back(select.getTrueValue());
+      worklist.push_back(select.getFalseValue());
+    } else if (auto branch = dyn_cast<scf::IfOp>(def)) {
+      unsigned index = cast<OpResult>(value).getResultNumber();
+      worklist.push_back(branch.thenYield().getOperand(index));
+      worklist.push_back(branch.elseYield().getOperand(index));
+    } else if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      unsigned index = cast<OpResult>(value).getResultNumber();
+      worklist.push_back(loop.getInitArgs()[index]);
+      worklist.push_back(loop.getBody()->getTerminator()->getOperand(index));
+    } else {
+      return {};
+    }
+  }
+  return found;
+}
+
+/// The kernel arguments that `body` (its nested regions included) writes
+/// through: stores and atomics, each through pointers into one argument
+/// (pointerArgument). Prints, assertions and promises write nothing a load
+/// reads. Nullopt where some other write, or a write through pointers into
+/// no single argument, is there.
+static std::optional<llvm::SmallPtrSet<Value, 2>> writtenArguments(Block *body) {
+  llvm::SmallPtrSet<Value, 2> written;
+  WalkResult walked = body->walk([&](Operation *op) {
+    Value pointer;
+    if (auto store = dyn_cast<tile::StoreOp>(op))
+      pointer = store.getPtr();
+    else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
+      pointer = atomic.getPtr();
+    else if (auto atomic = dyn_cast<tile::AtomicCASOp>(op))
+      pointer = atomic.getPtr();
+    else if (isa<tile::PrintOp, tile::AssertOp, tile::AssumeOp>(op) || op->getNumRegions() ||
+             isMemoryEffectFree(op))
+      return WalkResult::advance();
+    else if (auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+             effects && !effects.hasEffect<MemoryEffects::Write>())
+      return WalkResult::advance();
+    Value argument = pointer ? pointerArgument(pointer) : Value();
+    if (!argument)
+      return WalkResult::interrupt();
+    written.insert(argument);
+    return WalkResult::advance();
+  });
+  if (walked.wasInterrupted())
+    return std::nullopt;
+  return written;
+}
+
 /// Finds the staged loads and the ops that compute their operands; nullopt
 /// when nothing can be staged or the operands need ops with effects of the
 /// body. The body's other loads that can be and that `readsBack` takes (if
@@ -222,20 +304,18 @@ static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDe
     }
   if (analysis.loads.empty())
     return std::nullopt;
-  // Copied ahead, a load would pass the body's writes of earlier iterations.
-  auto writes = [](Operation *op) {
-    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-        getEffectsRecursively(op);
-    return !effects || llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &effect) {
-      return isa<MemoryEffects::Write>(effect.getEffect());
-    });
-  };
-  if (readsBack && llvm::none_of(body->without_terminator(),
-                                 [&](Operation &op) { return writes(&op); }))
+  // Copied ahead, a load would pass the body's writes of earlier iterations:
+  // a load is read back only where every write goes through a pointer into
+  // another kernel argument.
+  std::optional<llvm::SmallPtrSet<Value, 2>> written = writtenArguments(body);
+  if (readsBack && written)
     for (Operation &op : body->without_terminator())
       if (!stagedOps.contains(&op))
         if (std::optional<StagedLoad> staged = readBackLoadOf(&op);
             staged && readsBack(staged->load)) {
+          Value read = pointerArgument(cast<tile::LoadOp>(op).getPtr());
+          if (!read || written->contains(read))
+            continue;
           analysis.loads.push_back(*staged);
           stagedOps.insert(&op);
         }

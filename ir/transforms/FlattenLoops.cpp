@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace tessera::tile {
 #define GEN_PASS_DEF_TILEFLATTENLOOPS
@@ -108,6 +109,56 @@ void cloneEpilogue(OpBuilder &b, Location loc, const LoopNest &nest, Value tile,
   clonePost(b, loc, nest, epilogue, results);
 }
 
+/// `op` cloned at `b` through `mapping`, an integer division's divisor
+/// raised to at least 1 first: the tile it works for may not exist, and a
+/// division by zero (or INT_MIN / -1) would be undefined.
+void cloneDividingSafely(OpBuilder &b, Location loc, Operation *op, IRMapping &mapping) {
+  bool isUnsigned = isa<arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op);
+  if (!isUnsigned &&
+      !isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp, arith::FloorDivSIOp>(op)) {
+    b.clone(*op, mapping);
+    return;
+  }
+  Value divisor = mapping.lookupOrDefault(op->getOperand(1));
+  Value one = arith::ConstantOp::create(b, loc, b.getOneAttr(divisor.getType()));
+  Value safe = isUnsigned ? arith::MaxUIOp::create(b, loc, divisor, one).getResult()
+                          : arith::MaxSIOp::create(b, loc, divisor, one).getResult();
+  Operation *clone = b.clone(*op, mapping);
+  clone->setOperand(1, safe);
+}
+
+/// The initial values of the carried tile work: the work of the first tile
+/// (the tile loop's lower bound), never read, since each tile's first step
+/// computes its own. What the analyses learn of a carried value joins its
+/// initial value with the steps': zeros would make every element of a
+/// carried column range the same to them, and the loads through it
+/// element-wise (Triton's persistent tutorial carries its offsets so). The
+/// tile may not exist: divisions divide by at least 1, and promises
+/// (tile.assume) are left to the first step. Zeros where the work has an op
+/// that could fault otherwise.
+SmallVector<Value> firstTileWork(OpBuilder &b, Location loc, const LoopNest &nest,
+                                 ArrayRef<Value> tileWork) {
+  auto clonable = [](Operation *op) {
+    return isa<tile::AssumeOp>(op) || isPure(op) ||
+           isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+               arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
+  };
+  SmallVector<Value> inits;
+  if (!llvm::all_of(nest.pre, clonable)) {
+    for (Value value : tileWork)
+      inits.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType())));
+    return inits;
+  }
+  IRMapping first;
+  first.map(scf::ForOp(nest.outer).getInductionVar(), scf::ForOp(nest.outer).getLowerBound());
+  for (Operation *op : nest.pre)
+    if (!isa<tile::AssumeOp>(op))
+      cloneDividingSafely(b, loc, op, first);
+  for (Value value : tileWork)
+    inits.push_back(first.lookup(value));
+  return inits;
+}
+
 /// Flattens `nest`. With `carryTileWork` (and a zero for each of its values
 /// that the nest reads), the tile's work before the K loop runs once per
 /// tile, at its first step, and the loop carries its results, as Triton's
@@ -122,8 +173,8 @@ void flatten(const LoopNest &nest, bool carryTileWork) {
   Value innerTrips = tripCount(b, loc, inner, zero, one);
   Value steps = arith::MulIOp::create(b, loc, tripCount(b, loc, outer, zero, one), innerTrips);
   Value lastInner = arith::SubIOp::create(b, loc, innerTrips, one);
-  // The carried work starts from zeros, never read: a value without one (a
-  // pointer, a descriptor) is redone in every step instead.
+  // The carried work needs a zero type (firstTileWork): a value without one
+  // (a pointer, a descriptor) is redone in every step instead.
   SmallVector<Value> tileWork;
   if (carryTileWork)
     tileWork = tileWorkRead(nest);
@@ -133,8 +184,7 @@ void flatten(const LoopNest &nest, bool carryTileWork) {
   if (!carryTileWork)
     tileWork.clear();
   SmallVector<Value> inits{zero, outer.getLowerBound()};
-  for (Value value : tileWork)
-    inits.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(value.getType())));
+  llvm::append_range(inits, firstTileWork(b, loc, nest, tileWork));
   llvm::append_range(inits, inner.getInitArgs());
   SmallVector<Operation *> body;
   for (Operation &op : inner.getBody()->without_terminator())

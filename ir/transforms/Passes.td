@@ -77,9 +77,16 @@ def TileFlattenLoops : Pass<"tile-flatten-loops"> {
     of the nest reads are carried instead, as Triton's flattening does: a
     tile's first step computes them (`scf.if %ki == 0`), the other steps and
     the epilogue read them, so that the grouped order's divisions run once
-    per tile rather than in every step. Where one of them has no zero to
-    start from (a pointer, a descriptor), and for a nest marked
-    `tile.warp_specialize`, every step redoes `pre` as above.
+    per tile rather than in every step. The loop carries them from the
+    first tile's (`pre` cloned for the tile loop's lower bound, its divisions
+    dividing by at least 1 since that tile may not exist, its promises left
+    out), never read, so that what the analyses learn of a carried value is
+    what every tile's work gives: from zeros, the contiguity analysis took a
+    carried column range (Triton's persistent tutorial carries its offsets)
+    for one value repeated, and the copies through it went element by
+    element. Where `pre` has an op that could fault there, from zeros.
+    Where one of them has no zero type (a pointer, a descriptor), and for a
+    nest marked `tile.warp_specialize`, every step redoes `pre` as above.
   }];
   let options = [
     Option<"carryTileWork", "carry-tile-work", "bool", /*default=*/"true",

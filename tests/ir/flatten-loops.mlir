@@ -75,8 +75,10 @@ tile.func @persistent(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
 
 // Without tile.warp_specialize (carry-tile-work, the default), the work
 // before the K loop runs once per tile: the first step of a tile computes
-// the row (`ki == 0`), the loop carries it (from a zero never read), and
-// the loads and the epilogue read the carried row.
+// the row (`ki == 0`), the loop carries it, and the loads and the epilogue
+// read the carried row. It starts from the first tile's row, never read
+// (zeros would tell the contiguity analysis that a carried column range has
+// one value throughout).
 
 tile.func @carried(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
   %c0 = arith.constant 0 : i32
@@ -105,8 +107,8 @@ tile.func @carried(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
 
 // CHECK-LABEL: tile.func @carried
 // CHECK: arith.subi %{{.*}}, %c1_i64 : i64
-// CHECK: %[[NO_ROW:[a-z0-9_]+]] = arith.constant 0 : i32
-// CHECK-NEXT: scf.for %{{.*}} iter_args(%[[KI:[a-z0-9_]+]] = %c0_i64, %[[T:[a-z0-9_]+]] = %{{[a-z0-9_]+}}, %[[ROW_IN:[a-z0-9_]+]] = %[[NO_ROW]], %{{[a-z0-9_]+}} = %{{[a-z0-9_]+}}) -> (i64, i32, i32, tensor<16xf32>) : i64 {
+// CHECK: %[[FIRST_ROW:[a-z0-9_]+]] = arith.muli %[[PID:[a-z0-9_]+]], %c16_i32 : i32
+// CHECK-NEXT: scf.for %{{.*}} iter_args(%[[KI:[a-z0-9_]+]] = %c0_i64, %[[T:[a-z0-9_]+]] = %[[PID]], %[[ROW_IN:[a-z0-9_]+]] = %[[FIRST_ROW]], %{{[a-z0-9_]+}} = %{{[a-z0-9_]+}}) -> (i64, i32, i32, tensor<16xf32>) : i64 {
 // CHECK:   %[[FIRST:.*]] = arith.cmpi eq, %[[KI]], %c0_i64 : i64
 // CHECK:   %[[ROW:.*]] = scf.if %[[FIRST]] -> (i32) {
 // CHECK:     %[[FRESH:.*]] = arith.muli %[[T]], %c16_i32
@@ -123,6 +125,43 @@ tile.func @carried(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
 // CHECK:   }
 // CHECK:   scf.yield %{{.*}}, %{{.*}}, %[[ROW]], %{{.*}} : i64, i32, i32, tensor<16xf32>
 // CHECK: }
+
+// -----
+
+// The first tile may not exist (a program beyond the tiles): in the carried
+// work's initial value a division divides by at least 1.
+
+tile.func @divided(%c: !tile.ptr<f32>, %tiles: i32, %per_row: i32, %K: i32) {
+  %c0 = arith.constant 0 : i32
+  %c4 = arith.constant 4 : i32
+  %c16 = arith.constant 16 : i32
+  %zero = arith.constant dense<0.0> : tensor<16xf32>
+  %pid = tile.program_id x
+  scf.for %t = %pid to %tiles step %c4 : i32 {
+    %q = arith.divsi %t, %per_row : i32
+    %row = arith.muli %q, %c16 : i32
+    %acc = scf.for %k = %c0 to %K step %c16 iter_args(%a = %zero) -> (tensor<16xf32>) : i32 {
+      %rf = arith.sitofp %row : i32 to f32
+      %v = tile.splat %rf : f32 -> tensor<16xf32>
+      %n = arith.addf %a, %v : tensor<16xf32>
+      scf.yield %n : tensor<16xf32>
+    }
+    %base = tile.addptr %c, %row : !tile.ptr<f32>, i32
+    %ptrs = tile.splat %base : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
+    %offs = tile.make_range 0 to 16 : tensor<16xi32>
+    %at = tile.addptr %ptrs, %offs : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+    tile.store %at, %acc : tensor<16x!tile.ptr<f32>>
+  } {tile.flatten}
+  tile.return
+}
+
+// CHECK-LABEL: tile.func @divided
+// CHECK: %[[SAFE:.*]] = arith.maxsi %arg2, %c1_i32 : i32
+// CHECK-NEXT: %[[Q:.*]] = arith.divsi %[[PID:.*]], %[[SAFE]] : i32
+// CHECK-NEXT: %[[FIRST_ROW:.*]] = arith.muli %[[Q]], %c16_i32 : i32
+// CHECK-NEXT: scf.for %{{.*}} iter_args(%{{.*}} = %c0_i64, %{{.*}} = %[[PID]], %{{.*}} = %[[FIRST_ROW]],
+// CHECK:   scf.if
+// CHECK:     arith.divsi %{{.*}}, %arg2 : i32
 
 // -----
 

@@ -159,6 +159,27 @@ SmallVector<Value> firstTileWork(OpBuilder &b, Location loc, const LoopNest &nes
   return inits;
 }
 
+/// Moves the ops of `pre` that are the same for every tile (pure, reading
+/// nothing the tile loop defines: `tl.arange(0, BLOCK_K)`, constants) above
+/// the tile loop. Carried, such a value would be a loop argument the
+/// analyses follow through the first step's branch, and the copies through
+/// it (a K offset range) would lose their runs.
+void hoistInvariantWork(LoopNest &nest) {
+  scf::ForOp outer = nest.outer;
+  SmallVector<Operation *> kept;
+  for (Operation *op : nest.pre) {
+    bool invariant = isPure(op) && op->getNumRegions() == 0 &&
+                     llvm::all_of(op->getOperands(), [&](Value operand) {
+                       return outer.isDefinedOutsideOfLoop(operand);
+                     });
+    if (invariant)
+      op->moveBefore(outer);
+    else
+      kept.push_back(op);
+  }
+  nest.pre = std::move(kept);
+}
+
 /// Flattens `nest`. With `carryTileWork` (and a zero for each of its values
 /// that the nest reads), the tile's work before the K loop runs once per
 /// tile, at its first step, and the loop carries its results, as Triton's
@@ -282,9 +303,11 @@ struct TileFlattenLoops : tile::impl::TileFlattenLoopsBase<TileFlattenLoops> {
     });
     // A producer warpgroup's loop keeps the form it was measured in: every
     // step redoes the tile's work (on an H200, 2026-11-27).
-    for (const LoopNest &nest : nests)
+    for (LoopNest &nest : nests) {
+      hoistInvariantWork(nest);
       flatten(nest, carryTileWork &&
                         !nest.outer->hasAttr(tile::TileDialect::kWarpSpecializeAttr));
+    }
   }
 };
 

@@ -85,6 +85,9 @@ def TileFlattenLoops : Pass<"tile-flatten-loops"> {
     carried column range (Triton's persistent tutorial carries its offsets)
     for one value repeated, and the copies through it went element by
     element. Where `pre` has an op that could fault there, from zeros.
+    Work of `pre` that is the same for every tile (pure, reading nothing the
+    tile loop defines: a `tl.arange(0, BLOCK_K)`) moves above the tile loop
+    first rather than being carried.
     Where one of them has no zero type (a pointer, a descriptor), and for a
     nest marked `tile.warp_specialize`, every step redoes `pre` as above.
   }];

@@ -129,7 +129,9 @@ tile.func @carried(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
 // -----
 
 // The first tile may not exist (a program beyond the tiles): in the carried
-// work's initial value a division divides by at least 1.
+// work's initial value a division divides by at least 1. Work that is the
+// same for every tile (a range) moves above the loop instead of being
+// carried.
 
 tile.func @divided(%c: !tile.ptr<f32>, %tiles: i32, %per_row: i32, %K: i32) {
   %c0 = arith.constant 0 : i32
@@ -140,10 +142,13 @@ tile.func @divided(%c: !tile.ptr<f32>, %tiles: i32, %per_row: i32, %K: i32) {
   scf.for %t = %pid to %tiles step %c4 : i32 {
     %q = arith.divsi %t, %per_row : i32
     %row = arith.muli %q, %c16 : i32
+    %lanes = tile.make_range 0 to 16 : tensor<16xi32>
     %acc = scf.for %k = %c0 to %K step %c16 iter_args(%a = %zero) -> (tensor<16xf32>) : i32 {
       %rf = arith.sitofp %row : i32 to f32
       %v = tile.splat %rf : f32 -> tensor<16xf32>
-      %n = arith.addf %a, %v : tensor<16xf32>
+      %lf = arith.sitofp %lanes : tensor<16xi32> to tensor<16xf32>
+      %w = arith.addf %v, %lf : tensor<16xf32>
+      %n = arith.addf %a, %w : tensor<16xf32>
       scf.yield %n : tensor<16xf32>
     }
     %base = tile.addptr %c, %row : !tile.ptr<f32>, i32
@@ -156,12 +161,14 @@ tile.func @divided(%c: !tile.ptr<f32>, %tiles: i32, %per_row: i32, %K: i32) {
 }
 
 // CHECK-LABEL: tile.func @divided
+// CHECK: %[[LANES:.*]] = tile.make_range 0 to 16
 // CHECK: %[[SAFE:.*]] = arith.maxsi %arg2, %c1_i32 : i32
 // CHECK-NEXT: %[[Q:.*]] = arith.divsi %[[PID:.*]], %[[SAFE]] : i32
 // CHECK-NEXT: %[[FIRST_ROW:.*]] = arith.muli %[[Q]], %c16_i32 : i32
-// CHECK-NEXT: scf.for %{{.*}} iter_args(%{{.*}} = %c0_i64, %{{.*}} = %[[PID]], %{{.*}} = %[[FIRST_ROW]],
+// CHECK-NEXT: scf.for %{{.*}} iter_args(%{{.*}} = %c0_i64, %{{.*}} = %[[PID]], %{{.*}} = %[[FIRST_ROW]], %{{[a-z0-9_]+}} = %{{[a-z0-9_]+}}) -> (i64, i32, i32, tensor<16xf32>)
 // CHECK:   scf.if
 // CHECK:     arith.divsi %{{.*}}, %arg2 : i32
+// CHECK:   arith.sitofp %[[LANES]]
 
 // -----
 

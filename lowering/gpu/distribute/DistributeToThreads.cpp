@@ -582,13 +582,6 @@ struct TileGpuDistribute : impl::TileGpuDistributeBase<TileGpuDistribute> {
       getOperation().emitError("tile-gpu-distribute: num-stages must be at least 1");
       return signalPassFailure();
     }
-    std::optional<ReadBackLoads> readBack = parseReadBackLoads(readBackLoads);
-    if (!readBack) {
-      getOperation().emitError("tile-gpu-distribute: read-back-loads is cp-async, always or "
-                               "never, not '")
-          << readBackLoads << "'";
-      return signalPassFailure();
-    }
     ModuleOp module = getOperation();
     SmallVector<tile::FuncOp> kernels, deviceFunctions;
     for (auto func : module.getOps<tile::FuncOp>())
@@ -596,7 +589,7 @@ struct TileGpuDistribute : impl::TileGpuDistributeBase<TileGpuDistribute> {
     bool failedAny = false;
     for (tile::FuncOp kernel : kernels)
       failedAny |=
-          failed(distributeKernel(kernel, numStages, tensorMaps, warpSpecialize, *readBack));
+          failed(distributeKernel(kernel, numStages, tensorMaps, warpSpecialize, readBackLoads));
     if (failedAny)
       return signalPassFailure();
     // Every call was inlined (a remaining one failed above): the device

@@ -2,6 +2,7 @@
 #ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_H
 #define TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_H
 
+#include "lowering/gpu/distribute/Pipeline.h"
 #include "lowering/gpu/ir/TileGpuDialect.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"

@@ -62,11 +62,17 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
            "producer warpgroup of its own (4 warps more per program), its other "
            "warps computing without a barrier of the whole program per "
            "iteration">,
-    Option<"readBackLoads", "read-back-loads", "std::string", /*default=*/"\"cp-async\"",
+    Option<"readBackLoads", "read-back-loads", "::tessera::gpu::ReadBackLoads",
+           /*default=*/"::tessera::gpu::ReadBackLoads::WithCpAsync",
            "Loads of a pipelined loop that reach a dot through other ops (a "
            "conversion), copied ahead into shared memory and read back into "
-           "registers in their iteration: cp-async (where the target has it), "
-           "always (elsewhere as loads and shared stores), never">
+           "registers in their iteration",
+           [{::llvm::cl::values(
+               clEnumValN(::tessera::gpu::ReadBackLoads::WithCpAsync, "cp-async",
+                          "where the target has cp.async"),
+               clEnumValN(::tessera::gpu::ReadBackLoads::Always, "always",
+                          "on every target, elsewhere as loads and shared stores"),
+               clEnumValN(::tessera::gpu::ReadBackLoads::Never, "never", "none"))}]>
   ];
 }
 

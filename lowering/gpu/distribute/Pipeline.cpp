@@ -7,7 +7,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -49,26 +48,6 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   pm.addPass(createControlFlowSinkPass());
 }
 
-std::optional<ReadBackLoads> parseReadBackLoads(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<ReadBackLoads>>(name)
-      .Case("cp-async", ReadBackLoads::WithCpAsync)
-      .Case("always", ReadBackLoads::Always)
-      .Case("never", ReadBackLoads::Never)
-      .Default(std::nullopt);
-}
-
-static llvm::StringRef readBackLoadsName(ReadBackLoads loads) {
-  switch (loads) {
-  case ReadBackLoads::WithCpAsync:
-    return "cp-async";
-  case ReadBackLoads::Always:
-    return "always";
-  case ReadBackLoads::Never:
-    return "never";
-  }
-  llvm_unreachable("every ReadBackLoads has a name");
-}
-
 void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
                             const GpuLoweringOptions &options) {
   buildLayoutAssignmentPipeline(pm, target, options);
@@ -76,7 +55,7 @@ void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
   distribute.numStages = options.numStages;
   distribute.tensorMaps = options.tensorMaps;
   distribute.warpSpecialize = options.warpSpecialize;
-  distribute.readBackLoads = readBackLoadsName(options.readBackLoads).str();
+  distribute.readBackLoads = options.readBackLoads;
   pm.addPass(createTileGpuDistribute(distribute));
   // Bottom-up: MLIR 22's top-down traversal took 16 s instead of 0.2 s on a
   // persistent GEMM's distributed body (thousands of ops in nested branches).
@@ -111,12 +90,16 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                                              "pipelined loop's TMA blocks while the others "
                                              "compute"),
                               llvm::cl::init(false)};
-  Option<std::string> readBackLoads{
+  Option<ReadBackLoads> readBackLoads{
       *this, "read-back-loads",
       llvm::cl::desc("Loads of a pipelined loop that reach a dot through other ops, copied "
-                     "ahead and read back into registers: cp-async (where the target has it), "
-                     "always, never"),
-      llvm::cl::init("cp-async")};
+                     "ahead and read back into registers"),
+      llvm::cl::init(ReadBackLoads::WithCpAsync),
+      llvm::cl::values(
+          clEnumValN(ReadBackLoads::WithCpAsync, "cp-async", "where the target has cp.async"),
+          clEnumValN(ReadBackLoads::Always, "always",
+                     "on every target, elsewhere as loads and shared stores"),
+          clEnumValN(ReadBackLoads::Never, "never", "none"))};
 };
 } // namespace
 
@@ -142,15 +125,7 @@ void registerGpuDistributionPasses() {
         lowering.numStages = options.numStages;
         lowering.tensorMaps = options.tensorMaps;
         lowering.warpSpecialize = options.warpSpecialize;
-        // An unknown name reaches tile-gpu-distribute, which reports it.
-        std::optional<ReadBackLoads> readBack = parseReadBackLoads(options.readBackLoads);
-        if (!readBack) {
-          TileGpuDistributeOptions distribute;
-          distribute.readBackLoads = options.readBackLoads;
-          pm.addPass(createTileGpuDistribute(distribute));
-          return;
-        }
-        lowering.readBackLoads = *readBack;
+        lowering.readBackLoads = options.readBackLoads;
         buildTileToGpuPipeline(pm, *target, lowering);
       });
 }

@@ -10,8 +10,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LogicalResult.h"
 
-#include <optional>
-
 namespace tessera::gpu {
 
 /// Which loads of a software-pipelined loop that reach a dot only through
@@ -28,9 +26,6 @@ enum class ReadBackLoads {
   /// None: each such load is issued in its iteration (for comparisons).
   Never,
 };
-
-/// The ReadBackLoads a pass option names, or std::nullopt.
-std::optional<ReadBackLoads> parseReadBackLoads(llvm::StringRef name);
 
 struct GpuLoweringOptions {
   /// Warps per program: the block has numWarps * target.warpSize threads.

@@ -181,8 +181,9 @@ static std::optional<StagedLoad> stagedLoadOf(Operation *op, bool nanPaddedDescr
 /// Alignment in bytes of a read-back ring: its 16-byte chunks.
 constexpr int64_t kReadBackAlignment = 16;
 
-static Type readBackElement(const StagedLoad &staged) {
-  return cast<RankedTensorType>(staged.load->getResult(0).getType()).getElementType();
+/// The element type of a load's tile.
+static Type loadedElement(Operation *load) {
+  return cast<RankedTensorType>(load->getResult(0).getType()).getElementType();
 }
 
 /// `op` as a load read back into registers (StagedLoad::readBack): a
@@ -307,8 +308,10 @@ static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDe
   // Copied ahead, a load would pass the body's writes of earlier iterations:
   // a load is read back only where every write goes through a pointer into
   // another kernel argument.
-  std::optional<llvm::SmallPtrSet<Value, 2>> written = writtenArguments(body);
-  if (readsBack && written)
+  std::optional<llvm::SmallPtrSet<Value, 2>> written;
+  if (readsBack)
+    written = writtenArguments(body);
+  if (written)
     for (Operation &op : body->without_terminator())
       if (!stagedOps.contains(&op))
         if (std::optional<StagedLoad> staged = readBackLoadOf(&op);
@@ -910,8 +913,8 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
         return failure();
       Ring ring;
       ring.source = {*layout, false};
-      int64_t elementBytes = readBackElement(staged).getIntOrFloatBitWidth() / 8;
-      ReadBackPlacement placement(*layout, readBackElement(staged), threads());
+      int64_t elementBytes = loadedElement(staged.load).getIntOrFloatBitWidth() / 8;
+      ReadBackPlacement placement(*layout, loadedElement(staged.load), threads());
       ring.stageElements =
           llvm::alignTo(placement.stageElements() * elementBytes, kReadBackAlignment) /
           elementBytes;
@@ -986,7 +989,7 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
 
 LogicalResult PipelinedLoop::reserveRings() {
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
-    Type element = staged.readBack ? readBackElement(staged) : ring.plan.element(staged.slot);
+    Type element = staged.readBack ? loadedElement(staged.load) : ring.plan.element(staged.slot);
     FailureOr<Value> buffer =
         k.shared.reserve(loop, element, stages * ring.stageElements,
                          staged.readBack ? kReadBackAlignment : ring.plan.sharedAlignment());
@@ -1081,7 +1084,7 @@ LogicalResult PipelinedLoop::lowerIteration(OpBuilder &body, Value iv, ValueRang
     if (staged.readBack)
       k.map(staged.load->getResult(0),
             readBackFromStage(k, body, staged.load->getLoc(), ring.source.layout,
-                              readBackElement(staged), stage, threads()));
+                              loadedElement(staged.load), stage, threads()));
     else
       k.stage(staged.operand(), stage);
   }
@@ -1319,7 +1322,7 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
   // loads and shared stores, which wait for memory where they are issued.
   auto copiedAsync = [&](Operation *load) {
     FailureOr<LinearLayout> layout = k.layout(load, load->getResult(0));
-    int64_t bytes = readBackElement(StagedLoad{load}).getIntOrFloatBitWidth() / 8;
+    int64_t bytes = loadedElement(load).getIntOrFloatBitWidth() / 8;
     return succeeded(layout) &&
            std::min<int64_t>(layout->contiguousRegisters(), 16 / bytes) * bytes >= 4;
   };

@@ -35,7 +35,7 @@
 // NEVER: {{(vector|memref)}}.load %arg1[%{{[0-9]+}}]{{.*}} : memref<?xi8>
 // NEVER: scf.yield
 
-// BAD: error: tile-gpu-distribute: read-back-loads is cp-async, always or never, not 'sometimes'
+// BAD: for the --read-back-loads option: Cannot find option named 'sometimes'
 tile.func @weight_only_int8(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<i8> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg3: i32 {tile.divisibility = 16 : i32}, %arg4: i32 {tile.divisibility = 16 : i32}, %arg5: i32 {tile.divisibility = 16 : i32}) {
   %0 = tile.program_id x
   %c64_i32 = arith.constant 64 : i32

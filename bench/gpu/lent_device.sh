@@ -36,6 +36,10 @@
 # the sweep of two kernels 100 s: with Nsight Compute and an A/B, `measure`
 # may reach the device tool's 600 s a call, so split it where time is short.
 #
+# `core "$OUT"` (carry build/gpu-check, build/gpu-aot, build/gpu-aot-tf32 and
+# build/gpu-aot-fp8) is what one call of a short loan should hold: correctness,
+# the quick table, then the tf32 and fp8 rows (about 6 minutes on an H200).
+#
 # A/B of a compiler change: `export --keep-baseline` first moves the previous
 # export's sweep cubins to build/gpu-aot-sweep-base (carry it too); `measure`
 # then ends with the 4096^3 GEMM rows of the new cubins and of the baseline,
@@ -123,6 +127,11 @@ unhung_kernels() {
     echo "$chosen"
 }
 
+time_quick_table() {
+    python3 "$here/run.py" "${quick_rows[@]}" --aot "$quick_dir" --json "$1/quick.json" 2>&1 |
+        tee "$1/quick.log"
+}
+
 time_descriptor_gemms() {
     timeout 420 python3 "$here/run.py" "${descriptor_rows[@]}" \
         --gemm-kernels "$(unhung_kernels "$1" "${descriptor_kernels[@]}")" \
@@ -187,8 +196,7 @@ measure)
     out=${2:?usage: lent_device.sh measure OUTPUT_DIR}
     start_measuring "$out"
     check_correctness "$out"
-    python3 "$here/run.py" "${quick_rows[@]}" --aot "$quick_dir" --json "$out/quick.json" 2>&1 |
-        tee "$out/quick.log"
+    time_quick_table "$out"
     time_tf32_gemms "$out"
     time_fp8_gemms "$out"
     time_descriptor_gemms "$out"
@@ -196,6 +204,14 @@ measure)
     python3 "$here/run.py" "${sweep_rows[@]}" --aot "$sweep_dir" --json "$out/sweep.json" 2>&1 |
         tee "$out/sweep.log"
     [ -d "$baseline_dir" ] && compare_with_baseline "$out"
+    ;;
+core)
+    out=${2:?usage: lent_device.sh core OUTPUT_DIR}
+    start_measuring "$out"
+    check_correctness "$out"
+    time_quick_table "$out"
+    time_tf32_gemms "$out"
+    time_fp8_gemms "$out"
     ;;
 tf32)
     out=${2:?usage: lent_device.sh tf32 OUTPUT_DIR}
@@ -227,9 +243,9 @@ ab)
     compare_with_baseline "$out"
     ;;
 *)
-    echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR | tma OUTPUT_DIR |" \
-         "tf32 OUTPUT_DIR | fp8 OUTPUT_DIR | check OUTPUT_DIR | descriptors OUTPUT_DIR |" \
-         "ab OUTPUT_DIR" >&2
+    echo "usage: $0 export [--keep-baseline] | measure OUTPUT_DIR | core OUTPUT_DIR |" \
+         "tma OUTPUT_DIR | tf32 OUTPUT_DIR | fp8 OUTPUT_DIR | check OUTPUT_DIR |" \
+         "descriptors OUTPUT_DIR | ab OUTPUT_DIR" >&2
     exit 2
     ;;
 esac

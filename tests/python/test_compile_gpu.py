@@ -862,7 +862,8 @@ def test_a_load_widened_before_the_dot_is_copied_ahead_and_read_back(kernels, ta
     """A weight-only int8 GEMM: B's load reaches the dot through its widening
     to f16, yet it is copied two iterations ahead by 16-byte cp.async and read
     back from shared memory in its iteration (ld.shared.v4), as A is copied;
-    no global load is left in the loop. A loop that also stores into
+    no global load is left in the loop, and no conversion instruction: the
+    bytes are widened by permutes (tessera-nvvm-byte-to-float). A loop that also stores into
     another argument (partial sums into C) still reads B back; one that
     stores into B's keeps B's load in its iteration: copied ahead, it would
     pass the stores of earlier iterations."""
@@ -882,6 +883,12 @@ def test_a_load_widened_before_the_dot_is_copied_ahead_and_read_back(kernels, ta
     # iterations and the loop's one; B's 64 bytes read back as 4 vectors.
     assert ptx.count("cp.async.cg.shared.global") == 36
     assert "ld.shared.v4.b32" in ptx
+    # Widened without I2F (a quarter of the issue rate): each two bytes
+    # permuted into halves 0x64XX (0x64646464 = 1684300900), less the bias
+    # by one f16x2 subtraction; 64 bytes a thread an iteration.
+    assert "cvt.rn.f16.s" not in ptx
+    assert ptx.count(", 1684300900, ") == 32
+    assert len(re.findall(r"(add|sub)(\.rn)?\.f16x2", ptx)) == 32
     assert "0 bytes spill stores" in report, report
     _, report = compile("partial sums")
     assert "(1 load read back into registers)" in report, report

@@ -4,10 +4,7 @@
 
 #include "ir/TileDialect.h"
 #include "lowering/gpu/GpuTarget.h"
-
-#include "mlir/IR/Dominance.h"
-
-#include "llvm/ADT/MapVector.h"
+#include "lowering/gpu/nvidia/NeighbourPairs.h"
 
 namespace tessera::gpu {
 #define GEN_PASS_DEF_TESSERANVVMFLOAT8CONVERSIONS
@@ -155,40 +152,15 @@ struct Float8Conversions
       b.setInsertionPoint(op);
       normalize(b, op);
     }
-    pairCoreConversions(b);
-  }
-
-  /// Each core conversion paired with the next one of the same kind and fp8
-  /// type in its block whose operand is available at it: a tile's registers
-  /// convert two at a time, as neighbouring elements are converted in order.
-  void pairCoreConversions(OpBuilder &b) {
-    DominanceInfo dominance(getOperation());
-    SmallVector<Block *> blocks;
-    getOperation().walk([&](Block *block) { blocks.push_back(block); });
-    for (Block *block : blocks) {
-      // The unpaired conversion of each kind and fp8 type, awaiting a partner.
-      llvm::MapVector<std::pair<OperationName, Type>, Operation *> waiting;
-      for (Operation &op : llvm::make_early_inc_range(*block)) {
-        if (!isCore(&op))
-          continue;
-        Type fp8 = isa<arith::ExtFOp>(op) ? op.getOperand(0).getType() : op.getResult(0).getType();
-        Operation *&partner = waiting[{op.getName(), fp8}];
-        if (!partner) {
-          partner = &op;
-          continue;
-        }
-        if (dominance.properlyDominates(op.getOperand(0), partner)) {
-          lowerCore(b, partner, &op);
-          partner = nullptr;
-          continue;
-        }
-        lowerCore(b, partner, nullptr);
-        partner = &op;
-      }
-      for (auto &[kind, op] : waiting)
-        if (op)
-          lowerCore(b, op, nullptr);
-    }
+    // A tile's registers convert two at a time.
+    tessera::gpu::lowerInNeighbourPairs(
+        getOperation(),
+        [](Operation *op) -> Type {
+          if (!isCore(op))
+            return {};
+          return isa<arith::ExtFOp>(op) ? op->getOperand(0).getType() : op->getResult(0).getType();
+        },
+        [&](Operation *first, Operation *second) { lowerCore(b, first, second); });
   }
 };
 

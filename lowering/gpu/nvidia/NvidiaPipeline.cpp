@@ -194,6 +194,7 @@ void buildGpuToNvvmPipeline(OpPassManager &pm, const NvvmLoweringOptions &option
   device.addPass(createTesseraGpuBarePointerArgs());
   device.addPass(createTesseraNvgpuFloat8LdMatrix());
   device.addPass(createTesseraNvvmFloat8Conversions());
+  device.addPass(createTesseraNvvmByteToFloat());
   device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;

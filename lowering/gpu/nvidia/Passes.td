@@ -110,4 +110,43 @@ def TesseraNvvmFloat8Conversions
                            "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
+def TesseraNvvmByteToFloat : Pass<"tessera-nvvm-byte-to-float"> {
+  let summary = "Convert 8-bit integers to f16, bf16 and f32 with byte permutes, not I2F";
+  let description = [{
+    `arith.sitofp` and `arith.uitofp` of an i8 become `I2F` in SASS, which
+    issues at a quarter of the rate of ordinary arithmetic: a weight-only
+    quantized GEMM, which widens its int8 B in the K loop (`tl.dot(a,
+    b.to(tl.float16))`), spends as long converting as its tensor cores do
+    multiplying. This pass rewrites each scalar conversion of an i8 to f16,
+    bf16 or f32 into a `prmt` that places the byte in the significand of a
+    float whose exponent makes it count units (0x64XX is the f16 1024 + XX,
+    0x4B0000XX the f32 2^23 + XX) and one subtraction of that bias. A signed
+    byte is first offset by 128 (its sign bit flipped, one `xor` for the
+    four bytes of a word), the bias is 128 more. The results are exact.
+    f16 conversions go in neighbouring pairs, as the fp8 ones do: one
+    `prmt` and one `sub.f16x2` for two values. bf16 ones are made as f32
+    and packed two at a time by a `prmt` of their high halves (exact: an
+    8-bit integer needs no more of bf16's 8 significand bits). A byte
+    extracted from a vector (a tile's registers, loaded 4 to 16 at a time)
+    is permuted straight out of its 32-bit lane. The pass runs on any op
+    (the NVIDIA pipeline runs it on each `gpu.module`), so that a test can
+    run its output on the host with a model of `prmt`.
+
+    ```mlir
+    %x = vector.extract %bytes[0] : i8 from vector<4xi8>
+    %y = vector.extract %bytes[1] : i8 from vector<4xi8>
+    %a = arith.sitofp %x : i8 to f16
+    %b = arith.sitofp %y : i8 to f16
+    // becomes
+    %word = vector.extract (vector.bitcast %bytes : vector<4xi8> to vector<1xi32>)[0]
+    %offset = arith.xori %word, 0x80808080
+    %pair = nvvm.prmt #nvvm.permute_mode<default> %offset, 0x64646464, 0x4140
+    %values = arith.subf (llvm.bitcast %pair : i32 to vector<2xf16>), dense<1152.0>
+    // %a, %b: vector.extract %values[0], [1]
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // TESSERA_LOWERING_GPU_NVIDIA_PASSES_TD

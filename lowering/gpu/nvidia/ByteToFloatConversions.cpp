@@ -45,7 +45,7 @@ uint32_t selector(std::initializer_list<unsigned> bytes) {
 
 class ByteToFloat {
 public:
-  explicit ByteToFloat(OpBuilder &b) : b(b) {}
+  ByteToFloat(OpBuilder &b, bool bf16Subtraction) : b(b), bf16Subtraction(bf16Subtraction) {}
 
   /// `first` and, where given, `second` (conversions of one kind, `second`'s
   /// operand available at `first`) replaced at `first`.
@@ -54,11 +54,15 @@ public:
     loc = first->getLoc();
     isSigned = isa<arith::SIToFPOp>(first);
     Type to = first->getResult(0).getType();
+    bool bfloatHalvesOfSigned = to.isBF16() && isSigned && bf16Subtraction;
+    offsetsBytes = isSigned && !bfloatHalvesOfSigned;
     PlacedByte x = place(first->getOperand(0));
     PlacedByte y = second ? place(second->getOperand(0)) : x;
     SmallVector<Value, 2> results;
     if (to.isF16())
       results = halves(x, y);
+    else if (bfloatHalvesOfSigned)
+      results = bfloatHalves(x, y);
     else if (to.isBF16())
       results = bfloatPair(x, y);
     else
@@ -83,8 +87,8 @@ private:
 
   /// The word `byte` was extracted from, as the 32-bit lane of its vector
   /// (bitcast once, right after the vector is made), else the byte
-  /// zero-extended; for a signed conversion, every byte of it offset by 128
-  /// (its sign bit flipped), which makes the byte's value plus 128 an
+  /// zero-extended; where `offsetsBytes`, every byte of it offset by 128
+  /// (its sign bit flipped), which makes a signed byte's value plus 128 an
   /// unsigned one.
   PlacedByte place(Value byte) {
     Value word;
@@ -99,7 +103,7 @@ private:
     } else {
       word = arith::ExtUIOp::create(b, loc, b.getI32Type(), byte);
     }
-    if (!isSigned)
+    if (!offsetsBytes)
       return {word, index};
     Value &flipped = signFlipped[word];
     if (!flipped) {
@@ -126,28 +130,47 @@ private:
     return word;
   }
 
+  /// The bytes x and y as the low bytes of two halves of a word, whose high
+  /// bytes are those of `exponents`.
+  Value bytePair(PlacedByte x, PlacedByte y, uint32_t exponents) {
+    if (x.word == y.word)
+      return permute(x.word, constant32(exponents),
+                     selector({x.index, kSecondWord, y.index, kSecondWord}));
+    Value gathered = permute(x.word, y.word, selector({x.index, kSecondWord + y.index}));
+    return permute(gathered, constant32(exponents), selector({0, kSecondWord, 1, kSecondWord}));
+  }
+
+  SmallVector<Value, 2> split(Value pair) {
+    return {vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{0}),
+            vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{1})};
+  }
+
   /// x and y as f16: each byte the low byte of a half 0x64XX (1024 + the
   /// byte: f16 has 10 significand bits), less 1024 (1152 where the byte was
   /// offset by 128), two at once.
   SmallVector<Value, 2> halves(PlacedByte x, PlacedByte y) {
-    const uint32_t exponent = 0x64646464u;
-    Value pair;
-    if (x.word == y.word) {
-      pair = permute(x.word, constant32(exponent),
-                     selector({x.index, kSecondWord, y.index, kSecondWord}));
-    } else {
-      Value gathered = permute(x.word, y.word, selector({x.index, kSecondWord + y.index}));
-      pair = permute(gathered, constant32(exponent),
-                     selector({0, kSecondWord, 1, kSecondWord}));
-    }
     auto pairType = VectorType::get({2}, b.getF16Type());
-    Value biased = LLVM::BitcastOp::create(b, loc, pairType, pair);
+    Value biased = LLVM::BitcastOp::create(b, loc, pairType, bytePair(x, y, 0x64646464u));
     double bias = isSigned ? 1152.0 : 1024.0;
     Value offset = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(pairType, ArrayRef<Attribute>{b.getF16FloatAttr(bias)}));
-    Value values = arith::SubFOp::create(b, loc, biased, offset);
-    return {vector::ExtractOp::create(b, loc, values, ArrayRef<int64_t>{0}),
-            vector::ExtractOp::create(b, loc, values, ArrayRef<int64_t>{1})};
+    return split(arith::SubFOp::create(b, loc, biased, offset));
+  }
+
+  /// Signed x and y as bf16, two at once: each byte the low byte of a bf16
+  /// 0x43XX, which with the byte's sign bit cleared is 128 + its low 7 bits
+  /// and with those bits cleared 128, or 256 where the sign bit is set; the
+  /// first less the second is the byte's value.
+  SmallVector<Value, 2> bfloatHalves(PlacedByte x, PlacedByte y) {
+    Value pair = bytePair(x, y, 0x43434343u);
+    auto pairType = VectorType::get({2}, b.getBF16Type());
+    auto masked = [&](uint32_t mask) {
+      Value bits = arith::AndIOp::create(b, loc, pair, constant32(mask));
+      return LLVM::BitcastOp::create(b, loc, pairType, bits);
+    };
+    Value magnitudes = masked(0x437F437Fu);
+    Value signs = masked(0x43804380u);
+    return split(arith::SubFOp::create(b, loc, magnitudes, signs));
   }
 
   /// x as f32: the byte the low byte of the float 0x4B0000XX (2^23 + the
@@ -170,23 +193,24 @@ private:
     Value low = bitsOf(single(x));
     Value high = x.word == y.word && x.index == y.index ? low : bitsOf(single(y));
     Value pair = permute(low, high, selector({2, 3, kSecondWord + 2, kSecondWord + 3}));
-    Value values = LLVM::BitcastOp::create(b, loc, VectorType::get({2}, b.getBF16Type()), pair);
-    return {vector::ExtractOp::create(b, loc, values, ArrayRef<int64_t>{0}),
-            vector::ExtractOp::create(b, loc, values, ArrayRef<int64_t>{1})};
+    return split(LLVM::BitcastOp::create(b, loc, VectorType::get({2}, b.getBF16Type()), pair));
   }
 
   OpBuilder &b;
+  bool bf16Subtraction;
   Location loc = b.getUnknownLoc();
-  bool isSigned = false;
+  bool isSigned = false, offsetsBytes = false;
   llvm::DenseMap<Value, Value> wordLanes, signFlipped;
   llvm::DenseMap<std::pair<Value, int64_t>, Value> words;
 };
 
 struct ByteToFloatConversions
     : tessera::gpu::impl::TesseraNvvmByteToFloatBase<ByteToFloatConversions> {
+  using Base::Base;
+
   void runOnOperation() override {
     OpBuilder b(&getContext());
-    ByteToFloat converter(b);
+    ByteToFloat converter(b, bf16Subtraction);
     // f16 and bf16 results come two to a word.
     tessera::gpu::lowerInNeighbourPairs(
         getOperation(),

@@ -194,7 +194,9 @@ void buildGpuToNvvmPipeline(OpPassManager &pm, const NvvmLoweringOptions &option
   device.addPass(createTesseraGpuBarePointerArgs());
   device.addPass(createTesseraNvgpuFloat8LdMatrix());
   device.addPass(createTesseraNvvmFloat8Conversions());
-  device.addPass(createTesseraNvvmByteToFloat());
+  TesseraNvvmByteToFloatOptions bytes;
+  bytes.bf16Subtraction = chip.computeCapability() >= 90;
+  device.addPass(createTesseraNvvmByteToFloat(bytes));
   device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;

@@ -126,7 +126,10 @@ def TesseraNvvmByteToFloat : Pass<"tessera-nvvm-byte-to-float"> {
     f16 conversions go in neighbouring pairs, as the fp8 ones do: one
     `prmt` and one `sub.f16x2` for two values. bf16 ones are made as f32
     and packed two at a time by a `prmt` of their high halves (exact: an
-    8-bit integer needs no more of bf16's 8 significand bits). A byte
+    8-bit integer needs no more of bf16's 8 significand bits); with
+    `bf16-subtraction` (sm_90 and later), signed ones two at a time as the
+    difference of two masks of bf16 0x43XX: 128 + the low 7 bits, less 128
+    or, where the sign bit is set, 256. A byte
     extracted from a vector (a tile's registers, loaded 4 to 16 at a time)
     is permuted straight out of its 32-bit lane. The pass runs on any op
     (the NVIDIA pipeline runs it on each `gpu.module`), so that a test can
@@ -145,6 +148,10 @@ def TesseraNvvmByteToFloat : Pass<"tessera-nvvm-byte-to-float"> {
     // %a, %b: vector.extract %values[0], [1]
     ```
   }];
+  let options = [
+    Option<"bf16Subtraction", "bf16-subtraction", "bool", /*default=*/"false",
+           "Signed bytes to bf16 by sub.bf16x2, which sm_90 and later have">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
                            "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }

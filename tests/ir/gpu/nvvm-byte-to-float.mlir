@@ -1,4 +1,5 @@
 // RUN: tessera-opt %s --pass-pipeline='builtin.module(gpu.module(tessera-nvvm-byte-to-float))' | FileCheck %s
+// RUN: tessera-opt %s --pass-pipeline='builtin.module(gpu.module(tessera-nvvm-byte-to-float{bf16-subtraction=1}))' | FileCheck %s --check-prefix=SUB
 
 // Neighbouring bytes of one word: their 32-bit lane, its bytes offset by 128
 // once (xor 0x80808080 = -2139062144), bytes 0 and 1 into halves 0x64XX by
@@ -56,6 +57,30 @@
 // CHECK: nvvm.prmt <default> %{{.*}}, %[[HIGH_OFFSET]], %{{.*}} : i32
 // CHECK: arith.constant 0x4B000080 : f32
 // CHECK: arith.sitofp %arg2 : i16 to f16
+// Signed bytes to bf16: through f32 by default; with bf16-subtraction
+// (sm_90), the bytes unoffset into bf16 halves 0x43XX (0x43434343 =
+// 1128481603, bytes 0 and 3: 0x4340 = 17216), masked to 128 + the low 7
+// bits (0x437F437F = 1132413823) and to 128 or 256 (0x43804380 =
+// 1132479360), the second subtracted from the first two at a time.
+// CHECK-LABEL: gpu.func @signed_bf16
+// CHECK: arith.constant 0x4B000080 : f32
+// SUB-LABEL: gpu.func @signed_bf16
+// SUB: %[[LANES:.*]] = vector.bitcast %arg0 : vector<4xi8> to vector<1xi32>
+// SUB: %[[WORD:.*]] = vector.extract %[[LANES]][0] : i32 from vector<1xi32>
+// SUB-NOT: arith.xori
+// SUB-DAG: %[[EXPONENT:.*]] = arith.constant 1128481603 : i32
+// SUB-DAG: %[[BYTES_0_3:.*]] = arith.constant 17216 : i32
+// SUB: %[[PAIR:.*]] = nvvm.prmt <default> %[[BYTES_0_3]], %[[WORD]], %[[EXPONENT]] : i32
+// SUB: %[[LOW_BITS:.*]] = arith.constant 1132413823 : i32
+// SUB: %[[MAGNITUDE:.*]] = arith.andi %[[PAIR]], %[[LOW_BITS]] : i32
+// SUB: %[[MAGNITUDES:.*]] = llvm.bitcast %[[MAGNITUDE]] : i32 to vector<2xbf16>
+// SUB: %[[SIGN_BITS:.*]] = arith.constant 1132479360 : i32
+// SUB: %[[SIGN:.*]] = arith.andi %[[PAIR]], %[[SIGN_BITS]] : i32
+// SUB: %[[SIGNS:.*]] = llvm.bitcast %[[SIGN]] : i32 to vector<2xbf16>
+// SUB: %[[VALUES:.*]] = arith.subf %[[MAGNITUDES]], %[[SIGNS]] : vector<2xbf16>
+// SUB: %[[A:.*]] = vector.extract %[[VALUES]][0] : bf16 from vector<2xbf16>
+// SUB: %[[B:.*]] = vector.extract %[[VALUES]][1] : bf16 from vector<2xbf16>
+// SUB: gpu.return %[[A]], %[[B]]
 module attributes {gpu.container_module} {
   gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
     gpu.func @halves(%bytes: vector<8xi8>) -> (f16, f16, f16, f16) {
@@ -78,6 +103,13 @@ module attributes {gpu.container_module} {
       %d = arith.sitofp %1 : i8 to f32
       %e = arith.sitofp %wide : i16 to f16
       gpu.return %a, %b, %c, %d, %e : f16, bf16, bf16, f32, f16
+    }
+    gpu.func @signed_bf16(%bytes: vector<4xi8>) -> (bf16, bf16) {
+      %0 = vector.extract %bytes[0] : i8 from vector<4xi8>
+      %1 = vector.extract %bytes[3] : i8 from vector<4xi8>
+      %a = arith.sitofp %0 : i8 to bf16
+      %b = arith.sitofp %1 : i8 to bf16
+      gpu.return %a, %b : bf16, bf16
     }
   }
 }

@@ -4,6 +4,7 @@
 #include "lowering/gpu/nvidia/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -96,13 +97,15 @@ protected:
 
   /// The pass's output for `text`, its prmts calls to the model, compiled
   /// for the host; "" or what failed.
-  std::string compile(const std::string &text, std::unique_ptr<ExecutionEngine> &engine,
-                      int &permutes) {
+  std::string compile(const std::string &text, bool bf16Subtraction,
+                      std::unique_ptr<ExecutionEngine> &engine, int &permutes) {
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
     if (!module)
       return "does not parse:\n" + text;
     PassManager convert(&context);
-    convert.addPass(tessera::gpu::createTesseraNvvmByteToFloat());
+    tessera::gpu::TesseraNvvmByteToFloatOptions options;
+    options.bf16Subtraction = bf16Subtraction;
+    convert.addPass(tessera::gpu::createTesseraNvvmByteToFloat(options));
     if (failed(convert.run(*module)))
       return "the pass failed";
     permutes = 0;
@@ -123,15 +126,23 @@ protected:
     if (leftOver)
       return "a conversion of a byte is left";
     PassManager lower(&context);
+    // The host has no bf16 arithmetic (nor libgcc's __truncsfbf2): a bf16
+    // subtraction as f32 and MLIR's own round-to-nearest-even into bf16.
+    arith::ArithEmulateUnsupportedFloatsOptions emulate;
+    emulate.sourceTypeStrs = {"bf16"};
+    lower.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    lower.addPass(arith::createArithExpandOpsPass(expand));
     lower.addPass(createConvertVectorToLLVMPass());
     lower.addPass(createArithToLLVMConversionPass());
     lower.addPass(createConvertFuncToLLVMPass());
     lower.addPass(createReconcileUnrealizedCastsPass());
     if (failed(lower.run(*module)))
       return "lowering to LLVM failed";
-    ExecutionEngineOptions options;
-    options.transformer = transformer;
-    auto created = ExecutionEngine::create(*module, options);
+    ExecutionEngineOptions engineOptions;
+    engineOptions.transformer = transformer;
+    auto created = ExecutionEngine::create(*module, engineOptions);
     if (!created)
       return "JIT failed: " + llvm::toString(created.takeError());
     engine = std::move(*created);
@@ -141,11 +152,11 @@ protected:
   /// Every byte value through `conversion` in 16-byte groups, each element
   /// compared bit for bit with APFloat's exact conversion.
   void expectExact(const Conversion &conversion, const char *lastOp, std::vector<int> order,
-                   bool loose) {
+                   bool loose, bool bf16Subtraction = false) {
     std::unique_ptr<ExecutionEngine> engine;
     int permutes = 0;
     std::string text = convertingFunction(conversion, lastOp, order, loose);
-    std::string failure = compile(text, engine, permutes);
+    std::string failure = compile(text, bf16Subtraction, engine, permutes);
     ASSERT_EQ(failure, "");
     EXPECT_GT(permutes, 0);
     auto symbol = engine->lookup("convert");
@@ -167,7 +178,8 @@ protected:
         std::memcpy(&got, out + i * width / 8, width / 8);
         EXPECT_EQ(got, expected.bitcastToAPInt().getZExtValue())
             << conversion.op << " to " << conversion.type << " of byte " << int(bytes[i])
-            << " (element " << i << (loose ? ", loose" : "") << ")";
+            << " (element " << i << (loose ? ", loose" : "")
+            << (bf16Subtraction ? ", bf16 subtraction" : "") << ")";
       }
     }
   }
@@ -198,16 +210,31 @@ TEST_F(ByteToFloatTest, BytesOfOneWordConvertInPairs) {
     expectExact(conversion, conversion.op, inOrder(), false);
 }
 
+// Each pair's two bytes in different words; pairs within a word with the
+// later byte first.
+const std::vector<int> kAcrossWords = {0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11};
+
+std::vector<int> reversed() {
+  std::vector<int> order = inOrder();
+  std::reverse(order.begin(), order.end());
+  return order;
+}
+
 TEST_F(ByteToFloatTest, PairsAcrossWordsAndInReverse) {
-  // Each pair's two bytes in different words, then pairs within a word with
-  // the later byte first.
-  std::vector<int> across = {0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11};
-  std::vector<int> reversed = inOrder();
-  std::reverse(reversed.begin(), reversed.end());
   for (const Conversion &conversion : kConversions) {
-    expectExact(conversion, conversion.op, across, false);
-    expectExact(conversion, conversion.op, reversed, false);
+    expectExact(conversion, conversion.op, kAcrossWords, false);
+    expectExact(conversion, conversion.op, reversed(), false);
   }
+}
+
+TEST_F(ByteToFloatTest, SignedBytesToBf16BySubtractingPairs) {
+  const Conversion &toBf16 = kConversions[2];
+  ASSERT_EQ(std::string(toBf16.op) + " " + toBf16.type, "arith.sitofp bf16");
+  for (const std::vector<int> &order : {inOrder(), kAcrossWords, reversed()})
+    expectExact(toBf16, toBf16.op, order, false, true);
+  expectExact(toBf16, toBf16.op, inOrder(), true, true);
+  // The last byte unsigned: through f32 beside the pairs.
+  expectExact(toBf16, "arith.uitofp", inOrder(), false, true);
 }
 
 TEST_F(ByteToFloatTest, BytesNotFromAVectorAndConversionsWithoutAPartner) {

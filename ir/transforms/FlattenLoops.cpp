@@ -109,16 +109,24 @@ void cloneEpilogue(OpBuilder &b, Location loc, const LoopNest &nest, Value tile,
   clonePost(b, loc, nest, epilogue, results);
 }
 
+bool isUnsignedDivision(Operation *op) {
+  return isa<arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op);
+}
+
+bool isIntegerDivision(Operation *op) {
+  return isUnsignedDivision(op) ||
+         isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp, arith::FloorDivSIOp>(op);
+}
+
 /// `op` cloned at `b` through `mapping`, an integer division's divisor
 /// raised to at least 1 first: the tile it works for may not exist, and a
 /// division by zero (or INT_MIN / -1) would be undefined.
 void cloneDividingSafely(OpBuilder &b, Location loc, Operation *op, IRMapping &mapping) {
-  bool isUnsigned = isa<arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op);
-  if (!isUnsigned &&
-      !isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp, arith::FloorDivSIOp>(op)) {
+  if (!isIntegerDivision(op)) {
     b.clone(*op, mapping);
     return;
   }
+  bool isUnsigned = isUnsignedDivision(op);
   Value divisor = mapping.lookupOrDefault(op->getOperand(1));
   Value one = arith::ConstantOp::create(b, loc, b.getOneAttr(divisor.getType()));
   Value safe = isUnsigned ? arith::MaxUIOp::create(b, loc, divisor, one).getResult()
@@ -139,9 +147,7 @@ void cloneDividingSafely(OpBuilder &b, Location loc, Operation *op, IRMapping &m
 SmallVector<Value> firstTileWork(OpBuilder &b, Location loc, const LoopNest &nest,
                                  ArrayRef<Value> tileWork) {
   auto clonable = [](Operation *op) {
-    return isa<tile::AssumeOp>(op) || isPure(op) ||
-           isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-               arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
+    return isa<tile::AssumeOp>(op) || isPure(op) || isIntegerDivision(op);
   };
   SmallVector<Value> inits;
   if (!llvm::all_of(nest.pre, clonable)) {

@@ -39,6 +39,8 @@ struct GpuTarget {
   bool hasWgmma() const { return chip == "sm_90a"; }
   bool hasCpAsync() const { return computeCapability() >= 80; }
   bool hasTma() const { return computeCapability() >= 90; }
+  /// bf16x2 addition and subtraction (sub.bf16x2); sm_80 has only fma.bf16x2.
+  bool hasBf16Subtraction() const { return computeCapability() >= 90; }
   /// stmatrix: warp-wide stores of 8x8 16-bit matrices to shared memory.
   bool hasStMatrix() const { return computeCapability() >= 90; }
   /// CDNA matrix cores (v_mfma_*).

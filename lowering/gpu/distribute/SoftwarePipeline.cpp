@@ -211,6 +211,10 @@ static Value pointerArgument(Value pointer) {
   Value found;
   SmallVector<Value> worklist{pointer};
   llvm::DenseSet<Value> seen;
+  auto followLoop = [&](scf::ForOp loop, unsigned index) {
+    worklist.push_back(loop.getInitArgs()[index]);
+    worklist.push_back(loop.getBody()->getTerminator()->getOperand(index));
+  };
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     if (!seen.insert(value).second)
@@ -226,9 +230,7 @@ static Value pointerArgument(Value pointer) {
       auto loop = dyn_cast<scf::ForOp>(owner);
       if (!loop || arg == loop.getInductionVar())
         return {};
-      unsigned index = arg.getArgNumber() - 1;
-      worklist.push_back(loop.getInitArgs()[index]);
-      worklist.push_back(loop.getBody()->getTerminator()->getOperand(index));
+      followLoop(loop, arg.getArgNumber() - 1);
       continue;
     }
     Operation *def = value.getDefiningOp();
@@ -243,9 +245,7 @@ static Value pointerArgument(Value pointer) {
       worklist.push_back(branch.thenYield().getOperand(index));
       worklist.push_back(branch.elseYield().getOperand(index));
     } else if (auto loop = dyn_cast<scf::ForOp>(def)) {
-      unsigned index = cast<OpResult>(value).getResultNumber();
-      worklist.push_back(loop.getInitArgs()[index]);
-      worklist.push_back(loop.getBody()->getTerminator()->getOperand(index));
+      followLoop(loop, cast<OpResult>(value).getResultNumber());
     } else {
       return {};
     }
@@ -913,8 +913,9 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
         return failure();
       Ring ring;
       ring.source = {*layout, false};
-      int64_t elementBytes = loadedElement(staged.load).getIntOrFloatBitWidth() / 8;
-      ReadBackPlacement placement(*layout, loadedElement(staged.load), threads());
+      Type element = loadedElement(staged.load);
+      int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+      ReadBackPlacement placement(*layout, element, threads());
       ring.stageElements =
           llvm::alignTo(placement.stageElements() * elementBytes, kReadBackAlignment) /
           elementBytes;

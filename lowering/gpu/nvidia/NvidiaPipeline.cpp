@@ -195,7 +195,7 @@ void buildGpuToNvvmPipeline(OpPassManager &pm, const NvvmLoweringOptions &option
   device.addPass(createTesseraNvgpuFloat8LdMatrix());
   device.addPass(createTesseraNvvmFloat8Conversions());
   TesseraNvvmByteToFloatOptions bytes;
-  bytes.bf16Subtraction = chip.computeCapability() >= 90;
+  bytes.bf16Subtraction = chip.hasBf16Subtraction();
   device.addPass(createTesseraNvvmByteToFloat(bytes));
   device.addPass(createConvertNVGPUToNVVMPass());
   device.addPass(createSCFToControlFlowPass());

@@ -138,7 +138,15 @@ def TileEmulateFloat8Arithmetic : Pass<"tile-emulate-float8-arithmetic"> {
     result: f32 has more than twice the precision plus two bits (so the
     double rounding is innocuous for +, -, *, / and sqrt). Ops that only move
     values (`arith.select`, constants, bitcasts, the conversions themselves)
-    and `tile.dot` stay as they are.
+    and `tile.dot` stay as they are. The tile ops that compute (`tile.clamp`,
+    `tile.precise_sqrt`, `tile.precise_divf`) are emulated like arith's, and
+    `tile.print` prints the f32 value (its `hex` form prints the bits as
+    they are).
+
+    With `bf16`, bf16 arithmetic is computed in f32 as well (f32's 24 bits
+    are more than twice bf16's 8 plus two): the CPU sets it, whose vector
+    units have no bf16 arithmetic and for which LLVM would round each bf16
+    result with a scalar call of `__truncsfbf2`.
 
     ```mlir
     %s = arith.addf %x, %y : tensor<128xf8E5M2>
@@ -149,6 +157,10 @@ def TileEmulateFloat8Arithmetic : Pass<"tile-emulate-float8-arithmetic"> {
     %s = arith.truncf %s32 : tensor<128xf32> to tensor<128xf8E5M2>
     ```
   }];
+  let options = [
+    Option<"bf16", "bf16", "bool", /*default=*/"false",
+           "Compute bf16 arithmetic in f32 too (targets without bf16 arithmetic: the CPU)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 

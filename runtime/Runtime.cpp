@@ -392,9 +392,10 @@ struct ProgramContext {
 thread_local ProgramContext *currentProgram = nullptr;
 } // namespace
 
-// LLVM's x86 backend calls __truncsfbf2 where it legalizes bf16 vectors
-// (masked loads and stores among them) on CPUs without AVX512-BF16, and
-// Debian 12's libgcc has no such function. The JIT resolves the name here.
+// LLVM's x86 backend calls __truncsfbf2 where it rounds to bf16 on CPUs
+// without AVX512-BF16, and Debian 12's libgcc has no such function. The CPU
+// pipeline leaves it only the atomics of bf16 (tile-cpu-expand-bf16); the
+// JIT resolves the name here.
 // bf16 travels in XMM0 like _Float16, so a _Float16 holding the bf16 bits
 // has the right calling convention.
 extern "C" _Float16 __tessera_truncsfbf2(float value) {

@@ -1,6 +1,6 @@
 // tile-widen-float8-dots: fp8 dot operands widened to a type every backend
 // multiplies (ir/transforms/Passes.td).
-#include "ir/transforms/Float8Dots.h"
+#include "ir/transforms/DotWidening.h"
 #include "ir/transforms/Passes.h"
 
 namespace tessera::tile {
@@ -15,7 +15,7 @@ bool tile::hasFloat8Operands(DotOp dot) {
   return isFloat8(getElementTypeOrSelf(dot.getA().getType()));
 }
 
-void tile::widenFloat8Dot(RewriterBase &rewriter, DotOp dot, Type element) {
+void tile::widenDotOperands(RewriterBase &rewriter, DotOp dot, Type element) {
   rewriter.setInsertionPoint(dot);
   Location loc = dot.getLoc();
   auto widen = [&](Value operand) -> Value {
@@ -46,7 +46,7 @@ struct WidenFloat8Dots : tile::impl::TileWidenFloat8DotsBase<WidenFloat8Dots> {
         return;
       // An f32 dot accumulates in f32 only.
       bool f32 = operandType == "f32" && getElementTypeOrSelf(dot.getAcc().getType()).isF32();
-      tile::widenFloat8Dot(rewriter, dot,
+      tile::widenDotOperands(rewriter, dot,
                            f32 ? Type(rewriter.getF32Type()) : Type(rewriter.getF16Type()));
     });
   }

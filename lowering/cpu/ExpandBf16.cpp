@@ -1,9 +1,13 @@
-// tile-cpu-expand-bf16: f32 <-> bf16 conversions as integer arithmetic, so
-// that no kernel depends on a runtime library's __truncsfbf2.
+// tile-cpu-expand-bf16: bf16 conversions as integer arithmetic and bf16 dots
+// on f32 operands, so that bf16 tiles are only moved when tile-cpu-lower-tiles
+// carries them as i16 lanes (lowering/cpu/Passes.td).
 #include "lowering/cpu/Passes.h"
 
+#include "ir/TileDialect.h"
+#include "ir/transforms/DotWidening.h"
+
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace tessera::cpu {
 #define GEN_PASS_DEF_TILECPUEXPANDBF16
@@ -11,15 +15,63 @@ namespace tessera::cpu {
 } // namespace tessera::cpu
 
 using namespace mlir;
+namespace tile = tessera::tile;
 
 namespace {
 
+bool isBf16(Value value) { return getElementTypeOrSelf(value.getType()).isBF16(); }
+
+Value convertElements(OpBuilder &b, Location loc, Value value, Type element) {
+  Type type = value.getType();
+  Type to = isa<ShapedType>(type) ? cast<ShapedType>(type).clone(element) : element;
+  if (element.getIntOrFloatBitWidth() > getElementTypeOrSelf(type).getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, to, value);
+  return arith::TruncFOp::create(b, loc, to, value);
+}
+
+/// bf16 <-> f64 goes through f32, which upstream's expansion converts: bf16
+/// to f64 is exact, f64 to bf16 rounds twice (as fp8 does from f64).
+struct ConvertBf16ThroughF32 : RewritePattern {
+  explicit ConvertBf16ThroughF32(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
+      return failure();
+    Value in = op->getOperand(0), out = op->getResult(0);
+    Type inElement = getElementTypeOrSelf(in.getType());
+    Type outElement = getElementTypeOrSelf(out.getType());
+    bool bf16Partner = inElement.isBF16() != outElement.isBF16();
+    if (!bf16Partner || inElement.isF32() || outElement.isF32())
+      return failure();
+    Value f32 = convertElements(rewriter, op->getLoc(), in, rewriter.getF32Type());
+    rewriter.replaceOp(op, convertElements(rewriter, op->getLoc(), f32, outElement));
+    return success();
+  }
+};
+
 struct ExpandBf16 : tessera::cpu::impl::TileCpuExpandBf16Base<ExpandBf16> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    arith::populateExpandBFloat16Patterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
+    MLIRContext *context = &getContext();
+    // A bf16 dot (its accumulator is f32) multiplies the f32 values of its
+    // operands: the micro-kernel widens any operand narrower than f32 anyway.
+    IRRewriter rewriter(context);
+    SmallVector<tile::DotOp> dots;
+    getOperation()->walk([&](tile::DotOp dot) {
+      if (isBf16(dot.getA()))
+        dots.push_back(dot);
+    });
+    for (tile::DotOp dot : dots)
+      tile::widenDotOperands(rewriter, dot, rewriter.getF32Type());
+    // Walks rather than a greedy rewrite: nothing but the conversions changes
+    // (no constant leaves a combine region, no dead op goes before the
+    // lowering reports it). The first walk leaves only bf16 <-> f32.
+    RewritePatternSet throughF32(context);
+    throughF32.add<ConvertBf16ThroughF32>(context);
+    walkAndApplyPatterns(getOperation(), std::move(throughF32));
+    RewritePatternSet expand(context);
+    arith::populateExpandBFloat16Patterns(expand);
+    walkAndApplyPatterns(getOperation(), std::move(expand));
   }
 };
 

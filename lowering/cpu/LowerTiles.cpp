@@ -37,17 +37,25 @@ namespace {
 // Types
 //===----------------------------------------------------------------------===//
 
-/// The type of a lane of a flat vector, or of a scalar, holding `type`:
-/// fp8 values are only moved here (tile-expand-float8-conversions has turned
-/// their conversions into integer arithmetic on the bits), as bytes, which
-/// LLVM can load, store, select and shuffle.
+/// Whether values of `type` are only moved here, as their bits: fp8 and bf16
+/// (tile-expand-float8-conversions and tile-cpu-expand-bf16 have turned
+/// their conversions into integer arithmetic, and their arithmetic is
+/// computed in f32).
+bool movedAsBits(Type type) { return tile::isFloat8(type) || type.isBF16(); }
+
+/// The type of a lane of a flat vector, or of a scalar, holding `type`: an
+/// integer of its width where its values are moved as bits, which LLVM can
+/// load, store, select and shuffle at full speed.
 Type laneType(Type type) {
-  return tile::isFloat8(type) ? Type(IntegerType::get(type.getContext(), 8)) : type;
+  return movedAsBits(type) ? Type(IntegerType::get(type.getContext(),
+                                                   type.getIntOrFloatBitWidth()))
+                           : type;
 }
 
-/// `value` as an attribute of laneType: an fp8 constant becomes its bits.
+/// `value` as an attribute of laneType: an fp8 or bf16 constant becomes its
+/// bits.
 TypedAttr laneAttr(TypedAttr value) {
-  if (auto number = dyn_cast<FloatAttr>(value); number && tile::isFloat8(number.getType()))
+  if (auto number = dyn_cast<FloatAttr>(value); number && movedAsBits(number.getType()))
     return IntegerAttr::get(laneType(number.getType()), number.getValue().bitcastToAPInt());
   return value;
 }
@@ -162,7 +170,7 @@ struct ElementwiseOnVectors : ConversionPattern {
       return failure();
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       if (auto scalar = dyn_cast<FloatAttr>(constant.getValue());
-          scalar && tile::isFloat8(scalar.getType())) {
+          scalar && movedAsBits(scalar.getType())) {
         rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, laneAttr(scalar));
         return success();
       }
@@ -767,7 +775,7 @@ struct DescriptorLoadLowering : TilePattern<tile::DescriptorLoadOp> {
     if (auto make = op.getDesc().getDefiningOp<tile::MakeTensorDescOp>())
       if (make.getPadding() == tile::PaddingOption::NaN)
         if (auto ft = dyn_cast<FloatType>(element))
-          padValue = rewriter.getFloatAttr(ft, APFloat::getQNaN(ft.getFloatSemantics()));
+          padValue = laneAttr(rewriter.getFloatAttr(ft, APFloat::getQNaN(ft.getFloatSemantics())));
     auto rows = [&](bool unitStride, Operation *anchor) {
       if (!unitStride) {
         auto [addresses, mask] = stridedBlockLanes<tile::DescriptorLoadOp>(
@@ -1013,15 +1021,23 @@ struct AtomicRMWLowering : TilePattern<tile::AtomicRMWOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type resultType = getTypeConverter()->convertType(op.getType());
-    bool isFloat = isa<FloatType>(getElementTypeOrSelf(resultType));
+    Type element = getElementTypeOrSelf(op.getType());
+    bool isFloat = isa<FloatType>(element);
     Value val = adaptor.getVal();
     auto bin = binOp(op.getRmwOp(), isFloat);
+    // bf16 sits in i16 lanes: its float atomics take the lane's bits as bf16
+    // (LLVM computes them in f32).
+    bool bitsAsFloat = movedAsBits(element) && bin != LLVM::AtomicBinOp::xchg;
     auto order = ordering(op.getSem());
     Value result = forEachActiveLane(
         rewriter, loc, adaptor.getPtr(), adaptor.getMask(), resultType,
         [&](OpBuilder &b, Value p, Value lane) -> Value {
           Value v = lane ? extractLane(b, loc, val, lane) : val;
-          return LLVM::AtomicRMWOp::create(b, loc, bin, p, v, order);
+          if (!bitsAsFloat)
+            return LLVM::AtomicRMWOp::create(b, loc, bin, p, v, order);
+          Value number = LLVM::BitcastOp::create(b, loc, element, v);
+          Value old = LLVM::AtomicRMWOp::create(b, loc, bin, p, number, order);
+          return LLVM::BitcastOp::create(b, loc, laneType(element), old);
         });
     rewriter.replaceOp(op, result);
     return success();

@@ -87,18 +87,30 @@ def TileCpuApproximateMath : Pass<"tile-cpu-approximate-math", "::mlir::ModuleOp
 }
 
 def TileCpuExpandBf16 : Pass<"tile-cpu-expand-bf16", "::mlir::ModuleOp"> {
-  let summary = "Convert between f32 and bf16 with integer arithmetic";
+  let summary = "Convert between f32 and bf16 with integer arithmetic and widen bf16 dots, "
+                "so that bf16 tiles are only moved";
   let description = [{
-    LLVM lowers `fptrunc float to bfloat` to a call of `__truncsfbf2` on CPUs
-    without AVX512-BF16, and GCC 12's libgcc (Debian 12) has no such
-    function: JIT-compiled kernels would fail to link and objects would need
-    a newer runtime library. The conversions are rewritten as bit
-    manipulation instead (MLIR's `populateExpandBFloat16Patterns`: round to
-    nearest even, NaN kept quiet), which vectorizes.
+    x86 CPUs without AVX512-BF16 have no bf16 instructions. LLVM legalizes
+    `bfloat` vectors lane by lane and rounds to bf16 with a call of
+    `__truncsfbf2`, which Debian 12's libgcc lacks; instruction selection of
+    a whole-tile `select` of bf16 (a 64x64 tile's NaN test) took minutes. So
+    the CPU computes bf16 arithmetic in f32 (`tile-emulate-float8-arithmetic`
+    with `bf16`) and, in this pass, before the tiles become vectors:
+
+    - `arith.extf`/`arith.truncf` between bf16 and f32 become bit
+      manipulation (MLIR's `populateExpandBFloat16Patterns`: round to
+      nearest even, NaN kept quiet), which vectorizes; bf16 <-> f64 goes
+      through f32 (f64 to bf16 rounds twice);
+    - a `tile.dot` of bf16 operands becomes the dot of their f32 values
+      (exact), which is what the micro-kernel computes for them anyway.
+
+    What is left of bf16 only moves (loads, stores, selects, shuffles), and
+    `tile-cpu-lower-tiles` carries it in i16 lanes: LLVM never sees `bfloat`
+    but in the scalar atomics of bf16 (`atomicrmw fadd bfloat`).
 
     ```mlir
-    %b = arith.truncf %x : vector<8xf32> to vector<8xbf16>
-    // becomes arith.bitcast, shifts, adds and a select on vector<8xi32>
+    %b = arith.truncf %x : tensor<8xf32> to tensor<8xbf16>
+    // becomes arith.bitcast, shifts, adds and a select on tensor<8xi32>
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];

@@ -2,6 +2,7 @@
 runs python/tessera/compile.py): outputs and error cases, run as a user would."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -107,6 +108,20 @@ def test_emit_llvm_asm_obj(kernels, tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "scale.o").read_bytes()[:4] == b"\x7fELF"
 
+
+
+@pytest.mark.skipif(not tessera.cpu_available(), reason="no CPU lowering in this build")
+def test_bf16_object_needs_no_runtime_library(kernels):
+    """bf16 reaches LLVM as i16 with its arithmetic in f32: no `bfloat` that
+    LLVM would round with __truncsfbf2, which Debian 12's libgcc lacks."""
+    sig = SIG.replace("fp32", "bf16")
+    r = run(f"{kernels}:add_kernel", "--signature", sig, "--target", "cpu", "--emit", "llvm")
+    assert r.returncode == 0, r.stderr
+    assert "bfloat" not in r.stdout and re.search(r"fadd <\d+ x float>", r.stdout)
+    r = run(f"{kernels}:add_kernel", "--signature", sig, "--target", "cpu", "--emit", "asm")
+    assert r.returncode == 0, r.stderr
+    calls = re.findall(r"call\w*\s+(\S+)", r.stdout)
+    assert calls and all(callee.startswith("add_kernel") for callee in calls), calls
 
 def test_autotuned_kernel_and_integer_hints(kernels):
     r = run(f"{kernels}:scale", "--signature", "*fp32:16, i32:16, fp32, 128")

@@ -193,7 +193,7 @@ def float8_round_trip(x_ptr, q_ptr, sum_ptr, back_ptr, n, BLOCK: tl.constexpr):
 
 
 @tessera.jit
-def float8_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+def matmul_into_f32(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
                   BK: tl.constexpr):
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
@@ -247,7 +247,7 @@ def test_torch_float8_tensors(backend, dtype_name, largest):
     a = torch.randint(-8, 9, (M, K), generator=gen).float().to(dtype)
     b = torch.randint(-8, 9, (K, N), generator=gen).float().to(dtype)
     c = torch.empty(M, N)
-    float8_matmul[(tessera.cdiv(M, 32), tessera.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32, BK=32)
+    matmul_into_f32[(tessera.cdiv(M, 32), tessera.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32, BK=32)
     assert torch.equal(c, a.float() @ b.float())
 
     # Integers round to fp8 like floats; fp8 to integers truncates.
@@ -265,6 +265,103 @@ def test_torch_float8_tensors(backend, dtype_name, largest):
     assert torch.equal(row_max.float(), rows.float().max(dim=1).values)
     assert torch.equal(rows.float().gather(1, where.long()[:, None])[:, 0], row_max.float())
 
+
+
+@tessera.jit
+def bfloat16_elementwise(x_ptr, y_ptr, q_ptr, fma_ptr, exp_ptr, larger_ptr, back_ptr, wide_ptr,
+                         narrow_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask, other=1.0)
+    q = x.to(tl.bfloat16)
+    tl.store(q_ptr + offs, q, mask=mask)
+    tl.store(fma_ptr + offs, q * y + y, mask=mask)
+    tl.store(exp_ptr + offs, tl.exp(y), mask=mask)
+    tl.store(larger_ptr + offs, tl.where(q > y, q, y), mask=mask)
+    tl.store(back_ptr + offs, q.to(tl.float32), mask=mask)
+    tl.store(wide_ptr + offs, q.to(tl.float64), mask=mask)
+    tl.store(narrow_ptr + offs, x.to(tl.float64).to(tl.bfloat16), mask=mask)
+
+
+@tessera.jit
+def bfloat16_integers(q_ptr, i_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    q = (offs * 37 - BLOCK * 16).to(tl.bfloat16)
+    tl.store(q_ptr + offs, q)
+    tl.store(i_ptr + offs, (q * 0.75).to(tl.int32))
+
+
+@tessera.jit
+def bfloat16_rows(x_ptr, max_ptr, where_ptr, sum_ptr, prefix_ptr, count_ptr, N: tl.constexpr):
+    row = tl.program_id(0)
+    values = tl.load(x_ptr + row * N + tl.arange(0, N))
+    tl.store(max_ptr + row, tl.max(values, axis=0))
+    tl.store(where_ptr + row, tl.argmax(values, axis=0))
+    tl.store(sum_ptr + row, tl.sum(values, axis=0))
+    tl.store(prefix_ptr + row * N + tl.arange(0, N), tl.cumsum(values, axis=0))
+    tl.atomic_add(count_ptr + tl.arange(0, N) % 4, tl.full((N,), 0.5, tl.bfloat16))
+
+
+def test_torch_bfloat16_tensors(backend):
+    """bf16 in and out (the CPU moves it in i16 lanes and computes in f32):
+    conversions round to nearest even (ties, subnormals, overflow to
+    infinity; NaN stays NaN), each operation rounds once as PyTorch's do,
+    f64 goes through f32, dots, reductions, scans and atomics of small
+    integers are exact."""
+    torch = pytest.importorskip("torch")
+    bits = lambda t: t.view(torch.int16)
+    gen = torch.Generator().manual_seed(11)
+    n = 2001
+    scale = torch.exp2(torch.randint(-140, 127, (n,), generator=gen).float())
+    x = torch.randn(n, generator=gen) * scale
+    specials = torch.tensor([1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 3.3961e38, 3.3895e38,
+                             2**-133, 3 * 2**-134, float("inf"), float("-inf"), float("nan"),
+                             0.0, -0.0])
+    x[:len(specials)] = specials
+    y = (torch.randn(n, generator=gen) * 4).to(torch.bfloat16)
+    q, fma, exp, larger, narrow = [torch.empty(n, dtype=torch.bfloat16) for _ in range(5)]
+    back, wide = torch.empty(n), torch.empty(n, dtype=torch.float64)
+    bfloat16_elementwise[(tessera.cdiv(n, 256),)](x, y, q, fma, exp, larger, back, wide, narrow, n,
+                                                  BLOCK=256)
+    expected = x.to(torch.bfloat16)
+    nan = expected.isnan()
+    assert torch.equal(q.isnan(), nan) and torch.equal(narrow.isnan(), nan)
+    assert torch.equal(bits(q)[~nan], bits(expected)[~nan])
+    assert torch.equal(bits(narrow)[~nan], bits(expected)[~nan])
+    assert torch.equal(back[~nan], expected.float()[~nan])
+    assert torch.equal(wide[~nan], expected.double()[~nan])
+    expected_fma = expected * y + y
+    finite = expected_fma.isfinite()
+    assert torch.equal(fma.isfinite(), finite) and torch.equal(fma.isnan(), expected_fma.isnan())
+    assert torch.equal(bits(fma)[finite], bits(expected_fma)[finite])
+    torch.testing.assert_close(exp.float(), torch.exp(y).float(), rtol=2**-8, atol=0)
+    assert torch.equal(larger, torch.where(expected > y, expected, y))
+
+    q, truncated = torch.empty(1024, dtype=torch.bfloat16), torch.empty(1024, dtype=torch.int32)
+    bfloat16_integers[(1,)](q, truncated, BLOCK=1024)
+    expected_q = (torch.arange(1024) * 37 - 1024 * 16).to(torch.bfloat16)
+    assert torch.equal(bits(q), bits(expected_q))
+    assert torch.equal(truncated, (expected_q * 0.75).to(torch.int32))
+
+    M, N, K = 45, 70, 100
+    a = torch.randint(-8, 9, (M, K), generator=gen).to(torch.bfloat16)
+    b = torch.randint(-8, 9, (K, N), generator=gen).to(torch.bfloat16)
+    c = torch.empty(M, N)
+    matmul_into_f32[(tessera.cdiv(M, 32), tessera.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32,
+                                                                 BK=32)
+    assert torch.equal(c, a.float() @ b.float())
+
+    rows = torch.randint(-4, 5, (8, 64), generator=gen).to(torch.bfloat16)
+    row_max, where = torch.empty(8, dtype=torch.bfloat16), torch.empty(8, dtype=torch.int32)
+    sums, prefix = torch.empty(8, dtype=torch.bfloat16), torch.empty(8, 64, dtype=torch.bfloat16)
+    counts = torch.zeros(4, dtype=torch.bfloat16)
+    bfloat16_rows[(8,)](rows, row_max, where, sums, prefix, counts, N=64)
+    assert torch.equal(row_max, rows.max(dim=1).values)
+    assert torch.equal(rows.gather(1, where.long()[:, None])[:, 0], row_max)
+    assert torch.equal(sums.float(), rows.float().sum(dim=1))
+    assert torch.equal(prefix.float(), rows.float().cumsum(dim=1))
+    assert torch.equal(counts.float(), torch.full((4,), 8 * 16 * 0.5))
 
 def test_torch_strided_view(backend):
     torch = pytest.importorskip("torch")

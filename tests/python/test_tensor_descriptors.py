@@ -76,6 +76,20 @@ def test_padding_option(backend, rng, padding, fill):
     np.testing.assert_array_equal(out, expected)
 
 
+
+@pytest.mark.parametrize("dtype_name", ["bfloat16", "float8_e5m2"])
+def test_nan_padding_of_narrow_floats(backend, dtype_name):
+    """The CPU moves bf16 and fp8 as integers: the NaN padding is their NaN's
+    bits."""
+    torch = pytest.importorskip("torch")
+    dtype = getattr(torch, dtype_name)
+    M, N = 12, 10
+    x = torch.arange(M * N, dtype=torch.float32).reshape(M, N).div(8).to(dtype)
+    out = torch.zeros(8, 8, dtype=dtype)
+    padded_block[(1,)](x, out, M, N, BM=8, BN=8, PADDING="nan")
+    assert torch.equal(out[:4, :4], x[M - 4:, N - 4:])
+    assert out[4:, :].float().isnan().all() and out[:, 4:].float().isnan().all()
+
 def test_padding_option_errors():
     x = np.zeros((8, 8), dtype=np.float32)
     with pytest.raises(tessera.CompilationError, match="padding_option must be 'zero' or 'nan'"):

@@ -2,7 +2,7 @@
 // target takes as they are become f16 dots (lowering/gpu/distribute/Passes.td).
 #include "lowering/gpu/distribute/Passes.h"
 
-#include "ir/transforms/Float8Dots.h"
+#include "ir/transforms/DotWidening.h"
 #include "lowering/gpu/GpuTarget.h"
 #include "lowering/gpu/tensorcore/TensorCore.h"
 
@@ -36,7 +36,7 @@ struct WidenFloat8Dots : tessera::gpu::impl::TileGpuWidenFloat8DotsBase<WidenFlo
     });
     IRRewriter rewriter(&getContext());
     for (tile::DotOp dot : widened)
-      tile::widenFloat8Dot(rewriter, dot, rewriter.getF16Type());
+      tile::widenDotOperands(rewriter, dot, rewriter.getF16Type());
   }
 };
 

@@ -180,3 +180,48 @@ tile.func @float8_bytes(%p: !tile.ptr<f8E4M3FN>, %out: !tile.ptr<f8E4M3FN>, %n: 
   tile.store %first, %largest : !tile.ptr<f8E4M3FN>
   tile.return
 }
+
+// -----
+
+// bf16 tiles are i16 vectors (tile-cpu-expand-bf16 left only moves): loaded,
+// selected and stored as i16, a constant as its bits (0x3F80 for 1.0), so
+// that LLVM, which legalizes bfloat vectors lane by lane, never sees them.
+// CHECK-LABEL: func.func @bf16_lanes
+// CHECK: llvm.intr.masked.load %{{.*}} : (!llvm.ptr, vector<16xi1>, vector<16xi16>) -> vector<16xi16>
+// CHECK: arith.constant dense<16256> : vector<16xi16>
+// CHECK: arith.select %{{.*}} : vector<16xi1>, vector<16xi16>
+// CHECK: llvm.intr.masked.store %{{.*}} : vector<16xi16>, vector<16xi1> into !llvm.ptr
+// CHECK-NOT: bf16
+tile.func @bf16_lanes(%p: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %n: i32) {
+  %r = tile.make_range 0 to 16 : tensor<16xi32>
+  %nb = tile.splat %n : i32 -> tensor<16xi32>
+  %mask = arith.cmpi slt, %r, %nb : tensor<16xi32>
+  %pb = tile.splat %p : !tile.ptr<bf16> -> tensor<16x!tile.ptr<bf16>>
+  %pp = tile.addptr %pb, %r : tensor<16x!tile.ptr<bf16>>, tensor<16xi32>
+  %x = tile.load %pp, %mask : tensor<16x!tile.ptr<bf16>>
+  %one = arith.constant dense<1.0> : tensor<16xbf16>
+  %picked = arith.select %mask, %x, %one : tensor<16xi1>, tensor<16xbf16>
+  %ob = tile.splat %out : !tile.ptr<bf16> -> tensor<16x!tile.ptr<bf16>>
+  %op = tile.addptr %ob, %r : tensor<16x!tile.ptr<bf16>>, tensor<16xi32>
+  tile.store %op, %picked, %mask : tensor<16x!tile.ptr<bf16>>
+  tile.return
+}
+
+// -----
+
+// The float atomics of bf16 take each lane's bits as bf16 (LLVM computes
+// them in f32); an exchange moves the bits.
+// CHECK-LABEL: func.func @bf16_atomics
+// CHECK: %[[NUMBER:.*]] = llvm.bitcast %{{.*}} : i16 to bf16
+// CHECK: %[[OLD:.*]] = llvm.atomicrmw fadd %{{.*}}, %[[NUMBER]] acq_rel : !llvm.ptr, bf16
+// CHECK: llvm.bitcast %[[OLD]] : bf16 to i16
+// CHECK: llvm.atomicrmw xchg %{{.*}}, %{{.*}} acq_rel : !llvm.ptr, i16
+tile.func @bf16_atomics(%p: !tile.ptr<bf16>, %s: bf16) {
+  %v = tile.splat %s : bf16 -> tensor<8xbf16>
+  %r = tile.make_range 0 to 8 : tensor<8xi32>
+  %pb = tile.splat %p : !tile.ptr<bf16> -> tensor<8x!tile.ptr<bf16>>
+  %pp = tile.addptr %pb, %r : tensor<8x!tile.ptr<bf16>>, tensor<8xi32>
+  %old = tile.atomic_rmw fadd, acq_rel, gpu, %pp, %v : tensor<8x!tile.ptr<bf16>>
+  %swapped = tile.atomic_rmw xchg, acq_rel, gpu, %pp, %old : tensor<8x!tile.ptr<bf16>>
+  tile.return
+}

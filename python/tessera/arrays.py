@@ -228,6 +228,9 @@ class array:
 def _host_values(obj):
     if isinstance(obj, array):
         return obj._data if obj._data is not None and not obj._float8 else obj.numpy()
+    if "bfloat16" in str(getattr(obj, "dtype", "")):
+        raise TypeError("tessera arrays of bfloat16 are not supported yet (NumPy has no such "
+                        "type): pass the tensor to the kernel itself, through DLPack")
     return np.asarray(obj)
 
 

@@ -141,6 +141,12 @@ def test_unsupported_dtype():
         tessera.asarray(np.zeros(4, np.complex64))
 
 
+def test_bfloat16_tensors_go_to_kernels_directly():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="bfloat16 are not supported yet .* through DLPack"):
+        tessera.asarray(torch.zeros(4, dtype=torch.bfloat16))
+
+
 class _DeviceTensor:
     """A DLPack producer that says it lives on another device."""
 

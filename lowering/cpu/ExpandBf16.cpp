@@ -31,21 +31,16 @@ Value convertElements(OpBuilder &b, Location loc, Value value, Type element) {
 
 /// bf16 <-> f64 goes through f32, which upstream's expansion converts: bf16
 /// to f64 is exact, f64 to bf16 rounds twice (as fp8 does from f64).
-struct ConvertBf16ThroughF32 : RewritePattern {
-  explicit ConvertBf16ThroughF32(MLIRContext *context)
-      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+template <typename Conversion> struct ConvertBf16ThroughF32 : OpRewritePattern<Conversion> {
+  using OpRewritePattern<Conversion>::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    if (!isa<arith::ExtFOp, arith::TruncFOp>(op))
+  LogicalResult matchAndRewrite(Conversion op, PatternRewriter &rewriter) const override {
+    Type from = getElementTypeOrSelf(op.getIn().getType());
+    Type to = getElementTypeOrSelf(op.getType());
+    if (from.isBF16() == to.isBF16() || from.isF32() || to.isF32())
       return failure();
-    Value in = op->getOperand(0), out = op->getResult(0);
-    Type inElement = getElementTypeOrSelf(in.getType());
-    Type outElement = getElementTypeOrSelf(out.getType());
-    bool bf16Partner = inElement.isBF16() != outElement.isBF16();
-    if (!bf16Partner || inElement.isF32() || outElement.isF32())
-      return failure();
-    Value f32 = convertElements(rewriter, op->getLoc(), in, rewriter.getF32Type());
-    rewriter.replaceOp(op, convertElements(rewriter, op->getLoc(), f32, outElement));
+    Value f32 = convertElements(rewriter, op.getLoc(), op.getIn(), rewriter.getF32Type());
+    rewriter.replaceOp(op, convertElements(rewriter, op.getLoc(), f32, to));
     return success();
   }
 };
@@ -67,7 +62,8 @@ struct ExpandBf16 : tessera::cpu::impl::TileCpuExpandBf16Base<ExpandBf16> {
     // (no constant leaves a combine region, no dead op goes before the
     // lowering reports it). The first walk leaves only bf16 <-> f32.
     RewritePatternSet throughF32(context);
-    throughF32.add<ConvertBf16ThroughF32>(context);
+    throughF32.add<ConvertBf16ThroughF32<arith::ExtFOp>, ConvertBf16ThroughF32<arith::TruncFOp>>(
+        context);
     walkAndApplyPatterns(getOperation(), std::move(throughF32));
     RewritePatternSet expand(context);
     arith::populateExpandBFloat16Patterns(expand);

@@ -29,8 +29,9 @@ MicroKernelBlocking chooseBlocking(const DotShape &shape, unsigned elementBits,
                                    unsigned vectorBits);
 
 /// Emits `a * b + acc` for flat row-major vectors `a` [batch*M*K], `b`
-/// [batch*K*N] and `acc` [batch*M*N]. f16/bf16 operands are extended to f32
-/// (an f16 accumulator is computed in f32 and rounded at the end), i8 to i32.
+/// [batch*K*N] and `acc` [batch*M*N]. f16 operands are extended to f32 (an
+/// f16 accumulator is computed in f32 and rounded at the end), i8 to i32;
+/// bf16 dots arrive with f32 operands (tile-cpu-expand-bf16).
 /// Stack buffers are allocated right before `allocaPoint` (an op of the
 /// function's entry block, so that loops do not grow the stack).
 mlir::Value emitDotMicroKernel(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,

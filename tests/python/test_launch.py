@@ -194,7 +194,7 @@ def float8_round_trip(x_ptr, q_ptr, sum_ptr, back_ptr, n, BLOCK: tl.constexpr):
 
 @tessera.jit
 def matmul_into_f32(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr):
+                    BK: tl.constexpr):
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
@@ -247,7 +247,8 @@ def test_torch_float8_tensors(backend, dtype_name, largest):
     a = torch.randint(-8, 9, (M, K), generator=gen).float().to(dtype)
     b = torch.randint(-8, 9, (K, N), generator=gen).float().to(dtype)
     c = torch.empty(M, N)
-    matmul_into_f32[(tessera.cdiv(M, 32), tessera.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32, BK=32)
+    matmul_into_f32[(tessera.cdiv(M, 32), tessera.cdiv(N, 32))](a, b, c, M, N, K, BM=32, BN=32,
+                                                                 BK=32)
     assert torch.equal(c, a.float() @ b.float())
 
     # Integers round to fp8 like floats; fp8 to integers truncates.
@@ -266,17 +267,16 @@ def test_torch_float8_tensors(backend, dtype_name, largest):
     assert torch.equal(rows.float().gather(1, where.long()[:, None])[:, 0], row_max.float())
 
 
-
 @tessera.jit
-def bfloat16_elementwise(x_ptr, y_ptr, q_ptr, fma_ptr, exp_ptr, larger_ptr, back_ptr, wide_ptr,
-                         narrow_ptr, n, BLOCK: tl.constexpr):
+def bfloat16_elementwise(x_ptr, y_ptr, q_ptr, mul_add_ptr, exp_ptr, larger_ptr, back_ptr,
+                         wide_ptr, narrow_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask, other=1.0)
     q = x.to(tl.bfloat16)
     tl.store(q_ptr + offs, q, mask=mask)
-    tl.store(fma_ptr + offs, q * y + y, mask=mask)
+    tl.store(mul_add_ptr + offs, q * y + y, mask=mask)
     tl.store(exp_ptr + offs, tl.exp(y), mask=mask)
     tl.store(larger_ptr + offs, tl.where(q > y, q, y), mask=mask)
     tl.store(back_ptr + offs, q.to(tl.float32), mask=mask)
@@ -320,10 +320,10 @@ def test_torch_bfloat16_tensors(backend):
                              0.0, -0.0])
     x[:len(specials)] = specials
     y = (torch.randn(n, generator=gen) * 4).to(torch.bfloat16)
-    q, fma, exp, larger, narrow = [torch.empty(n, dtype=torch.bfloat16) for _ in range(5)]
+    q, mul_add, exp, larger, narrow = [torch.empty(n, dtype=torch.bfloat16) for _ in range(5)]
     back, wide = torch.empty(n), torch.empty(n, dtype=torch.float64)
-    bfloat16_elementwise[(tessera.cdiv(n, 256),)](x, y, q, fma, exp, larger, back, wide, narrow, n,
-                                                  BLOCK=256)
+    bfloat16_elementwise[(tessera.cdiv(n, 256),)](x, y, q, mul_add, exp, larger, back, wide,
+                                                  narrow, n, BLOCK=256)
     expected = x.to(torch.bfloat16)
     nan = expected.isnan()
     assert torch.equal(q.isnan(), nan) and torch.equal(narrow.isnan(), nan)
@@ -331,10 +331,11 @@ def test_torch_bfloat16_tensors(backend):
     assert torch.equal(bits(narrow)[~nan], bits(expected)[~nan])
     assert torch.equal(back[~nan], expected.float()[~nan])
     assert torch.equal(wide[~nan], expected.double()[~nan])
-    expected_fma = expected * y + y
-    finite = expected_fma.isfinite()
-    assert torch.equal(fma.isfinite(), finite) and torch.equal(fma.isnan(), expected_fma.isnan())
-    assert torch.equal(bits(fma)[finite], bits(expected_fma)[finite])
+    expected_mul_add = expected * y + y
+    finite = expected_mul_add.isfinite()
+    assert torch.equal(mul_add.isfinite(), finite)
+    assert torch.equal(mul_add.isnan(), expected_mul_add.isnan())
+    assert torch.equal(bits(mul_add)[finite], bits(expected_mul_add)[finite])
     torch.testing.assert_close(exp.float(), torch.exp(y).float(), rtol=2**-8, atol=0)
     assert torch.equal(larger, torch.where(expected > y, expected, y))
 

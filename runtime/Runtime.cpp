@@ -26,7 +26,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <bit>
 #include <mutex>
 
 using namespace tessera::runtime;
@@ -392,22 +391,6 @@ struct ProgramContext {
 thread_local ProgramContext *currentProgram = nullptr;
 } // namespace
 
-// LLVM's x86 backend calls __truncsfbf2 where it rounds to bf16 on CPUs
-// without AVX512-BF16, and Debian 12's libgcc has no such function. The CPU
-// pipeline leaves it only the atomics of bf16 (tile-cpu-expand-bf16); the
-// JIT resolves the name here.
-// bf16 travels in XMM0 like _Float16, so a _Float16 holding the bf16 bits
-// has the right calling convention.
-extern "C" _Float16 __tessera_truncsfbf2(float value) {
-  uint32_t bits = std::bit_cast<uint32_t>(value);
-  uint16_t rounded;
-  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: keep it quiet
-    rounded = uint16_t((bits >> 16) | 0x40u);
-  else // round to nearest, ties to even
-    rounded = uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-  return std::bit_cast<_Float16>(rounded);
-}
-
 extern "C" void __tessera_assert_fail(const char *message, const char *file, int line) {
   ProgramContext *program = currentProgram;
   std::string where = llvm::formatv("{0}:{1}: device assertion failed: {2}",
@@ -584,9 +567,7 @@ llvm::Expected<Kernel> CpuDevice::compileWith(
     if (!state_->jit) {
       cpu::JitEngine::Symbol assertFail{"__tessera_assert_fail",
                                         reinterpret_cast<void *>(&__tessera_assert_fail)};
-      cpu::JitEngine::Symbol truncateToBf16{"__truncsfbf2",
-                                            reinterpret_cast<void *>(&__tessera_truncsfbf2)};
-      auto created = cpu::JitEngine::create({assertFail, truncateToBf16});
+      auto created = cpu::JitEngine::create({assertFail});
       if (!created)
         return makeError("kernel '" + kernel + "': cannot create the JIT: " +
                          llvm::toString(created.takeError()));

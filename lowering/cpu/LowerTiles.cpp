@@ -960,6 +960,15 @@ LLVM::AtomicOrdering ordering(tile::MemSemantic sem) {
   return LLVM::AtomicOrdering::seq_cst;
 }
 
+/// A compare-and-swap that fails orders no store, so it may not release.
+LLVM::AtomicOrdering failureOrdering(LLVM::AtomicOrdering success) {
+  switch (success) {
+  case LLVM::AtomicOrdering::release: return LLVM::AtomicOrdering::monotonic;
+  case LLVM::AtomicOrdering::acq_rel: return LLVM::AtomicOrdering::acquire;
+  default: return success;
+  }
+}
+
 LLVM::AtomicBinOp binOp(tile::RMWOp op, bool isFloat) {
   switch (op) {
   case tile::RMWOp::Add: return LLVM::AtomicBinOp::add;
@@ -1015,6 +1024,66 @@ Value forEachActiveLane(ConversionPatternRewriter &b, Location loc, Value ptr, V
   return loop.getResult(0);
 }
 
+Value bf16BitsToF32(OpBuilder &b, Location loc, Value bits) {
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
+  Value high = arith::ShLIOp::create(b, loc, wide, i32Const(b, loc, 16));
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), high);
+}
+
+/// Rounds to nearest even; a NaN stays a NaN of its sign, made quiet.
+Value f32ToBf16Bits(OpBuilder &b, Location loc, Value number) {
+  Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), number);
+  Value high = arith::ShRUIOp::create(b, loc, bits, i32Const(b, loc, 16));
+  Value odd = arith::AndIOp::create(b, loc, high, i32Const(b, loc, 1));
+  Value bias = arith::AddIOp::create(b, loc, odd, i32Const(b, loc, 0x7FFF));
+  Value rounded = arith::ShRUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, bits, bias), i32Const(b, loc, 16));
+  Value quietNaN = arith::OrIOp::create(b, loc, high, i32Const(b, loc, 0x40));
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, number, number);
+  Value chosen = arith::SelectOp::create(b, loc, isNaN, quietNaN, rounded);
+  return arith::TruncIOp::create(b, loc, b.getI16Type(), chosen);
+}
+
+/// A bf16 float atomic on a lane's 16 bits: a compare-and-swap loop that
+/// combines in f32 and rounds back. LLVM's own `atomicrmw fadd bfloat` rounds
+/// with a call of libgcc's __truncsfbf2, which Debian 12's libgcc lacks.
+Value bf16AtomicThroughF32(OpBuilder &b, Location loc, LLVM::AtomicBinOp bin, Value ptr,
+                           Value bits, LLVM::AtomicOrdering order) {
+  Type i16 = b.getI16Type();
+  Value operand = bf16BitsToF32(b, loc, bits);
+  Value initial = LLVM::LoadOp::create(b, loc, i16, ptr, /*alignment=*/2, /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false, /*isInvariant=*/false,
+                                       /*isInvariantGroup=*/false,
+                                       LLVM::AtomicOrdering::monotonic);
+  auto loop = scf::WhileOp::create(
+      b, loc, TypeRange{i16}, ValueRange{initial},
+      [&](OpBuilder &cb, Location, ValueRange expected) {
+        Value current = bf16BitsToF32(cb, loc, expected[0]);
+        Value combined;
+        switch (bin) {
+        case LLVM::AtomicBinOp::fadd:
+          combined = arith::AddFOp::create(cb, loc, current, operand);
+          break;
+        case LLVM::AtomicBinOp::fmax:
+          combined = arith::MaxNumFOp::create(cb, loc, current, operand);
+          break;
+        default:
+          combined = arith::MinNumFOp::create(cb, loc, current, operand);
+          break;
+        }
+        Value desired = f32ToBf16Bits(cb, loc, combined);
+        Value pair = LLVM::AtomicCmpXchgOp::create(cb, loc, ptr, expected[0], desired, order,
+                                                   failureOrdering(order));
+        Value seen = LLVM::ExtractValueOp::create(cb, loc, pair, ArrayRef<int64_t>{0});
+        Value swapped = LLVM::ExtractValueOp::create(cb, loc, pair, ArrayRef<int64_t>{1});
+        Value retry = arith::XOrIOp::create(
+            cb, loc, swapped, arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true)));
+        scf::ConditionOp::create(cb, loc, retry, ValueRange{seen});
+      },
+      [&](OpBuilder &ab, Location, ValueRange seen) { scf::YieldOp::create(ab, loc, seen); });
+  return loop.getResult(0);
+}
+
 struct AtomicRMWLowering : TilePattern<tile::AtomicRMWOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
@@ -1025,19 +1094,15 @@ struct AtomicRMWLowering : TilePattern<tile::AtomicRMWOp> {
     bool isFloat = isa<FloatType>(element);
     Value val = adaptor.getVal();
     auto bin = binOp(op.getRmwOp(), isFloat);
-    // bf16 sits in i16 lanes: its float atomics take the lane's bits as bf16
-    // (LLVM computes them in f32).
-    bool bitsAsFloat = movedAsBits(element) && bin != LLVM::AtomicBinOp::xchg;
+    bool bf16Arithmetic = element.isBF16() && bin != LLVM::AtomicBinOp::xchg;
     auto order = ordering(op.getSem());
     Value result = forEachActiveLane(
         rewriter, loc, adaptor.getPtr(), adaptor.getMask(), resultType,
         [&](OpBuilder &b, Value p, Value lane) -> Value {
           Value v = lane ? extractLane(b, loc, val, lane) : val;
-          if (!bitsAsFloat)
-            return LLVM::AtomicRMWOp::create(b, loc, bin, p, v, order);
-          Value number = LLVM::BitcastOp::create(b, loc, element, v);
-          Value old = LLVM::AtomicRMWOp::create(b, loc, bin, p, number, order);
-          return LLVM::BitcastOp::create(b, loc, laneType(element), old);
+          if (bf16Arithmetic)
+            return bf16AtomicThroughF32(b, loc, bin, p, v, order);
+          return LLVM::AtomicRMWOp::create(b, loc, bin, p, v, order);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -1052,9 +1117,7 @@ struct AtomicCASLowering : TilePattern<tile::AtomicCASOp> {
     Type resultType = getTypeConverter()->convertType(op.getType());
     Type element = getElementTypeOrSelf(resultType);
     auto success_ = ordering(op.getSem());
-    auto failure_ = success_ == LLVM::AtomicOrdering::release   ? LLVM::AtomicOrdering::monotonic
-                    : success_ == LLVM::AtomicOrdering::acq_rel ? LLVM::AtomicOrdering::acquire
-                                                                : success_;
+    auto failure_ = failureOrdering(success_);
     Type intType = rewriter.getIntegerType(element.getIntOrFloatBitWidth());
     Value cmp = adaptor.getCmp(), val = adaptor.getVal();
     Value result = forEachActiveLane(

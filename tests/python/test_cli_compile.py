@@ -39,6 +39,15 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
+    def accumulate(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        tl.atomic_add(out_ptr + offs % 4, x, mask=offs < n)
+        tl.atomic_max(out_ptr + 4 + offs % 4, x, mask=offs < n)
+        tl.atomic_min(out_ptr + 8 + offs % 4, x, mask=offs < n)
+
+
+    @triton.jit
     def broken(x_ptr):
         y = tl.arange(0, 3)
 
@@ -113,15 +122,17 @@ def test_emit_llvm_asm_obj(kernels, tmp_path):
 @pytest.mark.skipif(not tessera.cpu_available(), reason="no CPU lowering in this build")
 def test_bf16_object_needs_no_runtime_library(kernels):
     """bf16 reaches LLVM as i16 with its arithmetic in f32: no `bfloat` that
-    LLVM would round with __truncsfbf2, which Debian 12's libgcc lacks."""
-    sig = SIG.replace("fp32", "bf16")
-    r = run(f"{kernels}:add_kernel", "--signature", sig, "--target", "cpu", "--emit", "llvm")
-    assert r.returncode == 0, r.stderr
-    assert "bfloat" not in r.stdout and re.search(r"fadd <\d+ x float>", r.stdout)
-    r = run(f"{kernels}:add_kernel", "--signature", sig, "--target", "cpu", "--emit", "asm")
-    assert r.returncode == 0, r.stderr
-    calls = re.findall(r"call\w*\s+(\S+)", r.stdout)
-    assert calls and all(callee.startswith("add_kernel") for callee in calls), calls
+    LLVM would round with __truncsfbf2, which Debian 12's libgcc lacks; float
+    atomics of bf16 too (compare-and-swap loops on 16 bits)."""
+    for kernel, sig in (("add_kernel", SIG.replace("fp32", "bf16")),
+                        ("accumulate", "*bf16:16, *bf16:16, i32, 64")):
+        r = run(f"{kernels}:{kernel}", "--signature", sig, "--target", "cpu", "--emit", "llvm")
+        assert r.returncode == 0, r.stderr
+        assert "bfloat" not in r.stdout and re.search(r"fadd <?(\d+ x )?float>?", r.stdout)
+        r = run(f"{kernels}:{kernel}", "--signature", sig, "--target", "cpu", "--emit", "asm")
+        assert r.returncode == 0, r.stderr
+        calls = re.findall(r"call\w*\s+(\S+)", r.stdout)
+        assert calls and all(callee.startswith(kernel) for callee in calls), (kernel, calls)
 
 def test_autotuned_kernel_and_integer_hints(kernels):
     r = run(f"{kernels}:scale", "--signature", "*fp32:16, i32:16, fp32, 128")
@@ -132,7 +143,7 @@ def test_autotuned_kernel_and_integer_hints(kernels):
 @pytest.mark.parametrize("args,code,message", [
     (["missing.py:add_kernel", "--signature", SIG], 1, "tessera compile: error: file 'missing.py' not found"),
     (["{k}:nope", "--signature", SIG], 1,
-     "tessera compile: error: no kernel 'nope' in '{k}' (kernels there: add_kernel, broken, scale)"),
+     "tessera compile: error: no kernel 'nope' in '{k}' (kernels there: accumulate, add_kernel, broken, scale)"),
     (["{k}:not_a_kernel", "--signature", SIG], 1,
      "tessera compile: error: 'not_a_kernel' in '{k}' is not a @jit kernel but int"),
     (["{k}", "--signature", SIG], 2, "tessera compile: error: expected FILE.py:KERNEL, got '{k}'"),

@@ -364,6 +364,38 @@ def test_torch_bfloat16_tensors(backend):
     assert torch.equal(prefix.float(), rows.float().cumsum(dim=1))
     assert torch.equal(counts.float(), torch.full((4,), 8 * 16 * 0.5))
 
+
+@tessera.jit
+def bfloat16_atomics(sum_ptr, max_ptr, min_ptr, x_ptr, old_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(old_ptr + offs, tl.atomic_add(sum_ptr + offs, x, mask=mask), mask=mask)
+    tl.atomic_max(max_ptr + offs, x, mask=mask)
+    tl.atomic_min(min_ptr + offs, x, mask=mask)
+
+
+def test_torch_bfloat16_atomics(backend, rng):
+    """Float atomics of bf16 round once, to nearest even, as PyTorch's bf16
+    add does (the CPU runs them as compare-and-swap loops on 16 bits, with its
+    own rounding); max and min skip a NaN operand, as torch.fmax does."""
+    torch = pytest.importorskip("torch")
+    bits = lambda t: t.view(torch.int16)
+    n = 1000
+    gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    scale = torch.exp2(torch.randint(-20, 20, (n,), generator=gen).float())
+    start = (torch.randn(n, generator=gen) * scale).to(torch.bfloat16)
+    x = (torch.randn(n, generator=gen) * scale.flip(0)).to(torch.bfloat16)
+    x[:4] = torch.tensor([float("nan"), float("inf"), -0.0, 3.3895e38])
+    start[3] = 3.3895e38
+    sums, maxima, minima = start.clone(), start.clone(), start.clone()
+    old = torch.empty(n, dtype=torch.bfloat16)
+    bfloat16_atomics[(tessera.cdiv(n, 128),)](sums, maxima, minima, x, old, n, BLOCK=128)
+    assert torch.equal(bits(old), bits(start))
+    expected = start + x
+    assert torch.isnan(sums[0]) and torch.equal(bits(sums[1:]), bits(expected[1:]))
+    assert torch.equal(maxima, torch.fmax(start, x)) and torch.equal(minima, torch.fmin(start, x))
+
 def test_torch_strided_view(backend):
     torch = pytest.importorskip("torch")
 

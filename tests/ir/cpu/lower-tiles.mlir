@@ -209,12 +209,19 @@ tile.func @bf16_lanes(%p: !tile.ptr<bf16>, %out: !tile.ptr<bf16>, %n: i32) {
 
 // -----
 
-// The float atomics of bf16 take each lane's bits as bf16 (LLVM computes
-// them in f32); an exchange moves the bits.
+// A float atomic of bf16 is a compare-and-swap loop on the lane's bits that
+// adds in f32 and rounds back with integer arithmetic (no `bfloat` reaches
+// LLVM); an exchange moves the bits.
 // CHECK-LABEL: func.func @bf16_atomics
-// CHECK: %[[NUMBER:.*]] = llvm.bitcast %{{.*}} : i16 to bf16
-// CHECK: %[[OLD:.*]] = llvm.atomicrmw fadd %{{.*}}, %[[NUMBER]] acq_rel : !llvm.ptr, bf16
-// CHECK: llvm.bitcast %[[OLD]] : bf16 to i16
+// CHECK: %[[FIRST:.*]] = llvm.load %[[PTR:.*]] atomic monotonic {alignment = 2 : i64} : !llvm.ptr -> i16
+// CHECK: scf.while (%[[EXPECTED:.*]] = %[[FIRST]]) : (i16) -> i16
+// CHECK: %[[SUM:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[SUM]] : f32 to i32
+// CHECK: %[[NEW:.*]] = arith.trunci %{{.*}} : i32 to i16
+// CHECK: %[[PAIR:.*]] = llvm.cmpxchg %[[PTR]], %[[EXPECTED]], %[[NEW]] acq_rel acquire
+// CHECK: %[[SEEN:.*]] = llvm.extractvalue %[[PAIR]][0]
+// CHECK: scf.condition(%{{.*}}) %[[SEEN]] : i16
+// CHECK-NOT: bf16
 // CHECK: llvm.atomicrmw xchg %{{.*}}, %{{.*}} acq_rel : !llvm.ptr, i16
 tile.func @bf16_atomics(%p: !tile.ptr<bf16>, %s: bf16) {
   %v = tile.splat %s : bf16 -> tensor<8xbf16>

@@ -38,6 +38,9 @@ __all__ = [
     "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "umulhi", "swizzle2d",
     "extern_elementwise",
     "inline_asm_elementwise", "extra",
+    # random numbers (random.py)
+    "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox", "philox_impl",
+    "uint_to_uniform_float", "pair_uniform_to_normal",
     # shapes
     "broadcast_to", "broadcast", "reshape", "view", "trans", "permute", "expand_dims", "ravel",
     "join", "split", "interleave", "cat",
@@ -1780,6 +1783,10 @@ math = _Namespace(exp=exp, exp2=exp2, log=log, log2=log2, sqrt=sqrt, sqrt_rn=sqr
                   sigmoid=sigmoid, abs=abs, sin=sin, cos=cos, erf=erf, floor=floor, ceil=ceil,
                   fma=fma, max=maximum, min=minimum, cdiv=cdiv, div_rn=div_rn, fdiv=fdiv)
 
+
+# Triton's random numbers, written with the builtins above.
+from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x,  # noqa: E402
+                     randint, randint4x, randn, randn4x, uint_to_uniform_float)
 
 # tl.extra.libdevice and tl.extra.cuda.libdevice (Triton's spellings of one
 # module), importable as modules too: `from tessera.language.extra import

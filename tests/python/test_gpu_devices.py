@@ -23,9 +23,10 @@ from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, b
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
 from test_tensor_descriptors import matmul_through_device_descriptors
-from test_tutorials import (_layer_norm_fwd_fused, add_kernel, matmul_descriptor_persistent,
-                            matmul_kernel, matmul_kernel_persistent, rows_of_16_bytes,
-                            softmax_kernel, softmax_reference)
+from test_tutorials import (_layer_norm_fwd_fused, _seeded_dropout, add_kernel,
+                            dropout_reference, matmul_descriptor_persistent, matmul_kernel,
+                            matmul_kernel_persistent, rows_of_16_bytes, softmax_kernel,
+                            softmax_reference)
 
 
 class Placement:
@@ -118,6 +119,20 @@ def test_softmax(place, rng, shape):
                                            num_warps=4, num_stages=2)
     # GPU exp is within a few ulp (Vulkan allows 3 + 2|x|): a little looser than the CPU's 1e-5.
     np.testing.assert_allclose(place.get(y), softmax_reference(x), rtol=5e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("n", [1, 5000])
+def test_seeded_dropout(place, rng, n):
+    # Philox's 32-bit products (umulhi: mul.hi.u32, OpUMulExtended) and the
+    # seed's 64-bit halves, bit for bit.
+    x = rng.standard_normal(n).astype(np.float32) + 2
+    p, seed = 0.3, int(rng.integers(-2**40, 2**40))
+    out = place.empty((n,), np.float32)
+    _seeded_dropout[(tessera.cdiv(n, 1024),)](place.put(x), out, n, p, seed, BLOCK_SIZE=1024)
+    keep, expected = dropout_reference(x, p, seed)
+    got = place.get(out)
+    np.testing.assert_array_equal(got != 0, keep)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
 @tessera.jit

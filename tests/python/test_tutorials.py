@@ -9,6 +9,8 @@ import tessera
 import tessera.language as tl
 from tessera import TensorDescriptor
 
+from test_random import philox_reference, uniform_reference
+
 # ---------------------------------------------------------------------------
 # 01: vector add
 # ---------------------------------------------------------------------------
@@ -350,6 +352,48 @@ def test_matmul_descriptor_persistent(backend, rng, M, N, K, num_sms, subtile):
     ref = a.astype(np.float64) @ bt.astype(np.float64).T
     np.testing.assert_allclose(c[:, :N].astype(np.float64), ref, rtol=2e-3, atol=2e-2)
     np.testing.assert_array_equal(c[:, N:], 0)
+
+
+# ---------------------------------------------------------------------------
+# 04: low-memory dropout (the seeded form: a seed instead of a stored mask)
+# ---------------------------------------------------------------------------
+
+
+@tessera.jit
+def _seeded_dropout(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    keep = tl.rand(seed, offsets) > p
+    tl.store(output_ptr + offsets, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+def seeded_dropout(x, p, seed, out=None):
+    out = np.empty_like(x) if out is None else out
+    n = x.size
+    _seeded_dropout[(tessera.cdiv(n, 1024),)](x, out, n, p, seed, BLOCK_SIZE=1024)
+    return out
+
+
+def dropout_reference(x, p, seed):
+    offsets = np.arange(x.size, dtype=object)
+    words = philox_reference([offsets, 0, 0, 0], [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF])
+    keep = uniform_reference(words[0]) > np.float32(p)
+    return keep, np.where(keep, x / (np.float32(1) - np.float32(p)), np.float32(0))
+
+
+@pytest.mark.parametrize("n", [1, 1000, 5000])
+def test_seeded_dropout(backend, rng, n):
+    x = rng.standard_normal(n).astype(np.float32) + 2  # no zeros of its own
+    p, seed = 0.3, int(rng.integers(2**31))
+    out = seeded_dropout(x, p, seed)
+    keep, expected = dropout_reference(x, p, seed)
+    np.testing.assert_array_equal(out != 0, keep)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+    np.testing.assert_array_equal(seeded_dropout(x, p, seed), out)
+    if n >= 1000:
+        assert abs((out == 0).mean() - p) < 0.05
+        assert not np.array_equal(seeded_dropout(x, p, seed + 1) != 0, keep)
 
 
 # ---------------------------------------------------------------------------

@@ -26,6 +26,10 @@ import torch
 import aot
 from run import error_summary, tessera_kernels, triton_cdiv
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tests", "python"))
+from test_random import philox_reference, uniform_reference  # noqa: E402
+
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correctness_kernels.py")
 
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
@@ -395,6 +399,23 @@ def integer_case(n=1000, block=128):
     return Case(f"integer // and % n={n}", run)
 
 
+def dropout_case(n=5000, block=1024, p=0.3, seed=-123456789):
+    """Triton's tutorial 04: Philox's words (mul.hi.u32 on NVIDIA GPUs) from
+    a negative seed, whose high word is all ones, bit for bit."""
+    def run(kernels, on):
+        x = on.input((n,), "fp32", 1.0, 3.0)
+        out = on.output((n,), "fp32")
+        kernels.seeded_dropout[(triton_cdiv(n, block),)](x, out, n, p, seed, BLOCK=block)
+
+        def expected():
+            words = philox_reference([np.arange(n, dtype=object), 0, 0, 0],
+                                     [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF])
+            keep = uniform_reference(words[0]) > np.float32(p)
+            return np.where(keep, host(x).astype(np.float32) / np.float32(1 - p), 0)
+        on.check(out, expected, rtol=1e-6)
+    return Case(f"seeded dropout (tl.rand) n={n}", run)
+
+
 def histogram_case(n=5000, block=256):
     def run(kernels, on):
         x = on.input((n,), "i32", 0, 16)
@@ -619,7 +640,7 @@ def cases():
         found.append(libdevice_case(op))
     found.append(inline_asm_case())
     found += [float8_case("fp8e4nv"), float8_case("fp8e5")]
-    found += [integer_case(), histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
+    found += [integer_case(), dropout_case(), histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
               descriptor_case()]
     for layout in ("nn", "nt"):
         found.append(descriptor_matmul_case(layout, 4, 3))

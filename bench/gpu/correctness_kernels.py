@@ -249,6 +249,15 @@ def integer_ops(x_ptr, y_ptr, div_ptr, mod_ptr, n, BLOCK: tl.constexpr):
 
 
 @jit
+def seeded_dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    keep = tl.rand(seed, offs) > p
+    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@jit
 def histogram(x_ptr, hist_ptr, sum_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

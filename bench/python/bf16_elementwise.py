@@ -10,12 +10,12 @@ second (two inputs, one output) and the ratio. See docs/cpu-backend.md, "bf16".
 """
 
 import argparse
-import time
 
 import torch
 
 import tessera
 import tessera.language as tl
+from best_time import best_seconds
 
 
 @tessera.jit
@@ -31,15 +31,6 @@ def leaky_fma(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def torch_leaky_fma(x, y):
     z = x * y + x
     return torch.where(z > 0, z, 0.5 * z)
-
-
-def best_seconds(run, reps):
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main():

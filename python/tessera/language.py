@@ -32,18 +32,19 @@ __all__ = [
     "atomic_xor", "atomic_xchg", "atomic_cas", "make_tensor_descriptor", "load_tensor_descriptor",
     "store_tensor_descriptor", "make_block_ptr", "advance",
     # math
-    "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "xor_sum", "reduce",
-    "associative_scan", "where", "exp", "exp2", "log",
-    "log2", "sqrt", "rsqrt", "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum",
-    "minimum", "clamp", "fma", "cdiv", "fdiv", "div_rn", "softmax", "umulhi", "swizzle2d",
-    "extern_elementwise",
-    "inline_asm_elementwise", "extra",
+    "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "xor_sum", "reduce_or",
+    "reduce", "associative_scan", "where", "exp", "exp2", "log", "log2", "sqrt", "rsqrt",
+    "sigmoid", "abs", "sin", "cos", "erf", "floor", "ceil", "maximum", "minimum", "clamp",
+    "PropagateNan", "add", "sub", "mul", "fma", "cdiv", "fdiv", "div_rn", "softmax", "umulhi",
+    "swizzle2d", "extern_elementwise", "inline_asm_elementwise", "extra",
+    # sorting and reversing (ordering.py)
+    "sort", "topk", "bitonic_merge", "flip",
     # random numbers (random.py)
     "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox", "philox_impl",
     "uint_to_uniform_float", "pair_uniform_to_normal",
     # shapes
-    "broadcast_to", "broadcast", "reshape", "view", "trans", "permute", "expand_dims", "ravel",
-    "join", "split", "interleave", "cat",
+    "cast", "to_tensor", "broadcast_to", "broadcast", "reshape", "view", "trans", "permute",
+    "expand_dims", "ravel", "join", "split", "interleave", "cat",
     # hints and debugging
     "multiple_of", "max_contiguous", "max_constancy", "assume", "debug_barrier", "device_print", "static_print",
     "static_assert", "device_assert", "static_range", "range",
@@ -437,7 +438,7 @@ class tensor:
 
     # -- methods ---------------------------------------------------------------
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
-        return _cast(self, dtype, bitcast)
+        return cast(self, dtype, fp_downcast_rounding, bitcast)
 
     @property
     def T(self):
@@ -779,6 +780,25 @@ def _cast(x, dtype_, bitcast=False):
         return x
     h = b.cast(x.handle, dtype_.ir_type(b), _loc(), bool(bitcast), x.dtype is uint8)
     return tensor(h, dtype_)
+
+
+@builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
+    """`input` converted to `dtype` (Triton's ``tl.cast``, also ``x.to``): values
+    rounded to nearest even, or the same bits with ``bitcast=True``."""
+    rounding = _unwrap(fp_downcast_rounding)
+    if rounding not in (None, "rtne"):
+        if rounding == "rtz":
+            _error("fp_downcast_rounding='rtz' is not supported: conversions round to "
+                   "nearest even ('rtne')")
+        _error(f"fp_downcast_rounding must be 'rtne' or 'rtz', got {_describe(rounding)}")
+    return _cast(input, dtype, _unwrap(bitcast))
+
+
+@builtin
+def to_tensor(x):
+    """`x` as a tensor: a Python number becomes a constant typed as a literal."""
+    return _to_tensor(x)
 
 
 def _as_list(value):
@@ -1309,6 +1329,15 @@ def xor_sum(input, axis=None, keep_dims=False):
 
 
 @builtin
+def reduce_or(input, axis, keep_dims=False):
+    """The bitwise or of the integers along `axis`."""
+    x = _to_tensor(input)
+    if not x.dtype.is_int():
+        _error(f"reduce_or needs integer elements, got {x!r}")
+    return reduce(x, axis, lambda a, b: _binary("or", a, b), keep_dims)
+
+
+@builtin
 def where(condition, x, y):
     """`x` where `condition` is true, else `y` (broadcast together)."""
     cond = _to_tensor(condition)
@@ -1350,21 +1379,69 @@ floor = _make_unary("floor", "Rounds down.")
 ceil = _make_unary("ceil", "Rounds up.")
 
 
-@builtin
-def maximum(x, y, propagate_nan=None):
-    """The elementwise maximum (a NaN loses to a number)."""
-    return _binary("maximum", x, y)
+class PropagateNan:
+    """What `maximum`, `minimum` and `clamp` make of a NaN operand (Triton's
+    ``tl.PropagateNan``): NONE lets a number win, ALL makes the result NaN."""
+    NONE = "none"
+    ALL = "all"
+
+
+def _propagates_nan(propagate_nan):
+    value = _unwrap(propagate_nan)
+    if value is None or value == PropagateNan.NONE:
+        return False
+    if value == PropagateNan.ALL:
+        return True
+    _error(f"propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, "
+           f"got {_describe(value)}")
+
+
+def _extremum(op, x, y, propagate_nan):
+    result = _binary(op, x, y)
+    if not _propagates_nan(propagate_nan) or not result.dtype.is_floating():
+        return result
+    a, b = _operands(x, y)
+    # NaN + anything is NaN: the sum stands in for whichever operand is NaN.
+    return where((a != a) | (b != b), a + b, result)
 
 
 @builtin
-def minimum(x, y, propagate_nan=None):
-    """The elementwise minimum (a NaN loses to a number)."""
-    return _binary("minimum", x, y)
+def maximum(x, y, propagate_nan=PropagateNan.NONE):
+    """The elementwise maximum: a NaN loses to a number, unless `propagate_nan`
+    is tl.PropagateNan.ALL."""
+    return _extremum("maximum", x, y, propagate_nan)
 
 
 @builtin
-def clamp(x, min, max, propagate_nan=None):
-    return minimum(maximum(x, min), max)
+def minimum(x, y, propagate_nan=PropagateNan.NONE):
+    """The elementwise minimum: a NaN loses to a number, unless `propagate_nan`
+    is tl.PropagateNan.ALL."""
+    return _extremum("minimum", x, y, propagate_nan)
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=PropagateNan.NONE):
+    """`x` kept within [min, max]; with tl.PropagateNan.ALL a NaN `x` stays NaN."""
+    return minimum(maximum(x, min, propagate_nan), max, propagate_nan)
+
+
+@builtin
+def add(x, y, sanitize_overflow=True):
+    """x + y (Triton's ``tl.add``). Integer overflow wraps; Triton checks it
+    only in its debug mode, which Tessera does not have."""
+    return _binary("add", x, y)
+
+
+@builtin
+def sub(x, y, sanitize_overflow=True):
+    """x - y (Triton's ``tl.sub``)."""
+    return _binary("sub", x, y)
+
+
+@builtin
+def mul(x, y, sanitize_overflow=True):
+    """x * y (Triton's ``tl.mul``)."""
+    return _binary("mul", x, y)
 
 
 @builtin
@@ -1784,7 +1861,8 @@ math = _Namespace(exp=exp, exp2=exp2, log=log, log2=log2, sqrt=sqrt, sqrt_rn=sqr
                   fma=fma, max=maximum, min=minimum, cdiv=cdiv, div_rn=div_rn, fdiv=fdiv)
 
 
-# Triton's random numbers, written with the builtins above.
+# Triton's random numbers and sorting networks, written with the builtins above.
+from .ordering import bitonic_merge, flip, sort, topk  # noqa: E402
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x,  # noqa: E402
                      randint, randint4x, randn, randn4x, uint_to_uniform_float)
 

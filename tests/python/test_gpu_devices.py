@@ -22,6 +22,7 @@ from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, b
                            cast_kernel, dot_kernel, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
+from test_ordering import flips, ordered, random_rows
 from test_tensor_descriptors import matmul_through_device_descriptors
 from test_tutorials import (_layer_norm_fwd_fused, _seeded_dropout, add_kernel,
                             dropout_reference, matmul_descriptor_persistent, matmul_kernel,
@@ -569,6 +570,29 @@ def test_atomics(place, rng, n):
     total = place.put(np.zeros(1, np.float32))
     float_atomic_kernel[(tessera.cdiv(n, 64),)](place.put(values), total, n, BLOCK=64)
     np.testing.assert_allclose(place.get(total)[0], values.astype(np.float64).sum(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16])
+def test_sort_topk_and_flip(place, rng, dtype):
+    """Each exchange pairs elements one bit apart in their index: within a
+    thread's registers, across lanes, and across warps."""
+    rows, n, k = 2, 128, 8
+    x = random_rows(rng, (rows, n), dtype)
+    x[0, :3] = x[0, 3]  # ties
+    ascending = np.sort(x, axis=1)
+    bitonic = np.concatenate([ascending[:, ::2], ascending[:, 1::2][:, ::-1]], axis=1)
+    outs = [place.empty((rows, n), dtype) for _ in range(2)]
+    tops = [place.empty((rows, k), dtype) for _ in range(2)]
+    merged = place.empty((rows, n), dtype)
+    ordered[(1,)](place.put(x), place.put(bitonic), *outs, *tops, merged, R=rows, N=n, K=k)
+    for got, expected in zip(outs + tops + [merged],
+                             [ascending, ascending[:, ::-1], ascending[:, ::-1][:, :k],
+                              ascending[:, :k], ascending]):
+        np.testing.assert_array_equal(place.get(got), expected)
+    flipped_rows, flipped_columns = place.empty((rows, n), dtype), place.empty((rows, n), dtype)
+    flips[(1,)](place.put(x), flipped_rows, flipped_columns, R=rows, N=n)
+    np.testing.assert_array_equal(place.get(flipped_rows), x[::-1])
+    np.testing.assert_array_equal(place.get(flipped_columns), x[:, ::-1])
 
 
 # ---------------------------------------------------------------------------

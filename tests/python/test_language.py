@@ -262,6 +262,92 @@ def test_bitcast(backend, rng):
     np.testing.assert_array_equal(out, x.view(np.int32))
 
 
+@tessera.jit
+def functional_forms(x_ptr, y_ptr, out_ptr, bits_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.add(x, y), mask=mask)
+    tl.store(out_ptr + n + offs, tl.sub(x, 2), mask=mask)
+    tl.store(out_ptr + 2 * n + offs, tl.mul(3, y, sanitize_overflow=False), mask=mask)
+    tl.store(out_ptr + 3 * n + offs, tl.cast(x, tl.float16, fp_downcast_rounding="rtne"),
+             mask=mask)
+    tl.store(out_ptr + 4 * n + offs, tl.to_tensor(1.5) + x * 0, mask=mask)
+    tl.store(bits_ptr + offs, tl.cast(x, tl.int32, bitcast=True), mask=mask)
+    rows = tl.cast(x, tl.int32, bitcast=True).reshape(BLOCK // 8, 8) & 0xFF
+    tl.store(bits_ptr + BLOCK + tl.arange(0, BLOCK // 8), tl.reduce_or(rows, 1))
+
+
+def test_functional_forms(backend, rng):
+    """tl.add, tl.sub, tl.mul, tl.cast, tl.to_tensor, tl.reduce_or: Triton's
+    functions for operators and conversions."""
+    n, block = 50, 64
+    x = np.zeros(block, np.float32)
+    x[:n] = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(block).astype(np.float32)
+    out = np.zeros(5 * n, np.float32)
+    bits = np.zeros(block + block // 8, np.int32)
+    functional_forms[(1,)](x, y, out, bits, n, BLOCK=block)
+    x, y = x[:n], y[:n]
+    np.testing.assert_array_equal(out.reshape(5, n), [x + y, x - 2, 3 * y,
+                                                      x.astype(np.float16).astype(np.float32),
+                                                      np.full(n, 1.5, np.float32)])
+    words = np.zeros(block, np.float32)
+    words[:n] = x
+    np.testing.assert_array_equal(bits[:n], x.view(np.int32))
+    np.testing.assert_array_equal(bits[block:],
+                                  np.bitwise_or.reduce(words.view(np.int32).reshape(-1, 8) & 0xFF,
+                                                       axis=1))
+
+
+@tessera.jit
+def extrema(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr, PROPAGATE: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(out_ptr + offs, tl.maximum(x, y, propagate_nan=PROPAGATE))
+    tl.store(out_ptr + BLOCK + offs, tl.minimum(x, y, PROPAGATE))
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.clamp(x, -0.5, 0.5, propagate_nan=PROPAGATE))
+
+
+@pytest.mark.parametrize("propagate", ["NONE", "ALL"])
+def test_propagate_nan(backend, rng, propagate):
+    """tl.PropagateNan.ALL: a NaN operand makes a NaN result; NONE (the
+    default): the number wins, as fmax and fmin do."""
+    block = 32
+    x = rng.standard_normal(block).astype(np.float32)
+    y = rng.standard_normal(block).astype(np.float32)
+    x[:4], y[2:6] = np.nan, np.nan
+    out = np.zeros(3 * block, np.float32)
+    extrema[(1,)](x, y, out, BLOCK=block, PROPAGATE=getattr(tl.PropagateNan, propagate))
+    if propagate == "ALL":
+        expected = [np.maximum(x, y), np.minimum(x, y), np.clip(x, -0.5, 0.5)]
+    else:
+        expected = [np.fmax(x, y), np.fmin(x, y), np.fmin(np.fmax(x, -0.5), 0.5)]
+    np.testing.assert_array_equal(out.reshape(3, block), expected)
+
+
+@pytest.mark.parametrize("call, message", [
+    ("x.to(tl.float16, fp_downcast_rounding='rtz')", "fp_downcast_rounding='rtz' is not supported"),
+    ("tl.cast(x, tl.float16, fp_downcast_rounding='up')",
+     "fp_downcast_rounding must be 'rtne' or 'rtz', got str 'up'"),
+    ("tl.maximum(x, x, propagate_nan=True)",
+     "propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got bool True"),
+    ("tl.reduce_or(x, 0)", "reduce_or needs integer elements"),
+])
+def test_conversion_and_nan_options_are_checked(tmp_path, call, message):
+    source = tmp_path / "kernels.py"
+    source.write_text("import tessera\nimport tessera.language as tl\n\n\n@tessera.jit\n"
+                      "def bad(x_ptr):\n    x = tl.load(x_ptr + tl.arange(0, 8))\n"
+                      f"    tl.store(x_ptr + tl.arange(0, 8), {call})\n")
+    namespace = {}
+    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    with pytest.raises(tessera.CompilationError) as error:
+        namespace["bad"][(1,)](np.zeros(8, np.float32))
+    assert message in str(error.value) and f"{source}:8:" in str(error.value)
+
+
 # ---------------------------------------------------------------------------
 # Reductions and scans
 # ---------------------------------------------------------------------------

@@ -1,0 +1,196 @@
+"""Triton's ``tl.sort``, ``tl.topk``, ``tl.bitonic_merge`` and ``tl.flip``:
+tiles reordered along a power-of-two dimension by networks of exchanges, written
+with the builtins of tessera.language, so that every backend runs them.
+
+An exchange pairs the elements whose indices differ in one bit `j`: the tile
+is viewed as ``[..., n >> (j + 1), 2, 1 << j]``, and each element's partner,
+the other element of its pair, is its bits xored with the xor of the pair (an
+`xor_sum` over the axis of 2). Sorting is Batcher's bitonic network, m (m + 1)
+/ 2 compare-exchange steps for n = 2^m; `topk` sorts runs of k, then halves
+the tile with the elementwise maximum of pairs of runs sorted in opposite
+directions (which holds the k largest of both, in bitonic order) and merges.
+The decision to exchange is made from the pair's left and right values, the
+same at both elements, so every step is a permutation; a NaN counts as larger
+than every number, so NaNs sort last (first when descending), as in NumPy and
+PyTorch, and `topk` ranks them above infinity.
+"""
+
+from .language import (_error, _to_tensor, _unwrap, arange, bfloat16, builtin, float16, float32,
+                       float64, float8e4nv, float8e5, int8, int16, int32, int64, reshape, uint8,
+                       where, xor_sum)
+
+_SAME_WIDTH_INTEGER = {float16: int16, bfloat16: int16, float32: int32, float64: int64,
+                       float8e4nv: int8, float8e5: int8, uint8: int8}
+
+
+def _bits(x, what):
+    """`x` as integers of its width, and the way back."""
+    if x.dtype.is_ptr():
+        _error(f"{what} does not take pointers, got {x!r}")
+    if x.dtype.is_bool():
+        return x.to(int8), lambda b: b != 0
+    integer = _SAME_WIDTH_INTEGER.get(x.dtype)
+    if integer is None:
+        return x, lambda b: b
+    dtype = x.dtype
+    return x.to(integer, bitcast=True), lambda b: b.to(dtype, bitcast=True)
+
+
+def _comparable(x):
+    """Booleans compared as 0 and 1, and the way back."""
+    if x.dtype.is_bool():
+        return x.to(int8), lambda sorted_: sorted_ != 0
+    return x, lambda sorted_: sorted_
+
+
+def _log2(n, what):
+    if n < 1 or n & (n - 1):
+        _error(f"{what}: the dimension must be a power of two, got {n}")
+    return n.bit_length() - 1
+
+
+def _dimension(x, dim, what, last_only):
+    rank = len(x.shape)
+    if rank == 0:
+        _error(f"{what} needs a tile, got a scalar")
+    dim = _unwrap(dim)
+    dim = rank - 1 if dim is None else dim
+    if not isinstance(dim, int) or not -rank <= dim < rank:
+        _error(f"{what}: dim must be None or in [-{rank}, {rank}), got {dim!r}")
+    dim %= rank
+    if last_only and dim != rank - 1:
+        _error(f"{what} works along the last dimension only, got dim={dim} of {rank}")
+    return dim
+
+
+class _Pairs:
+    """`x` viewed so that the elements whose index along `dim` differs in bit
+    `j` pair up along one axis of 2."""
+
+    def __init__(self, x, dim, j):
+        self.shape, n = list(x.shape), x.shape[dim]
+        self.view = self.shape[:dim] + [n >> (j + 1), 2, 1 << j] + self.shape[dim + 1:]
+        self.axis, self.rank, self.j = dim + 1, len(self.view), j
+        self.x = reshape(x, self.view)
+
+    def along(self, values, axis):
+        """A 1-D tile placed on `axis` of the view, broadcastable against it."""
+        shape = [1] * self.rank
+        shape[axis] = values.shape[0]
+        return reshape(values, shape)
+
+    def index_bit(self, s):
+        """Bit `s` (>= j) of each element's index, 0 or 1."""
+        if s == self.j:
+            return self.along(arange(0, 2), self.axis)
+        higher = self.along(arange(0, self.view[self.axis - 1]), self.axis - 1)
+        return (higher >> (s - self.j - 1)) & 1
+
+    def partner(self, what):
+        bits, back = _bits(self.x, what)
+        return back(bits ^ xor_sum(bits, self.axis, keep_dims=True))
+
+    def first(self, values):
+        """The first element of each pair, the pair axis dropped."""
+        bits, back = _bits(values, "topk")
+        return back(xor_sum(where(self.index_bit(self.j) == 0, bits, 0), self.axis))
+
+    def result(self, values):
+        return reshape(values, self.shape)
+
+
+def _greater(a, b):
+    """a > b, with a NaN above every number."""
+    if not a.dtype.is_floating():
+        return a > b
+    return (a > b) | ((a != a) & (b == b))
+
+
+def _compare_exchange(x, j, descending):
+    """One step of the network on bit `j` of the last dimension: each pair in
+    ascending order, or descending where `descending` (a bool or a 0/1 tile
+    on the view) says so."""
+    pairs = _Pairs(x, len(x.shape) - 1, j)
+    other = pairs.partner("sort")
+    on_right = pairs.index_bit(j) == 1
+    left, right = where(on_right, other, pairs.x), where(on_right, pairs.x, other)
+    exchange = _greater(left, right)
+    if isinstance(descending, bool):
+        exchange = ~exchange if descending else exchange
+    else:
+        exchange = exchange != (descending == 1)
+    return pairs.result(where(exchange, other, pairs.x))
+
+
+def _direction(x, j, s, m, descending):
+    """The order of the runs of 2^s being merged: alternating by index bit s
+    until the last stage, `descending` in it."""
+    if s >= m:
+        return descending
+    return _Pairs(x, len(x.shape) - 1, j).index_bit(s)
+
+
+def _merge(x, s, m, descending):
+    """Merges the bitonic runs of 2^s of the last dimension (n = 2^m)."""
+    for j in reversed(range(s)):
+        x = _compare_exchange(x, j, _direction(x, j, s, m, descending))
+    return x
+
+
+@builtin
+def sort(x, dim=None, descending=False):
+    """`x` sorted along its last dimension (a power of two long)."""
+    x = _to_tensor(x)
+    m = _log2(x.shape[_dimension(x, dim, "sort", True)], "sort")
+    descending = bool(_unwrap(descending))
+    x, back = _comparable(x)
+    for s in range(1, m + 1):
+        x = _merge(x, s, m, descending)
+    return back(x)
+
+
+@builtin
+def bitonic_merge(x, dim=None, descending=False):
+    """A bitonic last dimension (rising then falling, or the reverse, up to a
+    rotation) sorted: the last stage of `sort`."""
+    x = _to_tensor(x)
+    m = _log2(x.shape[_dimension(x, dim, "bitonic_merge", True)], "bitonic_merge")
+    x, back = _comparable(x)
+    return back(_merge(x, m, m, bool(_unwrap(descending))))
+
+
+@builtin
+def topk(x, k, dim=None, descending=True):
+    """The k largest elements along the last dimension, largest first (the k
+    smallest, smallest first, when not `descending`); k a power of two no
+    larger than the dimension."""
+    x = _to_tensor(x)
+    n = x.shape[_dimension(x, dim, "topk", True)]
+    m, k = _log2(n, "topk"), _unwrap(k)
+    if not isinstance(k, int) or k < 1 or k > n or k & (k - 1):
+        _error(f"topk: k must be a power of two from 1 to {n}, got {k!r}")
+    q, descending = _log2(k, "topk"), bool(_unwrap(descending))
+    x, back = _comparable(x)
+    for s in range(1, q + 1):
+        x = _merge(x, s, m, descending)
+    while x.shape[-1] > k:
+        # Runs of k in opposite directions, pairwise: the better of each two
+        # elements k apart holds the k best of both runs, bitonic.
+        pairs = _Pairs(x, len(x.shape) - 1, q)
+        other = pairs.partner("topk")
+        better = _greater(pairs.x, other) if descending else _greater(other, pairs.x)
+        x = reshape(pairs.first(where(better, pairs.x, other)),
+                    list(x.shape[:-1]) + [x.shape[-1] // 2])
+        x = _merge(x, q, _log2(x.shape[-1], "topk"), descending)
+    return back(x)
+
+
+@builtin
+def flip(x, dim=None):
+    """`x` reversed along `dim` (the last by default), a power of two long."""
+    x = _to_tensor(x)
+    dim = _dimension(x, dim, "flip", False)
+    for j in range(_log2(x.shape[dim], "flip")):
+        pairs = _Pairs(x, dim, j)
+        x = pairs.result(pairs.partner("flip"))
+    return x

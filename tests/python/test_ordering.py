@@ -1,0 +1,114 @@
+"""tl.sort, tl.topk, tl.bitonic_merge and tl.flip (python/tessera/ordering.py)
+against NumPy on fresh random tiles: every dtype family, ties, NaNs, both
+directions, several rows."""
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+
+
+@tessera.jit
+def ordered(x_ptr, bitonic_ptr, up_ptr, down_ptr, top_ptr, bottom_ptr, merged_ptr,
+            R: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rows = tl.arange(0, R)[:, None]
+    offs = rows * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(up_ptr + offs, tl.sort(x))
+    tl.store(down_ptr + offs, tl.sort(x, dim=1, descending=True))
+    top = rows * K + tl.arange(0, K)[None, :]
+    tl.store(top_ptr + top, tl.topk(x, K))
+    tl.store(bottom_ptr + top, tl.topk(x, K, descending=False))
+    tl.store(merged_ptr + offs, tl.bitonic_merge(tl.load(bitonic_ptr + offs)))
+
+
+def random_rows(rng, shape, dtype):
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -5), min(info.max, 5), shape, endpoint=True).astype(dtype)
+    return (rng.standard_normal(shape) * 100).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int32, np.int8,
+                                   np.uint8, np.int64])
+@pytest.mark.parametrize("rows, n, k", [(1, 1, 1), (4, 16, 4), (2, 128, 8), (2, 64, 64)])
+def test_sort_and_topk_match_numpy(backend, rng, dtype, rows, n, k):
+    x = random_rows(rng, (rows, n), dtype)  # integers: many ties
+    outs = [np.zeros((rows, n), dtype) for _ in range(2)]
+    tops = [np.zeros((rows, k), dtype) for _ in range(2)]
+    merged = np.zeros((rows, n), dtype)
+    ascending = np.sort(x, axis=1)
+    # Each row rising, then falling from a point drawn at random.
+    peak = int(rng.integers(0, n + 1))
+    bitonic = np.concatenate([np.sort(x[:, :peak], axis=1), np.sort(x[:, peak:], axis=1)[:, ::-1]],
+                             axis=1)
+    ordered[(1,)](x, bitonic, *outs, *tops, merged, R=rows, N=n, K=k)
+    np.testing.assert_array_equal(outs[0], ascending)
+    np.testing.assert_array_equal(outs[1], ascending[:, ::-1])
+    np.testing.assert_array_equal(tops[0], ascending[:, ::-1][:, :k])
+    np.testing.assert_array_equal(tops[1], ascending[:, :k])
+    np.testing.assert_array_equal(merged, ascending)
+
+
+@tessera.jit
+def sort_rows(x_ptr, out_ptr, N: tl.constexpr, DESCENDING: tl.constexpr):
+    offs = tl.program_id(0) * N + tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs), descending=DESCENDING))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_permutes_nans_and_infinities(backend, rng, descending):
+    """A NaN counts as larger than every number: NaNs last, as np.sort puts
+    them (first when descending), infinities and -0.0 in their places."""
+    n = 64
+    x = rng.standard_normal((3, n)).astype(np.float32)
+    x[0, rng.choice(n, 5, replace=False)] = np.nan
+    x[1, :4] = [np.inf, -np.inf, np.nan, -0.0]
+    out = np.zeros_like(x)
+    sort_rows[(3,)](x, out, N=n, DESCENDING=descending)
+    expected = np.sort(x, axis=1)
+    np.testing.assert_array_equal(out, expected[:, ::-1] if descending else expected)
+
+
+@tessera.jit
+def flips(x_ptr, rows_ptr, cols_ptr, R: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, R)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(rows_ptr + offs, tl.flip(x, 0))
+    tl.store(cols_ptr + offs, tl.flip(x))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.bool_, np.int64])
+@pytest.mark.parametrize("rows, n", [(1, 1), (8, 4), (2, 256)])
+def test_flip(backend, rng, dtype, rows, n):
+    x = random_rows(rng, (rows, n), dtype)
+    along_rows, along_columns = np.zeros_like(x), np.zeros_like(x)
+    flips[(1,)](x, along_rows, along_columns, R=rows, N=n)
+    np.testing.assert_array_equal(along_rows, x[::-1])
+    np.testing.assert_array_equal(along_columns, x[:, ::-1])
+
+
+@pytest.mark.parametrize("call, message", [
+    ("tl.sort(x, dim=0)", "sort works along the last dimension only, got dim=0 of 2"),
+    ("tl.sort(x, dim=2)", "sort: dim must be None or in [-2, 2), got 2"),
+    ("tl.topk(x, 3)", "topk: k must be a power of two from 1 to 8, got 3"),
+    ("tl.topk(x, 16)", "topk: k must be a power of two from 1 to 8, got 16"),
+    ("tl.flip(tl.sum(x))", "flip needs a tile, got a scalar"),
+    ("tl.sort(x_ptr + tl.arange(0, 8))", "sort does not take pointers"),
+])
+def test_errors_name_the_call(tmp_path, call, message):
+    source = tmp_path / "kernels.py"
+    source.write_text(
+        "import tessera\nimport tessera.language as tl\n\n\n@tessera.jit\n"
+        "def bad(x_ptr):\n"
+        "    x = tl.load(x_ptr + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])\n"
+        f"    tl.store(x_ptr, tl.sum(tl.sum({call})))\n")
+    namespace = {}
+    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    with pytest.raises(tessera.CompilationError) as error:
+        namespace["bad"][(1,)](np.zeros(32, np.float32))
+    assert message in str(error.value)
+    assert f"{source}:8:" in str(error.value)

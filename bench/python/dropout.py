@@ -5,10 +5,12 @@
 Triton's tutorial 04 kernel (`tl.rand(seed, offsets) > p` keeps an element,
 scaled by 1 / (1 - p)): Philox4x32-10 per element, no mask stored, against
 `torch.nn.functional.dropout` (which draws from its own generator), run in
-turns in this process on n float32 elements. Checks Tessera's result against
-the seed's mask (tests/python/test_random.py's reference) and PyTorch's for the
-kept fraction, then prints the best time of each, the bytes moved per second
-(one input, one output) and the ratio. See docs/python-guide.md, "Random numbers".
+turns in this process on n float32 elements. The kernel is
+tests/python/test_tutorials.py's; its mask is checked against the seed's (the
+NumPy Philox of tests/python/test_random.py) and PyTorch's against its kept
+fraction; then the script prints the best time of each, the bytes moved per
+second (one input, one output) and the ratio. See docs/python-guide.md,
+"Random numbers".
 """
 
 import argparse
@@ -19,21 +21,12 @@ import numpy as np
 import torch
 
 import tessera
-import tessera.language as tl
 from best_time import best_seconds
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "tests", "python"))
 from test_random import philox_reference, uniform_reference  # noqa: E402
-
-
-@tessera.jit
-def seeded_dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    keep = tl.rand(seed, offs) > p
-    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+from test_tutorials import _seeded_dropout as seeded_dropout  # noqa: E402
 
 
 def main():
@@ -47,7 +40,7 @@ def main():
     x = torch.randn(args.n, generator=torch.Generator().manual_seed(0)) + 4  # no zeros
     out = torch.empty_like(x)
     grid = (tessera.cdiv(args.n, args.block),)
-    launch = lambda: seeded_dropout[grid](x, out, args.n, args.p, seed, BLOCK=args.block)
+    launch = lambda: seeded_dropout[grid](x, out, args.n, args.p, seed, BLOCK_SIZE=args.block)
     launch()  # compiles
     checked = min(args.n, 1 << 16)  # the reference runs on Python integers
     words = philox_reference([np.arange(checked, dtype=object), 0, 0, 0], [seed, 0])

@@ -36,3 +36,24 @@ def rng(request):
     request.node.user_properties.append(("seed", seed))
     print(f"random seed: {seed}")
     return np.random.default_rng(seed)
+
+
+@pytest.fixture
+def kernel_error(tmp_path):
+    """Compiles `body` (lines) as the kernel `bad(signature)` of a file of its
+    own, launches it on one program with `args`, and returns the text of the
+    CompilationError, which must name that file and the body's last line."""
+
+    def compile_and_launch(signature, body, *args, **kwargs):
+        lines = ["import tessera", "import tessera.language as tl", "", "", "@tessera.jit",
+                 f"def bad({signature}):"] + ["    " + line for line in body]
+        source = tmp_path / "kernels.py"
+        source.write_text("\n".join(lines) + "\n")
+        namespace = {}
+        exec(compile(source.read_text(), str(source), "exec"), namespace)
+        with pytest.raises(tessera.CompilationError) as error:
+            namespace["bad"][(1,)](*args, **kwargs)
+        assert f"{source}:{len(lines)}:" in str(error.value)
+        return str(error.value)
+
+    return compile_and_launch

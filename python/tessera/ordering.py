@@ -9,10 +9,14 @@ the other element of its pair, is its bits xored with the xor of the pair (an
 / 2 compare-exchange steps for n = 2^m; `topk` sorts runs of k, then halves
 the tile with the elementwise maximum of pairs of runs sorted in opposite
 directions (which holds the k largest of both, in bitonic order) and merges.
-The decision to exchange is made from the pair's left and right values, the
-same at both elements, so every step is a permutation; a NaN counts as larger
-than every number, so NaNs sort last (first when descending), as in NumPy and
-PyTorch, and `topk` ranks them above infinity.
+Elements are compared as integer keys, which are equal only where their bits
+are, so every step permutes the bits whichever element of a tie moves. Floats are
+compared as integer keys made once before the network and undone after it:
+the bits with the magnitude of negatives inverted (so that the order of the
+integers is that of the numbers, -0.0 just below +0.0), less the count of
+negative NaNs, which wraps them above the positive ones. A NaN of either sign
+thus sorts last (first when descending), as in NumPy and PyTorch, and `topk`
+ranks NaNs above infinity.
 """
 
 from .language import (_error, _to_tensor, _unwrap, arange, bfloat16, builtin, float16, float32,
@@ -36,11 +40,37 @@ def _bits(x, what):
     return x.to(integer, bitcast=True), lambda b: b.to(dtype, bitcast=True)
 
 
-def _comparable(x):
-    """Booleans compared as 0 and 1, and the way back."""
+# Negative NaNs per float type: every pattern of a maximal exponent and a
+# nonzero fraction, except e4m3's, which has one NaN of each sign.
+_NEGATIVE_NANS = {float16: 2**10 - 1, bfloat16: 2**7 - 1, float32: 2**23 - 1,
+                  float64: 2**52 - 1, float8e5: 2**2 - 1, float8e4nv: 1}
+
+
+def _float_keys(x):
+    dtype, width = x.dtype, x.dtype.primitive_bitwidth
+    nans, magnitude = _NEGATIVE_NANS[dtype], (1 << (width - 1)) - 1
+
+    def flip_negatives(bits):
+        return bits ^ ((bits >> (width - 1)) & magnitude)
+
+    return (flip_negatives(x.to(_SAME_WIDTH_INTEGER[dtype], bitcast=True)) - nans,
+            lambda keys: flip_negatives(keys + nans).to(dtype, bitcast=True))
+
+
+def _sort_keys(x):
+    """Integers that order as `x` does (booleans as 0 and 1, floats as above),
+    at least 32 bits wide (narrower ones would be unpacked at every step), and
+    the way back."""
     if x.dtype.is_bool():
-        return x.to(int8), lambda sorted_: sorted_ != 0
-    return x, lambda sorted_: sorted_
+        keys, back = x.to(int8), lambda sorted_keys: sorted_keys != 0
+    elif x.dtype in _NEGATIVE_NANS:
+        keys, back = _float_keys(x)
+    else:
+        keys, back = x, lambda sorted_keys: sorted_keys
+    if keys.dtype.primitive_bitwidth >= 32:
+        return keys, back
+    narrow = keys.dtype
+    return keys.to(int32), lambda sorted_keys: back(sorted_keys.to(narrow))
 
 
 def _log2(n, what):
@@ -99,27 +129,21 @@ class _Pairs:
         return reshape(values, self.shape)
 
 
-def _greater(a, b):
-    """a > b, with a NaN above every number."""
-    if not a.dtype.is_floating():
-        return a > b
-    return (a > b) | ((a != a) & (b == b))
-
-
 def _compare_exchange(x, j, descending):
     """One step of the network on bit `j` of the last dimension: each pair in
     ascending order, or descending where `descending` (a bool or a 0/1 tile
     on the view) says so."""
     pairs = _Pairs(x, len(x.shape) - 1, j)
     other = pairs.partner("sort")
-    on_right = pairs.index_bit(j) == 1
-    left, right = where(on_right, other, pairs.x), where(on_right, pairs.x, other)
-    exchange = _greater(left, right)
+    # Ascending, the left element takes its partner where it is greater and
+    # the right one where it is not: equal keys are equal bits, so taking the
+    # partner's then changes nothing.
+    flip = pairs.index_bit(j) == 1
     if isinstance(descending, bool):
-        exchange = ~exchange if descending else exchange
+        flip = ~flip if descending else flip
     else:
-        exchange = exchange != (descending == 1)
-    return pairs.result(where(exchange, other, pairs.x))
+        flip = flip != (descending == 1)
+    return pairs.result(where((pairs.x > other) != flip, other, pairs.x))
 
 
 def _direction(x, j, s, m, descending):
@@ -143,7 +167,7 @@ def sort(x, dim=None, descending=False):
     x = _to_tensor(x)
     m = _log2(x.shape[_dimension(x, dim, "sort", True)], "sort")
     descending = bool(_unwrap(descending))
-    x, back = _comparable(x)
+    x, back = _sort_keys(x)
     for s in range(1, m + 1):
         x = _merge(x, s, m, descending)
     return back(x)
@@ -155,7 +179,7 @@ def bitonic_merge(x, dim=None, descending=False):
     rotation) sorted: the last stage of `sort`."""
     x = _to_tensor(x)
     m = _log2(x.shape[_dimension(x, dim, "bitonic_merge", True)], "bitonic_merge")
-    x, back = _comparable(x)
+    x, back = _sort_keys(x)
     return back(_merge(x, m, m, bool(_unwrap(descending))))
 
 
@@ -170,7 +194,7 @@ def topk(x, k, dim=None, descending=True):
     if not isinstance(k, int) or k < 1 or k > n or k & (k - 1):
         _error(f"topk: k must be a power of two from 1 to {n}, got {k!r}")
     q, descending = _log2(k, "topk"), bool(_unwrap(descending))
-    x, back = _comparable(x)
+    x, back = _sort_keys(x)
     for s in range(1, q + 1):
         x = _merge(x, s, m, descending)
     while x.shape[-1] > k:
@@ -178,7 +202,7 @@ def topk(x, k, dim=None, descending=True):
         # elements k apart holds the k best of both runs, bitonic.
         pairs = _Pairs(x, len(x.shape) - 1, q)
         other = pairs.partner("topk")
-        better = _greater(pairs.x, other) if descending else _greater(other, pairs.x)
+        better = pairs.x > other if descending else other > pairs.x
         x = reshape(pairs.first(where(better, pairs.x, other)),
                     list(x.shape[:-1]) + [x.shape[-1] // 2])
         x = _merge(x, q, _log2(x.shape[-1], "topk"), descending)

@@ -59,18 +59,22 @@ def sort_rows(x_ptr, out_ptr, N: tl.constexpr, DESCENDING: tl.constexpr):
     tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs), descending=DESCENDING))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
 @pytest.mark.parametrize("descending", [False, True])
-def test_sort_permutes_nans_and_infinities(backend, rng, descending):
-    """A NaN counts as larger than every number: NaNs last, as np.sort puts
-    them (first when descending), infinities and -0.0 in their places."""
+def test_sort_places_nans_and_keeps_every_bit(backend, rng, dtype, descending):
+    """A NaN of either sign counts as larger than every number: NaNs last, as
+    np.sort puts them (first when descending); infinities and zeros in their
+    places; the output a permutation of the input's bits."""
     n = 64
-    x = rng.standard_normal((3, n)).astype(np.float32)
+    x = rng.standard_normal((3, n)).astype(dtype)
     x[0, rng.choice(n, 5, replace=False)] = np.nan
-    x[1, :4] = [np.inf, -np.inf, np.nan, -0.0]
+    x[1, :6] = [np.inf, -np.inf, np.nan, -0.0, 0.0, -np.nan]
     out = np.zeros_like(x)
     sort_rows[(3,)](x, out, N=n, DESCENDING=descending)
     expected = np.sort(x, axis=1)
     np.testing.assert_array_equal(out, expected[:, ::-1] if descending else expected)
+    bits = np.dtype(f"i{x.itemsize}")
+    np.testing.assert_array_equal(np.sort(out.view(bits), axis=1), np.sort(x.view(bits), axis=1))
 
 
 @tessera.jit

@@ -7,16 +7,15 @@ is viewed as ``[..., n >> (j + 1), 2, 1 << j]``, and each element's partner,
 the other element of its pair, is its bits xored with the xor of the pair (an
 `xor_sum` over the axis of 2). Sorting is Batcher's bitonic network, m (m + 1)
 / 2 compare-exchange steps for n = 2^m; `topk` sorts runs of k, then halves
-the tile with the elementwise maximum of pairs of runs sorted in opposite
-directions (which holds the k largest of both, in bitonic order) and merges.
-Elements are compared as integer keys, which are equal only where their bits
-are, so every step permutes the bits whichever element of a tie moves. Floats are
-compared as integer keys made once before the network and undone after it:
-the bits with the magnitude of negatives inverted (so that the order of the
-integers is that of the numbers, -0.0 just below +0.0), less the count of
-negative NaNs, which wraps them above the positive ones. A NaN of either sign
-thus sorts last (first when descending), as in NumPy and PyTorch, and `topk`
-ranks NaNs above infinity.
+the tile with the better of the elements k apart in pairs of runs sorted in
+opposite directions (the k best of both, in bitonic order) and merges.
+Elements are compared as integer keys, made once before the network and
+undone after it, which are equal only where the bits are: every step permutes
+the bits, whichever element of a tie moves. A float's key is its bits with the
+magnitude of negatives inverted (so that the integers order as the numbers do,
+-0.0 just below +0.0), less the count of negative NaNs, which wraps those above
+the positive ones: a NaN of either sign sorts last (first when descending), as
+in NumPy and PyTorch, and `topk` ranks NaNs above infinity.
 """
 
 from .language import (_error, _to_tensor, _unwrap, arange, bfloat16, builtin, float16, float32,

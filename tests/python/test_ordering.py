@@ -107,3 +107,22 @@ def test_errors_name_the_call(kernel_error, call, message):
     body = ["x = tl.load(x_ptr + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])",
             f"tl.store(x_ptr, tl.sum(tl.sum({call})))"]
     assert message in kernel_error("x_ptr", body, np.zeros(32, np.float32))
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3fn", "float8_e5m2"])
+def test_sort_of_the_floats_numpy_lacks(backend, rng, name):
+    """bf16 and both fp8 types (PyTorch tensors), NaN included: their keys
+    count their own negative NaNs (e4m3 has one)."""
+    torch = pytest.importorskip("torch")
+    dtype = getattr(torch, name)
+    gen = torch.Generator().manual_seed(int(rng.integers(2**31)))
+    x = (torch.randn(4, 64, generator=gen) * 8).to(dtype)
+    x[0, :3] = torch.tensor([float("nan"), -0.0, float("-nan")]).to(dtype)
+    out = torch.empty_like(x)
+    sort_rows[(4,)](x, out, N=64, DESCENDING=False)
+    # NaN as +inf and back: torch.sort orders NaNs last too.
+    expected = torch.sort(x.float().nan_to_num(float("inf")), dim=1).values
+    assert torch.equal(out.float().nan_to_num(float("inf")), expected)
+    bits = torch.int16 if dtype == torch.bfloat16 else torch.int8
+    assert torch.equal(torch.sort(out.view(bits), dim=1).values,
+                       torch.sort(x.view(bits), dim=1).values)

@@ -204,27 +204,6 @@ bool Splitter::splitOp(Operation *op) {
   return false;
 }
 
-/// Whether `op` may move down to just before `target` (later in the block).
-bool canSinkTo(Operation *op, Operation *target) {
-  if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>())
-    return false;
-  if (isMemoryEffectFree(op))
-    return true;
-  // A load may pass ops that write nothing.
-  auto effects = llvm::dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects || !effects.onlyHasEffect<MemoryEffects::Read>())
-    return false;
-  for (Operation *it = op->getNextNode(); it && it != target; it = it->getNextNode()) {
-    if (isMemoryEffectFree(it))
-      continue;
-    auto other = llvm::dyn_cast<MemoryEffectOpInterface>(it);
-    if (!other || other.hasEffect<MemoryEffects::Write>() ||
-        other.hasEffect<MemoryEffects::Allocate>() || other.hasEffect<MemoryEffects::Free>())
-      return false;
-  }
-  return true;
-}
-
 void Splitter::splitBlock(Block &block, llvm::SmallVectorImpl<Operation *> &replaced) {
   llvm::SmallVector<Operation *> ops;
   for (Operation &op : block)
@@ -264,8 +243,32 @@ void Splitter::finish(llvm::ArrayRef<Operation *> replaced) {
   }
 }
 
+/// An op the schedule may move: one without regions whose only effect is to
+/// read memory, if any.
+bool isMovable(Operation *op) {
+  if (op->getNumRegions() != 0 || op->hasTrait<OpTrait::IsTerminator>() ||
+      op->getNumResults() == 0)
+    return false;
+  if (isMemoryEffectFree(op))
+    return true;
+  auto effects = llvm::dyn_cast<MemoryEffectOpInterface>(op);
+  return effects && effects.onlyHasEffect<MemoryEffects::Read>();
+}
+
+bool writesMemory(Operation *op) {
+  if (isMemoryEffectFree(op))
+    return false;
+  auto effects = llvm::dyn_cast<MemoryEffectOpInterface>(op);
+  return !effects || effects.hasEffect<MemoryEffects::Write>() ||
+         effects.hasEffect<MemoryEffects::Allocate>() || effects.hasEffect<MemoryEffects::Free>();
+}
+
 /// Erases side-effect-free ops without users, then computes chunk by chunk:
-/// bottom-up, each op moves to just before its first user in this block.
+/// the ops that stay in place (anchors: side effects, regions, users outside
+/// the block) keep their order, and each movable op moves down to just before
+/// the first anchor that needs it, right after its own operands. A load moves
+/// only where no write lies between. Linear in the block's size: positions
+/// are computed once, not asked of the block while it changes.
 void schedule(Block &block) {
   llvm::SmallVector<Operation *> ops;
   for (Operation &op : block)
@@ -275,25 +278,63 @@ void schedule(Block &block) {
         isMemoryEffectFree(op))
       op->erase();
   ops.clear();
-  for (Operation &op : block)
+  llvm::DenseMap<Operation *, size_t> position;
+  for (Operation &op : block) {
+    position[&op] = ops.size();
     ops.push_back(&op);
-  for (Operation *op : llvm::reverse(ops)) {
-    if (op->getNumResults() == 0 || op->use_empty())
-      continue;
-    Operation *first = nullptr;
-    for (Operation *user : op->getUsers()) {
-      Operation *ancestor = block.findAncestorOpInBlock(*user);
-      if (!ancestor) {
-        first = nullptr;
-        break;
-      }
-      if (!first || ancestor->isBeforeInBlock(first))
-        first = ancestor;
-    }
-    if (!first || first == op->getNextNode() || !canSinkTo(op, first))
-      continue;
-    op->moveBefore(first);
   }
+  size_t n = ops.size();
+  // The first anchor each op feeds (n: none in this block, so it stays), and
+  // the first write at or after each position.
+  llvm::SmallVector<size_t> firstAnchor(n, n), nextWrite(n + 1, n);
+  llvm::SmallVector<bool> anchor(n);
+  for (size_t i = n; i-- > 0;) {
+    Operation *op = ops[i];
+    nextWrite[i] = writesMemory(op) ? i : nextWrite[i + 1];
+    bool usedOutside = false;
+    for (Operation *user : op->getUsers()) {
+      Operation *inBlock = block.findAncestorOpInBlock(*user);
+      if (!inBlock) {
+        usedOutside = true;
+        continue;
+      }
+      size_t at = position.lookup(inBlock);
+      firstAnchor[i] = std::min(firstAnchor[i], anchor[at] ? at : firstAnchor[at]);
+    }
+    anchor[i] = !isMovable(op) || usedOutside || firstAnchor[i] == n ||
+                (!isMemoryEffectFree(op) && nextWrite[i + 1] < firstAnchor[i]);
+  }
+  // Each anchor in order, after the movable ops it needs, operands first.
+  llvm::SmallVector<Operation *> order;
+  llvm::SmallVector<bool> placed(n);
+  llvm::SmallVector<std::pair<Operation *, bool>> stack;
+  for (size_t a = 0; a < n; ++a) {
+    if (!anchor[a])
+      continue;
+    stack.push_back({ops[a], false});
+    while (!stack.empty()) {
+      auto [op, operandsDone] = stack.pop_back_val();
+      size_t at = position.lookup(op);
+      if (placed[at])
+        continue;
+      if (operandsDone) {
+        placed[at] = true;
+        order.push_back(op);
+        continue;
+      }
+      stack.push_back({op, true});
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          if (def && def->getBlock() == &block && !anchor[position.lookup(def)] &&
+              !placed[position.lookup(def)])
+            stack.push_back({def, false});
+        }
+      });
+    }
+  }
+  for (Operation *op : order)
+    op->moveBefore(&block, block.end());
 }
 
 struct SplitVectors : tessera::cpu::impl::TileCpuSplitVectorsBase<SplitVectors> {

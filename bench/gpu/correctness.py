@@ -416,6 +416,18 @@ def dropout_case(n=5000, block=1024, p=0.3, seed=-123456789):
     return Case(f"seeded dropout (tl.rand) n={n}", run)
 
 
+def sort_case(dtype, rows=5, n=1024, k=16, warps=4):
+    """tl.sort and tl.topk: bitonic exchanges within registers, across lanes
+    (shuffles) and across warps (shared memory)."""
+    def run(kernels, on):
+        x = on.input((rows, n), dtype, -100.0, 100.0)
+        ordered, top = on.output((rows, n), dtype), on.output((rows, k), dtype)
+        kernels.sort_rows[(rows,)](x, ordered, top, N=n, K=k, num_warps=warps)
+        on.check(ordered, lambda: -np.sort(-host(x), axis=1))
+        on.check(top, lambda: -np.sort(-host(x), axis=1)[:, :k])
+    return Case(f"sort and topk {dtype} {rows}x{n} k={k} warps={warps}", run)
+
+
 def histogram_case(n=5000, block=256):
     def run(kernels, on):
         x = on.input((n,), "i32", 0, 16)
@@ -640,7 +652,8 @@ def cases():
         found.append(libdevice_case(op))
     found.append(inline_asm_case())
     found += [float8_case("fp8e4nv"), float8_case("fp8e5")]
-    found += [integer_case(), dropout_case(), histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
+    found += [integer_case(), dropout_case(), sort_case("fp32"), sort_case("i32", warps=8),
+              histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
               descriptor_case()]
     for layout in ("nn", "nt"):
         found.append(descriptor_matmul_case(layout, 4, 3))

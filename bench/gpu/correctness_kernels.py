@@ -258,6 +258,13 @@ def seeded_dropout(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
 
 
 @jit
+def sort_rows(x_ptr, sorted_ptr, top_ptr, N: tl.constexpr, K: tl.constexpr):
+    x = tl.load(x_ptr + tl.program_id(0) * N + tl.arange(0, N))
+    tl.store(sorted_ptr + tl.program_id(0) * N + tl.arange(0, N), tl.sort(x, descending=True))
+    tl.store(top_ptr + tl.program_id(0) * K + tl.arange(0, K), tl.topk(x, K))
+
+
+@jit
 def histogram(x_ptr, hist_ptr, sum_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

@@ -329,7 +329,7 @@ def test_aot_passes_host_descriptors_as_the_jit_does():
     "reduce argmax axis=1 29x100 warps=4",
     "reduce cumsum axis=0 29x100 warps=1",
     "unary exp n=1000", "unary div_rn n=1000", "integer // and % n=1000",
-    "seeded dropout (tl.rand) n=5000",
+    "seeded dropout (tl.rand) n=5000", "sort and topk i32 5x1024 k=16 warps=8",
     "atomic_add histogram and float sum n=5000", "trans fp16 100x70",
     "tensor descriptor 96x64 block 32x16", "tensor descriptor 101x72 block 32x32 tma",
     "descriptor matmul bf16 nt 150x137x203 tile 64x64x32 warps=4 stages=3",

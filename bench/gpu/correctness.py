@@ -28,7 +28,7 @@ from run import error_summary, tessera_kernels, triton_cdiv
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "tests", "python"))
-from test_random import philox_reference, uniform_reference  # noqa: E402
+from random_reference import dropout_reference  # noqa: E402
 
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correctness_kernels.py")
 
@@ -407,12 +407,8 @@ def dropout_case(n=5000, block=1024, p=0.3, seed=-123456789):
         out = on.output((n,), "fp32")
         kernels.seeded_dropout[(triton_cdiv(n, block),)](x, out, n, p, seed, BLOCK=block)
 
-        def expected():
-            words = philox_reference([np.arange(n, dtype=object), 0, 0, 0],
-                                     [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF])
-            keep = uniform_reference(words[0]) > np.float32(p)
-            return np.where(keep, host(x).astype(np.float32) / np.float32(1 - p), 0)
-        on.check(out, expected, rtol=1e-6)
+        on.check(out, lambda: dropout_reference(host(x).astype(np.float32), p, seed)[1],
+                 rtol=1e-6)
     return Case(f"seeded dropout (tl.rand) n={n}", run)
 
 

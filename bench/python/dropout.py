@@ -7,7 +7,7 @@ scaled by 1 / (1 - p)): Philox4x32-10 per element, no mask stored, against
 `torch.nn.functional.dropout` (which draws from its own generator), run in
 turns in this process on n float32 elements. The kernel is
 tests/python/test_tutorials.py's; its mask is checked against the seed's (the
-NumPy Philox of tests/python/test_random.py) and PyTorch's against its kept
+NumPy Philox of tests/python/random_reference.py) and PyTorch's against its kept
 fraction; then the script prints the best time of each, the bytes moved per
 second (one input, one output) and the ratio. See docs/python-guide.md,
 "Random numbers".
@@ -25,7 +25,7 @@ from best_time import best_seconds
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "tests", "python"))
-from test_random import philox_reference, uniform_reference  # noqa: E402
+from random_reference import dropout_reference  # noqa: E402
 from test_tutorials import _seeded_dropout as seeded_dropout  # noqa: E402
 
 
@@ -43,8 +43,8 @@ def main():
     launch = lambda: seeded_dropout[grid](x, out, args.n, args.p, seed, BLOCK_SIZE=args.block)
     launch()  # compiles
     checked = min(args.n, 1 << 16)  # the reference runs on Python integers
-    words = philox_reference([np.arange(checked, dtype=object), 0, 0, 0], [seed, 0])
-    if not np.array_equal(out[:checked].numpy() != 0, uniform_reference(words[0]) > args.p):
+    keep, _ = dropout_reference(x[:checked].numpy(), args.p, seed)
+    if not np.array_equal(out[:checked].numpy() != 0, keep):
         raise SystemExit("Tessera's mask differs from the seed's")
     dropped = lambda t: (t == 0).float().mean().item()
     torch_run = lambda: torch.nn.functional.dropout(x, args.p, training=True)

@@ -320,6 +320,18 @@ def test_aot_passes_host_descriptors_as_the_jit_does():
         ("ptr", base.data_ptr()), ("i32", 300), ("i32", 200), ("i64", 208), ("i32", 7)]
 
 
+def test_correctness_script_loads_where_tessera_is_not_built():
+    """The lent GPU machines have PyTorch but no Tessera: correctness.py and
+    the references it imports must load there (as `--aot` runs them)."""
+    pytest.importorskip("torch")
+    code = ("import sys; sys.modules['tessera'] = None; "
+            f"sys.path.insert(0, {os.path.dirname(RUN)!r}); "
+            "import correctness; assert correctness.cases()")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert result.returncode == 0, result.stderr
+
+
 @pytest.mark.parametrize("name", [
     "matmul fp16 nt 150x136x200 tile 64x64x32 ieee warps=4 stages=3",
     "matmul bf16 nn 150x136x200 tile 64x64x32 ieee warps=8 stages=3",

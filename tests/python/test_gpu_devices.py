@@ -22,12 +22,12 @@ from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, b
                            cast_kernel, dot_kernel, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
+from random_reference import dropout_reference
 from test_ordering import flips, ordered, random_rows
 from test_tensor_descriptors import matmul_through_device_descriptors
 from test_tutorials import (_layer_norm_fwd_fused, _seeded_dropout, add_kernel,
-                            dropout_reference, matmul_descriptor_persistent, matmul_kernel,
-                            matmul_kernel_persistent, rows_of_16_bytes, softmax_kernel,
-                            softmax_reference)
+                            matmul_descriptor_persistent, matmul_kernel, matmul_kernel_persistent,
+                            rows_of_16_bytes, softmax_kernel, softmax_reference)
 
 
 class Placement:

@@ -9,7 +9,7 @@ import tessera
 import tessera.language as tl
 from tessera import TensorDescriptor
 
-from test_random import philox_reference, uniform_reference
+from random_reference import dropout_reference
 
 # ---------------------------------------------------------------------------
 # 01: vector add
@@ -373,13 +373,6 @@ def seeded_dropout(x, p, seed, out=None):
     n = x.size
     _seeded_dropout[(tessera.cdiv(n, 1024),)](x, out, n, p, seed, BLOCK_SIZE=1024)
     return out
-
-
-def dropout_reference(x, p, seed):
-    offsets = np.arange(x.size, dtype=object)
-    words = philox_reference([offsets, 0, 0, 0], [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF])
-    keep = uniform_reference(words[0]) > np.float32(p)
-    return keep, np.where(keep, x / (np.float32(1) - np.float32(p)), np.float32(0))
 
 
 @pytest.mark.parametrize("n", [1, 1000, 5000])

@@ -19,8 +19,8 @@ in NumPy and PyTorch, and `topk` ranks NaNs above infinity.
 """
 
 from .language import (_error, _to_tensor, _unwrap, arange, bfloat16, builtin, float16, float32,
-                       float64, float8e4nv, float8e5, int8, int16, int32, int64, reshape, uint8,
-                       where, xor_sum)
+                       float64, float8e4nv, float8e5, int8, int16, int32, int64, max, min,
+                       reshape, uint8, where, xor_sum)
 
 _SAME_WIDTH_INTEGER = {float16: int16, bfloat16: int16, float32: int32, float64: int64,
                        float8e4nv: int8, float8e5: int8, uint8: int8}
@@ -61,7 +61,7 @@ def _sort_keys(x):
     at least 32 bits wide (narrower ones would be unpacked at every step), and
     the way back."""
     if x.dtype.is_bool():
-        keys, back = x.to(int8), lambda sorted_keys: sorted_keys != 0
+        keys, back = _bits(x, "sort")
     elif x.dtype in _NEGATIVE_NANS:
         keys, back = _float_keys(x)
     else:
@@ -119,44 +119,31 @@ class _Pairs:
         bits, back = _bits(self.x, what)
         return back(bits ^ xor_sum(bits, self.axis, keep_dims=True))
 
-    def first(self, values):
-        """The first element of each pair, the pair axis dropped."""
-        bits, back = _bits(values, "topk")
-        return back(xor_sum(where(self.index_bit(self.j) == 0, bits, 0), self.axis))
-
     def result(self, values):
         return reshape(values, self.shape)
 
 
-def _compare_exchange(x, j, descending):
-    """One step of the network on bit `j` of the last dimension: each pair in
-    ascending order, or descending where `descending` (a bool or a 0/1 tile
-    on the view) says so."""
+def _compare_exchange(x, j, s, m, descending):
+    """One step of merging the bitonic runs of 2^s of the last dimension (n =
+    2^m), on index bit `j`: the runs in alternating order by index bit s, in
+    `descending` order in the last stage (s = m)."""
     pairs = _Pairs(x, len(x.shape) - 1, j)
     other = pairs.partner("sort")
     # Ascending, the left element takes its partner where it is greater and
     # the right one where it is not: equal keys are equal bits, so taking the
     # partner's then changes nothing.
     flip = pairs.index_bit(j) == 1
-    if isinstance(descending, bool):
-        flip = ~flip if descending else flip
-    else:
-        flip = flip != (descending == 1)
+    if s < m:
+        flip = flip != (pairs.index_bit(s) == 1)
+    elif descending:
+        flip = ~flip
     return pairs.result(where((pairs.x > other) != flip, other, pairs.x))
-
-
-def _direction(x, j, s, m, descending):
-    """The order of the runs of 2^s being merged: alternating by index bit s
-    until the last stage, `descending` in it."""
-    if s >= m:
-        return descending
-    return _Pairs(x, len(x.shape) - 1, j).index_bit(s)
 
 
 def _merge(x, s, m, descending):
     """Merges the bitonic runs of 2^s of the last dimension (n = 2^m)."""
     for j in reversed(range(s)):
-        x = _compare_exchange(x, j, _direction(x, j, s, m, descending))
+        x = _compare_exchange(x, j, s, m, descending)
     return x
 
 
@@ -196,14 +183,12 @@ def topk(x, k, dim=None, descending=True):
     x, back = _sort_keys(x)
     for s in range(1, q + 1):
         x = _merge(x, s, m, descending)
+    best = max if descending else min
     while x.shape[-1] > k:
         # Runs of k in opposite directions, pairwise: the better of each two
-        # elements k apart holds the k best of both runs, bitonic.
+        # keys k apart holds the k best of both runs, bitonic.
         pairs = _Pairs(x, len(x.shape) - 1, q)
-        other = pairs.partner("topk")
-        better = pairs.x > other if descending else other > pairs.x
-        x = reshape(pairs.first(where(better, pairs.x, other)),
-                    list(x.shape[:-1]) + [x.shape[-1] // 2])
+        x = reshape(best(pairs.x, pairs.axis), list(x.shape[:-1]) + [x.shape[-1] // 2])
         x = _merge(x, q, _log2(x.shape[-1], "topk"), descending)
     return back(x)
 

@@ -1030,7 +1030,9 @@ Value bf16BitsToF32(OpBuilder &b, Location loc, Value bits) {
   return arith::BitcastOp::create(b, loc, b.getF32Type(), high);
 }
 
-/// Rounds to nearest even; a NaN stays a NaN of its sign, made quiet.
+/// Rounds to nearest even; a NaN stays a NaN of its sign, made quiet: what
+/// upstream's bf16 expansion (tile-cpu-expand-bf16) does to an arith.truncf,
+/// written out here because this conversion cannot create bf16-typed ops.
 Value f32ToBf16Bits(OpBuilder &b, Location loc, Value number) {
   Value bits = arith::BitcastOp::create(b, loc, b.getI32Type(), number);
   Value high = arith::ShRUIOp::create(b, loc, bits, i32Const(b, loc, 16));

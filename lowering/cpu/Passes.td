@@ -105,8 +105,8 @@ def TileCpuExpandBf16 : Pass<"tile-cpu-expand-bf16", "::mlir::ModuleOp"> {
       (exact), which is what the micro-kernel computes for them anyway.
 
     What is left of bf16 only moves (loads, stores, selects, shuffles), and
-    `tile-cpu-lower-tiles` carries it in i16 lanes: LLVM never sees `bfloat`
-    but in the scalar atomics of bf16 (`atomicrmw fadd bfloat`).
+    `tile-cpu-lower-tiles` carries it in i16 lanes (its float atomics as
+    compare-and-swap loops on the bits): LLVM never sees `bfloat`.
 
     ```mlir
     %b = arith.truncf %x : tensor<8xf32> to tensor<8xbf16>

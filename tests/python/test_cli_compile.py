@@ -118,7 +118,6 @@ def test_emit_llvm_asm_obj(kernels, tmp_path):
     assert (tmp_path / "scale.o").read_bytes()[:4] == b"\x7fELF"
 
 
-
 @pytest.mark.skipif(not tessera.cpu_available(), reason="no CPU lowering in this build")
 def test_bf16_object_needs_no_runtime_library(kernels):
     """bf16 reaches LLVM as i16 with its arithmetic in f32: no `bfloat` that
@@ -133,6 +132,7 @@ def test_bf16_object_needs_no_runtime_library(kernels):
         assert r.returncode == 0, r.stderr
         calls = re.findall(r"call\w*\s+(\S+)", r.stdout)
         assert calls and all(callee.startswith(kernel) for callee in calls), (kernel, calls)
+
 
 def test_autotuned_kernel_and_integer_hints(kernels):
     r = run(f"{kernels}:scale", "--signature", "*fp32:16, i32:16, fp32, 128")

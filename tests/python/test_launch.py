@@ -396,6 +396,7 @@ def test_torch_bfloat16_atomics(backend, rng):
     assert torch.isnan(sums[0]) and torch.equal(bits(sums[1:]), bits(expected[1:]))
     assert torch.equal(maxima, torch.fmax(start, x)) and torch.equal(minima, torch.fmin(start, x))
 
+
 def test_torch_strided_view(backend):
     torch = pytest.importorskip("torch")
 

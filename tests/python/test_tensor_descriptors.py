@@ -76,7 +76,6 @@ def test_padding_option(backend, rng, padding, fill):
     np.testing.assert_array_equal(out, expected)
 
 
-
 @pytest.mark.parametrize("dtype_name", ["bfloat16", "float8_e5m2"])
 def test_nan_padding_of_narrow_floats(backend, dtype_name):
     """The CPU moves bf16 and fp8 as integers: the NaN padding is their NaN's
@@ -89,6 +88,7 @@ def test_nan_padding_of_narrow_floats(backend, dtype_name):
     padded_block[(1,)](x, out, M, N, BM=8, BN=8, PADDING="nan")
     assert torch.equal(out[:4, :4], x[M - 4:, N - 4:])
     assert out[4:, :].float().isnan().all() and out[:, 4:].float().isnan().all()
+
 
 def test_padding_option_errors():
     x = np.zeros((8, 8), dtype=np.float32)

@@ -27,13 +27,14 @@ def philox_reference(counter, key, bits=32, rounds=10):
     return c
 
 
-def as_int32(words):
-    return np.array([w - (1 << 32) if w >= 1 << 31 else w for w in np.ravel(words)],
-                    dtype=np.int32)
+def as_signed(words, bits=32):
+    """Unsigned words as the signed integers of the same bits (a flat array)."""
+    return np.array([w - (1 << bits) if w >= 1 << (bits - 1) else w for w in np.ravel(words)],
+                    dtype=np.int32 if bits == 32 else np.int64)
 
 
 def uniform_reference(words):
-    x = as_int32(words)
+    x = as_signed(words)
     x = np.where(x < 0, ~x, x)
     return x.astype(np.float32) * np.float32(4.6566127342e-10)
 

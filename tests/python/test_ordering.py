@@ -33,7 +33,7 @@ def random_rows(rng, shape, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int32, np.int8,
-                                   np.uint8, np.int64])
+                                   np.uint8, np.int64, np.bool_])
 @pytest.mark.parametrize("rows, n, k", [(1, 1, 1), (4, 16, 4), (2, 128, 8), (2, 64, 64)])
 def test_sort_and_topk_match_numpy(backend, rng, dtype, rows, n, k):
     x = random_rows(rng, (rows, n), dtype)  # integers: many ties
@@ -60,21 +60,31 @@ def sort_rows(x_ptr, out_ptr, N: tl.constexpr, DESCENDING: tl.constexpr):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
-@pytest.mark.parametrize("descending", [False, True])
-def test_sort_places_nans_and_keeps_every_bit(backend, rng, dtype, descending):
-    """A NaN of either sign counts as larger than every number: NaNs last, as
-    np.sort puts them (first when descending); infinities and zeros in their
-    places; the output a permutation of the input's bits."""
-    n = 64
-    x = rng.standard_normal((3, n)).astype(dtype)
+def test_nans_rank_above_every_number_and_every_bit_is_kept(backend, rng, dtype):
+    """A NaN of either sign counts as larger than every number: sorted last,
+    as np.sort puts them (first when descending), in topk's largest; the
+    infinities and zeros in their places; the output a permutation of the
+    input's bits."""
+    rows, n, k = 4, 64, 8
+    x = rng.standard_normal((rows, n)).astype(dtype)
     x[0, rng.choice(n, 5, replace=False)] = np.nan
     x[1, :6] = [np.inf, -np.inf, np.nan, -0.0, 0.0, -np.nan]
-    out = np.zeros_like(x)
-    sort_rows[(3,)](x, out, N=n, DESCENDING=descending)
-    expected = np.sort(x, axis=1)
-    np.testing.assert_array_equal(out, expected[:, ::-1] if descending else expected)
+    x[2, rng.choice(n, 12, replace=False)] = -np.nan
+    outs = [np.zeros_like(x) for _ in range(2)]
+    tops = [np.zeros((rows, k), dtype) for _ in range(2)]
+    merged = np.zeros_like(x)
+    halves = np.sort(x[:, :n // 2], axis=1), np.sort(x[:, n // 2:], axis=1)[:, ::-1]
+    bitonic = np.concatenate(halves, axis=1)
+    ordered[(1,)](x, bitonic, *outs, *tops, merged, R=rows, N=n, K=k)
+    ascending = np.sort(x, axis=1)
+    for got, expected in zip(outs + tops + [merged],
+                             [ascending, ascending[:, ::-1], ascending[:, ::-1][:, :k],
+                              ascending[:, :k], ascending]):
+        np.testing.assert_array_equal(got, expected)
     bits = np.dtype(f"i{x.itemsize}")
-    np.testing.assert_array_equal(np.sort(out.view(bits), axis=1), np.sort(x.view(bits), axis=1))
+    for got in outs:
+        np.testing.assert_array_equal(np.sort(got.view(bits), axis=1),
+                                      np.sort(x.view(bits), axis=1))
 
 
 @tessera.jit

@@ -175,6 +175,15 @@ public:
   std::pair<mlir::Value, mlir::Value> split(mlir::Value value, const SourceLocation &loc);
   /// Two tiles of one shape and element type, one after the other along `axis`.
   mlir::Value cat(mlir::Value lhs, mlir::Value rhs, int axis, const SourceLocation &loc);
+  /// The elements of `src` at `indices` along `axis`: `indices` (integers)
+  /// has the rank of `src` and its extents on every other axis, and gives
+  /// the result its shape.
+  mlir::Value gather(mlir::Value src, mlir::Value indices, int axis, const SourceLocation &loc);
+  /// How many elements of the 1-D integer tile `src` (where `mask`, which may
+  /// be null, holds) equal each of 0 .. numBins-1 (a power of two): an i32
+  /// tile of numBins. Other values are not counted.
+  mlir::Value histogram(mlir::Value src, int64_t numBins, mlir::Value mask,
+                        const SourceLocation &loc);
 
   //===--- Memory ---------------------------------------------------------===//
 

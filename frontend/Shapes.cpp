@@ -129,6 +129,42 @@ Value KernelBuilder::cat(Value lhs, Value rhs, int axis, const SourceLocation &l
 }
 
 //===----------------------------------------------------------------------===//
+// gather and histogram
+//===----------------------------------------------------------------------===//
+
+Value KernelBuilder::gather(Value src, Value indices, int axis, const SourceLocation &loc) {
+  std::vector<int64_t> shape = shapeOf(src), indexShape = shapeOf(indices);
+  if (shape.empty())
+    fail(loc, "gather needs a tile to gather from, got " + str(src.getType()));
+  if (!typing::isInteger(elementType(indices)) || typing::isBool(elementType(indices)))
+    fail(loc, "gather indices must be integers, got " + str(indices.getType()));
+  if (indexShape.size() != shape.size())
+    fail(loc, "gather indices must have the rank of the source " + str(shape) + ", got " +
+                  str(indexShape));
+  int normalized = normalizeAxis(*this, "gather", axis, shape.size(), loc);
+  for (size_t dim = 0; dim < shape.size(); ++dim)
+    if (static_cast<int>(dim) != normalized && indexShape[dim] != shape[dim])
+      fail(loc, "gather indices " + str(indexShape) + " must match the source " + str(shape) +
+                    " on every axis but " + std::to_string(normalized));
+  return tile::GatherOp::create(builder_, at(loc), withShape(elementType(src), indexShape), src,
+                                indices, static_cast<uint32_t>(normalized));
+}
+
+Value KernelBuilder::histogram(Value src, int64_t numBins, Value mask,
+                               const SourceLocation &loc) {
+  std::vector<int64_t> shape = shapeOf(src);
+  if (shape.size() != 1 || !typing::isInteger(elementType(src)) ||
+      typing::isBool(elementType(src)))
+    fail(loc, "histogram needs a 1-D tile of integers, got " + str(src.getType()));
+  if (numBins <= 0 || !llvm::isPowerOf2_64(numBins))
+    fail(loc, "histogram: the number of bins must be a power of two, got " +
+                  std::to_string(numBins));
+  mask = maskFor(mask, shape, "histogram", loc);
+  return tile::HistogramOp::create(builder_, at(loc),
+                                   withShape(builder_.getI32Type(), {numBins}), src, mask);
+}
+
+//===----------------------------------------------------------------------===//
 // dot
 //===----------------------------------------------------------------------===//
 

@@ -221,6 +221,36 @@ LogicalResult CatOp::verify() {
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  ArrayRef<int64_t> src = shapeOf(getSrc().getType()), indices = shapeOf(getIndices().getType());
+  if (failed(verifyAxis(*this, getAxisAttr().getInt(), src.size(), "axis")))
+    return failure();
+  if (indices.size() != src.size())
+    return emitOpError() << "indices must have the rank of the source, " << src.size()
+                         << ", got " << shapeString(indices);
+  for (unsigned dim = 0; dim < src.size(); ++dim)
+    if (dim != getAxis() && indices[dim] != src[dim])
+      return emitOpError() << "indices " << shapeString(indices) << " must match the source "
+                           << shapeString(src) << " on every axis but " << getAxis();
+  if (shapeOf(getType()) != indices)
+    return emitOpError() << "result shape must be the indices' " << shapeString(indices)
+                         << ", got " << shapeString(shapeOf(getType()));
+  if (getElementTypeOrSelf(getType()) != getElementTypeOrSelf(getSrc().getType()))
+    return emitOpError() << "result element type must be the source's";
+  return success();
+}
+
+LogicalResult HistogramOp::verify() {
+  ArrayRef<int64_t> src = shapeOf(getSrc().getType()), bins = shapeOf(getType());
+  if (src.size() != 1)
+    return emitOpError() << "operand must be a 1-D tile, got " << shapeString(src);
+  if (getMask() && shapeOf(getMask().getType()) != src)
+    return emitOpError() << "mask must have the operand's shape " << shapeString(src);
+  if (bins.size() != 1 || !getElementTypeOrSelf(getType()).isInteger(32))
+    return emitOpError() << "result must be a 1-D tile of i32";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//

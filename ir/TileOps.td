@@ -285,6 +285,47 @@ def Tile_CatOp : Tile_Op<"cat", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
+  let summary = "Picks elements of a tile along one axis by index";
+  let description = [{
+    `result[i0, .., ia, .., in] = src[i0, .., indices[i0, .., ia, .., in], .., in]`
+    for the axis `a`: `indices` has the rank of `src` and its extents on
+    every other axis; the result has the shape of `indices`. An index
+    outside `[0, src extent)` picks an unspecified element of the same
+    slice (compiled code wraps it; the interpreter reports it).
+
+    ```mlir
+    %g = tile.gather %src[%idx] axis = 1 : tensor<16x32xf32>, tensor<16x8xi32> -> tensor<16x8xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTile:$src, Tile_IntTile:$indices, I32Attr:$axis);
+  let results = (outs Tile_AnyTile:$result);
+  let assemblyFormat = [{
+    $src `[` $indices `]` `axis` `=` $axis attr-dict `:` type($src) `,` type($indices) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_HistogramOp : Tile_Op<"histogram", [Pure]> {
+  let summary = "Counts the values of a 1-D integer tile in unit bins from 0";
+  let description = [{
+    Element `b` of the i32 result counts the elements of `src` equal to `b`,
+    for `b` below the result's extent. Values outside the bins and elements
+    whose `mask` is false are not counted.
+
+    ```mlir
+    %h = tile.histogram %x, mask %m : tensor<1024xi32>, tensor<1024xi1> -> tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Tile_IntTile:$src, Optional<Tile_BoolTile>:$mask);
+  let results = (outs Tile_IntTile:$result);
+  let assemblyFormat = [{
+    $src (`,` `mask` $mask^)? attr-dict `:` type($src) (`,` type($mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers
 //===----------------------------------------------------------------------===//

@@ -224,6 +224,42 @@ Tile<T> cat(const Tile<T> &a, const Tile<T> &b, int axis = 0, SrcLoc loc = SrcLo
 }
 
 //===----------------------------------------------------------------------===//
+// gather and histogram
+//===----------------------------------------------------------------------===//
+
+template <class T>
+concept IntegerElement = Element<T> && DType<T>::kind == Kind::Int;
+
+namespace detail {
+/// Unsigned integers as zero-extended int32, the others as they are: the IR
+/// reads integers as signed.
+template <IntegerElement I> mlir::Value signedIntegers(const Tile<I> &x, SrcLoc loc) {
+  if constexpr (DType<I>::isUnsigned)
+    return x.template to<int32_t>(false, loc).value();
+  else
+    return x.value();
+}
+} // namespace detail
+
+/// src[.., indices[.., i, ..], ..] along `axis`: `indices` has the rank of
+/// `src` and its extents on every other axis, and gives the result its shape.
+template <Element T, IntegerElement I>
+Tile<T> gather(const Tile<T> &src, const Tile<I> &indices, int axis,
+               SrcLoc loc = SrcLoc::current()) {
+  return Tile<T>(detail::builder(loc).gather(src.value(), detail::signedIntegers(indices, loc),
+                                             axis, detail::here(loc)));
+}
+
+/// int32 counts of the values 0 .. numBins-1 (a power of two) in the 1-D tile
+/// `x`, where `mask` holds; values outside the bins are not counted.
+template <IntegerElement I>
+Tile<int32_t> histogram(const Tile<I> &x, int64_t numBins, const OptionalValue &mask = {},
+                        SrcLoc loc = SrcLoc::current()) {
+  return Tile<int32_t>(detail::builder(loc).histogram(detail::signedIntegers(x, loc), numBins,
+                                                      mask.get({}, loc), detail::here(loc)));
+}
+
+//===----------------------------------------------------------------------===//
 // dot
 //===----------------------------------------------------------------------===//
 

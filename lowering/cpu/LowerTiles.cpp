@@ -607,6 +607,128 @@ struct StoreLowering : TilePattern<tile::StoreOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// gather and histogram: through stack buffers
+//===----------------------------------------------------------------------===//
+
+/// `indices` (a vector of integers) as i32 wrapped into [0, extent): compiled
+/// code never reads outside the slice an index picks from.
+Value wrapIndices(OpBuilder &b, Location loc, Value indices, int64_t extent) {
+  auto type = cast<VectorType>(indices.getType());
+  auto i32Type = VectorType::get(type.getShape(), b.getI32Type());
+  unsigned width = type.getElementTypeBitWidth();
+  if (width < 32)
+    indices = arith::ExtSIOp::create(b, loc, i32Type, indices);
+  else if (width > 32)
+    indices = arith::TruncIOp::create(b, loc, i32Type, indices);
+  if (llvm::isPowerOf2_64(extent))
+    return arith::AndIOp::create(b, loc, indices,
+                                 splatConstant(b, loc, i32Type, b.getI32IntegerAttr(extent - 1)));
+  return arith::RemUIOp::create(b, loc, indices,
+                                splatConstant(b, loc, i32Type, b.getI32IntegerAttr(extent)));
+}
+
+/// The source goes to a stack buffer, and each result lane reads its element
+/// there: its slice's first element plus its index times the axis's stride.
+struct GatherLowering : TilePattern<tile::GatherOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::GatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> srcShape = op.getSrc().getType().getShape();
+    ArrayRef<int64_t> resultShape = op.getType().getShape();
+    unsigned axis = op.getAxis();
+    Type element = getElementTypeOrSelf(op.getType());
+    Type memElement = memoryType(element);
+    unsigned align = byteSize(element);
+    int64_t n = product(resultShape);
+    SmallVector<int64_t, 4> srcStrides = tessera::cpu::rowMajorStrides(srcShape);
+    SmallVector<int64_t> sliceStarts = tessera::cpu::mapLanes(resultShape, [&](auto index) {
+      int64_t lane = 0;
+      for (auto [dim, i] : llvm::enumerate(index))
+        lane += (dim == axis ? 0 : i) * srcStrides[dim];
+      return lane * align;
+    });
+
+    Value buffer = stackBuffer(rewriter, op, loc, memElement, product(srcShape));
+    LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, adaptor.getSrc()), buffer, align);
+    auto i64Type = VectorType::get({n}, rewriter.getI64Type());
+    Value wrapped = wrapIndices(rewriter, loc, adaptor.getIndices(), srcShape[axis]);
+    Value offsets = arith::MulIOp::create(
+        rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i64Type, wrapped),
+        splatConstant(rewriter, loc, i64Type,
+                      rewriter.getI64IntegerAttr(srcStrides[axis] * align)));
+    offsets = arith::AddIOp::create(
+        rewriter, loc, offsets,
+        arith::ConstantOp::create(rewriter, loc, i64Type,
+                                  DenseElementsAttr::get(i64Type, ArrayRef(sliceStarts))));
+    Value base = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), buffer);
+    Value addresses = arith::AddIOp::create(
+        rewriter, loc, vector::BroadcastOp::create(rewriter, loc, i64Type, base), offsets);
+
+    auto vt = VectorType::get({n}, memElement);
+    Value all = boolVector(rewriter, loc, SmallVector<bool>(n, true));
+    Value pass = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(vt));
+    Value result =
+        n > kMaxGatherLanes
+            ? gatherScatterLoop(rewriter, op, loc, addresses, all, pass, /*isScatter=*/false,
+                                align)
+            : LLVM::masked_gather::create(rewriter, loc, vt, toPointers(rewriter, loc, addresses),
+                                          all, ValueRange{pass}, rewriter.getI32IntegerAttr(align))
+                  .getResult();
+    rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));
+    return success();
+  }
+};
+
+/// Counts in a stack buffer with one slot more than the bins, where lanes
+/// that are not counted go, so that the loop over the lanes has no branch.
+struct HistogramLowering : TilePattern<tile::HistogramOp> {
+  using TilePattern::TilePattern;
+  LogicalResult matchAndRewrite(tile::HistogramOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t n = op.getSrc().getType().getNumElements();
+    int64_t bins = op.getType().getNumElements();
+    auto i64Type = VectorType::get({n}, rewriter.getI64Type());
+    Value values = adaptor.getSrc();
+    if (cast<VectorType>(values.getType()).getElementTypeBitWidth() < 64)
+      values = arith::ExtSIOp::create(rewriter, loc, i64Type, values);
+    Value binCount = splatConstant(rewriter, loc, i64Type, rewriter.getI64IntegerAttr(bins));
+    // Unsigned: negative values are above the bins too.
+    Value counted =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, values, binCount);
+    if (adaptor.getMask())
+      counted = arith::AndIOp::create(rewriter, loc, counted, adaptor.getMask());
+    Value slots = arith::SelectOp::create(rewriter, loc, counted, values, binCount);
+
+    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
+    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    Value slotBuffer = stackBuffer(rewriter, op, loc, i64, n);
+    Value countBuffer = stackBuffer(rewriter, op, loc, i32, bins + 1);
+    LLVM::StoreOp::create(rewriter, loc, slots, slotBuffer, 8);
+    auto countsType = VectorType::get({bins + 1}, i32);
+    LLVM::StoreOp::create(rewriter, loc,
+                          arith::ConstantOp::create(rewriter, loc,
+                                                    rewriter.getZeroAttr(countsType)),
+                          countBuffer, 4);
+    scf::ForOp::create(
+        rewriter, loc, i64Const(rewriter, loc, 0), i64Const(rewriter, loc, n),
+        i64Const(rewriter, loc, 1), ValueRange{},
+        [&](OpBuilder &b, Location, Value lane, ValueRange) {
+          Value slotAddress = LLVM::GEPOp::create(b, loc, ptrType, i64, slotBuffer, lane);
+          Value slot = LLVM::LoadOp::create(b, loc, i64, slotAddress, 8);
+          Value count = LLVM::GEPOp::create(b, loc, ptrType, i32, countBuffer, slot);
+          Value incremented = arith::AddIOp::create(
+              b, loc, LLVM::LoadOp::create(b, loc, i32, count, 4), i32Const(b, loc, 1));
+          LLVM::StoreOp::create(b, loc, incremented, count, 4);
+          scf::YieldOp::create(b, loc);
+        });
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, VectorType::get({bins}, i32), countBuffer, 4);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Tensor descriptors: {base, shape[r], strides[r]}; blocks move row by row
 //===----------------------------------------------------------------------===//
 
@@ -1456,7 +1578,7 @@ struct LowerTiles : tessera::cpu::impl::TileCpuLowerTilesBase<LowerTiles> {
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
     patterns.add<MakeRangeLowering, SplatLowering, NoOpLowering<tile::ExpandDimsOp>,
                  NoOpLowering<tile::ReshapeOp>, BroadcastLowering, TransLowering, JoinLowering,
-                 SplitLowering, CatLowering, AddPtrLowering, NoOpLowering<tile::BitcastOp>,
+                 SplitLowering, CatLowering, GatherLowering, HistogramLowering, AddPtrLowering, NoOpLowering<tile::BitcastOp>,
                  IntToPtrLowering, PtrToIntLowering, MakeTensorDescLowering, DescriptorLoadLowering,
                  DescriptorStoreLowering, ReduceLowering, ScanLowering, AtomicRMWLowering,
                  AtomicCASLowering, ClampLowering, PreciseSqrtLowering, PreciseDivFLowering,

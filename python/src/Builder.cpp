@@ -429,6 +429,14 @@ void bindBuilder(py::module_ &m) {
       .def("cat", [](B &b, const PyValue &lhs, const PyValue &rhs, int axis, const Loc &loc) {
         return b.wrap(b.kb().cat(lhs.value, rhs.value, axis, toLoc(loc)));
       })
+      .def("gather", [](B &b, const PyValue &src, const PyValue &indices, int axis,
+                        const Loc &loc) {
+        return b.wrap(b.kb().gather(src.value, indices.value, axis, toLoc(loc)));
+      })
+      .def("histogram", [](B &b, const PyValue &src, int64_t bins, std::optional<PyValue> mask,
+                           const Loc &loc) {
+        return b.wrap(b.kb().histogram(src.value, bins, B::unwrap(mask), toLoc(loc)));
+      })
       .def("load", [](B &b, const PyValue &ptr, std::optional<PyValue> mask,
                       std::optional<PyValue> other, const std::string &cache,
                       const std::string &evict, bool isVolatile, const Loc &loc) {

@@ -44,10 +44,11 @@ __all__ = [
     "uint_to_uniform_float", "pair_uniform_to_normal",
     # shapes
     "cast", "to_tensor", "broadcast_to", "broadcast", "reshape", "view", "trans", "permute",
-    "expand_dims", "ravel", "join", "split", "interleave", "cat",
+    "expand_dims", "squeeze", "unsqueeze", "ravel", "join", "split", "interleave", "cat",
+    "gather", "histogram",
     # hints and debugging
     "multiple_of", "max_contiguous", "max_constancy", "assume", "debug_barrier", "device_print", "static_print",
-    "static_assert", "device_assert", "static_range", "range",
+    "static_assert", "device_assert", "expect_zero", "static_range", "range", "condition",
 ]
 
 # ---------------------------------------------------------------------------
@@ -479,6 +480,12 @@ class tensor:
 
     def expand_dims(self, axis):
         return expand_dims(self, axis)
+
+    def gather(self, index, axis):
+        return gather(self, index, axis)
+
+    def histogram(self, num_bins, mask=None):
+        return histogram(self, num_bins, mask)
 
     def broadcast_to(self, *shape):
         return broadcast_to(self, *shape)
@@ -1696,6 +1703,49 @@ def expand_dims(input, axis):
     return x
 
 
+@builtin
+def squeeze(x, dim):
+    """`x` without its dimension `dim`, which must have length 1."""
+    x = _to_tensor(x)
+    rank = len(x.shape)
+    axis = _const_int(dim, "squeeze dim")
+    if not -rank <= axis < rank:
+        _error(f"squeeze: dim {axis} is out of range for a tensor of rank {rank}")
+    axis %= rank
+    if x.shape[axis] != 1:
+        _error(f"squeeze: dimension {axis} of a tensor of shape {x.shape} has length "
+               f"{x.shape[axis]}, not 1")
+    return reshape(x, x.shape[:axis] + x.shape[axis + 1:])
+
+
+@builtin
+def unsqueeze(x, dim):
+    """`x` with a new dimension of length 1 at `dim`: the inverse of squeeze."""
+    return expand_dims(x, dim)
+
+
+@builtin
+def gather(src, index, axis):
+    """``src[.., index[.., i, ..], ..]`` along `axis`: `index` (integers) has
+    the rank of `src` and its extents on every other axis, and gives the
+    result its shape. An index outside the axis picks an unspecified element
+    of the same slice (the interpreter reports it)."""
+    src, index = _to_tensor(src), _widen_unsigned(_to_tensor(index))
+    h = _builder().gather(src.handle, index.handle, _const_int(axis, "gather axis"), _loc())
+    return tensor(h, src.dtype)
+
+
+@builtin
+def histogram(input, num_bins, mask=None):
+    """int32 counts of the values 0 .. num_bins-1 (a power of two) in the 1-D
+    integer tensor `input`, leaving out values outside the bins and elements
+    where `mask` is false."""
+    x = _widen_unsigned(_to_tensor(input))
+    bins = _const_int(num_bins, "histogram num_bins")
+    mask = None if _unwrap(mask) is None else _to_bool(_to_tensor(mask)).handle
+    return tensor(_builder().histogram(x.handle, bins, mask, _loc()), int32)
+
+
 # ---------------------------------------------------------------------------
 # Hints (tile.hint on integers and pointers, read by the contiguity analysis)
 # and debugging
@@ -1798,6 +1848,20 @@ def device_assert(cond, msg=""):
             _error(f"device_assert on a constant that is false: {msg}")
         return
     _builder().assert_true(_to_bool(cond).handle, str(_unwrap(msg)), _loc())
+
+
+@builtin
+def expect_zero(x, mask):
+    """`x`: Triton marks values expected to have underflowed to zero where
+    `mask` holds, for its floating-point sanitizer, which Tessera has not."""
+    return x
+
+
+@builtin
+def condition(arg1, disable_licm=False):
+    """``while tl.condition(c):``, the loop condition `c` (Triton's hint not to
+    hoist code out of the loop has nothing to act on here)."""
+    return arg1
 
 
 @builtin

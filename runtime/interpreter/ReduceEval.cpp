@@ -1,6 +1,6 @@
 // tile.reduce and tile.scan: the combining region is interpreted for every
 // pair of elements, sequentially along the axis (a valid order, since the
-// region must be associative).
+// region must be associative). And tile.histogram, a reduction to counts.
 #include "runtime/interpreter/Executor.h"
 
 #include "ir/TileDialect.h"
@@ -99,9 +99,24 @@ llvm::Error scan(Executor &exec, tile::ScanOp op) {
 
 } // namespace
 
+llvm::Error histogram(Executor &exec, tile::HistogramOp op) {
+  const Tile &src = exec.tile(op.getSrc());
+  const Tile *mask = op.getMask() ? &exec.tile(op.getMask()) : nullptr;
+  Tile counts = Tile::zeros(op.getType());
+  unsigned width = intWidth(src.elementType);
+  for (int64_t lane = 0; lane < src.size(); ++lane) {
+    int64_t bin = signExtend(src.elements[lane].bits, width);
+    if ((!mask || mask->at(lane).bits != 0) && bin >= 0 && bin < counts.size())
+      counts.elements[bin] = makeInt(counts.elements[bin].bits + 1, 32);
+  }
+  exec.bind(op, std::move(counts));
+  return llvm::Error::success();
+}
+
 void registerReduceHandlers(HandlerTable &table) {
   table.add<tile::ReduceOp>(reduce);
   table.add<tile::ScanOp>(scan);
+  table.add<tile::HistogramOp>(histogram);
 }
 
 } // namespace tessera::interp

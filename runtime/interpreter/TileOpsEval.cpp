@@ -105,6 +105,22 @@ void addShapeOps(HandlerTable &table) {
     }
     return bindTile(exec, op, std::move(result));
   });
+  table.add<tile::GatherOp>([](Executor &exec, tile::GatherOp op) -> llvm::Error {
+    const Tile &src = exec.tile(op.getSrc()), &indices = exec.tile(op.getIndices());
+    unsigned axis = op.getAxis(), width = intWidth(indices.elementType);
+    int64_t extent = src.shape[axis];
+    for (const Element &index : indices.elements) {
+      int64_t value = signExtend(index.bits, width);
+      if (value < 0 || value >= extent)
+        return exec.fail(op, "gather index " + llvm::Twine(value) + " is outside [0, " +
+                                 llvm::Twine(extent) + ") of axis " + llvm::Twine(axis));
+    }
+    SmallVector<int64_t, 4> indexStrides = rowMajorStrides(indices.shape);
+    return gather(exec, op, src, [&](SmallVector<int64_t, 4> index) {
+      index[axis] = signExtend(indices.elements[linearize(index, indexStrides)].bits, width);
+      return index;
+    });
+  });
 }
 
 void addPointerOps(HandlerTable &table) {

@@ -1509,3 +1509,67 @@ tile.func private @negative_imprecise(%a: tensor<16x16xf16>, %c: tensor<16x16xf3
   %d = tile.dot %a, %a, %c max_num_imprecise_acc = -1 : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
   tile.return %d : tensor<16x16xf32>
 }
+
+// -----
+
+tile.func private @gather_axis(%x: tensor<16x32xf32>, %i: tensor<16x8xi32>) {
+  // expected-error @+1 {{'tile.gather' op axis 2 is out of range [0, 2)}}
+  %g = tile.gather %x[%i] axis = 2 : tensor<16x32xf32>, tensor<16x8xi32> -> tensor<16x8xf32>
+  tile.return
+}
+
+// -----
+
+tile.func private @gather_rank(%x: tensor<16x32xf32>, %i: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.gather' op indices must have the rank of the source, 2, got [16]}}
+  %g = tile.gather %x[%i] axis = 1 : tensor<16x32xf32>, tensor<16xi32> -> tensor<16xf32>
+  tile.return
+}
+
+// -----
+
+tile.func private @gather_other_axes(%x: tensor<16x32xf32>, %i: tensor<8x8xi32>) {
+  // expected-error @+1 {{'tile.gather' op indices [8, 8] must match the source [16, 32] on every axis but 1}}
+  %g = tile.gather %x[%i] axis = 1 : tensor<16x32xf32>, tensor<8x8xi32> -> tensor<8x8xf32>
+  tile.return
+}
+
+// -----
+
+tile.func private @gather_result_shape(%x: tensor<16x32xf32>, %i: tensor<16x8xi32>) {
+  // expected-error @+1 {{'tile.gather' op result shape must be the indices' [16, 8], got [16, 32]}}
+  %g = tile.gather %x[%i] axis = 1 : tensor<16x32xf32>, tensor<16x8xi32> -> tensor<16x32xf32>
+  tile.return
+}
+
+// -----
+
+tile.func private @gather_result_type(%x: tensor<16x32xf32>, %i: tensor<16x8xi32>) {
+  // expected-error @+1 {{'tile.gather' op result element type must be the source's}}
+  %g = tile.gather %x[%i] axis = 1 : tensor<16x32xf32>, tensor<16x8xi32> -> tensor<16x8xf16>
+  tile.return
+}
+
+// -----
+
+tile.func private @histogram_rank(%x: tensor<4x16xi32>) {
+  // expected-error @+1 {{'tile.histogram' op operand must be a 1-D tile, got [4, 16]}}
+  %h = tile.histogram %x : tensor<4x16xi32> -> tensor<8xi32>
+  tile.return
+}
+
+// -----
+
+tile.func private @histogram_mask(%x: tensor<64xi32>, %m: tensor<32xi1>) {
+  // expected-error @+1 {{'tile.histogram' op mask must have the operand's shape [64]}}
+  %h = tile.histogram %x, mask %m : tensor<64xi32>, tensor<32xi1> -> tensor<8xi32>
+  tile.return
+}
+
+// -----
+
+tile.func private @histogram_result(%x: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.histogram' op result must be a 1-D tile of i32}}
+  %h = tile.histogram %x : tensor<64xi32> -> tensor<8xi64>
+  tile.return
+}

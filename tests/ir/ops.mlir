@@ -480,3 +480,22 @@ tile.func private @hints(%x: tensor<64xi32>, %p: tensor<64x!tile.ptr<f32>>, %s: 
   %c = tile.hint %s {multiple_of = 8 : i64} : i32
   tile.return
 }
+
+// -----
+
+// CHECK-LABEL: tile.func private @gather_and_histogram(
+// CHECK-SAME: %[[S:[^:]*]]: tensor<16x32xf32>, %[[I:[^:]*]]: tensor<16x8xi64>, %[[X:[^:]*]]: tensor<1024xi8>, %[[M:[^:]*]]: tensor<1024xi1>)
+// CHECK-NEXT: %{{.*}} = tile.gather %[[S]][%[[I]]] axis = 1 : tensor<16x32xf32>, tensor<16x8xi64> -> tensor<16x8xf32>
+// CHECK-NEXT: %{{.*}} = tile.histogram %[[X]] : tensor<1024xi8> -> tensor<256xi32>
+// CHECK-NEXT: %{{.*}} = tile.histogram %[[X]], mask %[[M]] : tensor<1024xi8>, tensor<1024xi1> -> tensor<64xi32>
+// GENERIC-LABEL: sym_name = "gather_and_histogram"
+// GENERIC: "tile.gather"(%{{.*}}, %{{.*}}) <{axis = 1 : i32}> : (tensor<16x32xf32>, tensor<16x8xi64>) -> tensor<16x8xf32>
+// GENERIC: "tile.histogram"(%{{.*}}) : (tensor<1024xi8>) -> tensor<256xi32>
+// GENERIC: "tile.histogram"(%{{.*}}, %{{.*}}) : (tensor<1024xi8>, tensor<1024xi1>) -> tensor<64xi32>
+tile.func private @gather_and_histogram(%src: tensor<16x32xf32>, %idx: tensor<16x8xi64>,
+                                        %x: tensor<1024xi8>, %m: tensor<1024xi1>) {
+  %g = tile.gather %src[%idx] axis = 1 : tensor<16x32xf32>, tensor<16x8xi64> -> tensor<16x8xf32>
+  %h = tile.histogram %x : tensor<1024xi8> -> tensor<256xi32>
+  %hm = tile.histogram %x, mask %m : tensor<1024xi8>, tensor<1024xi1> -> tensor<64xi32>
+  tile.return
+}

@@ -23,6 +23,7 @@ from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, b
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
 from random_reference import dropout_reference
+from test_gather_histogram import gather_2d, gather_3d_method, histogram_reference, masked_histogram
 from test_ordering import flips, ordered, random_rows
 from test_tensor_descriptors import matmul_through_device_descriptors
 from test_tutorials import (_layer_norm_fwd_fused, _seeded_dropout, add_kernel,
@@ -593,6 +594,34 @@ def test_sort_topk_and_flip(place, rng, dtype):
     flips[(1,)](place.put(x), flipped_rows, flipped_columns, R=rows, N=n)
     np.testing.assert_array_equal(place.get(flipped_rows), x[::-1])
     np.testing.assert_array_equal(place.get(flipped_columns), x[:, ::-1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64])
+def test_gather(place, rng, dtype):
+    """The source goes through shared memory; the result takes the indices'
+    layout, along either axis and the middle one of three."""
+    src = (rng.standard_normal((16, 32)) * 50).astype(dtype)
+    for index_shape, axis in [((16, 8), 1), ((64, 32), 0)]:
+        index = rng.integers(0, src.shape[axis], index_shape).astype(np.int32)
+        out = place.empty(index_shape, dtype)
+        gather_2d[(1,)](place.put(src), place.put(index), out, R=16, C=32, IR=index_shape[0],
+                        IC=index_shape[1], AXIS=axis)
+        np.testing.assert_array_equal(place.get(out), np.take_along_axis(src, index, axis))
+    src3 = rng.standard_normal((4, 16, 8)).astype(np.float32)
+    index3 = rng.integers(0, 16, (4, 32, 8)).astype(np.int32)
+    out3 = place.empty((4, 32, 8), np.float32)
+    gather_3d_method[(1,)](place.put(src3), place.put(index3), out3, A=4, B=16, C=8, K=32)
+    np.testing.assert_array_equal(place.get(out3), np.take_along_axis(src3, index3, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.int64])
+@pytest.mark.parametrize("n_valid, n, bins", [(1000, 1024, 64), (1024, 1024, 256), (3, 4, 8)])
+def test_histogram(place, rng, dtype, n_valid, n, bins):
+    """Workgroup atomics, each element counted once however the layout copies it."""
+    x = rng.integers(-3, min(np.iinfo(dtype).max, bins + 3), n, endpoint=True).astype(dtype)
+    out = place.empty(bins, np.int32)
+    masked_histogram[(1,)](place.put(x), out, n_valid, N=n, BINS=bins)
+    np.testing.assert_array_equal(place.get(out), histogram_reference(x[:n_valid], bins))
 
 
 # ---------------------------------------------------------------------------

@@ -400,6 +400,10 @@ LogicalResult KernelLowering::lowerOp(Operation *op, OpBuilder &builder) {
     return lowerReduce(*this, reduce, builder);
   if (auto scan = dyn_cast<tile::ScanOp>(op))
     return lowerScan(*this, scan, builder);
+  if (auto gather = dyn_cast<tile::GatherOp>(op))
+    return lowerGather(*this, gather, builder);
+  if (auto histogram = dyn_cast<tile::HistogramOp>(op))
+    return lowerHistogram(*this, histogram, builder);
   if (auto dot = dyn_cast<tile::DotOp>(op))
     return lowerDot(*this, dot, builder);
   if (isa<tile::PrintOp, tile::AssertOp>(op))

@@ -30,7 +30,7 @@ namespace {
 
 /// Ops the distribution lowers with barriers between the threads.
 bool exchangesBetweenThreads(Operation *op) {
-  return isa<tile::ReduceOp, tile::ScanOp, tile::DotOp>(op);
+  return isa<tile::ReduceOp, tile::ScanOp, tile::DotOp, tile::GatherOp, tile::HistogramOp>(op);
 }
 
 bool mayWriteMemory(Operation *op) {

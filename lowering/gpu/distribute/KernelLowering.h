@@ -271,6 +271,9 @@ mlir::FailureOr<bool> lowerPipelinedFor(KernelLowering &k, mlir::scf::ForOp op,
                                         mlir::OpBuilder &builder);
 mlir::LogicalResult lowerReduce(KernelLowering &k, tile::ReduceOp op, mlir::OpBuilder &builder);
 mlir::LogicalResult lowerScan(KernelLowering &k, tile::ScanOp op, mlir::OpBuilder &builder);
+mlir::LogicalResult lowerGather(KernelLowering &k, tile::GatherOp op, mlir::OpBuilder &builder);
+mlir::LogicalResult lowerHistogram(KernelLowering &k, tile::HistogramOp op,
+                                   mlir::OpBuilder &builder);
 mlir::LogicalResult lowerDot(KernelLowering &k, tile::DotOp op, mlir::OpBuilder &builder);
 mlir::LogicalResult lowerDebugOp(KernelLowering &k, mlir::Operation *op, mlir::OpBuilder &builder);
 mlir::LogicalResult lowerInlineAsm(KernelLowering &k, tile::InlineAsmElementwiseOp op,

@@ -294,6 +294,27 @@ LogicalResult Propagation::visit(Operation *op) {
       fix(result, layout);
     return success();
   }
+  if (auto gather = dyn_cast<tile::GatherOp>(op)) {
+    if (isPending(gather.getSrc()) || isPending(gather.getIndices()))
+      return success();
+    // The source goes through shared memory whatever its layout; the result
+    // takes the indices'.
+    LinearLayout layout = ownOrFallback(gather.getIndices());
+    demand(gather.getSrcMutable(), ownOrFallback(gather.getSrc()));
+    demand(gather.getIndicesMutable(), layout);
+    fix(gather.getResult(), layout);
+    return success();
+  }
+  if (auto histogram = dyn_cast<tile::HistogramOp>(op)) {
+    SmallVector<Value, 2> tiles{histogram.getSrc()};
+    if (histogram.getMask())
+      tiles.push_back(histogram.getMask());
+    if (llvm::any_of(tiles, [&](Value v) { return isPending(v); }))
+      return success();
+    demandAll(op, firstFixed(tiles).value_or(anchors.fallback(tileType(histogram.getSrc()))));
+    fix(histogram.getResult(), anchors.fallback(histogram.getType()));
+    return success();
+  }
   if (isa<tile::PrintOp, tile::AssertOp, tile::AssumeOp>(op)) {
     for (OpOperand &operand : op->getOpOperands())
       if (tileType(operand.get()) && !isPending(operand.get()))

@@ -154,8 +154,8 @@ def TileGpuWidenFloat8Dots : Pass<"tile-gpu-widen-float8-dots", "::mlir::ModuleO
 def TileGpuIssueLoadsEarly : Pass<"tile-gpu-issue-loads-early", "::mlir::ModuleOp"> {
   let summary = "Issue loads before the reductions, scans and dots they do not depend on";
   let description = [{
-    The distribution lowers `tile.reduce`, `tile.scan` and `tile.dot` with
-    barriers, across which neither LLVM nor ptxas moves a global load. A
+    The distribution lowers `tile.reduce`, `tile.scan`, `tile.dot`,
+    `tile.gather` and `tile.histogram` with barriers, across which neither LLVM nor ptxas moves a global load. A
     `tile.load` written after such an op that it does not depend on (and with
     no op that may write memory in between) moves above it, together with the
     pure ops of its block that compute its pointers, mask and `other`, so that

@@ -232,3 +232,73 @@ tile.func @bf16_atomics(%p: !tile.ptr<bf16>, %s: bf16) {
   %swapped = tile.atomic_rmw xchg, acq_rel, gpu, %pp, %old : tensor<8x!tile.ptr<bf16>>
   tile.return
 }
+
+// -----
+
+// gather: the source goes to a stack buffer; each lane reads at its slice's
+// first byte (a constant) plus its index, wrapped into the axis (& 3 for an
+// extent of 4), times the axis's stride in bytes (4 x f32 = 16 for axis 0).
+// CHECK-LABEL: func.func @gather_rows
+// CHECK: %[[SRC:.*]] = llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
+// CHECK: llvm.store %{{.*}}, %[[SRC]] {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+// CHECK: %[[MAXI:.*]] = arith.constant dense<3> : vector<8xi32>
+// CHECK: %[[WRAPPED:.*]] = arith.andi %{{.*}}, %[[MAXI]] : vector<8xi32>
+// CHECK: %[[STRIDE:.*]] = arith.constant dense<16> : vector<8xi64>
+// CHECK: %[[WIDE:.*]] = arith.extui %[[WRAPPED]] : vector<8xi32> to vector<8xi64>
+// CHECK: %[[SCALED:.*]] = arith.muli %[[WIDE]], %[[STRIDE]]
+// CHECK: %[[STARTS:.*]] = arith.constant dense<[0, 4, 8, 12, 0, 4, 8, 12]> : vector<8xi64>
+// CHECK: arith.addi %[[SCALED]], %[[STARTS]]
+// CHECK: llvm.intr.masked.gather %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : (vector<8x!llvm.ptr>, vector<8xi1>, vector<8xf32>) -> vector<8xf32>
+tile.func @gather_rows(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) {
+  %r16 = tile.make_range 0 to 16 : tensor<16xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
+  %pps = tile.addptr %ps, %r16 : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %flatsrc = tile.load %pps : tensor<16x!tile.ptr<f32>>
+  %src = tile.reshape %flatsrc : tensor<16xf32> -> tensor<4x4xf32>
+  %r = tile.make_range 0 to 8 : tensor<8xi32>
+  %qb = tile.splat %q : !tile.ptr<i32> -> tensor<8x!tile.ptr<i32>>
+  %qp = tile.addptr %qb, %r : tensor<8x!tile.ptr<i32>>, tensor<8xi32>
+  %flatidx = tile.load %qp : tensor<8x!tile.ptr<i32>>
+  %idx = tile.reshape %flatidx : tensor<8xi32> -> tensor<2x4xi32>
+  %g = tile.gather %src[%idx] axis = 0 : tensor<4x4xf32>, tensor<2x4xi32> -> tensor<2x4xf32>
+  %pb = tile.splat %p : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>>
+  %pp = tile.addptr %pb, %r : tensor<8x!tile.ptr<f32>>, tensor<8xi32>
+  %flat = tile.reshape %g : tensor<2x4xf32> -> tensor<8xf32>
+  tile.store %pp, %flat : tensor<8x!tile.ptr<f32>>
+  tile.return
+}
+
+// -----
+
+// histogram: each lane's slot is its value where it is counted (below the
+// bins as unsigned, and masked on) and the extra slot 8 elsewhere; a loop
+// over the lanes adds one to its slot of the zeroed counts.
+// CHECK-LABEL: func.func @histogram
+// CHECK: %[[VALUES:.*]] = arith.extsi %{{.*}} : vector<16xi8> to vector<16xi64>
+// CHECK: %[[BINS:.*]] = arith.constant dense<8> : vector<16xi64>
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[VALUES]], %[[BINS]]
+// CHECK: %[[COUNTED:.*]] = arith.andi %[[IN]], %{{.*}} : vector<16xi1>
+// CHECK: %[[SLOTS:.*]] = arith.select %[[COUNTED]], %[[VALUES]], %[[BINS]]
+// CHECK: %[[COUNTS:.*]] = llvm.alloca %{{.*}} x i32
+// CHECK: llvm.store %{{.*}}, %[[COUNTS]] {alignment = 4 : i64} : vector<9xi32>, !llvm.ptr
+// CHECK: scf.for
+// CHECK: %[[SLOT:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> i64
+// CHECK: %[[COUNT:.*]] = llvm.getelementptr %[[COUNTS]][%[[SLOT]]]
+// CHECK: %[[OLD:.*]] = llvm.load %[[COUNT]]
+// CHECK: %[[NEW:.*]] = arith.addi %[[OLD]], %{{.*}} : i32
+// CHECK: llvm.store %[[NEW]], %[[COUNT]]
+// CHECK: llvm.load %[[COUNTS]] {alignment = 4 : i64} : !llvm.ptr -> vector<8xi32>
+tile.func @histogram(%p: !tile.ptr<i32>, %q: !tile.ptr<i8>) {
+  %r16 = tile.make_range 0 to 16 : tensor<16xi32>
+  %qb = tile.splat %q : !tile.ptr<i8> -> tensor<16x!tile.ptr<i8>>
+  %qp = tile.addptr %qb, %r16 : tensor<16x!tile.ptr<i8>>, tensor<16xi32>
+  %x = tile.load %qp : tensor<16x!tile.ptr<i8>>
+  %c5 = arith.constant dense<5> : tensor<16xi32>
+  %m = arith.cmpi slt, %r16, %c5 : tensor<16xi32>
+  %h = tile.histogram %x, mask %m : tensor<16xi8>, tensor<16xi1> -> tensor<8xi32>
+  %r = tile.make_range 0 to 8 : tensor<8xi32>
+  %pb = tile.splat %p : !tile.ptr<i32> -> tensor<8x!tile.ptr<i32>>
+  %pp = tile.addptr %pb, %r : tensor<8x!tile.ptr<i32>>, tensor<8xi32>
+  tile.store %pp, %h : tensor<8x!tile.ptr<i32>>
+  tile.return
+}

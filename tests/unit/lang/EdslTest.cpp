@@ -193,6 +193,29 @@ TEST(EdslTest, JoinSplitInterleaveAndCat) {
   EXPECT_EQ(countOps(*traced.module, "tile.cat"), 1);
 }
 
+TEST(EdslTest, GatherAndHistogram) {
+  TracedKernel traced = trace("indexed", [](Ptr<float> x, Ptr<uint8_t> bytes, Ptr<int32_t> out) {
+    Tile<int32_t> r = arange(0, 16), c = arange(0, 8);
+    Tile<float> rows = load(x + r.expand(1) * 8 + c.expand(0));         // [16, 8]
+    Tile<uint8_t> picks = load(bytes + r.expand(1) * 4 + arange(0, 4).expand(0));
+    Tile<float> picked = gather(rows, picks, 1);                        // [16, 4]
+    EXPECT_EQ(picked.shape(), (std::vector<int64_t>{16, 4}));
+    store(x + r.expand(1) * 4 + arange(0, 4).expand(0), picked);
+    Tile<uint8_t> flat = load(bytes + arange(0, 64));
+    store(out + arange(0, 32), histogram(flat, 32, arange(0, 64) < 60));
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  EXPECT_EQ(countOps(*traced.module, "tile.gather"), 1);
+  EXPECT_EQ(countOps(*traced.module, "tile.histogram"), 1);
+  // Unsigned bytes are zero-extended to int32 first: the IR reads integers as
+  // signed, and 200 is a bin, not -56.
+  EXPECT_EQ(countOps(*traced.module, "arith.extui"), 2);
+  traced.module->walk([](tessera::tile::HistogramOp op) {
+    EXPECT_TRUE(op.getMask());
+    EXPECT_TRUE(op.getSrc().getType().getElementType().isInteger(32));
+  });
+}
+
 TEST(EdslTest, LibraryFunctionsAndInlineAssembly) {
   TracedKernel traced = trace("calls", [](Ptr<float> x, Ptr<int32_t> n, Float scale) {
     Tile<int32_t> r = arange(0, 16);

@@ -434,6 +434,25 @@ def histogram_case(n=5000, block=256):
     return Case(f"atomic_add histogram and float sum n={n}", run)
 
 
+def gather_histogram_case(rows=32, columns=64, picks=32, bins=64, warps=4):
+    """tl.gather along rows (the source through shared memory, the result in
+    the indices' layout) and tl.histogram of the indices, some masked off
+    (workgroup atomics)."""
+    n = rows * picks - 37
+
+    def run(kernels, on):
+        src = on.input((rows, columns), "fp32", -100.0, 100.0)
+        index = on.input((rows, picks), "i32", 0, columns)
+        picked, counts = on.output((rows, picks), "fp32"), on.output((bins,), "i32")
+        kernels.gather_and_count[(1,)](src, index, picked, n, counts, R=rows, C=columns,
+                                       K=picks, BINS=bins, num_warps=warps)
+        on.check(picked, lambda: np.take_along_axis(host(src), host(index).astype(np.int64), 1))
+        on.check(counts, lambda: np.bincount(host(index).astype(np.int64).ravel()[:n],
+                                             minlength=bins))
+    return Case(f"gather {rows}x{columns} -> {rows}x{picks}, histogram of {n} in {bins} bins",
+                run)
+
+
 def transpose_case(dtype, shape=(100, 70), block=(32, 64), warps=4):
     M, N = shape
 
@@ -649,7 +668,7 @@ def cases():
     found.append(inline_asm_case())
     found += [float8_case("fp8e4nv"), float8_case("fp8e5")]
     found += [integer_case(), dropout_case(), sort_case("fp32"), sort_case("i32", warps=8),
-              histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
+              histogram_case(), gather_histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
               descriptor_case()]
     for layout in ("nn", "nt"):
         found.append(descriptor_matmul_case(layout, 4, 3))

@@ -265,6 +265,19 @@ def sort_rows(x_ptr, sorted_ptr, top_ptr, N: tl.constexpr, K: tl.constexpr):
 
 
 @jit
+def gather_and_count(src_ptr, index_ptr, picked_ptr, n, counts_ptr, R: tl.constexpr,
+                     C: tl.constexpr, K: tl.constexpr, BINS: tl.constexpr):
+    rows = tl.arange(0, R)[:, None]
+    src = tl.load(src_ptr + rows * C + tl.arange(0, C)[None, :])
+    picks = rows * K + tl.arange(0, K)[None, :]
+    indices = tl.load(index_ptr + picks)
+    tl.store(picked_ptr + picks, tl.gather(src, indices, 1))
+    flat = tl.arange(0, R * K)
+    values = tl.load(index_ptr + flat)
+    tl.store(counts_ptr + tl.arange(0, BINS), tl.histogram(values, BINS, mask=flat < n))
+
+
+@jit
 def histogram(x_ptr, hist_ptr, sum_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

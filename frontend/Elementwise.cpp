@@ -97,8 +97,10 @@ static const char *spelling(BinaryOp op) {
   case BinaryOp::Xor: return "^";
   case BinaryOp::Shl: return "<<";
   case BinaryOp::Shr: return ">>";
-  case BinaryOp::Maximum: return "maximum";
-  case BinaryOp::Minimum: return "minimum";
+  case BinaryOp::Maximum:
+  case BinaryOp::MaximumPropagatingNan: return "maximum";
+  case BinaryOp::Minimum:
+  case BinaryOp::MinimumPropagatingNan: return "minimum";
   }
   llvm_unreachable("unknown binary op");
 }
@@ -168,6 +170,12 @@ Value KernelBuilder::binary(BinaryOp op, Value lhs, Value rhs, const SourceLocat
                    : Value(arith::MaxSIOp::create(builder_, where, a, b));
   case BinaryOp::Minimum:
     return isFloat ? Value(arith::MinNumFOp::create(builder_, where, a, b))
+                   : Value(arith::MinSIOp::create(builder_, where, a, b));
+  case BinaryOp::MaximumPropagatingNan:
+    return isFloat ? Value(arith::MaximumFOp::create(builder_, where, a, b))
+                   : Value(arith::MaxSIOp::create(builder_, where, a, b));
+  case BinaryOp::MinimumPropagatingNan:
+    return isFloat ? Value(arith::MinimumFOp::create(builder_, where, a, b))
                    : Value(arith::MinSIOp::create(builder_, where, a, b));
   }
   llvm_unreachable("unknown binary op");
@@ -307,6 +315,20 @@ Value KernelBuilder::fma(Value a, Value b, Value c, const SourceLocation &loc) {
   std::vector<Value> all =
       broadcastAll({cast(a, elem, loc), cast(b, elem, loc), cast(c, elem, loc)}, loc);
   return math::FmaOp::create(builder_, at(loc), all[0], all[1], all[2]);
+}
+
+Value KernelBuilder::clamp(Value x, Value lo, Value hi, bool propagateNan,
+                           const SourceLocation &loc) {
+  Type elem = promotedType({x, lo, hi});
+  if (!typing::isFloat(elem)) {
+    BinaryOp max = propagateNan ? BinaryOp::MaximumPropagatingNan : BinaryOp::Maximum;
+    BinaryOp min = propagateNan ? BinaryOp::MinimumPropagatingNan : BinaryOp::Minimum;
+    return binary(min, binary(max, x, lo, loc), hi, loc);
+  }
+  std::vector<Value> all =
+      broadcastAll({cast(x, elem, loc), cast(lo, elem, loc), cast(hi, elem, loc)}, loc);
+  return tile::ClampOp::create(builder_, at(loc), all[0], all[1], all[2],
+                               propagateNan ? tile::PropagateNan::All : tile::PropagateNan::None);
 }
 
 Type KernelBuilder::promotedType(ArrayRef<Value> values) const {

@@ -41,7 +41,11 @@ enum class BinaryOp {
   /// Division rounded as IEEE 754 requires (`tile.precise_divf`), where `/`
   /// may be approximate (on NVIDIA GPUs); integers are converted to f32.
   PreciseDiv,
-  Mod, And, Or, Xor, Shl, Shr, Maximum, Minimum
+  Mod, And, Or, Xor, Shl, Shr,
+  /// A NaN operand loses to a number (Triton's default, PropagateNan.NONE).
+  Maximum, Minimum,
+  /// A NaN operand gives NaN (PropagateNan.ALL); on integers as above.
+  MaximumPropagatingNan, MinimumPropagatingNan
 };
 enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
 enum class UnaryOp {
@@ -135,6 +139,11 @@ public:
   mlir::Value unary(UnaryOp op, mlir::Value value, const SourceLocation &loc);
   mlir::Value where(mlir::Value cond, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc);
   mlir::Value fma(mlir::Value a, mlir::Value b, mlir::Value c, const SourceLocation &loc);
+  /// `x` kept within [lo, hi] (broadcast to one shape and promoted to one
+  /// type): `tile.clamp` on floats, where with `propagateNan` a NaN `x`
+  /// stays NaN; max then min on integers.
+  mlir::Value clamp(mlir::Value x, mlir::Value lo, mlir::Value hi, bool propagateNan,
+                    const SourceLocation &loc);
   /// The element type `values` convert to together: Triton's promotion of
   /// two operands, applied from the first to the last.
   mlir::Type promotedType(llvm::ArrayRef<mlir::Value> values) const;

@@ -15,6 +15,7 @@ using frontend::BinaryOp;
 using frontend::ReduceKind;
 using frontend::UnaryOp;
 using tile::InputPrecision;
+using tile::PropagateNan;
 
 using SrcLoc = std::source_location;
 
@@ -83,6 +84,17 @@ template <Operand A, Operand B>
   requires(ValueHandle<A> || ValueHandle<B>)
 BinaryResult<A, B> minimum(const A &a, const B &b, SrcLoc loc = SrcLoc::current()) {
   return detail::binary(BinaryOp::Minimum, a, b, loc);
+}
+
+/// `x` kept within [lo, hi] (handles or literals, of x's element type);
+/// with PropagateNan::All a NaN `x` stays NaN, else the result is a bound.
+template <ValueHandle H, Operand L, Operand U>
+H clamp(const H &x, const L &lo, const U &hi, PropagateNan nan = PropagateNan::None,
+        SrcLoc loc = SrcLoc::current()) {
+  mlir::Type elem = mlir::getElementTypeOrSelf(x.value().getType());
+  return H(detail::builder(loc).clamp(x.value(), detail::toValue(lo, elem, loc),
+                                      detail::toValue(hi, elem, loc), nan == PropagateNan::All,
+                                      detail::here(loc)));
 }
 
 /// a / b rounded as IEEE 754 requires, of floating-point operands; `/` may

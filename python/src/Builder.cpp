@@ -70,7 +70,8 @@ const std::map<std::string, BinaryOp> kBinary = {
     {"div_rn", BinaryOp::PreciseDiv}, {"mod", BinaryOp::Mod},
     {"and", BinaryOp::And},         {"or", BinaryOp::Or},           {"xor", BinaryOp::Xor},
     {"shl", BinaryOp::Shl},         {"shr", BinaryOp::Shr},         {"maximum", BinaryOp::Maximum},
-    {"minimum", BinaryOp::Minimum}};
+    {"minimum", BinaryOp::Minimum}, {"maximum_nan", BinaryOp::MaximumPropagatingNan},
+    {"minimum_nan", BinaryOp::MinimumPropagatingNan}};
 const std::map<std::string, CompareOp> kCompare = {
     {"eq", CompareOp::Eq}, {"ne", CompareOp::Ne}, {"lt", CompareOp::Lt},
     {"le", CompareOp::Le}, {"gt", CompareOp::Gt}, {"ge", CompareOp::Ge}};
@@ -362,6 +363,10 @@ void bindBuilder(py::module_ &m) {
       })
       .def("fma", [](B &b, const PyValue &x, const PyValue &y, const PyValue &z, const Loc &loc) {
         return b.wrap(b.kb().fma(x.value, y.value, z.value, toLoc(loc)));
+      })
+      .def("clamp", [](B &b, const PyValue &x, const PyValue &lo, const PyValue &hi,
+                       bool propagateNan, const Loc &loc) {
+        return b.wrap(b.kb().clamp(x.value, lo.value, hi.value, propagateNan, toLoc(loc)));
       })
       .def("promoted_type", [](B &b, const std::vector<PyValue> &values) {
         std::vector<mlir::Value> raw;

@@ -1404,12 +1404,7 @@ def _propagates_nan(propagate_nan):
 
 
 def _extremum(op, x, y, propagate_nan):
-    result = _binary(op, x, y)
-    if not _propagates_nan(propagate_nan) or not result.dtype.is_floating():
-        return result
-    a, b = _operands(x, y)
-    # NaN + anything is NaN: the sum stands in for whichever operand is NaN.
-    return where((a != a) | (b != b), a + b, result)
+    return _binary(op + "_nan" if _propagates_nan(propagate_nan) else op, x, y)
 
 
 @builtin
@@ -1429,7 +1424,11 @@ def minimum(x, y, propagate_nan=PropagateNan.NONE):
 @builtin
 def clamp(x, min, max, propagate_nan=PropagateNan.NONE):
     """`x` kept within [min, max]; with tl.PropagateNan.ALL a NaN `x` stays NaN."""
-    return minimum(maximum(x, min, propagate_nan), max, propagate_nan)
+    x, lo, hi = _unwrap(x), _unwrap(min), _unwrap(max)
+    peer = next((v for v in (x, lo, hi) if isinstance(v, tensor)), None)
+    x, lo, hi = (_widen_unsigned(_to_tensor(v, peer)) for v in (x, lo, hi))
+    return tensor(_builder().clamp(x.handle, lo.handle, hi.handle,
+                                   _propagates_nan(propagate_nan), _loc()))
 
 
 @builtin

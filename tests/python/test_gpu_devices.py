@@ -19,7 +19,7 @@ from tessera.arrays import device_info
 
 from test_combine_functions import combining_kernel, reference as combine_reference
 from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
-                           cast_kernel, dot_kernel, float_atomic_kernel, grid_kernel,
+                           cast_kernel, dot_kernel, extrema, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
 from random_reference import dropout_reference
@@ -594,6 +594,24 @@ def test_sort_topk_and_flip(place, rng, dtype):
     flips[(1,)](place.put(x), flipped_rows, flipped_columns, R=rows, N=n)
     np.testing.assert_array_equal(place.get(flipped_rows), x[::-1])
     np.testing.assert_array_equal(place.get(flipped_columns), x[:, ::-1])
+
+
+@pytest.mark.parametrize("propagate", ["NONE", "ALL"])
+def test_maximum_minimum_clamp_with_nans(place, rng, propagate):
+    """arith.maximumf/minimumf and tile.clamp where NaNs propagate,
+    maxnumf/minnumf where the number wins."""
+    block = 128
+    x = rng.standard_normal(block).astype(np.float32)
+    y = rng.standard_normal(block).astype(np.float32)
+    x[:4], y[2:6] = np.nan, np.nan
+    out = place.empty(3 * block, np.float32)
+    extrema[(1,)](place.put(x), place.put(y), out, BLOCK=block,
+                  PROPAGATE=getattr(tl.PropagateNan, propagate))
+    if propagate == "ALL":
+        expected = [np.maximum(x, y), np.minimum(x, y), np.clip(x, -0.5, 0.5)]
+    else:
+        expected = [np.fmax(x, y), np.fmin(x, y), np.fmin(np.fmax(x, -0.5), 0.5)]
+    np.testing.assert_array_equal(place.get(out).reshape(3, block), expected)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64])

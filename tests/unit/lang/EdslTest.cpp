@@ -216,6 +216,21 @@ TEST(EdslTest, GatherAndHistogram) {
   });
 }
 
+TEST(EdslTest, ClampIsOneOpOnFloatsAndMaxMinOnIntegers) {
+  TracedKernel traced = trace("clamped", [](Ptr<float> x, Ptr<int32_t> n) {
+    Tile<int32_t> r = arange(0, 16);
+    store(x + r, clamp(load(x + r), -1.0f, 1.0f, PropagateNan::All));
+    store(n + r, clamp(load(n + r), 0, 9));
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  EXPECT_EQ(countOps(*traced.module, "tile.clamp"), 1);
+  traced.module->walk([](tessera::tile::ClampOp op) {
+    EXPECT_EQ(op.getPropagateNan(), PropagateNan::All);
+  });
+  EXPECT_EQ(countOps(*traced.module, "arith.maxsi"), 1);
+  EXPECT_EQ(countOps(*traced.module, "arith.minsi"), 1);
+}
+
 TEST(EdslTest, LibraryFunctionsAndInlineAssembly) {
   TracedKernel traced = trace("calls", [](Ptr<float> x, Ptr<int32_t> n, Float scale) {
     Tile<int32_t> r = arange(0, 16);

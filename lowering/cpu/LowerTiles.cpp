@@ -384,7 +384,6 @@ struct AddPtrLowering : TilePattern<tile::AddPtrOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type pointee = tile::getPointeeType(getElementTypeOrSelf(op.getType()));
-    pointee = cast<tile::PointerType>(getElementTypeOrSelf(op.getType())).getPointeeType();
     if (!isa<RankedTensorType>(op.getType())) {
       rewriter.replaceOpWithNewOp<LLVM::GEPOp>(op, adaptor.getPtr().getType(), memoryType(pointee),
                                                adaptor.getPtr(), ValueRange{adaptor.getOffset()});

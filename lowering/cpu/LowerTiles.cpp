@@ -628,6 +628,9 @@ Value wrapIndices(OpBuilder &b, Location loc, Value indices, int64_t extent) {
 
 /// The source goes to a stack buffer, and each result lane reads its element
 /// there: its slice's first element plus its index times the axis's stride.
+/// Up to kMaxGatherLanes lanes that is one masked gather; beyond, a loop over
+/// the lanes reads the element indices from a second buffer (no mask and no
+/// addresses to stage, as a load's gatherScatterLoop has).
 struct GatherLowering : TilePattern<tile::GatherOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::GatherOp op, OpAdaptor adaptor,
@@ -641,39 +644,63 @@ struct GatherLowering : TilePattern<tile::GatherOp> {
     unsigned align = byteSize(element);
     int64_t n = product(resultShape);
     SmallVector<int64_t, 4> srcStrides = tessera::cpu::rowMajorStrides(srcShape);
-    SmallVector<int64_t> sliceStarts = tessera::cpu::mapLanes(resultShape, [&](auto index) {
+    SmallVector<int64_t> starts = tessera::cpu::mapLanes(resultShape, [&](auto index) {
       int64_t lane = 0;
       for (auto [dim, i] : llvm::enumerate(index))
         lane += (dim == axis ? 0 : i) * srcStrides[dim];
-      return lane * align;
+      return lane;
     });
+    SmallVector<int32_t> sliceStarts(starts.begin(), starts.end());
 
     Value buffer = stackBuffer(rewriter, op, loc, memElement, product(srcShape));
     LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, adaptor.getSrc()), buffer, align);
-    auto i64Type = VectorType::get({n}, rewriter.getI64Type());
+    auto i32Type = VectorType::get({n}, rewriter.getI32Type());
     Value wrapped = wrapIndices(rewriter, loc, adaptor.getIndices(), srcShape[axis]);
-    Value offsets = arith::MulIOp::create(
-        rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i64Type, wrapped),
-        splatConstant(rewriter, loc, i64Type,
-                      rewriter.getI64IntegerAttr(srcStrides[axis] * align)));
-    offsets = arith::AddIOp::create(
-        rewriter, loc, offsets,
-        arith::ConstantOp::create(rewriter, loc, i64Type,
-                                  DenseElementsAttr::get(i64Type, ArrayRef(sliceStarts))));
-    Value base = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), buffer);
-    Value addresses = arith::AddIOp::create(
-        rewriter, loc, vector::BroadcastOp::create(rewriter, loc, i64Type, base), offsets);
+    Value elements = arith::AddIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(
+            rewriter, loc, wrapped,
+            splatConstant(rewriter, loc, i32Type, rewriter.getI32IntegerAttr(srcStrides[axis]))),
+        arith::ConstantOp::create(rewriter, loc, i32Type,
+                                  DenseElementsAttr::get(i32Type, ArrayRef(sliceStarts))));
 
     auto vt = VectorType::get({n}, memElement);
-    Value all = boolVector(rewriter, loc, SmallVector<bool>(n, true));
-    Value pass = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(vt));
-    Value result =
-        n > kMaxGatherLanes
-            ? gatherScatterLoop(rewriter, op, loc, addresses, all, pass, /*isScatter=*/false,
-                                align)
-            : LLVM::masked_gather::create(rewriter, loc, vt, toPointers(rewriter, loc, addresses),
-                                          all, ValueRange{pass}, rewriter.getI32IntegerAttr(align))
-                  .getResult();
+    Value result;
+    if (n <= kMaxGatherLanes) {
+      auto i64Type = VectorType::get({n}, rewriter.getI64Type());
+      Value offsets = arith::MulIOp::create(
+          rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i64Type, elements),
+          splatConstant(rewriter, loc, i64Type, rewriter.getI64IntegerAttr(align)));
+      Value base = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), buffer);
+      Value addresses = arith::AddIOp::create(
+          rewriter, loc, vector::BroadcastOp::create(rewriter, loc, i64Type, base), offsets);
+      Value all = boolVector(rewriter, loc, SmallVector<bool>(n, true));
+      Value pass = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(vt));
+      result = LLVM::masked_gather::create(rewriter, loc, vt, toPointers(rewriter, loc, addresses),
+                                           all, ValueRange{pass},
+                                           rewriter.getI32IntegerAttr(align));
+    } else {
+      auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
+      Type i32 = rewriter.getI32Type();
+      Value indexBuffer = stackBuffer(rewriter, op, loc, i32, n);
+      Value resultBuffer = stackBuffer(rewriter, op, loc, memElement, n);
+      LLVM::StoreOp::create(rewriter, loc, elements, indexBuffer, 4);
+      scf::ForOp::create(
+          rewriter, loc, i64Const(rewriter, loc, 0), i64Const(rewriter, loc, n),
+          i64Const(rewriter, loc, 1), ValueRange{},
+          [&](OpBuilder &b, Location, Value lane, ValueRange) {
+            Value index = LLVM::LoadOp::create(
+                b, loc, i32, LLVM::GEPOp::create(b, loc, ptrType, i32, indexBuffer, lane), 4);
+            Value from = LLVM::GEPOp::create(
+                b, loc, ptrType, memElement, buffer,
+                ValueRange{arith::ExtUIOp::create(b, loc, b.getI64Type(), index)});
+            Value to = LLVM::GEPOp::create(b, loc, ptrType, memElement, resultBuffer, lane);
+            LLVM::StoreOp::create(b, loc, LLVM::LoadOp::create(b, loc, memElement, from, align),
+                                  to, align);
+            scf::YieldOp::create(b, loc);
+          });
+      result = LLVM::LoadOp::create(rewriter, loc, vt, resultBuffer, align);
+    }
     rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));
     return success();
   }
@@ -681,6 +708,7 @@ struct GatherLowering : TilePattern<tile::GatherOp> {
 
 /// Counts in a stack buffer with one slot more than the bins, where lanes
 /// that are not counted go, so that the loop over the lanes has no branch.
+/// Slots are i32 (a bin count fits), half the bytes of 64-bit ones to stage.
 struct HistogramLowering : TilePattern<tile::HistogramOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::HistogramOp op, OpAdaptor adaptor,
@@ -688,23 +716,32 @@ struct HistogramLowering : TilePattern<tile::HistogramOp> {
     Location loc = op.getLoc();
     int64_t n = op.getSrc().getType().getNumElements();
     int64_t bins = op.getType().getNumElements();
-    auto i64Type = VectorType::get({n}, rewriter.getI64Type());
+    Type i32 = rewriter.getI32Type();
+    auto i32Type = VectorType::get({n}, i32);
+    // Values narrower than i32 are widened with their sign: compared
+    // unsigned, negative values are then above the bins too.
     Value values = adaptor.getSrc();
-    if (cast<VectorType>(values.getType()).getElementTypeBitWidth() < 64)
-      values = arith::ExtSIOp::create(rewriter, loc, i64Type, values);
-    Value binCount = splatConstant(rewriter, loc, i64Type, rewriter.getI64IntegerAttr(bins));
-    // Unsigned: negative values are above the bins too.
-    Value counted =
-        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, values, binCount);
+    auto valueType = cast<VectorType>(values.getType());
+    if (valueType.getElementTypeBitWidth() < 32) {
+      values = arith::ExtSIOp::create(rewriter, loc, i32Type, values);
+      valueType = i32Type;
+    }
+    Value counted = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, values,
+        splatConstant(rewriter, loc, valueType,
+                      rewriter.getIntegerAttr(valueType.getElementType(), bins)));
     if (adaptor.getMask())
       counted = arith::AndIOp::create(rewriter, loc, counted, adaptor.getMask());
-    Value slots = arith::SelectOp::create(rewriter, loc, counted, values, binCount);
+    if (valueType != i32Type)
+      values = arith::TruncIOp::create(rewriter, loc, i32Type, values);
+    Value slots = arith::SelectOp::create(
+        rewriter, loc, counted, values,
+        splatConstant(rewriter, loc, i32Type, rewriter.getI32IntegerAttr(bins)));
 
     auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
-    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
-    Value slotBuffer = stackBuffer(rewriter, op, loc, i64, n);
+    Value slotBuffer = stackBuffer(rewriter, op, loc, i32, n);
     Value countBuffer = stackBuffer(rewriter, op, loc, i32, bins + 1);
-    LLVM::StoreOp::create(rewriter, loc, slots, slotBuffer, 8);
+    LLVM::StoreOp::create(rewriter, loc, slots, slotBuffer, 4);
     auto countsType = VectorType::get({bins + 1}, i32);
     LLVM::StoreOp::create(rewriter, loc,
                           arith::ConstantOp::create(rewriter, loc,
@@ -714,8 +751,9 @@ struct HistogramLowering : TilePattern<tile::HistogramOp> {
         rewriter, loc, i64Const(rewriter, loc, 0), i64Const(rewriter, loc, n),
         i64Const(rewriter, loc, 1), ValueRange{},
         [&](OpBuilder &b, Location, Value lane, ValueRange) {
-          Value slotAddress = LLVM::GEPOp::create(b, loc, ptrType, i64, slotBuffer, lane);
-          Value slot = LLVM::LoadOp::create(b, loc, i64, slotAddress, 8);
+          Value slotAddress = LLVM::GEPOp::create(b, loc, ptrType, i32, slotBuffer, lane);
+          Value slot = arith::ExtUIOp::create(b, loc, b.getI64Type(),
+                                              LLVM::LoadOp::create(b, loc, i32, slotAddress, 4));
           Value count = LLVM::GEPOp::create(b, loc, ptrType, i32, countBuffer, slot);
           Value incremented = arith::AddIOp::create(
               b, loc, LLVM::LoadOp::create(b, loc, i32, count, 4), i32Const(b, loc, 1));

@@ -235,19 +235,20 @@ tile.func @bf16_atomics(%p: !tile.ptr<bf16>, %s: bf16) {
 
 // -----
 
-// gather: the source goes to a stack buffer; each lane reads at its slice's
-// first byte (a constant) plus its index, wrapped into the axis (& 3 for an
-// extent of 4), times the axis's stride in bytes (4 x f32 = 16 for axis 0).
+// gather: the source goes to a stack buffer; each lane reads the element at
+// its slice's first element (a constant) plus its index, wrapped into the
+// axis (& 3 for an extent of 4), times the axis's stride (4 for axis 0): up
+// to 16 lanes, one masked gather of those addresses.
 // CHECK-LABEL: func.func @gather_rows
 // CHECK: %[[SRC:.*]] = llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
 // CHECK: llvm.store %{{.*}}, %[[SRC]] {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
 // CHECK: %[[MAXI:.*]] = arith.constant dense<3> : vector<8xi32>
 // CHECK: %[[WRAPPED:.*]] = arith.andi %{{.*}}, %[[MAXI]] : vector<8xi32>
-// CHECK: %[[STRIDE:.*]] = arith.constant dense<16> : vector<8xi64>
-// CHECK: %[[WIDE:.*]] = arith.extui %[[WRAPPED]] : vector<8xi32> to vector<8xi64>
-// CHECK: %[[SCALED:.*]] = arith.muli %[[WIDE]], %[[STRIDE]]
-// CHECK: %[[STARTS:.*]] = arith.constant dense<[0, 4, 8, 12, 0, 4, 8, 12]> : vector<8xi64>
-// CHECK: arith.addi %[[SCALED]], %[[STARTS]]
+// CHECK: %[[STARTS:.*]] = arith.constant dense<[0, 1, 2, 3, 0, 1, 2, 3]> : vector<8xi32>
+// CHECK: %[[STRIDE:.*]] = arith.constant dense<4> : vector<8xi32>
+// CHECK: %[[SCALED:.*]] = arith.muli %[[WRAPPED]], %[[STRIDE]]
+// CHECK: %[[ELEMENTS:.*]] = arith.addi %[[SCALED]], %[[STARTS]]
+// CHECK: arith.extui %[[ELEMENTS]] : vector<8xi32> to vector<8xi64>
 // CHECK: llvm.intr.masked.gather %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : (vector<8x!llvm.ptr>, vector<8xi1>, vector<8xf32>) -> vector<8xf32>
 tile.func @gather_rows(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) {
   %r16 = tile.make_range 0 to 16 : tensor<16xi32>
@@ -270,20 +271,54 @@ tile.func @gather_rows(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) {
 
 // -----
 
-// histogram: each lane's slot is its value where it is counted (below the
-// bins as unsigned, and masked on) and the extra slot 8 elsewhere; a loop
-// over the lanes adds one to its slot of the zeroed counts.
+// Beyond 16 lanes, a loop reads each lane's element index from a buffer and
+// copies the element to the result's buffer (no mask, no addresses).
+// CHECK-LABEL: func.func @gather_loop
+// CHECK: %[[SRC:.*]] = llvm.alloca %{{.*}} x i16 {alignment = 64 : i64}
+// CHECK: %[[INDICES:.*]] = llvm.alloca %{{.*}} x i32
+// CHECK: %[[OUT:.*]] = llvm.alloca %{{.*}} x i16
+// CHECK: llvm.store %{{.*}}, %[[INDICES]] {alignment = 4 : i64} : vector<32xi32>, !llvm.ptr
+// CHECK: scf.for %[[LANE:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[AT:.*]] = llvm.getelementptr %[[INDICES]][%[[LANE]]]
+// CHECK: %[[I:.*]] = llvm.load %[[AT]] {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: %[[WIDE:.*]] = arith.extui %[[I]] : i32 to i64
+// CHECK: %[[FROM:.*]] = llvm.getelementptr %[[SRC]][%[[WIDE]]]
+// CHECK: %[[TO:.*]] = llvm.getelementptr %[[OUT]][%[[LANE]]]
+// CHECK: %[[V:.*]] = llvm.load %[[FROM]] {alignment = 2 : i64} : !llvm.ptr -> i16
+// CHECK: llvm.store %[[V]], %[[TO]]
+// CHECK: llvm.load %[[OUT]] {alignment = 2 : i64} : !llvm.ptr -> vector<32xi16>
+tile.func @gather_loop(%p: !tile.ptr<bf16>, %q: !tile.ptr<i64>) {
+  %r = tile.make_range 0 to 32 : tensor<32xi32>
+  %pb = tile.splat %p : !tile.ptr<bf16> -> tensor<32x!tile.ptr<bf16>>
+  %pp = tile.addptr %pb, %r : tensor<32x!tile.ptr<bf16>>, tensor<32xi32>
+  %src = tile.load %pp : tensor<32x!tile.ptr<bf16>>
+  %qb = tile.splat %q : !tile.ptr<i64> -> tensor<32x!tile.ptr<i64>>
+  %qp = tile.addptr %qb, %r : tensor<32x!tile.ptr<i64>>, tensor<32xi32>
+  %idx = tile.load %qp : tensor<32x!tile.ptr<i64>>
+  %g = tile.gather %src[%idx] axis = 0 : tensor<32xbf16>, tensor<32xi64> -> tensor<32xbf16>
+  tile.store %pp, %g : tensor<32x!tile.ptr<bf16>>
+  tile.return
+}
+
+// -----
+
+// histogram: each lane's slot is its value where it is counted (sign-extended
+// to i32 and below the bins as unsigned, and masked on) and the extra slot 8
+// elsewhere; a loop over the lanes adds one to its slot of the zeroed counts.
 // CHECK-LABEL: func.func @histogram
-// CHECK: %[[VALUES:.*]] = arith.extsi %{{.*}} : vector<16xi8> to vector<16xi64>
-// CHECK: %[[BINS:.*]] = arith.constant dense<8> : vector<16xi64>
+// CHECK: %[[VALUES:.*]] = arith.extsi %{{.*}} : vector<16xi8> to vector<16xi32>
+// CHECK: %[[BINS:.*]] = arith.constant dense<8> : vector<16xi32>
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[VALUES]], %[[BINS]]
 // CHECK: %[[COUNTED:.*]] = arith.andi %[[IN]], %{{.*}} : vector<16xi1>
-// CHECK: %[[SLOTS:.*]] = arith.select %[[COUNTED]], %[[VALUES]], %[[BINS]]
+// CHECK: %[[SLOTS:.*]] = arith.select %[[COUNTED]], %[[VALUES]], %{{.*}} : vector<16xi1>, vector<16xi32>
+// CHECK: %[[SLOTBUF:.*]] = llvm.alloca %{{.*}} x i32
 // CHECK: %[[COUNTS:.*]] = llvm.alloca %{{.*}} x i32
+// CHECK: llvm.store %[[SLOTS]], %[[SLOTBUF]]
 // CHECK: llvm.store %{{.*}}, %[[COUNTS]] {alignment = 4 : i64} : vector<9xi32>, !llvm.ptr
 // CHECK: scf.for
-// CHECK: %[[SLOT:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> i64
-// CHECK: %[[COUNT:.*]] = llvm.getelementptr %[[COUNTS]][%[[SLOT]]]
+// CHECK: %[[SLOT:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK: %[[WIDE:.*]] = arith.extui %[[SLOT]] : i32 to i64
+// CHECK: %[[COUNT:.*]] = llvm.getelementptr %[[COUNTS]][%[[WIDE]]]
 // CHECK: %[[OLD:.*]] = llvm.load %[[COUNT]]
 // CHECK: %[[NEW:.*]] = arith.addi %[[OLD]], %{{.*}} : i32
 // CHECK: llvm.store %[[NEW]], %[[COUNT]]

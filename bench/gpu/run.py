@@ -286,7 +286,9 @@ def vendor_gemm(a, b):
     if b.stride(0) != 1:
         raise ValueError("cuBLAS has no fp8 GEMM with B row-major (NN); its rows are NT only")
     one = torch.ones((), device=a.device)
-    return torch._scaled_mm(a, b, one, one, out_dtype=torch.bfloat16)
+    # Fast accumulation, as Tessera's and Triton's tl.dot on sm_90 by default
+    # (max_num_imprecise_acc 2^30): the same work, timed like for like.
+    return torch._scaled_mm(a, b, one, one, out_dtype=torch.bfloat16, use_fast_accum=True)
 
 
 def bench_gemm(kernels, args, size, dtype, layout, kernel):
@@ -302,6 +304,12 @@ def bench_gemm(kernels, args, size, dtype, layout, kernel):
     row = Row(gemm_row_name(layout, kernel), f"{size}x{size}x{size}", args.dtype_name[dtype],
               "TFLOP/s", 2.0 * size ** 3)
     tol = dict(atol=1e-2 * math.sqrt(size), rtol=2e-2)
+    if dtype == torch.float8_e4m3fn:
+        # wgmma adds fp8 products at less than f32's precision: on an H200 at
+        # 4096 both Tessera and Triton were off by up to 2 (bf16 results of
+        # magnitude ~64) where the 0.64 above allows less; a wrong tile is off
+        # by the magnitude itself.
+        tol = dict(atol=5e-2 * math.sqrt(size), rtol=2e-2)
     ok = row.check("cuBLAS", lambda: vendor_gemm(a, b), reference, **tol)
 
     def run(module):

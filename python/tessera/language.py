@@ -720,13 +720,14 @@ def _widen_unsigned(t):
     return t
 
 
-def _operands(lhs, rhs):
-    lhs, rhs = _unwrap(lhs), _unwrap(rhs)
-    lhs, rhs = _widen_unsigned(lhs), _widen_unsigned(rhs)
-    if isinstance(lhs, tensor):
-        return lhs, _to_tensor(rhs, lhs)
-    rhs = _to_tensor(rhs)
-    return _to_tensor(lhs, rhs), rhs
+def _operands(*values):
+    """`values` as tensors (uint8 ones widened): Python numbers adopt the type
+    of the first tensor among them, or, where none is, of the last value."""
+    values = [_widen_unsigned(_unwrap(v)) for v in values]
+    peer = next((v for v in values if isinstance(v, tensor)), None)
+    if peer is None:
+        peer = values[-1] = _to_tensor(values[-1])
+    return tuple(_to_tensor(v, peer) for v in values)
 
 
 def _binary(op, lhs, rhs):
@@ -1348,13 +1349,7 @@ def reduce_or(input, axis, keep_dims=False):
 def where(condition, x, y):
     """`x` where `condition` is true, else `y` (broadcast together)."""
     cond = _to_tensor(condition)
-    x, y = _unwrap(x), _unwrap(y)
-    x, y = _widen_unsigned(x), _widen_unsigned(y)
-    if isinstance(x, tensor):
-        y = _to_tensor(y, x)
-    else:
-        y = _to_tensor(y)
-        x = _to_tensor(x, y)
+    x, y = _operands(x, y)
     if cond.dtype is not int1:
         cond = _to_bool(cond)
     h = _builder().where(cond.handle, x.handle, y.handle, _loc())
@@ -1424,9 +1419,7 @@ def minimum(x, y, propagate_nan=PropagateNan.NONE):
 @builtin
 def clamp(x, min, max, propagate_nan=PropagateNan.NONE):
     """`x` kept within [min, max]; with tl.PropagateNan.ALL a NaN `x` stays NaN."""
-    x, lo, hi = _unwrap(x), _unwrap(min), _unwrap(max)
-    peer = next((v for v in (x, lo, hi) if isinstance(v, tensor)), None)
-    x, lo, hi = (_widen_unsigned(_to_tensor(v, peer)) for v in (x, lo, hi))
+    x, lo, hi = _operands(x, min, max)
     return tensor(_builder().clamp(x.handle, lo.handle, hi.handle,
                                    _propagates_nan(propagate_nan), _loc()))
 
@@ -1453,9 +1446,7 @@ def mul(x, y, sanitize_overflow=True):
 @builtin
 def fma(x, y, z):
     """x * y + z, rounded once."""
-    x, y, z = _unwrap(x), _unwrap(y), _unwrap(z)
-    peer = next((v for v in (x, y, z) if isinstance(v, tensor)), None)
-    x, y, z = (_to_tensor(v, peer) for v in (x, y, z))
+    x, y, z = _operands(x, y, z)
     return tensor(_builder().fma(x.handle, y.handle, z.handle, _loc()))
 
 

@@ -744,13 +744,18 @@ def uint8_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)           # uint8
     tl.store(out_ptr + offs, x.to(tl.float32) / 255 + (x // 16), mask=mask)
+    # fma and clamp take uint8 operands as their values too, not as int8's.
+    tl.store(out_ptr + BLOCK + offs, tl.fma(x, 0.5, 1.0), mask=mask)
+    tl.store(out_ptr + 2 * BLOCK + offs, tl.clamp(x, 10, 200).to(tl.float32), mask=mask)
 
 
 def test_uint8(backend, rng):
     x = rng.integers(0, 256, 40).astype(np.uint8)
-    out = np.empty(40, dtype=np.float32)
+    out = np.zeros((3, 64), dtype=np.float32)
     uint8_kernel[(1,)](x, out, 40, BLOCK=64)
-    np.testing.assert_allclose(out, x / 255 + (x // 16), rtol=1e-6)
+    np.testing.assert_allclose(out[0, :40], x / 255 + (x // 16), rtol=1e-6)
+    np.testing.assert_array_equal(out[1, :40], x * 0.5 + 1)
+    np.testing.assert_array_equal(out[2, :40], np.clip(x, 10, 200))
 
 
 @tessera.jit

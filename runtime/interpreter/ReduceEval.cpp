@@ -97,8 +97,6 @@ llvm::Error scan(Executor &exec, tile::ScanOp op) {
   return llvm::Error::success();
 }
 
-} // namespace
-
 llvm::Error histogram(Executor &exec, tile::HistogramOp op) {
   const Tile &src = exec.tile(op.getSrc());
   const Tile *mask = op.getMask() ? &exec.tile(op.getMask()) : nullptr;
@@ -112,6 +110,8 @@ llvm::Error histogram(Executor &exec, tile::HistogramOp op) {
   exec.bind(op, std::move(counts));
   return llvm::Error::success();
 }
+
+} // namespace
 
 void registerReduceHandlers(HandlerTable &table) {
   table.add<tile::ReduceOp>(reduce);

@@ -164,19 +164,20 @@ Value KernelBuilder::binary(BinaryOp op, Value lhs, Value rhs, const SourceLocat
   case BinaryOp::Xor: return arith::XOrIOp::create(builder_, where, a, b);
   case BinaryOp::Shl: return arith::ShLIOp::create(builder_, where, a, b);
   case BinaryOp::Shr: return arith::ShRSIOp::create(builder_, where, a, b);
-  // Like Triton's default (propagate_nan=none): a NaN operand loses to a number.
+  // maxnumf/minnumf: a NaN operand loses to a number (Triton's default,
+  // propagate_nan=none); maximumf/minimumf: it wins.
   case BinaryOp::Maximum:
-    return isFloat ? Value(arith::MaxNumFOp::create(builder_, where, a, b))
-                   : Value(arith::MaxSIOp::create(builder_, where, a, b));
-  case BinaryOp::Minimum:
-    return isFloat ? Value(arith::MinNumFOp::create(builder_, where, a, b))
-                   : Value(arith::MinSIOp::create(builder_, where, a, b));
   case BinaryOp::MaximumPropagatingNan:
-    return isFloat ? Value(arith::MaximumFOp::create(builder_, where, a, b))
-                   : Value(arith::MaxSIOp::create(builder_, where, a, b));
+    if (!isFloat)
+      return arith::MaxSIOp::create(builder_, where, a, b);
+    return op == BinaryOp::Maximum ? Value(arith::MaxNumFOp::create(builder_, where, a, b))
+                                   : Value(arith::MaximumFOp::create(builder_, where, a, b));
+  case BinaryOp::Minimum:
   case BinaryOp::MinimumPropagatingNan:
-    return isFloat ? Value(arith::MinimumFOp::create(builder_, where, a, b))
-                   : Value(arith::MinSIOp::create(builder_, where, a, b));
+    if (!isFloat)
+      return arith::MinSIOp::create(builder_, where, a, b);
+    return op == BinaryOp::Minimum ? Value(arith::MinNumFOp::create(builder_, where, a, b))
+                                   : Value(arith::MinimumFOp::create(builder_, where, a, b));
   }
   llvm_unreachable("unknown binary op");
 }
@@ -320,11 +321,8 @@ Value KernelBuilder::fma(Value a, Value b, Value c, const SourceLocation &loc) {
 Value KernelBuilder::clamp(Value x, Value lo, Value hi, bool propagateNan,
                            const SourceLocation &loc) {
   Type elem = promotedType({x, lo, hi});
-  if (!typing::isFloat(elem)) {
-    BinaryOp max = propagateNan ? BinaryOp::MaximumPropagatingNan : BinaryOp::Maximum;
-    BinaryOp min = propagateNan ? BinaryOp::MinimumPropagatingNan : BinaryOp::Minimum;
-    return binary(min, binary(max, x, lo, loc), hi, loc);
-  }
+  if (!typing::isFloat(elem)) // integers have no NaN
+    return binary(BinaryOp::Minimum, binary(BinaryOp::Maximum, x, lo, loc), hi, loc);
   std::vector<Value> all =
       broadcastAll({cast(x, elem, loc), cast(lo, elem, loc), cast(hi, elem, loc)}, loc);
   return tile::ClampOp::create(builder_, at(loc), all[0], all[1], all[2],

@@ -439,6 +439,16 @@ Value stackBuffer(OpBuilder &b, Operation *op, Location loc, Type element, int64
                                 i64Const(b, loc, n), /*alignment=*/64);
 }
 
+/// A loop over the lanes 0 .. n-1 (i64) running `body` for each.
+void forEachLane(OpBuilder &b, Location loc, int64_t n,
+                 llvm::function_ref<void(OpBuilder &, Value lane)> body) {
+  scf::ForOp::create(b, loc, i64Const(b, loc, 0), i64Const(b, loc, n), i64Const(b, loc, 1),
+                     ValueRange{}, [&](OpBuilder &lb, Location, Value lane, ValueRange) {
+                       body(lb, lane);
+                       scf::YieldOp::create(lb, loc);
+                     });
+}
+
 /// The lane loop of a gather (`values` non-null: a scatter of it).
 Value gatherScatterLoop(OpBuilder &b, Operation *op, Location loc, Value addresses, Value mask,
                         Value passOrValues, bool isScatter, unsigned align) {
@@ -455,31 +465,28 @@ Value gatherScatterLoop(OpBuilder &b, Operation *op, Location loc, Value address
       arith::ExtUIOp::create(b, loc, VectorType::get({n}, b.getI8Type()), mask).getResult(),
       maskBuf, 1);
   LLVM::StoreOp::create(b, loc, passOrValues, valBuf, align);
-  scf::ForOp::create(
-      b, loc, i64Const(b, loc, 0), i64Const(b, loc, n), i64Const(b, loc, 1), ValueRange{},
-      [&](OpBuilder &lb, Location, Value lane, ValueRange) {
-        auto at = [&](Value base, Type t) {
-          return LLVM::GEPOp::create(lb, loc, ptrType, t, base, ValueRange{lane}).getResult();
-        };
-        Value m = LLVM::LoadOp::create(lb, loc, lb.getI8Type(), at(maskBuf, lb.getI8Type()), 1);
-        Value active = arith::CmpIOp::create(
-            lb, loc, arith::CmpIPredicate::ne, m,
-            arith::ConstantOp::create(lb, loc, lb.getI8IntegerAttr(0)));
-        scf::IfOp::create(lb, loc, active, [&](OpBuilder &tb, Location) {
-          Value addr = LLVM::LoadOp::create(tb, loc, tb.getI64Type(), at(addrBuf, tb.getI64Type()), 8);
-          Value p = toPointer(tb, loc, addr);
-          Value slot = LLVM::GEPOp::create(tb, loc, ptrType, element, valBuf, ValueRange{lane});
-          if (isScatter) {
-            LLVM::StoreOp::create(tb, loc, LLVM::LoadOp::create(tb, loc, element, slot, align), p,
-                                  align);
-          } else {
-            LLVM::StoreOp::create(tb, loc, LLVM::LoadOp::create(tb, loc, element, p, align), slot,
-                                  align);
-          }
-          scf::YieldOp::create(tb, loc);
-        });
-        scf::YieldOp::create(lb, loc);
-      });
+  forEachLane(b, loc, n, [&](OpBuilder &lb, Value lane) {
+    auto at = [&](Value base, Type t) {
+      return LLVM::GEPOp::create(lb, loc, ptrType, t, base, ValueRange{lane}).getResult();
+    };
+    Value m = LLVM::LoadOp::create(lb, loc, lb.getI8Type(), at(maskBuf, lb.getI8Type()), 1);
+    Value active = arith::CmpIOp::create(
+        lb, loc, arith::CmpIPredicate::ne, m,
+        arith::ConstantOp::create(lb, loc, lb.getI8IntegerAttr(0)));
+    scf::IfOp::create(lb, loc, active, [&](OpBuilder &tb, Location) {
+      Value addr = LLVM::LoadOp::create(tb, loc, tb.getI64Type(), at(addrBuf, tb.getI64Type()), 8);
+      Value p = toPointer(tb, loc, addr);
+      Value slot = LLVM::GEPOp::create(tb, loc, ptrType, element, valBuf, ValueRange{lane});
+      if (isScatter) {
+        LLVM::StoreOp::create(tb, loc, LLVM::LoadOp::create(tb, loc, element, slot, align), p,
+                              align);
+      } else {
+        LLVM::StoreOp::create(tb, loc, LLVM::LoadOp::create(tb, loc, element, p, align), slot,
+                              align);
+      }
+      scf::YieldOp::create(tb, loc);
+    });
+  });
   if (isScatter)
     return Value();
   return LLVM::LoadOp::create(b, loc, type, valBuf, align);
@@ -626,11 +633,11 @@ Value wrapIndices(OpBuilder &b, Location loc, Value indices, int64_t extent) {
                                 splatConstant(b, loc, i32Type, b.getI32IntegerAttr(extent)));
 }
 
-/// The source goes to a stack buffer, and each result lane reads its element
-/// there: its slice's first element plus its index times the axis's stride.
-/// Up to kMaxGatherLanes lanes that is one masked gather; beyond, a loop over
-/// the lanes reads the element indices from a second buffer (no mask and no
-/// addresses to stage, as a load's gatherScatterLoop has).
+/// The source goes to a stack buffer, and a loop over the result's lanes
+/// reads each element there: its slice's first element plus its index times
+/// the axis's stride, the element indices staged in a second buffer (LLVM
+/// unrolls the loop into scalar loads; no mask and no addresses to stage, as
+/// a load's gatherScatterLoop has).
 struct GatherLowering : TilePattern<tile::GatherOp> {
   using TilePattern::TilePattern;
   LogicalResult matchAndRewrite(tile::GatherOp op, OpAdaptor adaptor,
@@ -654,7 +661,8 @@ struct GatherLowering : TilePattern<tile::GatherOp> {
 
     Value buffer = stackBuffer(rewriter, op, loc, memElement, product(srcShape));
     LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, adaptor.getSrc()), buffer, align);
-    auto i32Type = VectorType::get({n}, rewriter.getI32Type());
+    Type i32 = rewriter.getI32Type();
+    auto i32Type = VectorType::get({n}, i32);
     Value wrapped = wrapIndices(rewriter, loc, adaptor.getIndices(), srcShape[axis]);
     Value elements = arith::AddIOp::create(
         rewriter, loc,
@@ -664,43 +672,22 @@ struct GatherLowering : TilePattern<tile::GatherOp> {
         arith::ConstantOp::create(rewriter, loc, i32Type,
                                   DenseElementsAttr::get(i32Type, ArrayRef(sliceStarts))));
 
-    auto vt = VectorType::get({n}, memElement);
-    Value result;
-    if (n <= kMaxGatherLanes) {
-      auto i64Type = VectorType::get({n}, rewriter.getI64Type());
-      Value offsets = arith::MulIOp::create(
-          rewriter, loc, arith::ExtUIOp::create(rewriter, loc, i64Type, elements),
-          splatConstant(rewriter, loc, i64Type, rewriter.getI64IntegerAttr(align)));
-      Value base = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), buffer);
-      Value addresses = arith::AddIOp::create(
-          rewriter, loc, vector::BroadcastOp::create(rewriter, loc, i64Type, base), offsets);
-      Value all = boolVector(rewriter, loc, SmallVector<bool>(n, true));
-      Value pass = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(vt));
-      result = LLVM::masked_gather::create(rewriter, loc, vt, toPointers(rewriter, loc, addresses),
-                                           all, ValueRange{pass},
-                                           rewriter.getI32IntegerAttr(align));
-    } else {
-      auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
-      Type i32 = rewriter.getI32Type();
-      Value indexBuffer = stackBuffer(rewriter, op, loc, i32, n);
-      Value resultBuffer = stackBuffer(rewriter, op, loc, memElement, n);
-      LLVM::StoreOp::create(rewriter, loc, elements, indexBuffer, 4);
-      scf::ForOp::create(
-          rewriter, loc, i64Const(rewriter, loc, 0), i64Const(rewriter, loc, n),
-          i64Const(rewriter, loc, 1), ValueRange{},
-          [&](OpBuilder &b, Location, Value lane, ValueRange) {
-            Value index = LLVM::LoadOp::create(
-                b, loc, i32, LLVM::GEPOp::create(b, loc, ptrType, i32, indexBuffer, lane), 4);
-            Value from = LLVM::GEPOp::create(
-                b, loc, ptrType, memElement, buffer,
-                ValueRange{arith::ExtUIOp::create(b, loc, b.getI64Type(), index)});
-            Value to = LLVM::GEPOp::create(b, loc, ptrType, memElement, resultBuffer, lane);
-            LLVM::StoreOp::create(b, loc, LLVM::LoadOp::create(b, loc, memElement, from, align),
-                                  to, align);
-            scf::YieldOp::create(b, loc);
-          });
-      result = LLVM::LoadOp::create(rewriter, loc, vt, resultBuffer, align);
-    }
+    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
+    Value indexBuffer = stackBuffer(rewriter, op, loc, i32, n);
+    Value resultBuffer = stackBuffer(rewriter, op, loc, memElement, n);
+    LLVM::StoreOp::create(rewriter, loc, elements, indexBuffer, 4);
+    forEachLane(rewriter, loc, n, [&](OpBuilder &b, Value lane) {
+      Value index = LLVM::LoadOp::create(
+          b, loc, i32, LLVM::GEPOp::create(b, loc, ptrType, i32, indexBuffer, lane), 4);
+      Value from = LLVM::GEPOp::create(
+          b, loc, ptrType, memElement, buffer,
+          ValueRange{arith::ExtUIOp::create(b, loc, b.getI64Type(), index)});
+      Value to = LLVM::GEPOp::create(b, loc, ptrType, memElement, resultBuffer, lane);
+      LLVM::StoreOp::create(b, loc, LLVM::LoadOp::create(b, loc, memElement, from, align), to,
+                            align);
+    });
+    Value result =
+        LLVM::LoadOp::create(rewriter, loc, VectorType::get({n}, memElement), resultBuffer, align);
     rewriter.replaceOp(op, fromMemory(rewriter, loc, result, element));
     return success();
   }
@@ -747,19 +734,15 @@ struct HistogramLowering : TilePattern<tile::HistogramOp> {
                           arith::ConstantOp::create(rewriter, loc,
                                                     rewriter.getZeroAttr(countsType)),
                           countBuffer, 4);
-    scf::ForOp::create(
-        rewriter, loc, i64Const(rewriter, loc, 0), i64Const(rewriter, loc, n),
-        i64Const(rewriter, loc, 1), ValueRange{},
-        [&](OpBuilder &b, Location, Value lane, ValueRange) {
-          Value slotAddress = LLVM::GEPOp::create(b, loc, ptrType, i32, slotBuffer, lane);
-          Value slot = arith::ExtUIOp::create(b, loc, b.getI64Type(),
-                                              LLVM::LoadOp::create(b, loc, i32, slotAddress, 4));
-          Value count = LLVM::GEPOp::create(b, loc, ptrType, i32, countBuffer, slot);
-          Value incremented = arith::AddIOp::create(
-              b, loc, LLVM::LoadOp::create(b, loc, i32, count, 4), i32Const(b, loc, 1));
-          LLVM::StoreOp::create(b, loc, incremented, count, 4);
-          scf::YieldOp::create(b, loc);
-        });
+    forEachLane(rewriter, loc, n, [&](OpBuilder &b, Value lane) {
+      Value slotAddress = LLVM::GEPOp::create(b, loc, ptrType, i32, slotBuffer, lane);
+      Value slot = arith::ExtUIOp::create(b, loc, b.getI64Type(),
+                                          LLVM::LoadOp::create(b, loc, i32, slotAddress, 4));
+      Value count = LLVM::GEPOp::create(b, loc, ptrType, i32, countBuffer, slot);
+      Value incremented = arith::AddIOp::create(
+          b, loc, LLVM::LoadOp::create(b, loc, i32, count, 4), i32Const(b, loc, 1));
+      LLVM::StoreOp::create(b, loc, incremented, count, 4);
+    });
     rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, VectorType::get({bins}, i32), countBuffer, 4);
     return success();
   }
@@ -1437,13 +1420,9 @@ struct PrintLowering : TilePattern<tile::PrintOp> {
         emit(rewriter, value, Value());
         continue;
       }
-      int64_t n = product(tensor.getShape());
-      scf::ForOp::create(rewriter, loc, i64Const(rewriter, loc, 0), i64Const(rewriter, loc, n),
-                         i64Const(rewriter, loc, 1), ValueRange{},
-                         [&](OpBuilder &b, Location, Value lane, ValueRange) {
-                           emit(b, extractLane(b, loc, value, lane), lane);
-                           scf::YieldOp::create(b, loc);
-                         });
+      forEachLane(rewriter, loc, product(tensor.getShape()), [&](OpBuilder &b, Value lane) {
+        emit(b, extractLane(b, loc, value, lane), lane);
+      });
     }
     rewriter.eraseOp(op);
     return success();
@@ -1615,8 +1594,8 @@ struct LowerTiles : tessera::cpu::impl::TileCpuLowerTilesBase<LowerTiles> {
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
     patterns.add<MakeRangeLowering, SplatLowering, NoOpLowering<tile::ExpandDimsOp>,
                  NoOpLowering<tile::ReshapeOp>, BroadcastLowering, TransLowering, JoinLowering,
-                 SplitLowering, CatLowering, GatherLowering, HistogramLowering, AddPtrLowering, NoOpLowering<tile::BitcastOp>,
-                 IntToPtrLowering, PtrToIntLowering, MakeTensorDescLowering, DescriptorLoadLowering,
+                 SplitLowering, CatLowering, GatherLowering, HistogramLowering, AddPtrLowering,
+                 NoOpLowering<tile::BitcastOp>, IntToPtrLowering, PtrToIntLowering, MakeTensorDescLowering, DescriptorLoadLowering,
                  DescriptorStoreLowering, ReduceLowering, ScanLowering, AtomicRMWLowering,
                  AtomicCASLowering, ClampLowering, PreciseSqrtLowering, PreciseDivFLowering,
                  PrintLowering, AssertLowering, AssumeLowering, DebugBarrierLowering,

@@ -237,8 +237,7 @@ tile.func @bf16_atomics(%p: !tile.ptr<bf16>, %s: bf16) {
 
 // gather: the source goes to a stack buffer; each lane reads the element at
 // its slice's first element (a constant) plus its index, wrapped into the
-// axis (& 3 for an extent of 4), times the axis's stride (4 for axis 0): up
-// to 16 lanes, one masked gather of those addresses.
+// axis (& 3 for an extent of 4), times the axis's stride (4 for axis 0).
 // CHECK-LABEL: func.func @gather_rows
 // CHECK: %[[SRC:.*]] = llvm.alloca %{{.*}} x f32 {alignment = 64 : i64}
 // CHECK: llvm.store %{{.*}}, %[[SRC]] {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
@@ -248,8 +247,10 @@ tile.func @bf16_atomics(%p: !tile.ptr<bf16>, %s: bf16) {
 // CHECK: %[[STRIDE:.*]] = arith.constant dense<4> : vector<8xi32>
 // CHECK: %[[SCALED:.*]] = arith.muli %[[WRAPPED]], %[[STRIDE]]
 // CHECK: %[[ELEMENTS:.*]] = arith.addi %[[SCALED]], %[[STARTS]]
-// CHECK: arith.extui %[[ELEMENTS]] : vector<8xi32> to vector<8xi64>
-// CHECK: llvm.intr.masked.gather %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : (vector<8x!llvm.ptr>, vector<8xi1>, vector<8xf32>) -> vector<8xf32>
+// CHECK: llvm.store %[[ELEMENTS]], %{{.*}} {alignment = 4 : i64} : vector<8xi32>, !llvm.ptr
+// CHECK: scf.for
+// CHECK: llvm.getelementptr %[[SRC]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
 tile.func @gather_rows(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) {
   %r16 = tile.make_range 0 to 16 : tensor<16xi32>
   %ps = tile.splat %p : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
@@ -271,8 +272,8 @@ tile.func @gather_rows(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) {
 
 // -----
 
-// Beyond 16 lanes, a loop reads each lane's element index from a buffer and
-// copies the element to the result's buffer (no mask, no addresses).
+// The loop reads each lane's element index from a buffer and copies the
+// element to the result's buffer (no mask, no addresses); bf16 moves as i16.
 // CHECK-LABEL: func.func @gather_loop
 // CHECK: %[[SRC:.*]] = llvm.alloca %{{.*}} x i16 {alignment = 64 : i64}
 // CHECK: %[[INDICES:.*]] = llvm.alloca %{{.*}} x i32

@@ -668,8 +668,8 @@ def cases():
     found.append(inline_asm_case())
     found += [float8_case("fp8e4nv"), float8_case("fp8e5")]
     found += [integer_case(), dropout_case(), sort_case("fp32"), sort_case("i32", warps=8),
-              histogram_case(), gather_histogram_case(), transpose_case("fp32"), transpose_case("fp16"),
-              descriptor_case()]
+              histogram_case(), gather_histogram_case(), transpose_case("fp32"),
+              transpose_case("fp16"), descriptor_case()]
     for layout in ("nn", "nt"):
         found.append(descriptor_matmul_case(layout, 4, 3))
     found.append(descriptor_matmul_case("nn", 8, 3, size=(300, 600, 300), block=(128, 256, 64)))

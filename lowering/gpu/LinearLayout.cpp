@@ -114,6 +114,13 @@ bool LinearLayout::isDuplicateRegister(unsigned reg) const {
   return false;
 }
 
+unsigned LinearLayout::firstCopy(unsigned reg) const {
+  for (unsigned bit = 0; bit < registers.size(); ++bit)
+    if (isZero(registers[bit]))
+      reg &= ~(1u << bit);
+  return reg;
+}
+
 unsigned LinearLayout::contiguousRegisters() const {
   if (shape.empty())
     return 1;

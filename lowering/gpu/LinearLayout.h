@@ -59,6 +59,9 @@ struct LinearLayout {
   /// A register whose bases only duplicate earlier registers (a zero basis
   /// bit set) holds a copy; stores and atomics skip it.
   bool isDuplicateRegister(unsigned reg) const;
+  /// The register that `reg` copies (its zero-basis bits cleared); `reg`
+  /// itself where it is no copy.
+  unsigned firstCopy(unsigned reg) const;
   /// How many consecutive registers, starting at any multiple of the count,
   /// hold consecutive elements of the last dimension in order, in every
   /// thread: the largest 2^v with register bit i moving by exactly 2^i along

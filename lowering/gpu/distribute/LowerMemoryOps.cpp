@@ -96,13 +96,39 @@ FailureOr<LoadAccesses> pointerLoadAccesses(KernelLowering &k, tile::LoadOp op,
   return load;
 }
 
+/// Registers that copy another (zero register bases: a [1, N] row kept in
+/// the registers of its broadcast to [M, N]) are loaded once and shared:
+/// LLVM would not merge the copies' loads, predicated PTX of their own, so
+/// each copy would cost a load and registers. Copies come as whole runs.
 LogicalResult lowerLoad(KernelLowering &k, Operation *op, OpBuilder &builder) {
   FailureOr<LoadAccesses> load = loadAccessesOf(k, op, builder);
   if (failed(load))
     return failure();
-  k.map(op->getResult(0),
-        loadElements(builder, op->getLoc(), load->base, load->element, load->accesses, load->runs,
-                     [&](OpBuilder &, unsigned reg) { return load->fillOf(reg); }));
+  std::optional<LinearLayout> layout;
+  if (isa<RankedTensorType>(op->getResult(0).getType())) {
+    FailureOr<LinearLayout> tileLayout = k.layout(op, op->getResult(0));
+    if (failed(tileLayout))
+      return failure();
+    layout = *tileLayout;
+  }
+  auto isCopy = [&](unsigned reg) { return layout && layout->isDuplicateRegister(reg); };
+  SmallVector<unsigned> issued;
+  SmallVector<ElementAccess> accesses;
+  SmallVector<unsigned> positionOf(load->accesses.size());
+  for (unsigned reg = 0; reg < load->accesses.size(); ++reg) {
+    if (isCopy(reg))
+      continue;
+    positionOf[reg] = issued.size();
+    issued.push_back(reg);
+    accesses.push_back(load->accesses[reg]);
+  }
+  Registers distinct =
+      loadElements(builder, op->getLoc(), load->base, load->element, accesses, load->runs,
+                   [&](OpBuilder &, unsigned i) { return load->fillOf(issued[i]); });
+  Registers regs;
+  for (unsigned reg = 0; reg < load->accesses.size(); ++reg)
+    regs.push_back(distinct[positionOf[isCopy(reg) ? layout->firstCopy(reg) : reg]]);
+  k.map(op->getResult(0), std::move(regs));
   return success();
 }
 

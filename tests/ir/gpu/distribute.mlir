@@ -515,3 +515,28 @@ tile.func @conversion_in_pieces(%out: !tile.ptr<i32>)
 // CHECK-COUNT-8: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
+
+// -----
+
+// A row kept in the registers of its broadcast: register bits 2 and 3 are
+// zero (the [4, 16] tile's rows), so each thread's 4 columns are held 4
+// times over. They are loaded once and shared (CSE merges the copies' sums).
+
+#ROW = #tgpu.layout<rank = 1, reg = [[1], [2], [0], [0]], lane = [[4], [8], [0], [0], [0]], warp = []>
+tile.func @row_copies_load_once(%p: !tile.ptr<f32>, %out: !tile.ptr<f32>)
+    attributes {tgpu.num_warps = 1 : i32, tgpu.target = "vulkan:1.3:subgroup=32"} {
+  %i = tile.make_range 0 to 16 : tensor<16xi32, #ROW>
+  %pb = tile.splat %p : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>, #ROW>
+  %pp = tile.addptr %pb, %i : tensor<16x!tile.ptr<f32>, #ROW>, tensor<16xi32, #ROW>
+  %row = tile.load %pp : tensor<16x!tile.ptr<f32>, #ROW>
+  %sum = arith.addf %row, %row : tensor<16xf32, #ROW>
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>, #ROW>
+  %op = tile.addptr %ob, %i : tensor<16x!tile.ptr<f32>, #ROW>, tensor<16xi32, #ROW>
+  tile.store %op, %sum : tensor<16x!tile.ptr<f32>, #ROW>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @row_copies_load_once
+// CHECK-COUNT-4: memref.load %arg0
+// CHECK-NOT: memref.load
+// CHECK: gpu.return

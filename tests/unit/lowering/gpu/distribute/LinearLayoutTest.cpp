@@ -251,6 +251,15 @@ TEST(LinearLayoutTest, IsDuplicateRegisterFollowsZeroBases) {
   EXPECT_FALSE(layout.isDuplicateRegister(0b101));
   EXPECT_TRUE(layout.isDuplicateRegister(0b010));
   EXPECT_TRUE(layout.isDuplicateRegister(0b111));
+  // A copy's first copy holds the same element and is no copy itself.
+  for (unsigned reg = 0; reg < layout.numRegisters(); ++reg) {
+    unsigned first = layout.firstCopy(reg);
+    EXPECT_FALSE(layout.isDuplicateRegister(first)) << reg;
+    EXPECT_EQ(layout.registerOffset(first), layout.registerOffset(reg)) << reg;
+    if (!layout.isDuplicateRegister(reg))
+      EXPECT_EQ(first, reg);
+  }
+  EXPECT_EQ(layout.firstCopy(0b111), 0b101u);
 }
 
 TEST(LinearLayoutTest, ContiguousRegistersCountsTheLeadingRunAlongTheLastDimension) {

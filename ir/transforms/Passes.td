@@ -182,4 +182,30 @@ def TileExpandFloat8Conversions : Pass<"tile-expand-float8-conversions"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileCombineDotAdd : Pass<"tile-combine-dot-add"> {
+  let summary = "Accumulate `acc + dot(a, b)` in the dot: `dot(a, b, acc)`";
+  let description = [{
+    `acc += tl.dot(a, b)` is a dot into a zero accumulator and an addition
+    of the whole product tile. On tensor cores the two forms differ in cost
+    (the separate form holds a second accumulator tile in registers and adds
+    it element by element every step: a 128x128 fp32 GEMM on 4 warps spilled
+    on sm_90a), so, as Triton's combine pass, the addition moves into the dot:
+
+    ```mlir
+    %p = tile.dot %a, %b, %zero : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    %s = arith.addf %acc, %p : tensor<64x64xf32>
+    // becomes
+    %s = tile.dot %a, %b, %acc : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    ```
+
+    Applies to `arith.addf` and `arith.addi` with the dot on either side,
+    where the dot's accumulator is a constant zero and the addition is the
+    dot's only user. The additions then run in another order (`acc` enters
+    the dot's sum instead of being added to its rounded result). fp8 dots with
+    `max_num_imprecise_acc` are left alone: they promote their partial sums
+    at intervals that a non-zero accumulator would shift.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSERA_IR_TRANSFORMS_PASSES_TD

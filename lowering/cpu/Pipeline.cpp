@@ -20,6 +20,7 @@ using namespace mlir;
 namespace tessera::cpu {
 
 void buildTileToLLVMCpuPipeline(OpPassManager &pm, const CpuTarget &target) {
+  pm.addPass(tile::createTileCombineDotAdd());
   pm.addPass(tile::createTileLibdeviceToMath());
   tile::TileWidenFloat8DotsOptions widen;
   widen.operandType = "f32";

@@ -590,6 +590,42 @@ def test_dot(backend, rng, dtype, trans_b):
     np.testing.assert_allclose(c, ref.astype(out_dtype), rtol=1e-4, atol=1e-3)
 
 
+@tessera.jit
+def accumulating_gemm_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K, BM: tl.constexpr,
+                             BN: tl.constexpr, BK: tl.constexpr):
+    """`acc += tl.dot(a, b)` over a K loop, the addition folded into the dot
+    (tile-combine-dot-add), with a bias added after the loop."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=c_ptr.dtype.element_ty)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :],
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0)
+        acc += tl.dot(a, b)
+    acc = tl.load(bias_ptr + rn, mask=rn < N, other=0)[None, :] + acc
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8])
+@pytest.mark.parametrize("shape", [(32, 32, 48), (37, 21, 45)])
+def test_accumulating_dot_in_a_k_loop(backend, rng, dtype, shape):
+    M, N, K = shape
+    if dtype == np.int8:
+        a, b = (rng.integers(-20, 20, s).astype(dtype) for s in ((M, K), (K, N)))
+        bias, out = rng.integers(-50, 50, N).astype(np.int32), np.int32
+    else:
+        a, b = (rng.standard_normal(s).astype(dtype) for s in ((M, K), (K, N)))
+        bias, out = rng.standard_normal(N).astype(np.float32), np.float32
+    c = np.empty((M, N), dtype=out)
+    accumulating_gemm_kernel[(tessera.cdiv(M, 16), tessera.cdiv(N, 16))](
+        a, b, bias, c, M, N, K, BM=16, BN=16, BK=16)
+    ref = a.astype(np.float64) @ b.astype(np.float64) + bias
+    np.testing.assert_allclose(c, ref.astype(out), rtol=1e-3, atol=1e-2)
+
+
 # ---------------------------------------------------------------------------
 # Atomics
 # ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ namespace tessera::gpu {
 void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
                                    const GpuLoweringOptions &options) {
   pm.addPass(createInlinerPass());
+  pm.addPass(tile::createTileCombineDotAdd());
   // NVIDIA links libdevice itself; the other targets compute its functions
   // with the math ops that have their own lowerings.
   if (target.vendor != GpuVendor::Nvidia)

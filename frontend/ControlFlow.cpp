@@ -63,6 +63,8 @@ std::vector<Value> KernelBuilder::forLoop(Value lo, Value hi, Value step, ArrayR
     forOp->setAttr(tile::TileDialect::kFlattenAttr, builder_.getUnitAttr());
   if (hints.warpSpecialize)
     forOp->setAttr(tile::TileDialect::kWarpSpecializeAttr, builder_.getUnitAttr());
+  if (hints.numStages)
+    forOp->setAttr(tile::TileDialect::kNumStagesAttr, builder_.getI32IntegerAttr(hints.numStages));
   Block *block = forOp.getBody();
   if (block->mightHaveTerminator())
     block->getTerminator()->erase();

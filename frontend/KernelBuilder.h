@@ -70,11 +70,14 @@ struct CastOptions {
 };
 
 /// What a loop asks of the GPU pipeline, as Triton's `tl.range` options:
-/// `flatten` (tile-flatten-loops, with the loop nested in it) and
-/// `warpSpecialize` (a producer warpgroup where TMA copies its blocks).
+/// `flatten` (tile-flatten-loops, with the loop nested in it),
+/// `warpSpecialize` (a producer warpgroup where TMA copies its blocks) and
+/// `numStages` (its loads issued an iteration ahead, tile-gpu-prefetch-loads;
+/// 0 where the loop does not say).
 struct LoopHints {
   bool flatten = false;
   bool warpSpecialize = false;
+  unsigned numStages = 0;
 };
 
 /// Builds one kernel. Values are `mlir::Value`s: scalars (i1, integers,

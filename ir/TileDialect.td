@@ -44,6 +44,9 @@ def Tile_Dialect : Dialect {
     /// where its blocks are copied by TMA (Triton's
     /// `tl.range(..., warp_specialize=True)`; tile-gpu-distribute).
     static constexpr ::llvm::StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
+    /// scf.for attribute (i32): the pipelining depth the loop asks for
+    /// (Triton's `tl.range(..., num_stages=S)`; tile-gpu-prefetch-loads).
+    static constexpr ::llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

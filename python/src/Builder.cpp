@@ -197,14 +197,15 @@ public:
 
   std::vector<PyValue> forLoop(const PyValue &lo, const PyValue &hi, const PyValue &step,
                                const std::vector<PyValue> &inits, const py::function &body,
-                               const Loc &loc, bool flatten, bool warpSpecialize) {
+                               const Loc &loc, bool flatten, bool warpSpecialize,
+                               unsigned numStages) {
     auto callback = [&](mlir::Value iv, llvm::ArrayRef<mlir::Value> carried) {
       std::vector<PyValue> args = wrap(std::vector<mlir::Value>(carried.begin(), carried.end()));
       return unwrap(forwardValues(body(wrap(iv), args), "a for loop body"));
     };
     return wrap(
         kb().forLoop(lo.value, hi.value, step.value, unwrap(inits), callback, toLoc(loc),
-                     {flatten, warpSpecialize}));
+                     {flatten, warpSpecialize, numStages}));
   }
 
   std::vector<PyValue> ifThenElse(const PyValue &cond, const py::function &thenBranch,
@@ -531,7 +532,7 @@ void bindBuilder(py::module_ &m) {
       })
       .def("for_loop", &B::forLoop, py::arg("lo"), py::arg("hi"), py::arg("step"), py::arg("inits"),
            py::arg("body"), py::arg("loc"), py::arg("flatten") = false,
-           py::arg("warp_specialize") = false)
+           py::arg("warp_specialize") = false, py::arg("num_stages") = 0)
       .def("if_then_else", &B::ifThenElse, py::arg("cond"), py::arg("then_branch"),
            py::arg("else_branch"), py::arg("loc"))
       .def("while_loop", &B::whileLoop)

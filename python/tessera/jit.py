@@ -502,7 +502,7 @@ class CodeGenerator(ast.NodeVisitor):
 
         results = self.builder.for_loop(lo.handle, hi.handle, step.handle, _flat_handles(inits),
                                         body, self.loc(node), iterable.flatten,
-                                        iterable.warp_specialize)
+                                        iterable.warp_specialize, iterable.num_stages)
         for n, v in zip(names, _rebuild(inits, results)):
             self.scope[n] = v
 

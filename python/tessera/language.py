@@ -1878,7 +1878,11 @@ class range:
     ``warp_specialize=True`` gives the loop (the flattened one) a producer
     warpgroup where its blocks are copied by TMA (on sm_90a, unless the
     launch says tma=False), as the launch option warp_specialize does for
-    every such loop.
+    every such loop; ``num_stages=S`` (S >= 2) asks, on GPU targets, that the
+    loop's loads not feeding a dot be issued an iteration ahead (their
+    operand dots are pipelined through shared memory by the launch's
+    num_stages anyway): a persistent row loop's next row is on its way while
+    this one is computed.
     The other pipelining options are accepted and ignored."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
@@ -1890,6 +1894,10 @@ class range:
         self.step = 1 if step is None else step
         self.flatten = bool(_unwrap(flatten))
         self.warp_specialize = bool(_unwrap(warp_specialize))
+        num_stages = _unwrap(num_stages)
+        if num_stages is not None and (not isinstance(num_stages, int) or num_stages < 0):
+            _error(f"tl.range's num_stages must be a non-negative integer, got {num_stages!r}")
+        self.num_stages = num_stages or 0
 
 
 class static_range:

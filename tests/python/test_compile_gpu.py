@@ -98,6 +98,14 @@ KERNELS = textwrap.dedent('''
 
 
     @triton.jit
+    def row_loop(x_ptr, y_ptr, n_rows, BLOCK: tl.constexpr, STAGES: tl.constexpr):
+        cols = tl.arange(0, BLOCK)
+        for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=STAGES):
+            x = tl.load(x_ptr + row * BLOCK + cols)
+            tl.store(y_ptr + row * BLOCK + cols, x / tl.sum(x, axis=0))
+
+
+    @triton.jit
     def descriptor_tile(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr,
                         BK: tl.constexpr):
         acc = tl.zeros((BM, BN), dtype=tl.float32)
@@ -658,6 +666,19 @@ def test_acc_plus_equals_dot_compiles_as_a_dot_into_acc(kernels, target):
     assert built["matmul_plus_equals"].usage["spills"] == 0
     assert (built["matmul_plus_equals"].assembly.replace("matmul_plus_equals", "matmul")
             == built["matmul"].assembly)
+
+
+@cli
+@pytest.mark.parametrize("stages,carried", [(2, True), (3, True), (1, False), (0, False)])
+def test_tl_range_num_stages_prefetches_the_rows(kernels, stages, carried):
+    """tl.range(..., num_stages=S) with S >= 2 marks the scf.for, and
+    tile-gpu-prefetch-loads carries the next iteration's row into it."""
+    r = run(f"{kernels}:row_loop", "-s", f"*fp32:16, *fp32:16, i32, 256, {stages}",
+            "--target", "cuda:sm_90a", "--emit", "tgpu")
+    assert r.returncode == 0, r.stderr.decode()
+    ir = r.stdout.decode()
+    assert ("iter_args" in ir) == carried, ir
+    assert (f"tile.num_stages = {stages}" in ir) == (stages > 0), ir
 
 
 def test_tensor_maps_of_a_tma_kernel(kernels):

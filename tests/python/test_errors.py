@@ -52,6 +52,17 @@ def test_shape_mismatch():
 
 
 @tessera.jit
+def negative_stages(x_ptr):
+    for i in tl.range(0, 4, num_stages=-1):  # <- stages
+        tl.store(x_ptr + i, 1.0)
+
+
+def test_tl_range_num_stages_must_be_a_non_negative_integer():
+    expect_error(lambda: negative_stages[(1,)](X),
+                 "tl.range's num_stages must be a non-negative integer, got -1", "stages")
+
+
+@tessera.jit
 def unsupported_try(x_ptr):
     try:  # <- try
         tl.store(x_ptr, 1.0)

@@ -170,6 +170,44 @@ def test_rows_layernorm_with_broadcast_weights(place, rng, rows_per_program, num
     np.testing.assert_allclose(place.get(y), expected, rtol=1e-4, atol=1e-4)
 
 
+@tessera.jit
+def persistent_rows_layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, n_rows, n_cols, eps,
+                                     BLOCK: tl.constexpr, ROWS: tl.constexpr,
+                                     STAGES: tl.constexpr):
+    # The weights once per program, then a loop over its blocks of rows whose
+    # loads tl.range(num_stages=2) issues an iteration ahead
+    # (tile-gpu-prefetch-loads); the last block is ragged.
+    cols = tl.arange(0, BLOCK)
+    col_mask = cols < n_cols
+    w = tl.load(w_ptr + cols, mask=col_mask)
+    b = tl.load(b_ptr + cols, mask=col_mask)
+    for first in tl.range(tl.program_id(0) * ROWS, n_rows, tl.num_programs(0) * ROWS,
+                          num_stages=STAGES):
+        rows = first + tl.arange(0, ROWS)
+        mask = (rows[:, None] < n_rows) & col_mask[None, :]
+        offsets = rows[:, None] * n_cols + cols[None, :]
+        x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
+        mean = tl.sum(x, axis=1) / n_cols
+        centered = tl.where(mask, x - mean[:, None], 0.0)
+        rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
+        tl.store(y_ptr + offsets, centered * rstd[:, None] * w[None, :] + b[None, :], mask=mask)
+
+
+@pytest.mark.parametrize("programs,rows_per_block,stages", [(3, 2, 2), (4, 4, 3), (1, 1, 2),
+                                                            (64, 2, 2), (3, 2, 0)])
+def test_persistent_rows_with_prefetched_loads(place, rng, programs, rows_per_block, stages):
+    n_rows, n_cols = 37, 200
+    x = rng.standard_normal((n_rows, n_cols)).astype(np.float32)
+    w, b = rng.random(n_cols).astype(np.float32), rng.random(n_cols).astype(np.float32)
+    y = place.empty((n_rows, n_cols), np.float32)
+    persistent_rows_layernorm_kernel[(programs,)](
+        place.put(x), y, place.put(w), place.put(b), n_rows, n_cols, 1e-5, BLOCK=256,
+        ROWS=rows_per_block, STAGES=stages, num_warps=4)
+    x64 = x.astype(np.float64)
+    expected = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5) * w + b
+    np.testing.assert_allclose(place.get(y), expected, rtol=1e-4, atol=1e-4)
+
+
 def run_matmul(place, a, b, activation="", out_dtype=None, b_columns_contiguous=False):
     """C = A @ B; with b_columns_contiguous, B is passed as the [N, K] array
     B.T with strides (1, K), as x @ W.t() passes a Linear's weight W."""

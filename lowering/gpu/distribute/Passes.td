@@ -151,6 +151,42 @@ def TileGpuWidenFloat8Dots : Pass<"tile-gpu-widen-float8-dots", "::mlir::ModuleO
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileGpuPrefetchLoads : Pass<"tile-gpu-prefetch-loads", "::mlir::ModuleOp"> {
+  let summary = "Issue a num_stages loop's loads an iteration ahead";
+  let description = [{
+    Triton's `tl.range(..., num_stages=S)` on a loop without dots: with S of 2
+    or more (the `tile.num_stages` attribute of the scf.for), each
+    `tile.load` of the loop's body whose pointers, mask and `other` are
+    computed by pure ops of the body from the induction variable and values
+    defined before the loop is issued one iteration ahead, into a tile the
+    loop carries: the first iteration's before the loop, the next one's at
+    the top of the body, each under its own mask and the condition that its
+    iteration exists. A persistent row kernel then has the next row on its
+    way while it reduces and stores this one.
+
+    ```mlir
+    scf.for %row = %pid to %n step %programs {
+      %p = tile.addptr %base, (%row * stride + cols)
+      %x = tile.load %p, %m
+      ... use %x ...
+    } {tile.num_stages = 2 : i32}
+    // becomes
+    %x0 = tile.load %p(%pid), %m(%pid) & (%pid < %n)
+    scf.for %row = %pid to %n step %programs iter_args(%x = %x0) {
+      %next = tile.load %p(%row + %programs), %m(...) & (%row + %programs < %n)
+      ... use %x ...
+      scf.yield %next
+    }
+    ```
+
+    Loops with a dot are left to tile-gpu-distribute's shared-memory
+    pipeline; volatile loads and loads whose addresses depend on a
+    loop-carried value stay. As in Triton, stores of the loop do not hold the
+    next iteration's loads back (the loop asked to be pipelined).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileGpuIssueLoadsEarly : Pass<"tile-gpu-issue-loads-early", "::mlir::ModuleOp"> {
   let summary = "Issue loads before the reductions, scans and dots they do not depend on";
   let description = [{

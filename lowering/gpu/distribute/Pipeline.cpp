@@ -38,6 +38,7 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   flatten.carryTileWork = !options.warpSpecialize;
   pm.addPass(tile::createTileFlattenLoops(flatten));
   pm.addPass(createTileGpuTransposeColumnLoads());
+  pm.addPass(createTileGpuPrefetchLoads());
   pm.addPass(createTileGpuIssueLoadsEarly());
   TileGpuAssignLayoutsOptions assign;
   assign.target = target.str();

@@ -106,6 +106,30 @@ def layernorm(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_rows, n_cols, eps, BLOCK
     tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
+@autotune(configs=ROW_CONFIGS, key=["n_cols"], prune_configs_by={"early_config_prune": keep_row_configs})
+@jit
+def layernorm_persistent(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_rows, n_cols, eps,
+                         BLOCK: tl.constexpr, ROWS: tl.constexpr):
+    """layernorm on a few programs per SM: the weight and bias read once per
+    program, then its blocks of ROWS rows, each block's load issued while the
+    one before is computed (num_stages=2: both compilers pipeline it)."""
+    cols = tl.arange(0, BLOCK)
+    col_mask = cols < n_cols
+    w = tl.load(w_ptr + cols, mask=col_mask).to(tl.float32)
+    b = tl.load(b_ptr + cols, mask=col_mask).to(tl.float32)
+    for first in tl.range(tl.program_id(0) * ROWS, n_rows, tl.num_programs(0) * ROWS,
+                          num_stages=2):
+        rows = first + tl.arange(0, ROWS)
+        mask = (rows[:, None] < n_rows) & col_mask[None, :]
+        offsets = rows[:, None] * row_stride + cols[None, :]
+        x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+        mean = tl.sum(x, axis=1) / n_cols
+        centered = tl.where(mask, x - mean[:, None], 0.0)
+        rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
+        y = centered * rstd[:, None] * w[None, :] + b[None, :]
+        tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
 @jit
 def grouped_tile(tile, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
     """Row and column block of output tile `tile` in grouped order: GROUP_M

@@ -227,14 +227,26 @@ def launch_weight_only(module, a, b, scale, c):
                                     b.stride(0), b.stride(1), c.stride(0), c.stride(1))
 
 
-def launch_rows(module, kernel, x, y, w, bias):
+# Programs per SM of the persistent row kernel: enough resident blocks of
+# rows in flight beside each one's prefetched next block.
+ROW_PROGRAMS_PER_SM = 4
+
+
+def launch_rows(module, kernel, x, y, w, bias, sms=None):
+    """`kernel` over the rows of x: softmax, layernorm (a program per block
+    of rows) or layernorm-p (layernorm_persistent on ROW_PROGRAMS_PER_SM
+    programs per SM of the `sms`)."""
     rows, cols = x.shape
     block = 1 << (cols - 1).bit_length()
     grid = lambda meta: (triton_cdiv(rows, meta["ROWS"]),)
     if kernel == "softmax":
         module.softmax[grid](y, x, x.stride(0), y.stride(0), rows, cols, BLOCK=block)
-    else:
+    elif kernel == "layernorm":
         module.layernorm[grid](x, y, w, bias, x.stride(0), rows, cols, 1e-5, BLOCK=block)
+    else:
+        persistent = lambda meta: (min(grid(meta)[0], ROW_PROGRAMS_PER_SM * sms),)
+        module.layernorm_persistent[persistent](x, y, w, bias, x.stride(0), rows, cols, 1e-5,
+                                                BLOCK=block)
 
 
 def launch_add(module, x, y, out):
@@ -351,6 +363,7 @@ def bench_rows(kernels, args, kernel, rows, cols, dtype):
     w = torch.rand(cols, device="cuda", dtype=dtype)
     bias = torch.rand(cols, device="cuda", dtype=dtype)
     moved = 2.0 * x.numel() * x.element_size()
+    sms = torch.cuda.get_device_properties(x.device).multi_processor_count
     if kernel == "softmax":
         reference = torch.softmax(x.float(), dim=1).to(dtype)
         torch_fn = lambda: torch.softmax(x, dim=1)
@@ -366,7 +379,7 @@ def bench_rows(kernels, args, kernel, rows, cols, dtype):
 
     def run(module):
         y = torch.empty_like(x)
-        launch_rows(module, kernel, x, y, w, bias)
+        launch_rows(module, kernel, x, y, w, bias, sms)
         return y
     ok &= add_kernels(row, kernels, run, reference, **tol)
     row.time_all(args)
@@ -426,8 +439,8 @@ def plan(args):
         for dtype in (torch.float16,) if args.quick else (torch.float16, torch.bfloat16):
             for m, n, k in shapes:
                 rows.append(("weight_only", m, n, k, dtype))
-    for kernel in ("softmax", "layernorm"):
-        if args.suite in ("all", kernel):
+    for kernel in ("softmax", "layernorm", "layernorm-p"):
+        if args.suite in ("all", kernel.removesuffix("-p")):
             for cols in (1024, 4096) if args.quick else (1024, 2048, 4096, 8192):
                 for dtype in (torch.float16, torch.float32):
                     rows.append((kernel, 8192, cols, dtype))
@@ -476,7 +489,8 @@ def export_row(recorder, item):
     else:
         rows, cols, dtype = shape
         x = TensorSpec((rows, cols), dtype)
-        launch_rows(recorder, kind, x, x, TensorSpec((cols,), dtype), TensorSpec((cols,), dtype))
+        launch_rows(recorder, kind, x, x, TensorSpec((cols,), dtype), TensorSpec((cols,), dtype),
+                    sms=132)
 
 
 def triton_cdiv(a, b):

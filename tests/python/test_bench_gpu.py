@@ -37,7 +37,8 @@ def test_every_benchmark_kernel_compiles_for_hopper():
     assert result.returncode == 0, result.stdout + result.stderr
     rows = [line for line in result.stdout.splitlines()
             if line.split() and line.split()[0] in ("vector_add", "softmax", "layernorm", "matmul",
-                                                    "gelu_tanh", "matmul_weight_only")]
+                                                    "gelu_tanh", "matmul_weight_only",
+                                                    "layernorm_persistent")]
     assert len(rows) >= 10, result.stdout
     assert not any("FAILED" in row for row in rows), result.stdout
     # The GEMM configs with four or eight warps run on warpgroup MMA and write
@@ -47,7 +48,7 @@ def test_every_benchmark_kernel_compiles_for_hopper():
     assert gemms, result.stdout
     assert all("stmatrix" in row for row in gemms), result.stdout
     assert all("ld.global.v4" in row for row in rows
-               if row.startswith(("softmax", "vector_add", "gelu_tanh"))), result.stdout
+               if row.startswith(("softmax", "vector_add", "gelu_tanh", "layernorm"))), result.stdout
     # The weight-only GEMM's int8 B goes through cp.async too (read back from
     # shared memory), not through global loads in the loop.
     weight_only = [row for row in rows if row.startswith("matmul_weight_only")]
@@ -184,8 +185,9 @@ def test_persistent_gemm_restarts_its_accumulator_in_the_epilogue_on_ampere(kern
 
 @pytest.mark.parametrize("rows_per_program", [1, 4])
 def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
-    """The benchmark's softmax and layernorm sources, ROWS rows per program
-    (37 rows: the last program's rows are masked), on Tessera's CPU backend
+    """The benchmark's softmax and layernorm sources (layernorm also in its
+    persistent form), ROWS rows per program (37 rows: the last program's rows
+    are masked), on Tessera's CPU backend
     against PyTorch; on a GPU run.py checks them again before timing."""
     torch = pytest.importorskip("torch")
     run = bench_module("run")
@@ -204,6 +206,11 @@ def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
         kernels.layernorm.fn[grid](x, y, w, b, x.stride(0), rows, cols, 1e-5, BLOCK=block,
                                    ROWS=rows_per_program)
         expected = torch.nn.functional.layer_norm(x.float(), (cols,), w.float(), b.float(), 1e-5)
+        torch.testing.assert_close(y.float(), expected, atol=1e-2, rtol=1e-2)
+        # The persistent form on 3 programs: blocks of rows walked in turn.
+        y = torch.full_like(x, float("nan"))
+        kernels.layernorm_persistent.fn[(3,)](x, y, w, b, x.stride(0), rows, cols, 1e-5,
+                                              BLOCK=block, ROWS=rows_per_program)
         torch.testing.assert_close(y.float(), expected, atol=1e-2, rtol=1e-2)
 
 

@@ -156,18 +156,26 @@ def rows_layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, n_rows, n_cols, eps, BLOCK
     tl.store(y_ptr + offsets, centered * rstd[:, None] * w[None, :] + b[None, :], mask=mask)
 
 
-@pytest.mark.parametrize("rows_per_program,num_warps", [(1, 4), (2, 4), (4, 4), (8, 2)])
-def test_rows_layernorm_with_broadcast_weights(place, rng, rows_per_program, num_warps):
+def check_rows_layernorm(place, rng, launch):
+    """launch(x, y, w, b, n_rows, n_cols) normalizes 37 rows of 200 fp32
+    columns (eps 1e-5) into y; checked against NumPy in fp64."""
     n_rows, n_cols = 37, 200
     x = rng.standard_normal((n_rows, n_cols)).astype(np.float32)
     w, b = rng.random(n_cols).astype(np.float32), rng.random(n_cols).astype(np.float32)
     y = place.empty((n_rows, n_cols), np.float32)
-    rows_layernorm_kernel[(tessera.cdiv(n_rows, rows_per_program),)](
-        place.put(x), y, place.put(w), place.put(b), n_rows, n_cols, 1e-5, BLOCK=256,
-        ROWS=rows_per_program, num_warps=num_warps)
+    launch(place.put(x), y, place.put(w), place.put(b), n_rows, n_cols)
     x64 = x.astype(np.float64)
     expected = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5) * w + b
     np.testing.assert_allclose(place.get(y), expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("rows_per_program,num_warps", [(1, 4), (2, 4), (4, 4), (8, 2)])
+def test_rows_layernorm_with_broadcast_weights(place, rng, rows_per_program, num_warps):
+    def launch(x, y, w, b, n_rows, n_cols):
+        rows_layernorm_kernel[(tessera.cdiv(n_rows, rows_per_program),)](
+            x, y, w, b, n_rows, n_cols, 1e-5, BLOCK=256, ROWS=rows_per_program,
+            num_warps=num_warps)
+    check_rows_layernorm(place, rng, launch)
 
 
 @tessera.jit
@@ -196,16 +204,11 @@ def persistent_rows_layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, n_rows, n_cols,
 @pytest.mark.parametrize("programs,rows_per_block,stages", [(3, 2, 2), (4, 4, 3), (1, 1, 2),
                                                             (64, 2, 2), (3, 2, 0)])
 def test_persistent_rows_with_prefetched_loads(place, rng, programs, rows_per_block, stages):
-    n_rows, n_cols = 37, 200
-    x = rng.standard_normal((n_rows, n_cols)).astype(np.float32)
-    w, b = rng.random(n_cols).astype(np.float32), rng.random(n_cols).astype(np.float32)
-    y = place.empty((n_rows, n_cols), np.float32)
-    persistent_rows_layernorm_kernel[(programs,)](
-        place.put(x), y, place.put(w), place.put(b), n_rows, n_cols, 1e-5, BLOCK=256,
-        ROWS=rows_per_block, STAGES=stages, num_warps=4)
-    x64 = x.astype(np.float64)
-    expected = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5) * w + b
-    np.testing.assert_allclose(place.get(y), expected, rtol=1e-4, atol=1e-4)
+    def launch(x, y, w, b, n_rows, n_cols):
+        persistent_rows_layernorm_kernel[(programs,)](
+            x, y, w, b, n_rows, n_cols, 1e-5, BLOCK=256, ROWS=rows_per_block, STAGES=stages,
+            num_warps=4)
+    check_rows_layernorm(place, rng, launch)
 
 
 def run_matmul(place, a, b, activation="", out_dtype=None, b_columns_contiguous=False):

@@ -87,6 +87,16 @@ def softmax(out_ptr, in_ptr, in_row_stride, out_row_stride, n_rows, n_cols, BLOC
              y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+@jit
+def centered_rows(x, mask, n_cols, eps):
+    """The rows of x less their means (zero where masked) and each row's
+    1 / standard deviation: layernorm before its weight and bias."""
+    mean = tl.sum(x, axis=1) / n_cols  # [ROWS]
+    centered = tl.where(mask, x - mean[:, None], 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
+    return centered, rstd
+
+
 @autotune(configs=ROW_CONFIGS, key=["n_cols"], prune_configs_by={"early_config_prune": keep_row_configs})
 @jit
 def layernorm(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_rows, n_cols, eps, BLOCK: tl.constexpr,
@@ -97,9 +107,7 @@ def layernorm(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_rows, n_cols, eps, BLOCK
     mask = (rows[:, None] < n_rows) & col_mask[None, :]  # [ROWS, BLOCK]
     offsets = rows[:, None] * row_stride + cols[None, :]
     x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
-    mean = tl.sum(x, axis=1) / n_cols  # [ROWS]
-    centered = tl.where(mask, x - mean[:, None], 0.0)
-    rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
+    centered, rstd = centered_rows(x, mask, n_cols, eps)
     w = tl.load(w_ptr + cols, mask=col_mask).to(tl.float32)
     b = tl.load(b_ptr + cols, mask=col_mask).to(tl.float32)
     y = centered * rstd[:, None] * w[None, :] + b[None, :]
@@ -123,9 +131,7 @@ def layernorm_persistent(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_rows, n_cols,
         mask = (rows[:, None] < n_rows) & col_mask[None, :]
         offsets = rows[:, None] * row_stride + cols[None, :]
         x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
-        mean = tl.sum(x, axis=1) / n_cols
-        centered = tl.where(mask, x - mean[:, None], 0.0)
-        rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
+        centered, rstd = centered_rows(x, mask, n_cols, eps)
         y = centered * rstd[:, None] * w[None, :] + b[None, :]
         tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
 

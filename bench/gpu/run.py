@@ -232,7 +232,7 @@ def launch_weight_only(module, a, b, scale, c):
 ROW_PROGRAMS_PER_SM = 4
 
 
-def launch_rows(module, kernel, x, y, w, bias, sms=None):
+def launch_rows(module, kernel, x, y, w, bias, sms):
     """`kernel` over the rows of x: softmax, layernorm (a program per block
     of rows) or layernorm-p (layernorm_persistent on ROW_PROGRAMS_PER_SM
     programs per SM of the `sms`)."""
@@ -466,6 +466,11 @@ def run_row(kernels, args, item):
     return bench_rows(kernels, args, kind, *shape)
 
 
+# The SM count export assumes (an H100's or H200's): persistent kernels take it
+# as their program count, a launch value that is not compiled in.
+EXPORT_SMS = 132
+
+
 def export_row(recorder, item):
     """Records the Tessera launches run_row would make, on TensorSpecs."""
     from aot import TensorSpec
@@ -473,9 +478,8 @@ def export_row(recorder, item):
     if kind == "gemm":
         size, dtype, layout, kernel = shape
         a, b = gemm_operands(TensorSpec, size, dtype, layout)
-        # The program count is a launch value, not compiled in.
         launch_gemm(recorder, a, b, TensorSpec((size, size), gemm_result_dtype(dtype)), kernel,
-                    programs=132)
+                    programs=EXPORT_SMS)
     elif kind == "add":
         n, dtype = shape
         launch_add(recorder, *[TensorSpec((n,), dtype)] * 3)
@@ -490,7 +494,7 @@ def export_row(recorder, item):
         rows, cols, dtype = shape
         x = TensorSpec((rows, cols), dtype)
         launch_rows(recorder, kind, x, x, TensorSpec((cols,), dtype), TensorSpec((cols,), dtype),
-                    sms=132)
+                    EXPORT_SMS)
 
 
 def triton_cdiv(a, b):

@@ -32,7 +32,7 @@ tessera::tile::DotOp zeroAccumulatorDot(Value value) {
 
 /// Rewrites `add` into the dot it adds to, where it is such an addition.
 template <typename AddOp>
-void accumulateIntoDot(AddOp add, IRRewriter &rewriter) {
+void accumulateInDot(AddOp add, IRRewriter &rewriter) {
   for (auto [product, other] : {std::pair(add.getLhs(), add.getRhs()),
                                 std::pair(add.getRhs(), add.getLhs())}) {
     tessera::tile::DotOp dot = zeroAccumulatorDot(product);
@@ -55,9 +55,9 @@ struct CombineDotAdd : tessera::tile::impl::TileCombineDotAddBase<CombineDotAdd>
     IRRewriter rewriter(&getContext());
     getOperation()->walk([&](Operation *op) {
       if (auto add = dyn_cast<arith::AddFOp>(op))
-        accumulateIntoDot(add, rewriter);
+        accumulateInDot(add, rewriter);
       else if (auto add = dyn_cast<arith::AddIOp>(op))
-        accumulateIntoDot(add, rewriter);
+        accumulateInDot(add, rewriter);
     });
   }
 };

@@ -138,6 +138,15 @@ def test_seeded_dropout(place, rng, n):
 
 
 @tessera.jit
+def normalized_rows(x, mask, w, b, n_cols, eps):
+    """Each row of x (zero where masked off) normalized, times w plus b."""
+    mean = tl.sum(x, axis=1) / n_cols
+    centered = tl.where(mask, x - mean[:, None], 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
+    return centered * rstd[:, None] * w[None, :] + b[None, :]
+
+
+@tessera.jit
 def rows_layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, n_rows, n_cols, eps, BLOCK: tl.constexpr,
                           ROWS: tl.constexpr):
     # Several rows per program, the weights loaded once as [BLOCK] and
@@ -148,12 +157,9 @@ def rows_layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, n_rows, n_cols, eps, BLOCK
     mask = (rows[:, None] < n_rows) & col_mask[None, :]
     offsets = rows[:, None] * n_cols + cols[None, :]
     x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
-    mean = tl.sum(x, axis=1) / n_cols
-    centered = tl.where(mask, x - mean[:, None], 0.0)
-    rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
     w = tl.load(w_ptr + cols, mask=col_mask)
     b = tl.load(b_ptr + cols, mask=col_mask)
-    tl.store(y_ptr + offsets, centered * rstd[:, None] * w[None, :] + b[None, :], mask=mask)
+    tl.store(y_ptr + offsets, normalized_rows(x, mask, w, b, n_cols, eps), mask=mask)
 
 
 def check_rows_layernorm(place, rng, launch):
@@ -195,10 +201,7 @@ def persistent_rows_layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, n_rows, n_cols,
         mask = (rows[:, None] < n_rows) & col_mask[None, :]
         offsets = rows[:, None] * n_cols + cols[None, :]
         x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
-        mean = tl.sum(x, axis=1) / n_cols
-        centered = tl.where(mask, x - mean[:, None], 0.0)
-        rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
-        tl.store(y_ptr + offsets, centered * rstd[:, None] * w[None, :] + b[None, :], mask=mask)
+        tl.store(y_ptr + offsets, normalized_rows(x, mask, w, b, n_cols, eps), mask=mask)
 
 
 @pytest.mark.parametrize("programs,rows_per_block,stages", [(3, 2, 2), (4, 4, 3), (1, 1, 2),

@@ -3,13 +3,15 @@
 //  1. registers of one thread, in register order;
 //  2. lanes: a butterfly of `gpu.shuffle xor` over each lane bit along the
 //     axis, after which every lane of the group holds the same value;
-//  3. warps: each warp's partial goes to a workgroup buffer, and every thread
-//     combines the partials of its row in warp order, so all copies agree.
+//  3. warps: each warp's partials go to a workgroup buffer, and are combined
+//     in warp order either by every thread for each of its elements, or
+//     spread over the threads and written back once per element.
 // The result is in layout.reduced(axis), renamed into the result's layout.
 #include "lowering/gpu/distribute/KernelLowering.h"
 #include "lowering/gpu/distribute/Reductions.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
@@ -75,59 +77,34 @@ namespace {
 
 using Partial = SmallVector<Value>; // one scalar per reduce operand
 
-/// Step 3: combines the partials of the warps along the axis.
-LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder &builder,
-                                 const LinearLayout &layout, const LinearLayout &reduced,
-                                 SmallVector<Partial> &partials) {
-  unsigned axis = op.getAxis();
-  SmallVector<unsigned> axisWarpBits;
-  for (auto [bit, basis] : llvm::enumerate(layout.warps))
-    if (basis[axis] != 0)
-      axisWarpBits.push_back(bit);
-  if (axisWarpBits.empty())
-    return success();
-  Location loc = op.getLoc();
-  int64_t slots = int64_t(1) << axisWarpBits.size(), rowElements = 1;
-  for (int64_t extent : reduced.shape)
-    rowElements *= extent;
-
-  k.shared.beginUser();
+/// The workgroup buffers of step 3, one per reduce operand: the warps'
+/// partials element-major (element * slots + slot, so that one element's
+/// partials are adjacent), then one combined value per element.
+struct WarpPartials {
   SmallVector<Value> buffers;
-  for (Value src : op.getSrcs()) {
-    Type element = sharedElementType(KernelLowering::registerType(src.getType()));
-    FailureOr<Value> buffer = k.shared.allocate(op, element, slots * rowElements);
-    if (failed(buffer))
-      return failure();
-    buffers.push_back(*buffer);
-  }
-  auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(builder, loc, v, 32); };
-  // This warp's slot: its bits along the axis, packed.
-  Value slot = i32(0);
-  for (auto [position, bit] : llvm::enumerate(axisWarpBits)) {
-    Value bitValue = arith::AndIOp::create(
-        builder, loc, arith::ShRUIOp::create(builder, loc, k.thread.warp(), i32(bit)), i32(1));
-    slot = arith::OrIOp::create(builder, loc, slot,
-                                arith::ShLIOp::create(builder, loc, bitValue, i32(position)));
-  }
-  Value slotBase = arith::MulIOp::create(builder, loc, slot, i32(rowElements));
+  int64_t slots, elements;
+  int64_t resultsOffset() const { return slots * elements; }
+};
+
+/// Every thread reads the partials of each of its elements and combines them
+/// in warp order: no second barrier, but registers x slots loads per thread.
+LogicalResult combineInEachThread(KernelLowering &k, tile::ReduceOp op, OpBuilder &builder,
+                                  const LinearLayout &reduced, const WarpPartials &shared,
+                                  SmallVector<Partial> &partials) {
+  Location loc = op.getLoc();
   for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg) {
-    if (reduced.isDuplicateRegister(reg))
+    if (reduced.isDuplicateRegister(reg)) {
+      partials[reg] = partials[reduced.firstCopy(reg)];
       continue;
-    Value index = toIndex(builder, loc,
-                          arith::AddIOp::create(builder, loc, slotBase,
-                                                k.thread.flatIndex(builder, loc, reduced, reg)));
-    for (auto [value, buffer] : llvm::zip(partials[reg], buffers))
-      memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, value), buffer, index);
-  }
-  mlir::gpu::BarrierOp::create(builder, loc);
-  for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg) {
-    Value element = k.thread.flatIndex(builder, loc, reduced, reg);
+    }
+    Value first = arith::MulIOp::create(builder, loc, k.thread.flatIndex(builder, loc, reduced, reg),
+                                        i32Constant(builder, loc, shared.slots));
     Partial acc;
-    for (int64_t s = 0; s < slots; ++s) {
-      Value index = toIndex(builder, loc,
-                            arith::AddIOp::create(builder, loc, element, i32(s * rowElements)));
+    for (int64_t s = 0; s < shared.slots; ++s) {
+      Value index =
+          toIndex(builder, loc, arith::AddIOp::create(builder, loc, first, i32Constant(builder, loc, s)));
       Partial loaded;
-      for (auto [buffer, value] : llvm::zip(buffers, partials[reg]))
+      for (auto [buffer, value] : llvm::zip(shared.buffers, partials[reg]))
         loaded.push_back(fromSharedElement(
             builder, loc, memref::LoadOp::create(builder, loc, buffer, index), value.getType()));
       if (s == 0) {
@@ -141,6 +118,150 @@ LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder
     }
     partials[reg] = acc;
   }
+  return success();
+}
+
+/// The partials of all elements are spread over the program's threads, one
+/// each per round, so that each element's `slots` partials sit in adjacent
+/// lanes; a butterfly over those lanes combines them (the lowest lane's
+/// result is in warp order), that lane writes the element's result, and after
+/// a barrier every thread reads its elements' results: rounds + registers
+/// loads per thread instead of registers x slots.
+LogicalResult combineSpreadOverThreads(KernelLowering &k, tile::ReduceOp op, OpBuilder &builder,
+                                       const LinearLayout &reduced, const WarpPartials &shared,
+                                       SmallVector<Partial> &partials) {
+  Location loc = op.getLoc();
+  auto i32 = [&](int64_t v) { return i32Constant(builder, loc, v); };
+  int64_t threads = int64_t(k.thread.warpSize()) * k.numWarps;
+  int64_t total = shared.slots * shared.elements;
+  SmallVector<Type> types =
+      llvm::map_to_vector(partials.front(), [](Value value) { return value.getType(); });
+  Value slotInGroup = arith::AndIOp::create(builder, loc, k.thread.threadId(), i32(shared.slots - 1));
+  Value groupLeader = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, slotInGroup, i32(0));
+  for (int64_t first = 0; first < total; first += threads) {
+    Value partialIndex = arith::AddIOp::create(builder, loc, k.thread.threadId(), i32(first));
+    // In a round with more threads than partials left, the threads past the
+    // last read a real one and join the shuffles (every lane must), but write
+    // nothing.
+    bool partialRound = first + threads > total;
+    Value readIndex = partialRound
+                          ? Value(arith::MinUIOp::create(builder, loc, partialIndex, i32(total - 1)))
+                          : partialIndex;
+    Value index = toIndex(builder, loc, readIndex);
+    Partial acc;
+    for (auto [buffer, type] : llvm::zip(shared.buffers, types))
+      acc.push_back(
+          fromSharedElement(builder, loc, memref::LoadOp::create(builder, loc, buffer, index), type));
+    for (int64_t mask = 1; mask < shared.slots; mask <<= 1) {
+      Partial other = llvm::map_to_vector(acc, [&](Value value) {
+        return shuffleXor(builder, loc, value, mask, k.thread.warpSize());
+      });
+      FailureOr<Partial> combined = k.combine(builder, op.getCombineOp(), acc, other);
+      if (failed(combined))
+        return failure();
+      acc = *combined;
+    }
+    Value writes = groupLeader;
+    if (partialRound)
+      writes = arith::AndIOp::create(
+          builder, loc, writes,
+          arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, partialIndex, i32(total)));
+    auto ifOp = scf::IfOp::create(builder, loc, writes, /*withElseRegion=*/false);
+    OpBuilder inside = ifOp.getThenBodyBuilder();
+    Value slotsValue = i32Constant(inside, loc, shared.slots);
+    Value element = arith::DivUIOp::create(inside, loc, partialIndex, slotsValue);
+    Value resultIndex = toIndex(inside, loc,
+                                arith::AddIOp::create(inside, loc, element,
+                                                      i32Constant(inside, loc, shared.resultsOffset())));
+    for (auto [value, buffer] : llvm::zip(acc, shared.buffers))
+      memref::StoreOp::create(inside, loc, toSharedElement(inside, loc, value), buffer, resultIndex);
+  }
+  mlir::gpu::BarrierOp::create(builder, loc);
+  for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg) {
+    if (reduced.isDuplicateRegister(reg)) {
+      partials[reg] = partials[reduced.firstCopy(reg)];
+      continue;
+    }
+    Value index = toIndex(builder, loc,
+                          arith::AddIOp::create(builder, loc,
+                                                k.thread.flatIndex(builder, loc, reduced, reg),
+                                                i32(shared.resultsOffset())));
+    for (auto [operand, buffer] : llvm::enumerate(shared.buffers))
+      partials[reg][operand] = fromSharedElement(
+          builder, loc, memref::LoadOp::create(builder, loc, buffer, index), types[operand]);
+  }
+  return success();
+}
+
+/// Whether to spread the partials over the threads rather than have every
+/// thread combine its own: that pays a barrier, and per round a load and the
+/// shuffles, to load `registers` results instead of registers x slots
+/// partials (which ptxas issues at once, all live). Spread when it at least
+/// halves the loads: a row per thread (softmax) keeps the one-barrier form,
+/// several rows or columns per thread (column sums) are spread.
+bool spreadOverThreads(KernelLowering &k, unsigned registers, int64_t slots, int64_t elements) {
+  int64_t threads = int64_t(k.thread.warpSize()) * k.numWarps;
+  if (slots > k.thread.warpSize())
+    return false;
+  int64_t rounds = llvm::divideCeil(slots * elements, threads);
+  return int64_t(registers) * slots > 2 * (rounds + registers);
+}
+
+/// Step 3: combines the partials of the warps along the axis.
+LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder &builder,
+                                 const LinearLayout &layout, const LinearLayout &reduced,
+                                 SmallVector<Partial> &partials) {
+  unsigned axis = op.getAxis();
+  SmallVector<unsigned> axisWarpBits;
+  for (auto [bit, basis] : llvm::enumerate(layout.warps))
+    if (basis[axis] != 0)
+      axisWarpBits.push_back(bit);
+  if (axisWarpBits.empty())
+    return success();
+  Location loc = op.getLoc();
+  WarpPartials shared{{}, int64_t(1) << axisWarpBits.size(), 1};
+  for (int64_t extent : reduced.shape)
+    shared.elements *= extent;
+  unsigned registers = 0;
+  for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg)
+    registers += !reduced.isDuplicateRegister(reg);
+  bool spread = spreadOverThreads(k, registers, shared.slots, shared.elements);
+
+  k.shared.beginUser();
+  for (Value src : op.getSrcs()) {
+    Type element = sharedElementType(KernelLowering::registerType(src.getType()));
+    FailureOr<Value> buffer =
+        k.shared.allocate(op, element, shared.resultsOffset() + (spread ? shared.elements : 0));
+    if (failed(buffer))
+      return failure();
+    shared.buffers.push_back(*buffer);
+  }
+  auto i32 = [&](int64_t v) { return i32Constant(builder, loc, v); };
+  // This warp's slot: its bits along the axis, packed.
+  Value slot = i32(0);
+  for (auto [position, bit] : llvm::enumerate(axisWarpBits)) {
+    Value bitValue = arith::AndIOp::create(
+        builder, loc, arith::ShRUIOp::create(builder, loc, k.thread.warp(), i32(bit)), i32(1));
+    slot = arith::OrIOp::create(builder, loc, slot,
+                                arith::ShLIOp::create(builder, loc, bitValue, i32(position)));
+  }
+  for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg) {
+    if (reduced.isDuplicateRegister(reg))
+      continue;
+    Value element = k.thread.flatIndex(builder, loc, reduced, reg);
+    Value index = toIndex(
+        builder, loc,
+        arith::AddIOp::create(builder, loc,
+                              arith::MulIOp::create(builder, loc, element, i32(shared.slots)), slot));
+    for (auto [value, buffer] : llvm::zip(partials[reg], shared.buffers))
+      memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, value), buffer, index);
+  }
+  mlir::gpu::BarrierOp::create(builder, loc);
+  LogicalResult combined =
+      spread ? combineSpreadOverThreads(k, op, builder, reduced, shared, partials)
+             : combineInEachThread(k, op, builder, reduced, shared, partials);
+  if (failed(combined))
+    return failure();
   mlir::gpu::BarrierOp::create(builder, loc);
   return success();
 }

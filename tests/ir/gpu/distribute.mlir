@@ -540,3 +540,53 @@ tile.func @row_copies_load_once(%p: !tile.ptr<f32>, %out: !tile.ptr<f32>)
 // CHECK-COUNT-4: memref.load %arg0
 // CHECK-NOT: memref.load
 // CHECK: gpu.return
+
+// -----
+
+// Eight rows per thread, each spread over four warps: rather than every
+// thread loading its rows' 8 x 4 partials, the 32 partials (row-major, a
+// row's four warps adjacent) are spread one per thread, combined by a
+// butterfly over lanes 1 and 2, and the first lane of each four writes its
+// row's sum behind them; every thread then reads its 8 sums.
+
+#X = #tgpu.layout<rank = 2, reg = [[0, 1], [1, 0], [2, 0], [4, 0]], lane = [[0, 2], [0, 4], [0, 8]], warp = [[0, 16], [0, 32]]>
+#R = #tgpu.layout<rank = 1, reg = [[1], [2], [4]], lane = [[0], [0], [0]], warp = [[0], [0]]>
+tile.func @row_sums_spread_over_threads(%out: !tile.ptr<f32>)
+    attributes {tgpu.num_warps = 4 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %one = arith.constant dense<1.0> : tensor<8x64xf32, #X>
+  %sum = tile.reduce %one axis = 1 : tensor<8x64xf32, #X> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.yield %s : f32
+  }
+  %i = tile.make_range 0 to 8 : tensor<8xi32, #R>
+  %pb = tile.splat %out : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>, #R>
+  %pp = tile.addptr %pb, %i : tensor<8x!tile.ptr<f32>, #R>, tensor<8xi32, #R>
+  tile.store %pp, %sum : tensor<8x!tile.ptr<f32>, #R>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @row_sums_spread_over_threads
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<40xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[TID:.*]] = arith.index_cast{{.*}} : index to i32
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[BUF]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[SLOT:.*]] = arith.andi %[[TID]], %c3_i32
+// CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[SLOT]], %c0
+// CHECK: %[[MINE:.*]] = arith.addi %[[TID]], %c0
+// CHECK-NOT: arith.minui
+// CHECK: %[[PARTIAL:.*]] = memref.load %[[BUF]]
+// CHECK: %[[OTHER:.*]], %{{.*}} = gpu.shuffle xor %[[PARTIAL]], %c1_i32{{.*}}, %c8_i32
+// CHECK: %[[PAIR:.*]] = arith.addf %[[PARTIAL]], %[[OTHER]]
+// CHECK: gpu.shuffle xor %[[PAIR]], %c2_i32{{.*}}, %c8_i32
+// CHECK: %[[ROWSUM:.*]] = arith.addf %[[PAIR]]
+// CHECK: scf.if %[[LEADER]] {
+// CHECK:   %[[ROW:.*]] = arith.divui %[[MINE]], %c4_i32
+// CHECK:   %[[AT:.*]] = arith.addi %[[ROW]], %c32_i32
+// CHECK:   %[[ATINDEX:.*]] = arith.index_cast %[[AT]]
+// CHECK:   memref.store %[[ROWSUM]], %[[BUF]][%[[ATINDEX]]]
+// CHECK: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-8: memref.load %[[BUF]]
+// CHECK-NOT: memref.load
+// CHECK: gpu.barrier

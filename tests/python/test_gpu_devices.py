@@ -214,6 +214,25 @@ def test_persistent_rows_with_prefetched_loads(place, rng, programs, rows_per_bl
     check_rows_layernorm(place, rng, launch)
 
 
+@tessera.jit
+def blocks_ending_at_the_i32_limit(x_ptr, y_ptr, first, last, BLOCK: tl.constexpr):
+    # After the last block, start + BLOCK wraps past 2**31 - 1 to a negative
+    # value: the block it would prefetch does not exist and must not be read.
+    cols = tl.arange(0, BLOCK)
+    for start in tl.range(first, last, BLOCK, num_stages=2):
+        offsets = (start - first) + cols
+        tl.store(y_ptr + offsets, tl.load(x_ptr + offsets) * 2.0)
+
+
+def test_prefetch_stops_where_the_induction_variable_would_wrap(place, rng):
+    block, blocks, last = 64, 4, 2**31 - 1
+    x = rng.standard_normal(block * blocks).astype(np.float32)
+    y = place.empty(x.shape, np.float32)
+    blocks_ending_at_the_i32_limit[(1,)](place.put(x), y, last - block * blocks + 1, last,
+                                         BLOCK=block)
+    np.testing.assert_array_equal(place.get(y), x * 2)
+
+
 def run_matmul(place, a, b, activation="", out_dtype=None, b_columns_contiguous=False):
     """C = A @ B; with b_columns_contiguous, B is passed as the [N, K] array
     B.T with strides (1, K), as x @ W.t() passes a Linear's weight W."""

@@ -90,7 +90,8 @@ void prefetch(scf::ForOp loop, ArrayRef<Prefetched> loads) {
   Value lower = loop.getLowerBound(), upper = loop.getUpperBound();
   IRMapping first;
   first.map(loop.getInductionVar(), lower);
-  Value runs = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::slt, lower, upper);
+  auto below = loop.getUnsignedCmp() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+  Value runs = arith::CmpIOp::create(builder, loc, below, lower, upper);
   SmallVector<Value> initial;
   for (const Prefetched &prefetched : loads)
     initial.push_back(loadFor(builder, prefetched, first, runs));
@@ -105,8 +106,13 @@ void prefetch(scf::ForOp loop, ArrayRef<Prefetched> loads) {
         inside.setInsertionPointToStart(body.getBody());
         Value iv = body.getInductionVar();
         Value next = arith::AddIOp::create(inside, loc, iv, body.getStep());
-        Value nextRuns = arith::CmpIOp::create(inside, loc, arith::CmpIPredicate::slt, next,
-                                               body.getUpperBound());
+        // Not `next < upper`: next wraps past the type's end in the last
+        // iterations of a loop that ends there. Inside the body iv < upper,
+        // so upper - iv is exact as an unsigned value, and the next iteration
+        // exists when it exceeds the (positive) step.
+        Value left = arith::SubIOp::create(inside, loc, body.getUpperBound(), iv);
+        Value nextRuns = arith::CmpIOp::create(inside, loc, arith::CmpIPredicate::ugt, left,
+                                               body.getStep());
         IRMapping ahead;
         ahead.map(iv, next);
         ahead.map(oldIv, next);

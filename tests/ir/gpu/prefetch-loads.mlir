@@ -2,7 +2,9 @@
 
 // A persistent row loop with tile.num_stages = 2: the row load goes one
 // iteration ahead into a carried tile, the first one before the loop under
-// `lower < upper`, the next one at the top of the body under `next < upper`.
+// `lower < upper`, the next one at the top of the body when it exists:
+// `upper - row > step` (unsigned), which unlike `next < upper` stays true to
+// the end where `row + step` wraps past the largest i32.
 
 // CHECK-LABEL: tile.func @rows
 // CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[Y:.*]]: !tile.ptr<f32>, %[[N:.*]]: i32, %[[PID:.*]]: i32, %[[STEP:.*]]: i32)
@@ -13,7 +15,8 @@
 // CHECK: %[[FIRST:.*]] = tile.load %[[P0]], %[[M0]]
 // CHECK: scf.for %[[ROW:.*]] = %[[PID]] to %[[N]] step %[[STEP]] iter_args(%[[CUR:.*]] = %[[FIRST]]) -> (tensor<64xf32>)
 // CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[ROW]], %[[STEP]] : i32
-// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi slt, %[[NEXT]], %[[N]] : i32
+// CHECK-NEXT: %[[LEFT:.*]] = arith.subi %[[N]], %[[ROW]] : i32
+// CHECK-NEXT: %[[MORE:.*]] = arith.cmpi ugt, %[[LEFT]], %[[STEP]] : i32
 // CHECK-NEXT: tile.splat %[[NEXT]]
 // CHECK: %[[MN:.*]] = tile.splat %[[MORE]] : i1 -> tensor<64xi1>
 // CHECK-NEXT: %[[LOADED:.*]] = tile.load %{{.*}}, %[[MN]]
@@ -108,6 +111,30 @@ tile.func private @kept(%x: !tile.ptr<f32>, %n: i32, %a: tensor<16x16xf32>) {
   scf.for %i = %c0 to %n step %c1 : i32 {
     %v = tile.load %p volatile : tensor<64x!tile.ptr<f32>>
     tile.store %p, %v : tensor<64x!tile.ptr<f32>>
+  } {tile.num_stages = 2 : i32}
+  tile.return
+}
+
+// -----
+
+// An unsigned loop: the first iteration exists under `lower <u upper`.
+
+// CHECK-LABEL: tile.func @unsigned_rows
+// CHECK: %[[RUNS:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i32
+// CHECK: tile.splat %[[RUNS]]
+// CHECK: scf.for unsigned
+// CHECK: arith.cmpi ugt
+tile.func @unsigned_rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32, %pid: i32, %step: i32) {
+  %cols = tile.make_range 0 to 64 : tensor<64xi32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  scf.for unsigned %row = %pid to %n step %step : i32 {
+    %r = tile.splat %row : i32 -> tensor<64xi32>
+    %offs = arith.addi %r, %cols : tensor<64xi32>
+    %p = tile.addptr %xb, %offs : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    %v = tile.load %p : tensor<64x!tile.ptr<f32>>
+    %q = tile.addptr %yb, %offs : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    tile.store %q, %v : tensor<64x!tile.ptr<f32>>
   } {tile.num_stages = 2 : i32}
   tile.return
 }

@@ -18,6 +18,7 @@ import tessera.language as tl
 from tessera.arrays import device_info
 
 from test_combine_functions import combining_kernel, reference as combine_reference
+from test_compat_triton import _attn_fwd, attention_reference
 from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
                            cast_kernel, dot_kernel, extrema, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
@@ -231,6 +232,26 @@ def test_prefetch_stops_where_the_induction_variable_would_wrap(place, rng):
     blocks_ending_at_the_i32_limit[(1,)](place.put(x), y, last - block * blocks + 1, last,
                                          BLOCK=block)
     np.testing.assert_array_equal(place.get(y), x * 2)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_fused_attention_stores_q_once(place, rng, causal, dtype):
+    """Flash attention with its key loop pipelined: q, loaded before the loop,
+    is stored to shared memory once before it for every iteration's q @ k
+    (PipelinedLoop's invariant operands); 45 keys leave the last block
+    ragged."""
+    Z, N_CTX, HEAD_DIM, BLOCK = 2, 45, 32, 16
+    q, k, v = (rng.standard_normal((Z, N_CTX, HEAD_DIM)).astype(dtype) for _ in range(3))
+    sm_scale = 1.0 / np.sqrt(HEAD_DIM)
+    out = place.empty(q.shape, dtype)
+    strides = [N_CTX * HEAD_DIM, HEAD_DIM, 1] * 4
+    _attn_fwd[(tessera.cdiv(N_CTX, BLOCK), Z, 1)](
+        place.put(q), place.put(k), place.put(v), sm_scale, out, *strides, N_CTX,
+        HEAD_DIM=HEAD_DIM, BLOCK_M=BLOCK, BLOCK_N=BLOCK, CAUSAL=causal, num_warps=4, num_stages=2)
+    tol = 1e-4 if dtype == np.float32 else 1e-2
+    np.testing.assert_allclose(place.get(out).astype(np.float64),
+                               attention_reference(q, k, v, causal, sm_scale), rtol=tol, atol=tol)
 
 
 def run_matmul(place, a, b, activation="", out_dtype=None, b_columns_contiguous=False):

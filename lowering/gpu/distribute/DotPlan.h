@@ -133,6 +133,13 @@ void storeOperandToShared(KernelLowering &k, mlir::OpBuilder &builder, mlir::Loc
                           mlir::ValueRange registers, const SharedOperand &shared,
                           int64_t batch = 0);
 
+/// Stores this thread's registers of an operand of an unbatched dot into
+/// `shared` where the dot reads it: the matrix instruction's placement, or
+/// the FMA path's row-major buffer.
+void storeUnbatchedOperand(KernelLowering &k, mlir::OpBuilder &builder, mlir::Location loc,
+                           const DotPlan &plan, DotOperand operand, mlir::ValueRange registers,
+                           const SharedOperand &shared);
+
 } // namespace tessera::gpu
 
 #endif // TESSERA_LOWERING_GPU_DISTRIBUTE_DOTPLAN_H

@@ -192,6 +192,12 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
   return acc;
 }
 
+/// The FMA path reads its operands row-major from the buffer's start.
+void storeFmaOperand(KernelLowering &k, OpBuilder &builder, Location loc, const DotPlan &plan,
+                     DotOperand operand, ValueRange registers, const SharedOperand &shared) {
+  storeTileToShared(k.thread, builder, loc, shared.buffer, plan.layout(operand), registers, false);
+}
+
 FailureOr<Registers> fmaDot(KernelLowering &k, tile::DotOp op, OpBuilder &builder,
                             const DotPlan &plan) {
   Location loc = op.getLoc();
@@ -214,8 +220,8 @@ FailureOr<Registers> fmaDot(KernelLowering &k, tile::DotOp op, OpBuilder &builde
   Value operands[] = {op.getA(), op.getB()};
   for (auto [index, operand] : llvm::enumerate(operands))
     if (!buffers->staged[index])
-      storeTileToShared(k.thread, builder, loc, buffers->where[index].buffer,
-                        index == 0 ? plan.aLayout : plan.bLayout, k.registers(operand), false);
+      storeFmaOperand(k, builder, loc, plan, index == 0 ? DotOperand::A : DotOperand::B,
+                      k.registers(operand), buffers->where[index]);
   if (!buffers->allStaged())
     mlir::gpu::BarrierOp::create(builder, loc);
 
@@ -428,6 +434,14 @@ Value SharedRunIndices::at(OpBuilder &builder, Location loc, unsigned reg) {
   if (place.delta == 0)
     return base;
   return arith::AddIOp::create(builder, loc, base, indexConstant(builder, loc, place.delta));
+}
+
+void storeUnbatchedOperand(KernelLowering &k, OpBuilder &builder, Location loc, const DotPlan &plan,
+                           DotOperand operand, ValueRange registers, const SharedOperand &shared) {
+  if (plan.instruction)
+    storeOperandToShared(k, builder, loc, plan, operand, plan.source(operand), registers, shared);
+  else
+    storeFmaOperand(k, builder, loc, plan, operand, registers, shared);
 }
 
 void storeOperandToShared(KernelLowering &k, OpBuilder &builder, Location loc, const DotPlan &plan,

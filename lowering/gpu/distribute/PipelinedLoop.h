@@ -76,15 +76,27 @@ private:
   /// users (a dot's scratch, conversions) need beside the rings.
   struct RingBytes {
     int64_t stage = 0, body = 0;
+    /// The buffers of the dot operands defined before the loop
+    /// (InvariantOperand), live through it.
+    int64_t invariant = 0;
     /// The part of `stage` that the rings of loads read back take (they
     /// follow the dots' rings).
     int64_t readBackStage = 0;
     /// Whether `stages` stages, each with `barrierBytes` of mbarriers, fit
     /// beside the body's users in `limit` bytes.
     bool fit(unsigned stages, int64_t barrierBytes, int64_t limit) const {
-      return stages * (stage + barrierBytes) + body <= limit;
+      return stages * (stage + barrierBytes) + body + invariant <= limit;
     }
-    RingBytes withoutReadBack() const { return {stage - readBackStage, body, 0}; }
+    RingBytes withoutReadBack() const { return {stage - readBackStage, body, invariant, 0}; }
+  };
+  struct InvariantOperand {
+    tile::DotOp dot;
+    DotOperand slot;
+    DotPlan plan;
+    mlir::Value operand() const {
+      tile::DotOp op = dot;
+      return slot == DotOperand::A ? op.getA() : op.getB();
+    }
   };
   struct Ring {
     DotPlan plan;
@@ -110,6 +122,14 @@ private:
 
   /// Plans each staged load's ring (no shared memory yet).
   mlir::FailureOr<RingBytes> planRings();
+  /// Plans the body's dot operands defined before the loop (attention's Q):
+  /// stored once into a buffer of their own before it rather than in every
+  /// iteration, with the barriers around each dot that storing costs.
+  /// Returns their bytes.
+  mlir::FailureOr<int64_t> planInvariantOperands();
+  /// Stores the invariant operands into their reserved buffers and stages
+  /// them for the body's dots.
+  mlir::LogicalResult stageInvariantOperands(mlir::OpBuilder &builder);
   /// Reserves `stages` stages of every ring and picks the rings TMA copies.
   mlir::LogicalResult reserveRings();
   /// The tensor-map parameters of the rings TMA copies, each once.
@@ -226,6 +246,7 @@ private:
   tile::DotOp overlapped;
   std::optional<AccumulatorReset> reset;
   llvm::SmallVector<Ring, 2> rings;
+  llvm::SmallVector<InvariantOperand, 1> invariants;
   llvm::SmallVector<mlir::Value> bases;
   mlir::Value lowerBound, upperBound, step;
   /// The carried iteration arguments' initial values, block arguments,

@@ -988,6 +988,67 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
   return bytes;
 }
 
+FailureOr<int64_t> PipelinedLoop::planInvariantOperands() {
+  // An operand is hoisted where it is one dot's alone: the staged operands
+  // are keyed by value, and another dot may want it placed otherwise.
+  llvm::DenseMap<Value, unsigned> dotUses;
+  loop.getBody()->walk([&](tile::DotOp dot) {
+    ++dotUses[dot.getA()];
+    ++dotUses[dot.getB()];
+  });
+  int64_t bytes = 0;
+  WalkResult planned = loop.getBody()->walk([&](tile::DotOp dot) {
+    if (dot.getType().getRank() != 2)
+      return WalkResult::advance();
+    for (DotOperand slot : {DotOperand::A, DotOperand::B}) {
+      Value operand = slot == DotOperand::A ? dot.getA() : dot.getB();
+      bool ringed = llvm::any_of(analysis.loads, [&](const StagedLoad &staged) {
+        return !staged.readBack && staged.dot == dot && staged.slot == slot;
+      });
+      if (ringed || !loop.isDefinedOutsideOfLoop(operand) || dotUses[operand] != 1 ||
+          k.staged(operand))
+        continue;
+      FailureOr<DotPlan> plan = planDot(k, dot);
+      if (failed(plan))
+        return WalkResult::interrupt();
+      int64_t elementBytes = sharedElementType(plan->element(slot)).getIntOrFloatBitWidth() / 8;
+      bytes = llvm::alignTo(bytes, plan->sharedAlignment()) +
+              plan->sharedElements(slot) * elementBytes;
+      invariants.push_back({dot, slot, std::move(*plan)});
+    }
+    return WalkResult::advance();
+  });
+  if (planned.wasInterrupted())
+    return failure();
+  return bytes;
+}
+
+LogicalResult PipelinedLoop::stageInvariantOperands(OpBuilder &builder) {
+  if (invariants.empty())
+    return success();
+  SmallVector<SharedOperand> buffers;
+  bool fence = false;
+  for (const InvariantOperand &invariant : invariants) {
+    const DotPlan &plan = invariant.plan;
+    FailureOr<Value> buffer =
+        k.shared.reserve(loop, sharedElementType(plan.element(invariant.slot)),
+                         plan.sharedElements(invariant.slot), plan.sharedAlignment());
+    if (failed(buffer))
+      return failure();
+    SharedOperand where{*buffer, indexConstant(builder, loc, 0), /*ready=*/true};
+    storeUnbatchedOperand(k, builder, loc, plan, invariant.slot,
+                          k.registers(invariant.operand()), where);
+    fence |= plan.instruction && plan.instruction->readsThroughAsyncProxy();
+    buffers.push_back(where);
+  }
+  if (fence)
+    emitAsyncProxyFence(builder, loc);
+  mlir::gpu::BarrierOp::create(builder, loc);
+  for (auto [invariant, where] : llvm::zip(invariants, buffers))
+    k.stage(invariant.operand(), where);
+  return success();
+}
+
 LogicalResult PipelinedLoop::reserveRings() {
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
     Type element = staged.readBack ? loadedElement(staged.load) : ring.plan.element(staged.slot);
@@ -1164,11 +1225,23 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   }
   if (readBackCostsStages(*bytes, barrierBytes))
     return false;
+  FailureOr<int64_t> invariantBytes = planInvariantOperands();
+  if (failed(invariantBytes))
+    return failure();
+  bytes->invariant = *invariantBytes;
+  // Hoisting is worth less than the stages it would cost.
+  if (bytes->invariant &&
+      !bytes->fit(stages, barrierBytes, k.target.maxSharedMemoryBytes)) {
+    invariants.clear();
+    bytes->invariant = 0;
+  }
   if (!fitStages(*bytes, busyStages + 1, barrierBytes))
     return false;
   ahead = stages - busyStages;
   SharedMemory::Mark mark = k.shared.mark();
   if (failed(reserveRings()))
+    return failure();
+  if (failed(stageInvariantOperands(builder)))
     return failure();
   report(/*producer=*/false);
   if (llvm::SetVector<Value> maps = tensorMapsCopied(); !maps.empty()) {
@@ -1291,6 +1364,8 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
       });
   for (const StagedLoad &staged : analysis.loads)
     k.unstage(staged.operand());
+  for (const InvariantOperand &invariant : invariants)
+    k.unstage(invariant.operand());
   if (overlapped)
     k.endOverlap(overlapped);
   if (failed(bodyResult))

@@ -136,6 +136,59 @@ def layernorm_persistent(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_rows, n_cols,
         tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
+# Flash attention's configs: Triton's tutorial tunes over the same kind.
+ATTENTION_CONFIGS = [
+    Config({"BLOCK_M": 128, "BLOCK_N": 64}, num_stages=2, num_warps=8),
+    Config({"BLOCK_M": 128, "BLOCK_N": 128}, num_stages=2, num_warps=8),
+    Config({"BLOCK_M": 128, "BLOCK_N": 64}, num_stages=3, num_warps=4),
+    Config({"BLOCK_M": 64, "BLOCK_N": 64}, num_stages=3, num_warps=4),
+]
+
+
+@autotune(configs=ATTENTION_CONFIGS, key=["N_CTX", "HEAD_DIM", "CAUSAL"])
+@jit
+def attention(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, N_CTX, HEAD_DIM: tl.constexpr,
+              CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Flash attention's forward pass on contiguous [heads, N_CTX, HEAD_DIM]
+    tensors, a program per block of queries of a head: an online softmax over
+    blocks of keys, as Triton's fused-attention tutorial (pointer form)."""
+    start_m = tl.program_id(0)
+    head = tl.program_id(1).to(tl.int64) * N_CTX * HEAD_DIM
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(q_ptr + head + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+                mask=offs_m[:, None] < N_CTX, other=0.0)
+    kt_ptrs = k_ptr + head + offs_n[None, :] * HEAD_DIM + offs_d[:, None]  # [HEAD_DIM, BLOCK_N]
+    v_ptrs = v_ptr + head + offs_n[:, None] * HEAD_DIM + offs_d[None, :]  # [BLOCK_N, HEAD_DIM]
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # exp2 of x / ln 2 is exp of x
+    if CAUSAL:
+        hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
+    else:
+        hi = N_CTX
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        kt = tl.load(kt_ptrs + start_n * HEAD_DIM, mask=cols[None, :] < N_CTX, other=0.0)
+        qk = tl.dot(q, kt)
+        valid = cols[None, :] < N_CTX
+        if CAUSAL:
+            valid = valid & (offs_m[:, None] >= cols[None, :])
+        qk = tl.where(valid, qk * qk_scale, -1.0e6)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptrs + start_n * HEAD_DIM, mask=cols[:, None] < N_CTX, other=0.0)
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        m_i = m_ij
+    out = acc / l_i[:, None]
+    tl.store(o_ptr + head + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+             out.to(o_ptr.dtype.element_ty), mask=offs_m[:, None] < N_CTX)
+
+
 @jit
 def grouped_tile(tile, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
     """Row and column block of output tile `tile` in grouped order: GROUP_M

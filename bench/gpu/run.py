@@ -15,7 +15,9 @@ source, bench/gpu/kernels.py (--gemm-kernels adds the persistent GEMMs).
 GEMM is reported in TFLOP/s against
 torch.matmul (cuBLAS) and Triton; the weight-only int8 GEMM (gemm-w8) against
 cuBLAS on the weight dequantized once, PyTorch dequantizing it in each call and
-Triton; softmax, layernorm and vector add in GB/s
+Triton; flash attention (attention, attention-c causal) in TFLOP/s against
+PyTorch's scaled_dot_product_attention and Triton; softmax, layernorm and
+vector add in GB/s
 against Triton, PyTorch and a device-to-device copy of one input (its own
 bytes, read once and written once). Needs PyTorch with CUDA; Triton is
 optional (its columns are left empty without it).
@@ -249,6 +251,15 @@ def launch_rows(module, kernel, x, y, w, bias, sms):
                                                 BLOCK=block)
 
 
+def launch_attention(module, q, k, v, out, causal):
+    """Flash attention over [heads, n_ctx, head_dim] tensors, scaled by
+    1 / sqrt(head_dim)."""
+    heads, n_ctx, head_dim = q.shape
+    grid = lambda meta: (triton_cdiv(n_ctx, meta["BLOCK_M"]), heads)
+    module.attention[grid](q, k, v, out, 1.0 / math.sqrt(head_dim), n_ctx, HEAD_DIM=head_dim,
+                           CAUSAL=causal)
+
+
 def launch_add(module, x, y, out):
     n = x.shape[0]
     module.vector_add[(triton_cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_warps=4)
@@ -387,6 +398,29 @@ def bench_rows(kernels, args, kernel, rows, cols, dtype):
     return row, ok
 
 
+def bench_attention(kernels, args, heads, n_ctx, head_dim, causal, dtype):
+    """Flash attention's forward pass against PyTorch's scaled_dot_product_attention
+    (its flash or cuDNN kernel on an H100) and Triton, in TFLOP/s: the two
+    matrix products, 4 * heads * n_ctx^2 * head_dim, half of it causal."""
+    q, k, v = (torch.randn(heads, n_ctx, head_dim, device="cuda", dtype=dtype) for _ in range(3))
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    reference = sdpa(q.float(), k.float(), v.float(), is_causal=causal).to(dtype)
+    flops = 4.0 * heads * n_ctx * n_ctx * head_dim * (0.5 if causal else 1.0)
+    row = Row("attention" + ("-c" if causal else ""), f"{heads}x{n_ctx}x{head_dim}",
+              args.dtype_name[dtype], "TFLOP/s", flops)
+    tol = dict(atol=2e-2, rtol=2e-2)
+    ok = row.check("torch", lambda: sdpa(q, k, v, is_causal=causal), reference, **tol)
+
+    def run(module):
+        out = torch.empty_like(q)
+        launch_attention(module, q, k, v, out, causal)
+        return out
+    ok &= add_kernels(row, kernels, run, reference, **tol)
+    row.time_all(args)
+    row.ratios = [("tessera", "torch"), ("tessera", "triton")]
+    return row, ok
+
+
 def bench_add(kernels, args, n, dtype):
     x = torch.randn(n, device="cuda", dtype=dtype)
     y = torch.randn(n, device="cuda", dtype=dtype)
@@ -444,6 +478,11 @@ def plan(args):
             for cols in (1024, 4096) if args.quick else (1024, 2048, 4096, 8192):
                 for dtype in (torch.float16, torch.float32):
                     rows.append((kernel, 8192, cols, dtype))
+    if args.suite in ("all", "attention"):
+        # 32 heads (a batch of 4 of 8 heads) of 4096 positions.
+        for head_dim in (128,) if args.quick else (64, 128):
+            for causal in (False, True):
+                rows.append(("attention", 32, 4096, head_dim, causal, torch.float16))
     if args.suite in ("all", "add"):
         for n in (1 << 24, 1 << 28) if not args.quick else (1 << 24,):
             rows.append(("add", n, torch.float32))
@@ -463,6 +502,8 @@ def run_row(kernels, args, item):
         return bench_gelu(kernels, args, *shape)
     if kind == "weight_only":
         return bench_weight_only(kernels, args, *shape)
+    if kind == "attention":
+        return bench_attention(kernels, args, *shape)
     return bench_rows(kernels, args, kind, *shape)
 
 
@@ -486,6 +527,10 @@ def export_row(recorder, item):
     elif kind == "gelu":
         n, dtype = shape
         launch_gelu(recorder, *[TensorSpec((n,), dtype)] * 2)
+    elif kind == "attention":
+        heads, n_ctx, head_dim, causal, dtype = shape
+        qkv = TensorSpec((heads, n_ctx, head_dim), dtype)
+        launch_attention(recorder, qkv, qkv, qkv, qkv, causal)
     elif kind == "weight_only":
         m, n, k, dtype = shape
         launch_weight_only(recorder, TensorSpec((m, k), dtype), TensorSpec((k, n), torch.int8),
@@ -586,8 +631,8 @@ def export(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--suite", default="all",
-                        choices=["all", "gemm", "weight-only", "softmax", "layernorm", "add",
-                                 "gelu"])
+                        choices=["all", "gemm", "weight-only", "softmax", "layernorm",
+                                 "attention", "add", "gelu"])
     parser.add_argument("--sizes", default="1024,2048,4096,8192", help="GEMM sizes (M=N=K)")
     parser.add_argument("--dtypes", default="bf16,fp16",
                         help="GEMM dtypes: fp16, bf16, fp32 (tf32 products), fp8 (e4m3 with a "

@@ -38,7 +38,7 @@ def test_every_benchmark_kernel_compiles_for_hopper():
     rows = [line for line in result.stdout.splitlines()
             if line.split() and line.split()[0] in ("vector_add", "softmax", "layernorm", "matmul",
                                                     "gelu_tanh", "matmul_weight_only",
-                                                    "layernorm_persistent")]
+                                                    "layernorm_persistent", "attention")]
     assert len(rows) >= 10, result.stdout
     assert not any("FAILED" in row for row in rows), result.stdout
     # The GEMM configs with four or eight warps run on warpgroup MMA and write
@@ -46,6 +46,9 @@ def test_every_benchmark_kernel_compiles_for_hopper():
     # 16 bytes per global access.
     gemms = [row for row in rows if row.startswith("matmul") and "wgmma.mma_async" in row]
     assert gemms, result.stdout
+    attention = [row for row in rows if row.startswith("attention")]
+    assert attention and all("wgmma.mma_async" in row and "cp.async.cg" in row
+                             for row in attention), result.stdout
     assert all("stmatrix" in row for row in gemms), result.stdout
     assert all("ld.global.v4" in row for row in rows
                if row.startswith(("softmax", "vector_add", "gelu_tanh", "layernorm"))), result.stdout
@@ -212,6 +215,28 @@ def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
         kernels.layernorm_persistent.fn[(3,)](x, y, w, b, x.stride(0), rows, cols, 1e-5,
                                               BLOCK=block, ROWS=rows_per_program)
         torch.testing.assert_close(y.float(), expected, atol=1e-2, rtol=1e-2)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_kernel_matches_torch_on_a_ragged_length(causal):
+    """The benchmark's flash attention on Tessera's CPU backend against
+    PyTorch's scaled_dot_product_attention: 45 positions leave the last block
+    of queries and of keys ragged."""
+    torch = pytest.importorskip("torch")
+    run = bench_module("run")
+    kernels = run.tessera_kernels()
+    generator = torch.Generator().manual_seed(int(causal))
+    heads, n_ctx, head_dim, block = 3, 45, 32, 16
+    for dtype, tol in ((torch.float32, 1e-4), (torch.float16, 1e-2)):
+        q, k, v = (torch.randn(heads, n_ctx, head_dim, generator=generator).to(dtype)
+                   for _ in range(3))
+        out = torch.full_like(q, float("nan"))
+        grid = (run.triton_cdiv(n_ctx, block), heads)
+        kernels.attention.fn[grid](q, k, v, out, 1.0 / head_dim ** 0.5, n_ctx, HEAD_DIM=head_dim,
+                                   CAUSAL=causal, BLOCK_M=block, BLOCK_N=block)
+        expected = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                                    is_causal=causal)
+        torch.testing.assert_close(out.float(), expected, atol=tol, rtol=tol)
 
 
 def test_gelu_kernel_matches_torch_on_a_ragged_size():

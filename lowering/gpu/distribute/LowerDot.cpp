@@ -116,12 +116,14 @@ struct OperandBuffers {
 };
 
 FailureOr<OperandBuffers> operandBuffers(KernelLowering &k, tile::DotOp op, const DotPlan &plan,
-                                         OpBuilder &builder) {
+                                         OpBuilder &builder, bool aInRegisters = false) {
   OperandBuffers buffers;
   k.shared.beginUser();
   for (DotOperand slot : {DotOperand::A, DotOperand::B}) {
     unsigned index = slot == DotOperand::A ? 0 : 1;
     Value operand = index == 0 ? op.getA() : op.getB();
+    if (index == 0 && aInRegisters)
+      continue;
     if (std::optional<SharedOperand> staged = k.staged(operand)) {
       buffers.where[index] = *staged;
       buffers.staged[index] = true;
@@ -145,10 +147,43 @@ FailureOr<OperandBuffers> operandBuffers(KernelLowering &k, tile::DotOp op, cons
   return buffers;
 }
 
+/// Whether the dot gives the instruction A as the registers it holds: A in
+/// the instruction's register layout (attention's P, a dot's result
+/// converted), not staged in shared memory, one batch, not left running.
+bool takesAInRegisters(KernelLowering &k, tile::DotOp op, const DotPlan &plan) {
+  std::optional<LinearLayout> layout = plan.instruction->registerALayout();
+  return layout && *layout == plan.aLayout && !k.staged(op.getA()) &&
+         plan.accRegisters.size() == 1 && !k.overlapped(op);
+}
+
+/// The dot with A passed in registers: only B goes to shared memory.
+FailureOr<Registers> registerADot(KernelLowering &k, tile::DotOp op, OpBuilder &builder,
+                                  const DotPlan &plan) {
+  Location loc = op.getLoc();
+  FailureOr<OperandBuffers> buffers = operandBuffers(k, op, plan, builder, /*aInRegisters=*/true);
+  if (failed(buffers))
+    return failure();
+  if (!buffers->staged[1])
+    storeOperandToShared(k, builder, loc, plan, DotOperand::B, plan.source(DotOperand::B),
+                         k.registers(op.getB()), buffers->where[1]);
+  Registers acc = k.registers(op.getAcc());
+  SmallVector<Value> accumulator =
+      llvm::map_to_vector(plan.accRegisters.front(), [&](unsigned reg) { return acc[reg]; });
+  SmallVector<Value> result = plan.instruction->emitWithRegisterA(
+      builder, loc, k.thread.warp(), k.registers(op.getA()), buffers->where[1], accumulator);
+  if (!buffers->staged[1])
+    mlir::gpu::BarrierOp::create(builder, loc);
+  for (auto [reg, value] : llvm::zip_equal(plan.accRegisters.front(), result))
+    acc[reg] = value;
+  return acc;
+}
+
 FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder &builder,
                                    const DotPlan &plan) {
   Location loc = op.getLoc();
   const TensorCoreDot &instruction = *plan.instruction;
+  if (takesAInRegisters(k, op, plan))
+    return registerADot(k, op, builder, plan);
   FailureOr<OperandBuffers> buffers = operandBuffers(k, op, plan, builder);
   if (failed(buffers))
     return failure();

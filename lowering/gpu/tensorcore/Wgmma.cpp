@@ -296,6 +296,10 @@ public:
       return *issueSwapped(builder, loc, lane, warp, aShared, bShared, acc, /*pending=*/0, {});
     return *issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/0, {});
   }
+  std::optional<LinearLayout> registerALayout() const override;
+  SmallVector<Value> emitWithRegisterA(OpBuilder &builder, Location loc, Value warp, ValueRange a,
+                                       const SharedOperand &bShared,
+                                       ValueRange acc) const override;
   bool isAsynchronous() const override { return true; }
   bool readsThroughAsyncProxy() const override { return true; }
   FailureOr<SmallVector<Value>> emitOverlapped(OpBuilder &builder, Location loc, Value lane,
@@ -640,7 +644,12 @@ SmallVector<Value> WgmmaDot::registerAWgmma(OpBuilder &builder, Location loc, Va
     code << (i ? ", " : "") << "$" << 2 * count + i;
     constraints.push_back("r");
   }
-  code << "}, $" << 2 * count + fragments.size() << ", p, 1, 1;\n}";
+  code << "}, $" << 2 * count + fragments.size() << ", p, 1, 1";
+  // The 16-bit forms say whether B is transposed (N-major); tf32's has no
+  // such operand.
+  if (instruction.aType == NVVM::WGMMATypes::f16 || instruction.aType == NVVM::WGMMATypes::bf16)
+    code << ", " << (plan.bNMajor ? 1 : 0);
+  code << ";\n}";
   constraints.push_back("l");
   SmallVector<Value> operands = llvm::to_vector(tile);
   llvm::append_range(operands, fragments);
@@ -707,6 +716,87 @@ FailureOr<SmallVector<Value>> WgmmaDot::issueSwapped(OpBuilder &builder, Locatio
   for (const SmallVector<Value> &tile : tiles)
     llvm::append_range(result, tile);
   return runWhileIssuedThenWait(builder, loc, result, pending, whileRunning);
+}
+
+// A fragment of m64nNk16 with 16-bit A is the m16n8 accumulator fragment
+// of two neighbouring n8 blocks: the registers of a dot's [M, K] result in
+// the accumulator layout of an instruction as wide as K, rows of each
+// warpgroup's warps as this dot's.
+std::optional<LinearLayout> WgmmaDot::registerALayout() const {
+  bool sixteenBit =
+      instruction.aType == NVVM::WGMMATypes::f16 || instruction.aType == NVVM::WGMMATypes::bf16;
+  if (!sixteenBit || plan.swapped || plan.promoteEverySteps ||
+      instruction.accumulatorType != NVVM::WGMMATypes::f32)
+    return std::nullopt;
+  LinearLayout layout = m16n8AccumulatorFragment(problem.m, problem.k);
+  appendRepeats(layout.registers, problem.k / 8, {0, 8});
+  appendRepeats(layout.registers, plan.tilesM, {kTileM, 0});
+  layout.warps = {{16, 0}, {32, 0}};
+  // The warpgroups along N each need all of their rows' A.
+  appendRepeats(layout.warps, plan.warpgroupsN, {0, 0});
+  appendRepeats(layout.warps, plan.warpgroupsM, {warpgroupTileM(), 0});
+  return layout;
+}
+
+SmallVector<Value> WgmmaDot::emitWithRegisterA(OpBuilder &builder, Location loc, Value warp,
+                                               ValueRange a, const SharedOperand &bShared,
+                                               ValueRange acc) const {
+  // A row of a tile's registers in registerALayout: 4 per n8 block of K;
+  // step s's fragment is the 8 registers of blocks 2s and 2s + 1, in pairs.
+  int64_t tileRowRegisters = problem.k / 2;
+  auto fragmentsOf = [&](int64_t step, int64_t tm) {
+    SmallVector<Value> fragment;
+    int64_t first = tm * tileRowRegisters + step * 2 * kFragmentRegisters;
+    auto pairType = VectorType::get({2}, a.front().getType());
+    for (int64_t r = 0; r < kFragmentRegisters; ++r) {
+      Value pair = vector::FromElementsOp::create(builder, loc, pairType,
+                                                  ValueRange{a[first + 2 * r], a[first + 2 * r + 1]});
+      Value word = vector::BitCastOp::create(
+          builder, loc, VectorType::get({1}, builder.getI32Type()), pair);
+      fragment.push_back(vector::ExtractOp::create(builder, loc, word, int64_t(0)));
+    }
+    return fragment;
+  };
+  int64_t steps = problem.k / instruction.k;
+  SmallVector<SmallVector<Value>> fragments;
+  for (int64_t step = 0; step < steps; ++step)
+    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+      fragments.push_back(fragmentsOf(step, tm));
+
+  SharedOperand inRegisters{Value(), Value(), /*ready=*/true};
+  orderOperandStores(builder, loc, inRegisters, bShared);
+  WarpgroupPlace place = warpgroupPlace(builder, loc, warp);
+  Value bFirst = descriptor(builder, loc, bShared, b, plan.bNMajor,
+                            mul(builder, loc, place.col, bOffset(0, warpgroupTileN())));
+  bool fromZeros = startsFromZeros(acc);
+  Value nothing;
+  if (fromZeros)
+    nothing = LLVM::PoisonOp::create(builder, loc, problem.accElement);
+  SmallVector<SmallVector<Value>> tiles;
+  for (int64_t tile = 0; tile < plan.tilesM * plan.tilesN; ++tile) {
+    if (fromZeros)
+      tiles.emplace_back(registersPerTile(), nothing);
+    else
+      tiles.push_back(llvm::to_vector(acc.slice(tile * registersPerTile(), registersPerTile())));
+  }
+  // wgmma.fence follows every ordinary write of the registers a wgmma reads:
+  // the accumulator's and the fragments' packing.
+  NVVM::WgmmaFenceAlignedOp::create(builder, loc);
+  for (int64_t step = 0; step < steps; ++step)
+    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+      for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
+        int64_t k = step * instruction.k;
+        Value bDescriptor = add(builder, loc, bFirst,
+                                bOffset(k, tn * plan.instructionN) >> kDescriptorUnitBits);
+        SmallVector<Value> &tile = tiles[tn + plan.tilesN * tm];
+        tile = registerAWgmma(builder, loc, tile, fragments[step * plan.tilesM + tm], bDescriptor,
+                              /*accumulate=*/!(fromZeros && step == 0));
+      }
+  NVVM::WgmmaGroupSyncAlignedOp::create(builder, loc);
+  SmallVector<Value> result;
+  for (const SmallVector<Value> &tile : tiles)
+    llvm::append_range(result, tile);
+  return waitForWgmma(builder, loc, /*pending=*/0, result);
 }
 
 } // namespace

@@ -189,7 +189,7 @@ OwningOpRef<ModuleOp> buildDotKernel(MLIRContext &context, const TensorCoreDot &
 }
 
 func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
-                               const DotProblem &problem, bool fromZeros) {
+                               const DotProblem &problem, bool fromZeros, bool registerA) {
   MLIRContext *context = into.getContext();
   Location loc = UnknownLoc::get(context);
   OpBuilder b(context);
@@ -204,20 +204,26 @@ func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
     inputs.push_back(sharedBufferType(context, scratchElements, problem.accElement));
   SmallVector<Type> accTypes(registers, problem.accElement);
   llvm::append_range(inputs, accTypes);
+  unsigned aRegisters = registerA ? dot.registerALayout()->numRegisters() : 0;
+  inputs.append(aRegisters, problem.aElement);
   auto function = func::FuncOp::create(b, loc, "warp", b.getFunctionType(inputs, accTypes));
   Block *body = function.addEntryBlock();
   b.setInsertionPointToStart(body);
   Value start = arith::ConstantIndexOp::create(b, loc, 0);
   unsigned firstAcc = scratchElements ? 5 : 4;
-  SmallVector<Value> acc(body->getArguments().drop_front(firstAcc));
+  SmallVector<Value> acc(body->getArguments().slice(firstAcc, registers));
   if (fromZeros) {
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(problem.accElement));
     acc.assign(acc.size(), zero);
   }
   SmallVector<Value> result =
-      dot.emit(b, loc, body->getArgument(0), body->getArgument(1), {body->getArgument(2), start},
-               {body->getArgument(3), start}, acc,
-               scratchElements ? body->getArgument(4) : Value());
+      registerA
+          ? dot.emitWithRegisterA(b, loc, body->getArgument(1),
+                                  body->getArguments().drop_front(firstAcc + registers),
+                                  {body->getArgument(3), start}, acc)
+          : dot.emit(b, loc, body->getArgument(0), body->getArgument(1),
+                     {body->getArgument(2), start}, {body->getArgument(3), start}, acc,
+                     scratchElements ? body->getArgument(4) : Value());
   func::ReturnOp::create(b, loc, result);
   return function;
 }

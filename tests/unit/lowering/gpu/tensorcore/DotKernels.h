@@ -45,8 +45,11 @@ mlir::OwningOpRef<mlir::ModuleOp> buildDotKernel(mlir::MLIRContext &context,
 /// asks for an accumulator buffer gets it as one more argument after
 /// %bShared. With `fromZeros`, `emit` gets constant zeros instead of %acc
 /// (a dot such as attention's S = Q K^T), which it may read as it likes.
+/// With `registerA` the body is emitWithRegisterA, given A's registers of
+/// registerALayout() as arguments after the accumulator's.
 mlir::func::FuncOp buildWarpFunction(mlir::ModuleOp into, const TensorCoreDot &dot,
-                                     const DotProblem &problem, bool fromZeros = false);
+                                     const DotProblem &problem, bool fromZeros = false,
+                                     bool registerA = false);
 
 /// sharedIndex(operand, row, col) evaluated by folding constants
 /// (foldedIndex); -1 when the index does not fold to a constant.

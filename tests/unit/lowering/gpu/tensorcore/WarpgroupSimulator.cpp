@@ -54,6 +54,19 @@ double roundToHalf(double value) {
   half.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven, &lost);
   return half.convertToDouble();
 }
+/// The bits of `value` in the 16-bit float type `type` (f16 or bf16), and back.
+uint64_t bitsOf16(double value, Type type) {
+  llvm::APFloat converted(value);
+  bool lost = false;
+  converted.convert(type.isBF16() ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf(),
+                    llvm::APFloat::rmNearestTiesToEven, &lost);
+  return converted.bitcastToAPInt().getZExtValue();
+}
+double valueOf16(uint64_t bits, bool bf16) {
+  llvm::APFloat value(bf16 ? llvm::APFloat::BFloat() : llvm::APFloat::IEEEhalf(),
+                      llvm::APInt(16, bits & 0xffff));
+  return value.convertToDouble();
+}
 bool isInteger(Type type) { return type.isIndex() || isa<IntegerType>(type); }
 
 uint64_t truncate(uint64_t bits, unsigned width) {
@@ -90,12 +103,16 @@ struct Descriptor {
 
 /// `wgmma.mma_async` with A in registers, as the inline PTX
 /// `{ .reg .pred p; setp.ne.b32 p, S, 0; wgmma.mma_async.sync.aligned.m64nNkK
-/// .f32.tf32.tf32 {$0, ...}, {$a, $b, $c, $d}, $desc, p, 1, 1; }`: the
-/// inline asm's input operands that carry the accumulator (tied to the
-/// outputs, in order), the four A registers and the B descriptor.
+/// .f32.tf32.tf32 {$0, ...}, {$a, $b, $c, $d}, $desc, p, 1, 1; }` (the
+/// 16-bit forms `.f32.f16.f16` and `.f32.bf16.bf16` end `p, 1, 1, T;`, T
+/// whether B is N-major): the inline asm's input operands that carry the
+/// accumulator (tied to the outputs, in order), the four A registers and the
+/// B descriptor.
 struct RegisterAWgmma {
   int64_t n = 0, k = 0;
   bool accumulate = true;
+  /// 16-bit A and B (f16, or bf16 where `bf16`), B N-major where `bNMajor`.
+  bool sixteenBit = false, bf16 = false, bNMajor = false;
   llvm::SmallVector<unsigned> acc, a;
   unsigned descriptor = 0;
 
@@ -112,7 +129,11 @@ struct RegisterAWgmma {
     text = text.ltrim();
     if (!text.consume_front("wgmma.mma_async.sync.aligned.m64n") ||
         text.consumeInteger(10, parsed.n) || !text.consume_front("k") ||
-        text.consumeInteger(10, parsed.k) || !text.consume_front(".f32.tf32.tf32 "))
+        text.consumeInteger(10, parsed.k))
+      return std::nullopt;
+    parsed.bf16 = text.consume_front(".f32.bf16.bf16 ");
+    parsed.sixteenBit = parsed.bf16 || text.consume_front(".f32.f16.f16 ");
+    if (!parsed.sixteenBit && !text.consume_front(".f32.tf32.tf32 "))
       return std::nullopt;
     unsigned outputs = parsed.n / 2;
     auto operandList = [&](llvm::SmallVector<unsigned> &into) {
@@ -130,7 +151,14 @@ struct RegisterAWgmma {
     llvm::SmallVector<unsigned> d, a;
     if (!operandList(d) || !text.consume_front(", ") || !operandList(a) ||
         !text.consume_front(", $") || text.consumeInteger(10, parsed.descriptor) ||
-        !text.consume_front(", p, 1, 1;"))
+        !text.consume_front(", p, 1, 1"))
+      return std::nullopt;
+    if (parsed.sixteenBit) {
+      parsed.bNMajor = text.consume_front(", 1");
+      if (!parsed.bNMajor && !text.consume_front(", 0"))
+        return std::nullopt;
+    }
+    if (!text.consume_front(";"))
       return std::nullopt;
     // Outputs are $0 .. $(outputs - 1), inputs the numbers after them.
     llvm::SmallVector<llvm::StringRef> constraints;
@@ -170,15 +198,20 @@ public:
 
   llvm::Expected<WarpgroupOutputs> run() {
     Block &body = function.getBody().front();
+    size_t accCount = inputs.acc.empty() ? 0 : inputs.acc.front().size();
+    size_t aCount = inputs.aRegisters.empty() ? 0 : inputs.aRegisters.front().size();
     if (inputs.acc.size() != kWarpgroupThreads ||
-        body.getNumArguments() != 4 + inputs.acc.front().size())
-      return failure(function, "expected (lane, warp, aShared, bShared, acc...) arguments and "
-                               "an accumulator per thread");
+        (aCount && inputs.aRegisters.size() != kWarpgroupThreads) ||
+        body.getNumArguments() != 4 + accCount + aCount)
+      return failure(function, "expected (lane, warp, aShared, bShared, acc..., a...) "
+                               "arguments and an accumulator per thread");
     for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
       set(body.getArgument(0), t, t % kThreadsPerWarp);
       set(body.getArgument(1), t, 4 * inputs.warpgroup + t / kThreadsPerWarp);
-      for (unsigned r = 0; r < inputs.acc[t].size(); ++r)
+      for (unsigned r = 0; r < accCount; ++r)
         setNumber(body.getArgument(4 + r), t, inputs.acc[t][r]);
+      for (unsigned r = 0; r < aCount; ++r)
+        setNumber(body.getArgument(4 + accCount + r), t, inputs.aRegisters[t][r]);
     }
     for (Operation &op : body) {
       if (llvm::Error error = checkOperandsComplete(op))
@@ -340,6 +373,22 @@ private:
             v.elements.clear();
             for (Value element : pack.getElements())
               v.elements.push_back(number(element, t));
+          }
+          return llvm::Error::success();
+        })
+        // Two 16-bit floats into one 32-bit word (a register-A fragment),
+        // held as the word's value.
+        .Case<vector::BitCastOp>([&](vector::BitCastOp cast) -> llvm::Error {
+          VectorType from = cast.getSourceVectorType(), to = cast.getResultVectorType();
+          if (from.getNumElements() != 2 || from.getElementTypeBitWidth() != 16 ||
+              !isa<FloatType>(from.getElementType()) || to.getNumElements() != 1 ||
+              !to.getElementType().isInteger(32))
+            return failure(cast, "only two 16-bit floats into one i32 are modelled");
+          for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
+            const ThreadValue &pair = get(cast.getSource(), t);
+            uint64_t word = bitsOf16(pair.elements[0], from.getElementType()) |
+                            bitsOf16(pair.elements[1], from.getElementType()) << 16;
+            resultOf(cast.getResult())[t].elements = {static_cast<double>(word)};
           }
           return llvm::Error::success();
         })
@@ -582,6 +631,14 @@ private:
     return {16 * warp + lane / 4 + 8 * (i % 2), lane % 4 + 4 * (i / 2)};
   }
 
+  // PTX ISA, "Register Fragments" for wgmma .m64nNk16 A (.f16, .bf16):
+  // thread t holds a_i, two elements, at row 16w + l / 4 + 8 * (i % 2),
+  // columns 8 * (i / 2) + 2 * (l % 4) and the next (the low half first).
+  static std::pair<int64_t, int64_t> fragmentA16(unsigned thread, unsigned i) {
+    unsigned warp = thread / kThreadsPerWarp, lane = thread % kThreadsPerWarp;
+    return {16 * warp + lane / 4 + 8 * (i % 2), 8 * (i / 2) + 2 * (lane % 4)};
+  }
+
   llvm::Error registerAMmaAsync(LLVM::InlineAsmOp asmOp, const RegisterAWgmma &wgmma) {
     ++outputs.wgmmaCount;
     if (!asmOp.getHasSideEffects())
@@ -589,8 +646,10 @@ private:
     if (!sharedFenced)
       return failure(asmOp, "reads shared memory written by ordinary stores without a "
                             "fence.proxy.async before it");
-    if (wgmma.k != 8 || inputs.elementBytes != 4)
-      return failure(asmOp, "only tf32 (k8) is modelled with A in registers");
+    bool tf32 = !wgmma.sixteenBit && wgmma.k == 8 && inputs.elementBytes == 4;
+    bool halves = wgmma.sixteenBit && wgmma.k == 16 && inputs.elementBytes == 2;
+    if (!tf32 && !halves)
+      return failure(asmOp, "only tf32 (k8) and 16-bit (k16) are modelled with A in registers");
     auto operand = [&](unsigned index) { return asmOp.getOperands()[index]; };
     for (unsigned index : wgmma.acc)
       if (!fencedForWgmma(operand(index)))
@@ -602,14 +661,20 @@ private:
     if (!bBits)
       return bBits.takeError();
     llvm::Expected<std::vector<double>> bColumns =
-        readOperand(asmOp, *bBits, wgmma.n, wgmma.k, /*mnMajor=*/false);
+        readOperand(asmOp, *bBits, wgmma.n, wgmma.k, /*mnMajor=*/wgmma.bNMajor);
     if (!bColumns)
       return bColumns.takeError();
     std::vector<double> a(64 * wgmma.k, std::numeric_limits<double>::quiet_NaN());
     for (unsigned t = 0; t < kWarpgroupThreads; ++t)
       for (unsigned i = 0; i < wgmma.a.size(); ++i) {
-        auto [row, col] = fragmentA(t, i);
         uint64_t bits = get(operand(wgmma.a[i]), t).bits;
+        if (halves) {
+          auto [row, col] = fragmentA16(t, i);
+          a[row * wgmma.k + col] = valueOf16(bits, wgmma.bf16);
+          a[row * wgmma.k + col + 1] = valueOf16(bits >> 16, wgmma.bf16);
+          continue;
+        }
+        auto [row, col] = fragmentA(t, i);
         a[row * wgmma.k + col] = std::bit_cast<float>(static_cast<uint32_t>(bits));
       }
     multiplyAccumulate(

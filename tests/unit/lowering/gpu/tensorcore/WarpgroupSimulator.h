@@ -46,6 +46,9 @@ struct WarpgroupInputs {
   uint64_t aAddress = 0, bAddress = 0;
   /// acc[thread of the warpgroup][register].
   std::vector<std::vector<double>> acc;
+  /// A's registers where the function takes A in registers (arguments after
+  /// the accumulator's), [thread of the warpgroup][register]; else empty.
+  std::vector<std::vector<double>> aRegisters;
 };
 
 struct WarpgroupOutputs {

@@ -136,7 +136,7 @@ protected:
                                          const std::vector<double> &a,
                                          const std::vector<double> &b,
                                          const std::vector<double> &acc,
-                                         bool fromZeros = false);
+                                         bool fromZeros = false, bool registerA = false);
 
   MLIRContext context;
   GpuTarget target = sm90a();
@@ -309,10 +309,10 @@ std::vector<WarpgroupOutputs> WgmmaCaseTest::simulate(uint64_t aAddress, uint64_
                                                       const std::vector<double> &a,
                                                       const std::vector<double> &b,
                                                       const std::vector<double> &acc,
-                                                      bool fromZeros) {
+                                                      bool fromZeros, bool registerA) {
   const WgmmaCase &c = GetParam();
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  func::FuncOp function = buildWarpFunction(*module, *dot, problem, fromZeros);
+  func::FuncOp function = buildWarpFunction(*module, *dot, problem, fromZeros, registerA);
   EXPECT_TRUE(succeeded(verify(*module)));
 
   WarpgroupInputs inputs;
@@ -338,6 +338,15 @@ std::vector<WarpgroupOutputs> WgmmaCaseTest::simulate(uint64_t aAddress, uint64_
         Basis at = layout.coordinates(r, t % 32, 4 * g + t / 32);
         inputs.acc[t][r] = acc[at[0] * c.n + at[1]];
       }
+    if (registerA) {
+      LinearLayout aLayout = *dot->registerALayout();
+      inputs.aRegisters.assign(kWarpgroupThreads, std::vector<double>(aLayout.numRegisters()));
+      for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+        for (unsigned r = 0; r < aLayout.numRegisters(); ++r) {
+          Basis at = aLayout.coordinates(r, t % 32, 4 * g + t / 32);
+          inputs.aRegisters[t][r] = a[at[0] * c.k + at[1]];
+        }
+    }
     llvm::Expected<WarpgroupOutputs> outputs = simulateWarpgroup(function, inputs);
     if (!outputs) {
       ADD_FAILURE() << "warpgroup " << g << ": " << llvm::toString(outputs.takeError());
@@ -415,6 +424,35 @@ TEST_P(WgmmaCaseTest, EmitFromZerosIgnoresTheAccumulatorRegisters) {
         ASSERT_EQ(outputs[g].acc[t][r], referenceDot(x, c.n, c.k, at[0], at[1], false))
             << "warpgroup " << g << " thread " << t << " register " << r;
       }
+}
+
+// With A in registers (a chained dot's, attention's P: wgmma's register form
+// for 16-bit A and an f32 sum), the registers of registerALayout() hold the
+// ISA's A fragments: the product is the same, and no wgmma reads A's buffer.
+TEST_P(WgmmaCaseTest, RegisterAComputesTheProductOnASimulatedWarpgroup) {
+  const WgmmaCase &c = GetParam();
+  bool sixteenBit = c.types == DotTypes::F16 || c.types == DotTypes::BF16;
+  ASSERT_EQ(dot->registerALayout().has_value(), sixteenBit);
+  if (!sixteenBit)
+    GTEST_SKIP() << "A is read from shared memory only";
+  for (bool fromZeros : {false, true}) {
+    DotOperands x = randomOperands(c);
+    std::vector<WarpgroupOutputs> outputs =
+        simulate(kAAddress, bAddressAfter(kAAddress, c.m * c.k * elementBytes()), x.a, x.b, x.acc,
+                 fromZeros, /*registerA=*/true);
+    ASSERT_EQ(outputs.size(), c.numWarps / 4);
+    LinearLayout layout = dot->accumulatorLayout();
+    for (unsigned g = 0; g < outputs.size(); ++g) {
+      EXPECT_EQ(outputs[g].wgmmaCount, c.k / 16 * c.tilesM * c.tilesN);
+      for (unsigned t = 0; t < kWarpgroupThreads; ++t)
+        for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+          Basis at = layout.coordinates(r, t % 32, 4 * g + t / 32);
+          ASSERT_EQ(outputs[g].acc[t][r], referenceDot(x, c.n, c.k, at[0], at[1], !fromZeros))
+              << "warpgroup " << g << " thread " << t << " register " << r << " at (" << at[0]
+              << ", " << at[1] << ")" << (fromZeros ? " from zeros" : "");
+        }
+    }
+  }
 }
 
 // The swizzle is applied to absolute addresses: a buffer that starts off the

@@ -97,12 +97,13 @@ LogicalResult combineInEachThread(KernelLowering &k, tile::ReduceOp op, OpBuilde
       partials[reg] = partials[reduced.firstCopy(reg)];
       continue;
     }
-    Value first = arith::MulIOp::create(builder, loc, k.thread.flatIndex(builder, loc, reduced, reg),
-                                        i32Constant(builder, loc, shared.slots));
+    Value element = k.thread.flatIndex(builder, loc, reduced, reg);
+    Value first =
+        arith::MulIOp::create(builder, loc, element, i32Constant(builder, loc, shared.slots));
     Partial acc;
     for (int64_t s = 0; s < shared.slots; ++s) {
-      Value index =
-          toIndex(builder, loc, arith::AddIOp::create(builder, loc, first, i32Constant(builder, loc, s)));
+      Value index = toIndex(
+          builder, loc, arith::AddIOp::create(builder, loc, first, i32Constant(builder, loc, s)));
       Partial loaded;
       for (auto [buffer, value] : llvm::zip(shared.buffers, partials[reg]))
         loaded.push_back(fromSharedElement(
@@ -136,22 +137,24 @@ LogicalResult combineSpreadOverThreads(KernelLowering &k, tile::ReduceOp op, OpB
   int64_t total = shared.slots * shared.elements;
   SmallVector<Type> types =
       llvm::map_to_vector(partials.front(), [](Value value) { return value.getType(); });
-  Value slotInGroup = arith::AndIOp::create(builder, loc, k.thread.threadId(), i32(shared.slots - 1));
-  Value groupLeader = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, slotInGroup, i32(0));
+  Value slotInGroup =
+      arith::AndIOp::create(builder, loc, k.thread.threadId(), i32(shared.slots - 1));
+  Value groupLeader =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, slotInGroup, i32(0));
   for (int64_t first = 0; first < total; first += threads) {
     Value partialIndex = arith::AddIOp::create(builder, loc, k.thread.threadId(), i32(first));
     // In a round with more threads than partials left, the threads past the
     // last read a real one and join the shuffles (every lane must), but write
     // nothing.
     bool partialRound = first + threads > total;
-    Value readIndex = partialRound
-                          ? Value(arith::MinUIOp::create(builder, loc, partialIndex, i32(total - 1)))
-                          : partialIndex;
+    Value readIndex = partialIndex;
+    if (partialRound)
+      readIndex = arith::MinUIOp::create(builder, loc, partialIndex, i32(total - 1));
     Value index = toIndex(builder, loc, readIndex);
     Partial acc;
     for (auto [buffer, type] : llvm::zip(shared.buffers, types))
-      acc.push_back(
-          fromSharedElement(builder, loc, memref::LoadOp::create(builder, loc, buffer, index), type));
+      acc.push_back(fromSharedElement(
+          builder, loc, memref::LoadOp::create(builder, loc, buffer, index), type));
     for (int64_t mask = 1; mask < shared.slots; mask <<= 1) {
       Partial other = llvm::map_to_vector(acc, [&](Value value) {
         return shuffleXor(builder, loc, value, mask, k.thread.warpSize());
@@ -170,11 +173,12 @@ LogicalResult combineSpreadOverThreads(KernelLowering &k, tile::ReduceOp op, OpB
     OpBuilder inside = ifOp.getThenBodyBuilder();
     Value slotsValue = i32Constant(inside, loc, shared.slots);
     Value element = arith::DivUIOp::create(inside, loc, partialIndex, slotsValue);
-    Value resultIndex = toIndex(inside, loc,
-                                arith::AddIOp::create(inside, loc, element,
-                                                      i32Constant(inside, loc, shared.resultsOffset())));
+    Value resultsOffset = i32Constant(inside, loc, shared.resultsOffset());
+    Value resultIndex =
+        toIndex(inside, loc, arith::AddIOp::create(inside, loc, element, resultsOffset));
     for (auto [value, buffer] : llvm::zip(acc, shared.buffers))
-      memref::StoreOp::create(inside, loc, toSharedElement(inside, loc, value), buffer, resultIndex);
+      memref::StoreOp::create(inside, loc, toSharedElement(inside, loc, value), buffer,
+                              resultIndex);
   }
   mlir::gpu::BarrierOp::create(builder, loc);
   for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg) {
@@ -249,10 +253,8 @@ LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder
     if (reduced.isDuplicateRegister(reg))
       continue;
     Value element = k.thread.flatIndex(builder, loc, reduced, reg);
-    Value index = toIndex(
-        builder, loc,
-        arith::AddIOp::create(builder, loc,
-                              arith::MulIOp::create(builder, loc, element, i32(shared.slots)), slot));
+    Value first = arith::MulIOp::create(builder, loc, element, i32(shared.slots));
+    Value index = toIndex(builder, loc, arith::AddIOp::create(builder, loc, first, slot));
     for (auto [value, buffer] : llvm::zip(partials[reg], shared.buffers))
       memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, value), buffer, index);
   }

@@ -391,6 +391,10 @@ private:
   SmallVector<Value> loadSwappedFragments(OpBuilder &builder, Location loc, ValueRange bases,
                                           const SharedOperand &bShared, int64_t first,
                                           int64_t last) const;
+  /// The accumulator's registers per instruction tile (tn + tilesN * tm),
+  /// for inline-PTX wgmmas; undefined where the dot starts `fromZeros`.
+  SmallVector<SmallVector<Value>> accumulatorTiles(OpBuilder &builder, Location loc,
+                                                   ValueRange acc, bool fromZeros) const;
   /// One wgmma with A in registers.
   SmallVector<Value> registerAWgmma(OpBuilder &builder, Location loc, ValueRange tile,
                                     ValueRange fragments, Value bDescriptor,
@@ -622,6 +626,21 @@ int64_t WgmmaDot::swappedStepsPerGroup() const {
   return std::min(problem.k / instruction.k, std::max<int64_t>(1, kGroupColumns / stepColumns));
 }
 
+SmallVector<SmallVector<Value>> WgmmaDot::accumulatorTiles(OpBuilder &builder, Location loc,
+                                                           ValueRange acc, bool fromZeros) const {
+  Value nothing;
+  if (fromZeros)
+    nothing = LLVM::PoisonOp::create(builder, loc, problem.accElement);
+  SmallVector<SmallVector<Value>> tiles;
+  for (int64_t tile = 0; tile < plan.tilesM * plan.tilesN; ++tile) {
+    if (fromZeros)
+      tiles.emplace_back(registersPerTile(), nothing);
+    else
+      tiles.push_back(llvm::to_vector(acc.slice(tile * registersPerTile(), registersPerTile())));
+  }
+  return tiles;
+}
+
 SmallVector<Value> WgmmaDot::registerAWgmma(OpBuilder &builder, Location loc, ValueRange tile,
                                             ValueRange fragments, Value bDescriptor,
                                             bool accumulate) const {
@@ -674,16 +693,7 @@ FailureOr<SmallVector<Value>> WgmmaDot::issueSwapped(OpBuilder &builder, Locatio
   SmallVector<Value> bases = swappedFragmentBases(builder, loc, lane, place, bShared);
 
   bool fromZeros = startsFromZeros(acc);
-  Value nothing;
-  if (fromZeros)
-    nothing = LLVM::PoisonOp::create(builder, loc, problem.accElement);
-  SmallVector<SmallVector<Value>> tiles;
-  for (int64_t tile = 0; tile < plan.tilesM * plan.tilesN; ++tile) {
-    if (fromZeros)
-      tiles.emplace_back(registersPerTile(), nothing);
-    else
-      tiles.push_back(llvm::to_vector(acc.slice(tile * registersPerTile(), registersPerTile())));
-  }
+  SmallVector<SmallVector<Value>> tiles = accumulatorTiles(builder, loc, acc, fromZeros);
 
   int64_t steps = problem.k / instruction.k;
   for (int64_t first = 0; first < steps; first += swappedStepsPerGroup()) {
@@ -749,8 +759,8 @@ SmallVector<Value> WgmmaDot::emitWithRegisterA(OpBuilder &builder, Location loc,
     int64_t first = tm * tileRowRegisters + step * 2 * kFragmentRegisters;
     auto pairType = VectorType::get({2}, a.front().getType());
     for (int64_t r = 0; r < kFragmentRegisters; ++r) {
-      Value pair = vector::FromElementsOp::create(builder, loc, pairType,
-                                                  ValueRange{a[first + 2 * r], a[first + 2 * r + 1]});
+      ValueRange halves = a.slice(first + 2 * r, 2);
+      Value pair = vector::FromElementsOp::create(builder, loc, pairType, halves);
       Value word = vector::BitCastOp::create(
           builder, loc, VectorType::get({1}, builder.getI32Type()), pair);
       fragment.push_back(vector::ExtractOp::create(builder, loc, word, int64_t(0)));
@@ -769,16 +779,7 @@ SmallVector<Value> WgmmaDot::emitWithRegisterA(OpBuilder &builder, Location loc,
   Value bFirst = descriptor(builder, loc, bShared, b, plan.bNMajor,
                             mul(builder, loc, place.col, bOffset(0, warpgroupTileN())));
   bool fromZeros = startsFromZeros(acc);
-  Value nothing;
-  if (fromZeros)
-    nothing = LLVM::PoisonOp::create(builder, loc, problem.accElement);
-  SmallVector<SmallVector<Value>> tiles;
-  for (int64_t tile = 0; tile < plan.tilesM * plan.tilesN; ++tile) {
-    if (fromZeros)
-      tiles.emplace_back(registersPerTile(), nothing);
-    else
-      tiles.push_back(llvm::to_vector(acc.slice(tile * registersPerTile(), registersPerTile())));
-  }
+  SmallVector<SmallVector<Value>> tiles = accumulatorTiles(builder, loc, acc, fromZeros);
   // wgmma.fence follows every ordinary write of the registers a wgmma reads:
   // the accumulator's and the fragments' packing.
   NVVM::WgmmaFenceAlignedOp::create(builder, loc);

@@ -82,9 +82,41 @@ using Partial = SmallVector<Value>; // one scalar per reduce operand
 /// partials are adjacent), then one combined value per element.
 struct WarpPartials {
   SmallVector<Value> buffers;
+  /// The operands' register types, as the buffers' loads give them back.
+  SmallVector<Type> types;
   int64_t slots, elements;
   int64_t resultsOffset() const { return slots * elements; }
 };
+
+/// `values` combined into `acc` after it (or taken as it where it is empty).
+LogicalResult combineInto(KernelLowering &k, tile::ReduceOp op, OpBuilder &builder,
+                          Partial &acc, const Partial &values) {
+  if (acc.empty()) {
+    acc = values;
+    return success();
+  }
+  FailureOr<Partial> combined = k.combine(builder, op.getCombineOp(), acc, values);
+  if (failed(combined))
+    return failure();
+  acc = *combined;
+  return success();
+}
+
+/// `acc` from lane `lane ^ mask`.
+Partial shuffled(OpBuilder &builder, Location loc, const Partial &acc, unsigned mask,
+                 unsigned width) {
+  return llvm::map_to_vector(
+      acc, [&](Value value) { return shuffleXor(builder, loc, value, mask, width); });
+}
+
+/// The partial at `index` of the buffers.
+Partial loadPartial(OpBuilder &builder, Location loc, const WarpPartials &shared, Value index) {
+  Partial loaded;
+  for (auto [buffer, type] : llvm::zip(shared.buffers, shared.types))
+    loaded.push_back(fromSharedElement(
+        builder, loc, memref::LoadOp::create(builder, loc, buffer, index), type));
+  return loaded;
+}
 
 /// Every thread reads the partials of each of its elements and combines them
 /// in warp order: no second barrier, but registers x slots loads per thread.
@@ -104,18 +136,8 @@ LogicalResult combineInEachThread(KernelLowering &k, tile::ReduceOp op, OpBuilde
     for (int64_t s = 0; s < shared.slots; ++s) {
       Value index = toIndex(
           builder, loc, arith::AddIOp::create(builder, loc, first, i32Constant(builder, loc, s)));
-      Partial loaded;
-      for (auto [buffer, value] : llvm::zip(shared.buffers, partials[reg]))
-        loaded.push_back(fromSharedElement(
-            builder, loc, memref::LoadOp::create(builder, loc, buffer, index), value.getType()));
-      if (s == 0) {
-        acc = loaded;
-        continue;
-      }
-      FailureOr<Partial> combined = k.combine(builder, op.getCombineOp(), acc, loaded);
-      if (failed(combined))
+      if (failed(combineInto(k, op, builder, acc, loadPartial(builder, loc, shared, index))))
         return failure();
-      acc = *combined;
     }
     partials[reg] = acc;
   }
@@ -135,8 +157,6 @@ LogicalResult combineSpreadOverThreads(KernelLowering &k, tile::ReduceOp op, OpB
   auto i32 = [&](int64_t v) { return i32Constant(builder, loc, v); };
   int64_t threads = int64_t(k.thread.warpSize()) * k.numWarps;
   int64_t total = shared.slots * shared.elements;
-  SmallVector<Type> types =
-      llvm::map_to_vector(partials.front(), [](Value value) { return value.getType(); });
   Value slotInGroup =
       arith::AndIOp::create(builder, loc, k.thread.threadId(), i32(shared.slots - 1));
   Value groupLeader =
@@ -150,20 +170,11 @@ LogicalResult combineSpreadOverThreads(KernelLowering &k, tile::ReduceOp op, OpB
     Value readIndex = partialIndex;
     if (partialRound)
       readIndex = arith::MinUIOp::create(builder, loc, partialIndex, i32(total - 1));
-    Value index = toIndex(builder, loc, readIndex);
-    Partial acc;
-    for (auto [buffer, type] : llvm::zip(shared.buffers, types))
-      acc.push_back(fromSharedElement(
-          builder, loc, memref::LoadOp::create(builder, loc, buffer, index), type));
-    for (int64_t mask = 1; mask < shared.slots; mask <<= 1) {
-      Partial other = llvm::map_to_vector(acc, [&](Value value) {
-        return shuffleXor(builder, loc, value, mask, k.thread.warpSize());
-      });
-      FailureOr<Partial> combined = k.combine(builder, op.getCombineOp(), acc, other);
-      if (failed(combined))
+    Partial acc = loadPartial(builder, loc, shared, toIndex(builder, loc, readIndex));
+    for (int64_t mask = 1; mask < shared.slots; mask <<= 1)
+      if (failed(combineInto(k, op, builder, acc,
+                             shuffled(builder, loc, acc, mask, k.thread.warpSize()))))
         return failure();
-      acc = *combined;
-    }
     Value writes = groupLeader;
     if (partialRound)
       writes = arith::AndIOp::create(
@@ -190,9 +201,7 @@ LogicalResult combineSpreadOverThreads(KernelLowering &k, tile::ReduceOp op, OpB
                           arith::AddIOp::create(builder, loc,
                                                 k.thread.flatIndex(builder, loc, reduced, reg),
                                                 i32(shared.resultsOffset())));
-    for (auto [operand, buffer] : llvm::enumerate(shared.buffers))
-      partials[reg][operand] = fromSharedElement(
-          builder, loc, memref::LoadOp::create(builder, loc, buffer, index), types[operand]);
+    partials[reg] = loadPartial(builder, loc, shared, index);
   }
   return success();
 }
@@ -223,7 +232,8 @@ LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder
   if (axisWarpBits.empty())
     return success();
   Location loc = op.getLoc();
-  WarpPartials shared{{}, int64_t(1) << axisWarpBits.size(), 1};
+  WarpPartials shared{{}, {}, int64_t(1) << axisWarpBits.size(), 1};
+  shared.types = llvm::map_to_vector(partials.front(), [](Value value) { return value.getType(); });
   for (int64_t extent : reduced.shape)
     shared.elements *= extent;
   unsigned registers = 0;
@@ -291,30 +301,18 @@ LogicalResult lowerReduce(KernelLowering &k, tile::ReduceOp op, OpBuilder &build
   SmallVector<Partial> partials(reduced.numRegisters());
   for (unsigned reg = 0; reg < layout->numRegisters(); ++reg) {
     Partial values = llvm::map_to_vector(inputs, [&](const Registers &regs) { return regs[reg]; });
-    Partial &acc = partials[layout->reducedRegister(axis, reg)];
-    if (acc.empty()) {
-      acc = values;
-      continue;
-    }
-    FailureOr<Partial> combined = k.combine(builder, op.getCombineOp(), acc, values);
-    if (failed(combined))
+    if (failed(combineInto(k, op, builder, partials[layout->reducedRegister(axis, reg)], values)))
       return failure();
-    acc = *combined;
   }
 
   // 2. Lanes: after the butterfly over bit b, lanes differing in b agree.
   for (auto [bit, basis] : llvm::enumerate(layout->lanes)) {
     if (basis[axis] == 0)
       continue;
-    for (Partial &acc : partials) {
-      Partial other = llvm::map_to_vector(acc, [&](Value value) {
-        return shuffleXor(builder, loc, value, 1u << bit, k.thread.warpSize());
-      });
-      FailureOr<Partial> combined = k.combine(builder, op.getCombineOp(), acc, other);
-      if (failed(combined))
+    for (Partial &acc : partials)
+      if (failed(combineInto(k, op, builder, acc,
+                             shuffled(builder, loc, acc, 1u << bit, k.thread.warpSize()))))
         return failure();
-      acc = *combined;
-    }
   }
 
   // 3. Warps.

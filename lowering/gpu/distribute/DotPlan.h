@@ -66,6 +66,10 @@ struct DotPlan {
   const LinearLayout &layout(DotOperand operand) const {
     return operand == DotOperand::A ? aLayout : bLayout;
   }
+  /// Whether A's registers are in the instruction's register form for A
+  /// (attention's P in the first dot's accumulator layout), so that it can
+  /// take them without a buffer; one batch only.
+  bool aInRegisterForm() const;
   /// Elements of the operand's shared buffer.
   int64_t sharedElements(DotOperand operand) const;
   /// Bytes the operand's buffer must be aligned to.

@@ -110,14 +110,35 @@ bool batchInRegisters(const LinearLayout &layout) {
 struct OperandBuffers {
   SharedOperand where[2];
   bool staged[2] = {false, false};
+  /// A is passed to the instruction in registers and has no buffer.
+  bool aInRegisters = false;
   /// The instruction's accumulator buffer, where it asks for one.
   Value accumulatorScratch;
-  bool allStaged() const { return staged[0] && staged[1]; }
+  /// Whether the dot stores an operand into a buffer of its own: every
+  /// thread's stores are then ordered before the reads, and every thread's
+  /// reads before the buffer's next user writes it. Staged operands stay put
+  /// until the pipelined loop's next barrier.
+  bool storesOperands() const { return !(staged[0] || aInRegisters) || !staged[1]; }
 };
+
+/// Orders the stores into the dot's own operand buffers before `instruction`
+/// reads them: a proxy fence where it reads through the async proxy, then a
+/// barrier; every operand is then ready, and the emitter adds no barrier.
+void orderOperandStores(OpBuilder &builder, Location loc, const TensorCoreDot *instruction,
+                        OperandBuffers &buffers) {
+  if (!buffers.storesOperands())
+    return;
+  if (instruction && instruction->readsThroughAsyncProxy())
+    emitAsyncProxyFence(builder, loc);
+  mlir::gpu::BarrierOp::create(builder, loc);
+  for (SharedOperand &operand : buffers.where)
+    operand.ready = true;
+}
 
 FailureOr<OperandBuffers> operandBuffers(KernelLowering &k, tile::DotOp op, const DotPlan &plan,
                                          OpBuilder &builder, bool aInRegisters = false) {
   OperandBuffers buffers;
+  buffers.aInRegisters = aInRegisters;
   k.shared.beginUser();
   for (DotOperand slot : {DotOperand::A, DotOperand::B}) {
     unsigned index = slot == DotOperand::A ? 0 : 1;
@@ -151,9 +172,7 @@ FailureOr<OperandBuffers> operandBuffers(KernelLowering &k, tile::DotOp op, cons
 /// the instruction's register layout (attention's P, a dot's result
 /// converted), not staged in shared memory, one batch, not left running.
 bool takesAInRegisters(KernelLowering &k, tile::DotOp op, const DotPlan &plan) {
-  std::optional<LinearLayout> layout = plan.instruction->registerALayout();
-  return layout && *layout == plan.aLayout && !k.staged(op.getA()) &&
-         plan.accRegisters.size() == 1 && !k.overlapped(op);
+  return plan.aInRegisterForm() && !k.staged(op.getA()) && !k.overlapped(op);
 }
 
 /// The dot with A passed in registers: only B goes to shared memory.
@@ -166,12 +185,14 @@ FailureOr<Registers> registerADot(KernelLowering &k, tile::DotOp op, OpBuilder &
   if (!buffers->staged[1])
     storeOperandToShared(k, builder, loc, plan, DotOperand::B, plan.source(DotOperand::B),
                          k.registers(op.getB()), buffers->where[1]);
+  orderOperandStores(builder, loc, plan.instruction.get(), *buffers);
   Registers acc = k.registers(op.getAcc());
   SmallVector<Value> accumulator =
       llvm::map_to_vector(plan.accRegisters.front(), [&](unsigned reg) { return acc[reg]; });
   SmallVector<Value> result = plan.instruction->emitWithRegisterA(
-      builder, loc, k.thread.warp(), k.registers(op.getA()), buffers->where[1], accumulator);
-  if (!buffers->staged[1])
+      builder, loc, k.thread.lane(), k.thread.warp(), k.registers(op.getA()), buffers->where[1],
+      accumulator);
+  if (buffers->storesOperands())
     mlir::gpu::BarrierOp::create(builder, loc);
   for (auto [reg, value] : llvm::zip_equal(plan.accRegisters.front(), result))
     acc[reg] = value;
@@ -196,8 +217,7 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
                              k.registers(index == 0 ? op.getA() : op.getB()),
                              buffers->where[index], int64_t(batch));
     }
-    if (!buffers->allStaged())
-      mlir::gpu::BarrierOp::create(builder, loc);
+    orderOperandStores(builder, loc, &instruction, *buffers);
     SmallVector<Value> batchAcc =
         llvm::map_to_vector(regsOfBatch, [&](unsigned reg) { return acc[reg]; });
     SmallVector<Value> result;
@@ -214,8 +234,7 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
       result = instruction.emit(builder, loc, k.thread.lane(), k.thread.warp(), buffers->where[0],
                                 buffers->where[1], batchAcc, buffers->accumulatorScratch);
     }
-    // Staged operands stay put until the pipelined loop's next barrier.
-    if (!buffers->allStaged())
+    if (buffers->storesOperands())
       mlir::gpu::BarrierOp::create(builder, loc);
     if (result.size() != regsOfBatch.size())
       return op.emitOpError() << "internal error: the " << instruction.name() << " emitter returned "
@@ -257,8 +276,7 @@ FailureOr<Registers> fmaDot(KernelLowering &k, tile::DotOp op, OpBuilder &builde
     if (!buffers->staged[index])
       storeFmaOperand(k, builder, loc, plan, index == 0 ? DotOperand::A : DotOperand::B,
                       k.registers(operand), buffers->where[index]);
-  if (!buffers->allStaged())
-    mlir::gpu::BarrierOp::create(builder, loc);
+  orderOperandStores(builder, loc, /*instruction=*/nullptr, *buffers);
 
   // Where each accumulator register's row of A and column of B start; the
   // registers of one row (column) share the loads of each k step.
@@ -327,13 +345,20 @@ FailureOr<Registers> fmaDot(KernelLowering &k, tile::DotOp op, OpBuilder &builde
         }
         scf::YieldOp::create(body, loc, next);
       });
-  if (!buffers->allStaged())
+  if (buffers->storesOperands())
     mlir::gpu::BarrierOp::create(builder, loc);
   Registers result(loop.getResults().begin(), loop.getResults().end());
   return convertAll(builder, loc, result, accElement);
 }
 
 } // namespace
+
+bool DotPlan::aInRegisterForm() const {
+  if (!instruction || accRegisters.size() != 1)
+    return false;
+  std::optional<LinearLayout> layout = instruction->registerALayout();
+  return layout && *layout == aLayout;
+}
 
 int64_t DotPlan::sharedElements(DotOperand operand) const {
   if (instruction)

@@ -951,7 +951,8 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
     rings.push_back(std::move(ring));
   }
   // A dot of the body stores an operand no ring holds (a widened load's, a
-  // computed tile's) into a buffer of its own in each iteration.
+  // computed tile's) into a buffer of its own in each iteration, but for A
+  // that the instruction takes in registers.
   int64_t operandBytes = 0;
   WalkResult planned = loop.getBody()->walk([&](tile::DotOp dot) {
     FailureOr<DotPlan> plan = planDot(k, dot);
@@ -962,7 +963,7 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
       bool staged = llvm::any_of(analysis.loads, [&](const StagedLoad &load) {
         return !load.readBack && load.dot == dot && load.slot == slot;
       });
-      if (staged)
+      if (staged || (slot == DotOperand::A && plan->aInRegisterForm()))
         continue;
       int64_t elementBytes = sharedElementType(plan->element(slot)).getIntOrFloatBitWidth() / 8;
       dotBytes = llvm::alignTo(dotBytes, plan->sharedAlignment()) +

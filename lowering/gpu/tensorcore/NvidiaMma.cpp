@@ -144,6 +144,11 @@ public:
                           const SharedOperand &aShared, const SharedOperand &bShared,
                           ValueRange acc, Value accumulatorScratch) const override;
 
+  std::optional<LinearLayout> registerALayout() const override;
+  SmallVector<Value> emitWithRegisterA(OpBuilder &builder, Location loc, Value lane, Value warp,
+                                       ValueRange a, const SharedOperand &bShared,
+                                       ValueRange acc) const override;
+
   // Constants would let the restart fold into a select of every accumulator
   // register on every iteration, not only the epilogue's.
   SmallVector<Value> emitRestart(OpBuilder &builder, Location loc,
@@ -183,6 +188,12 @@ private:
                                   bool pair) const;
   void multiply(OpBuilder &builder, Location loc, const AFragment &aFragment,
                 const BFragment &bFragment, MutableArrayRef<Value> c) const;
+  /// The A fragments of one k step, one per instruction row tm.
+  using AFragmentsOfStep = llvm::function_ref<SmallVector<AFragment>(int64_t step)>;
+  /// Every step's instructions on `acc`, B read from `bShared`.
+  SmallVector<Value> multiplySteps(OpBuilder &builder, Location loc, const LaneCoordinates &lane,
+                                   const SharedOperand &bShared, ValueRange acc,
+                                   AFragmentsOfStep aFragmentsOf) const;
 
   /// A fragment of f32 words as the sum of two tf32 fragments: `big`, each
   /// word rounded to tf32 (cvt.rna), and `small`, what that rounding left
@@ -394,20 +405,17 @@ MmaSyncDot::SplitFragment<N> MmaSyncDot::splitTf32(OpBuilder &builder, Location 
 // straight-line code lets ptxas overlap the ldmatrix of step s + 1 with the
 // mma.sync of step s and fold every step's address into an immediate offset;
 // a loop would also have to carry all accumulator registers as iter_args.
-SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane, Value warp,
-                                    const SharedOperand &aShared,
-                                    const SharedOperand &bShared, ValueRange acc,
-                                    Value /*accumulatorScratch*/) const {
-  LaneCoordinates coords = laneCoordinates(builder, loc, lane, warp);
+SmallVector<Value> MmaSyncDot::multiplySteps(OpBuilder &builder, Location loc,
+                                             const LaneCoordinates &lane,
+                                             const SharedOperand &bShared, ValueRange acc,
+                                             AFragmentsOfStep aFragmentsOf) const {
   SmallVector<Value> registers(acc.begin(), acc.end());
   for (int64_t step = 0; step < problem.k / instruction.k; ++step) {
-    SmallVector<AFragment> aFragments;
-    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
-      aFragments.push_back(loadA(builder, loc, aShared, coords, step, tm));
+    SmallVector<AFragment> aFragments = aFragmentsOf(step);
     SmallVector<BFragment> bFragments;
     bool pairs = plan.tilesN >= 2;
     for (int64_t tn = 0; tn < plan.tilesN; tn += pairs ? 2 : 1)
-      llvm::append_range(bFragments, loadB(builder, loc, bShared, coords, step, tn, pairs));
+      llvm::append_range(bFragments, loadB(builder, loc, bShared, lane, step, tn, pairs));
     // tf32x3: a * b = big(a) * big(b) + big(a) * small(b) + small(a) * big(b),
     // less small(a) * small(b) (below f32's precision); the small products are
     // summed first, as they are the smallest.
@@ -433,6 +441,68 @@ SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane
       }
   }
   return registers;
+}
+
+SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane, Value warp,
+                                    const SharedOperand &aShared,
+                                    const SharedOperand &bShared, ValueRange acc,
+                                    Value /*accumulatorScratch*/) const {
+  LaneCoordinates coords = laneCoordinates(builder, loc, lane, warp);
+  return multiplySteps(builder, loc, coords, bShared, acc, [&](int64_t step) {
+    SmallVector<AFragment> fragments;
+    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+      fragments.push_back(loadA(builder, loc, aShared, coords, step, tm));
+    return fragments;
+  });
+}
+
+// The 16-bit A fragment of m16n8k16 (a0a1 row g, a2a3 row g + 8, a4..a7 the
+// same eight columns on) is the m16n8 accumulator fragment of two
+// neighbouring n8 blocks: A in the accumulator layout of an [M, K] dot with
+// this dot's warps along M. FlashAttention-2 keeps P in registers this way.
+std::optional<LinearLayout> MmaSyncDot::registerALayout() const {
+  if (instruction.ptxType != NVVM::MMATypes::f16 && instruction.ptxType != NVVM::MMATypes::bf16)
+    return std::nullopt;
+  LinearLayout layout = m16n8AccumulatorFragment(problem.m, problem.k);
+  appendRepeats(layout.registers, problem.k / kTileN, {0, kTileN});
+  appendRepeats(layout.registers, plan.tilesM, {kTileM, 0});
+  // The warps along N each need all of their rows' A.
+  appendRepeats(layout.warps, plan.warpsN, {0, 0});
+  appendRepeats(layout.warps, plan.warpsM, {warpTileM(), 0});
+  return layout;
+}
+
+SmallVector<Value> MmaSyncDot::emitWithRegisterA(OpBuilder &builder, Location loc, Value lane,
+                                                 Value warp, ValueRange a,
+                                                 const SharedOperand &bShared,
+                                                 ValueRange acc) const {
+  // registerALayout gives a row of instruction tiles K / 2 registers, 8 per
+  // k16 step, which are the step's fragment in order; mma.sync takes them as
+  // pairs, as loadMatrices returns them.
+  int64_t tileRowRegisters = problem.k / 2;
+  Type element = a.front().getType();
+  auto pairType = VectorType::get({2}, element);
+  auto wordType = VectorType::get({1}, builder.getI32Type());
+  auto fragmentOf = [&](int64_t step, int64_t tm) {
+    AFragment fragment;
+    int64_t first = tm * tileRowRegisters + step * 8;
+    for (int64_t r = 0; r < 4; ++r) {
+      ValueRange halves = a.slice(first + 2 * r, 2);
+      Value pair = vector::FromElementsOp::create(builder, loc, pairType, halves);
+      if (!element.isF16())
+        pair = vector::ExtractOp::create(
+            builder, loc, vector::BitCastOp::create(builder, loc, wordType, pair), int64_t(0));
+      fragment[r] = pair;
+    }
+    return fragment;
+  };
+  LaneCoordinates coords = laneCoordinates(builder, loc, lane, warp);
+  return multiplySteps(builder, loc, coords, bShared, acc, [&](int64_t step) {
+    SmallVector<AFragment> fragments;
+    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
+      fragments.push_back(fragmentOf(step, tm));
+    return fragments;
+  });
 }
 
 } // namespace

@@ -139,14 +139,15 @@ public:
                                               mlir::Value accumulatorScratch) const = 0;
 
   /// The layout in which the instruction can take A from registers rather
-  /// than shared memory (wgmma's register form: that of an accumulator over
-  /// [M, K], which a dot's result converted keeps, attention's P); none
-  /// where it reads A from shared memory only.
+  /// than shared memory (16-bit A of mma.sync and of wgmma's register form:
+  /// that of an accumulator over [M, K], which a dot's result converted
+  /// keeps, attention's P); none where it reads A from shared memory only.
   virtual std::optional<LinearLayout> registerALayout() const { return std::nullopt; }
   /// As emit, with A as this thread's registers in registerALayout().
   virtual llvm::SmallVector<mlir::Value>
-  emitWithRegisterA(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value warp,
-                    mlir::ValueRange a, const SharedOperand &b, mlir::ValueRange acc) const {
+  emitWithRegisterA(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value lane,
+                    mlir::Value warp, mlir::ValueRange a, const SharedOperand &b,
+                    mlir::ValueRange acc) const {
     llvm_unreachable("the instruction takes A from shared memory only");
   }
 

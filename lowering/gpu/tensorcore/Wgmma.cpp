@@ -297,8 +297,8 @@ public:
     return *issue(builder, loc, warp, aShared, bShared, acc, /*pending=*/0, {});
   }
   std::optional<LinearLayout> registerALayout() const override;
-  SmallVector<Value> emitWithRegisterA(OpBuilder &builder, Location loc, Value warp, ValueRange a,
-                                       const SharedOperand &bShared,
+  SmallVector<Value> emitWithRegisterA(OpBuilder &builder, Location loc, Value lane, Value warp,
+                                       ValueRange a, const SharedOperand &bShared,
                                        ValueRange acc) const override;
   bool isAsynchronous() const override { return true; }
   bool readsThroughAsyncProxy() const override { return true; }
@@ -748,8 +748,9 @@ std::optional<LinearLayout> WgmmaDot::registerALayout() const {
   return layout;
 }
 
-SmallVector<Value> WgmmaDot::emitWithRegisterA(OpBuilder &builder, Location loc, Value warp,
-                                               ValueRange a, const SharedOperand &bShared,
+SmallVector<Value> WgmmaDot::emitWithRegisterA(OpBuilder &builder, Location loc, Value /*lane*/,
+                                               Value warp, ValueRange a,
+                                               const SharedOperand &bShared,
                                                ValueRange acc) const {
   // A row of a tile's registers in registerALayout: 4 per n8 block of K;
   // step s's fragment is the 8 registers of blocks 2s and 2s + 1, in pairs.

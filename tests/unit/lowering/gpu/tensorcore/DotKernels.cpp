@@ -218,7 +218,7 @@ func::FuncOp buildWarpFunction(ModuleOp into, const TensorCoreDot &dot,
   }
   SmallVector<Value> result =
       registerA
-          ? dot.emitWithRegisterA(b, loc, body->getArgument(1),
+          ? dot.emitWithRegisterA(b, loc, body->getArgument(0), body->getArgument(1),
                                   body->getArguments().drop_front(firstAcc + registers),
                                   {body->getArgument(3), start}, acc)
           : dot.emit(b, loc, body->getArgument(0), body->getArgument(1),

@@ -110,12 +110,64 @@ protected:
     ASSERT_NE(dot, nullptr);
   }
 
+  /// Every warp of the program run on the simulator with A, B and C of `x`
+  /// (A in the registers of registerALayout() with `registerA`), its result
+  /// checked against the float64 product; the outputs of each warp.
+  std::vector<WarpOutputs> simulateEveryWarp(const DotOperands &x, bool registerA = false);
+
   MLIRContext context;
   /// Ampere, or Ada for fp8.
   GpuTarget chip;
   DotProblem problem;
   std::unique_ptr<TensorCoreDot> dot;
 };
+
+std::vector<WarpOutputs> MmaSyncCaseTest::simulateEveryWarp(const DotOperands &x,
+                                                            bool registerA) {
+  const DotCase &c = GetParam();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  func::FuncOp warpFunction = buildWarpFunction(*module, *dot, problem, false, registerA);
+  EXPECT_TRUE(succeeded(verify(*module)));
+  WarpInputs inputs = stagedOperands(&context, *dot, problem, x);
+  if (registerA)
+    llvm::fill(inputs.aShared, 0.0);
+  LinearLayout layout = dot->accumulatorLayout();
+  std::vector<WarpOutputs> results;
+  for (unsigned w = 0; w < c.numWarps; ++w) {
+    inputs.warp = w;
+    inputs.acc.assign(32, std::vector<double>(layout.numRegisters()));
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, lane, w);
+        inputs.acc[lane][r] = x.acc[at[0] * c.n + at[1]];
+      }
+    if (registerA) {
+      LinearLayout aLayout = *dot->registerALayout();
+      inputs.aRegisters.assign(32, std::vector<double>(aLayout.numRegisters()));
+      for (unsigned lane = 0; lane < 32; ++lane)
+        for (unsigned r = 0; r < aLayout.numRegisters(); ++r) {
+          Basis at = aLayout.coordinates(r, lane, w);
+          inputs.aRegisters[lane][r] = x.a[at[0] * c.k + at[1]];
+        }
+    }
+    llvm::Expected<WarpOutputs> outputs = simulateWarp(warpFunction, inputs);
+    if (!outputs) {
+      ADD_FAILURE() << "warp " << w << ": " << llvm::toString(outputs.takeError());
+      return {};
+    }
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
+        Basis at = layout.coordinates(r, lane, w);
+        if (outputs->acc[lane][r] != referenceDot(x, c.n, c.k, at[0], at[1])) {
+          ADD_FAILURE() << "warp " << w << " lane " << lane << " register " << r << " at ("
+                        << at[0] << ", " << at[1] << "): " << outputs->acc[lane][r];
+          return {};
+        }
+      }
+    results.push_back(std::move(*outputs));
+  }
+  return results;
+}
 
 TEST_P(MmaSyncCaseTest, PlansTheExpectedWarpGrid) {
   const DotCase &c = GetParam();
@@ -192,43 +244,45 @@ TEST_P(MmaSyncCaseTest, EightRowsOfAChunkColumnHitDistinctBanks) {
 // small integers (exact in every type involved).
 TEST_P(MmaSyncCaseTest, EmitComputesTheProductOnASimulatedWarp) {
   const DotCase &c = GetParam();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  func::FuncOp warpFunction = buildWarpFunction(*module, *dot, problem);
-  ASSERT_TRUE(succeeded(verify(*module)));
-
   DotOperands x = randomDotOperands(c.m, c.n, c.k, c.types == DotTypes::S8 ? 127 : 3,
                                     static_cast<unsigned>(c.m * 131 + c.n * 17 + c.k + c.numWarps));
+  std::vector<WarpOutputs> outputs = simulateEveryWarp(x);
+  ASSERT_EQ(outputs.size(), c.numWarps);
+  int64_t steps = c.k / (problem.aElement.getIntOrFloatBitWidth() == 16 ? 16
+                         : problem.aElement.isF32()                      ? 8
+                                                                        : 32);
+  // tf32 B stored [K, N] is read by words, two per instruction column.
+  bool bByWords = c.types == DotTypes::F32 && !c.bTransposed;
+  for (const WarpOutputs &warp : outputs) {
+    EXPECT_EQ(warp.mmaCount, steps * c.tilesM * c.tilesN);
+    EXPECT_EQ(warp.ldmatrixCount, steps * (c.tilesM + (bByWords ? 0 : (c.tilesN + 1) / 2)));
+    EXPECT_EQ(warp.sharedLoadCount, bByWords ? steps * c.tilesN * 2 : 0);
+    EXPECT_EQ(warp.bankConflictedMatrices, 0u);
+    EXPECT_LE(warp.sharedLoadConflictWays, 2u);
+  }
+}
 
-  WarpInputs inputs = stagedOperands(&context, *dot, problem, x);
-
-  LinearLayout layout = dot->accumulatorLayout();
-  for (unsigned w = 0; w < c.numWarps; ++w) {
-    inputs.warp = w;
-    inputs.acc.assign(32, std::vector<double>(layout.numRegisters()));
-    for (unsigned lane = 0; lane < 32; ++lane)
-      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
-        Basis at = layout.coordinates(r, lane, w);
-        inputs.acc[lane][r] = x.acc[at[0] * c.n + at[1]];
-      }
-    llvm::Expected<WarpOutputs> outputs = simulateWarp(warpFunction, inputs);
-    ASSERT_TRUE(static_cast<bool>(outputs)) << llvm::toString(outputs.takeError());
-    int64_t steps = c.k / (problem.aElement.getIntOrFloatBitWidth() == 16 ? 16
-                           : problem.aElement.isF32()                      ? 8
-                                                                          : 32);
-    EXPECT_EQ(outputs->mmaCount, steps * c.tilesM * c.tilesN);
-    // tf32 B stored [K, N] is read by words, two per instruction column.
-    bool bByWords = c.types == DotTypes::F32 && !c.bTransposed;
-    EXPECT_EQ(outputs->ldmatrixCount, steps * (c.tilesM + (bByWords ? 0 : (c.tilesN + 1) / 2)));
-    EXPECT_EQ(outputs->sharedLoadCount, bByWords ? steps * c.tilesN * 2 : 0);
-    EXPECT_EQ(outputs->bankConflictedMatrices, 0u);
-    EXPECT_LE(outputs->sharedLoadConflictWays, 2u);
-    for (unsigned lane = 0; lane < 32; ++lane)
-      for (unsigned r = 0; r < layout.numRegisters(); ++r) {
-        Basis at = layout.coordinates(r, lane, w);
-        ASSERT_EQ(outputs->acc[lane][r], referenceDot(x, c.n, c.k, at[0], at[1]))
-            << "warp " << w << " lane " << lane << " register " << r << " at (" << at[0] << ", "
-            << at[1] << ")";
-      }
+// 16-bit A in registers (attention's P, the first dot's accumulator
+// converted): the registers of registerALayout() are the ISA's A fragments,
+// the product is the same and only B is read from shared memory (A's buffer
+// holds zeros, so a fragment read from it would spoil the product).
+TEST_P(MmaSyncCaseTest, RegisterAComputesTheProductOnASimulatedWarp) {
+  const DotCase &c = GetParam();
+  bool sixteenBit = problem.aElement.getIntOrFloatBitWidth() == 16;
+  ASSERT_EQ(dot->registerALayout().has_value(), sixteenBit);
+  if (!sixteenBit)
+    GTEST_SKIP() << "A is read from shared memory only";
+  LinearLayout aLayout = *dot->registerALayout();
+  ASSERT_TRUE(aLayout.isValid()) << aLayout.str();
+  ASSERT_EQ(aLayout.numWarps(), c.numWarps);
+  // Each warp holds all of its rows' A: the warps along N repeat it.
+  ASSERT_EQ(static_cast<int64_t>(aLayout.numRegisters()), c.m / c.warpsM * c.k / 32);
+  DotOperands x = randomDotOperands(c.m, c.n, c.k, 3, static_cast<unsigned>(c.m * 7 + c.k));
+  std::vector<WarpOutputs> outputs = simulateEveryWarp(x, /*registerA=*/true);
+  ASSERT_EQ(outputs.size(), c.numWarps);
+  for (const WarpOutputs &warp : outputs) {
+    EXPECT_EQ(warp.mmaCount, c.k / 16 * c.tilesM * c.tilesN);
+    EXPECT_EQ(warp.ldmatrixCount, c.k / 16 * ((c.tilesN + 1) / 2));
   }
 }
 

@@ -90,13 +90,18 @@ public:
 
   llvm::Expected<WarpOutputs> run() {
     Block &body = function.getBody().front();
-    if (body.getNumArguments() != 4 + inputs.acc.front().size())
-      return failure(function, "expected (lane, warp, aShared, bShared, acc...) arguments");
+    size_t accCount = inputs.acc.front().size();
+    size_t aCount = inputs.aRegisters.empty() ? 0 : inputs.aRegisters.front().size();
+    if (body.getNumArguments() != 4 + accCount + aCount ||
+        (aCount && inputs.aRegisters.size() != kSimulatedWarpSize))
+      return failure(function, "expected (lane, warp, aShared, bShared, acc..., a...) arguments");
     for (unsigned lane = 0; lane < kSimulatedWarpSize; ++lane) {
       values[body.getArgument(0)][lane] = {static_cast<double>(lane)};
       values[body.getArgument(1)][lane] = {static_cast<double>(inputs.warp)};
-      for (unsigned r = 0; r < inputs.acc[lane].size(); ++r)
+      for (unsigned r = 0; r < accCount; ++r)
         values[body.getArgument(4 + r)][lane] = {inputs.acc[lane][r]};
+      for (unsigned r = 0; r < aCount; ++r)
+        values[body.getArgument(4 + accCount + r)][lane] = {inputs.aRegisters[lane][r]};
     }
     buffers[body.getArgument(2)] = &inputs.aShared;
     buffers[body.getArgument(3)] = &inputs.bShared;

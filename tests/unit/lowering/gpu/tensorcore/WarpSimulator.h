@@ -23,7 +23,8 @@ namespace tessera::gpu::testing {
 constexpr unsigned kSimulatedWarpSize = 32;
 
 /// The arguments of the simulated function
-/// `(%lane: i32, %warp: i32, %aShared: memref, %bShared: memref, %acc...: T) -> (T...)`.
+/// `(%lane: i32, %warp: i32, %aShared: memref, %bShared: memref, %acc...: T,
+///   %a...: A) -> (T...)`.
 struct WarpInputs {
   unsigned warp = 0;
   std::vector<double> aShared, bShared;
@@ -31,6 +32,9 @@ struct WarpInputs {
   unsigned elementBytes = 2;
   /// acc[lane][register].
   std::vector<std::vector<double>> acc;
+  /// A's registers where the function takes A in registers
+  /// (TensorCoreDot::emitWithRegisterA), [lane][register]; else empty.
+  std::vector<std::vector<double>> aRegisters;
 };
 
 struct WarpOutputs {

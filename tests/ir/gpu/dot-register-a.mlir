@@ -2,11 +2,11 @@
 // RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4" | FileCheck %s --check-prefix=MMA
 
 // A dot whose A is another dot's result converted (attention's P = S.to(f16)
-// in P @ V) is in the accumulator layout, which is wgmma's register layout
-// for A: the second dot takes P from registers, pairs of halves packed into
-// 32-bit words, 4 per k16 step, and only V goes to shared memory. The first
-// dot, both operands loaded, reads them from shared memory. mma.sync (sm_80)
-// stores P as before.
+// in P @ V) is in the accumulator layout, which is the register layout for A
+// of wgmma and of mma.sync: the second dot takes P from registers, pairs of
+// halves packed into 32-bit words, 4 per k16 step, and only V goes to shared
+// memory. The first dot, both operands loaded, reads them from shared memory
+// behind one proxy fence (wgmma) and one barrier.
 
 tile.func @chained(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %out: !tile.ptr<f32>) {
   %r64 = tile.make_range 0 to 64 : tensor<64xi32>
@@ -38,18 +38,23 @@ tile.func @chained(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %
 
 // CHECK-LABEL: gpu.func @chained
 // CHECK-SAME: wgmma.m64n64k16.f16", "{{.*}}: wgmma.m64n64k16.f16"]
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // Only V is stored for the second dot, then fenced and synchronized once.
 // CHECK-COUNT-4: vector.store %{{.*}} : memref<4096xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK-NOT: vector.store
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK-NEXT: gpu.barrier
 // CHECK: %[[PAIR:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
 // CHECK: %[[WORD:.*]] = vector.bitcast %[[PAIR]] : vector<2xf16> to vector<1xi32>
 // CHECK: vector.extract %[[WORD]][0] : i32 from vector<1xi32>
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
-// CHECK-NEXT: gpu.barrier
 // CHECK-NOT: vector.store
+// CHECK-NOT: gpu.barrier
 // CHECK: nvvm.wgmma.fence.aligned
 // Four k16 steps, A as four registers, B (V, N-major) transposed.
 // CHECK-COUNT-4: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, {{[01]}}, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;
@@ -57,8 +62,26 @@ tile.func @chained(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: gpu.return
 
+// The first dot: A's two k16 steps through ldmatrix, 8 n8 tiles each.
 // MMA-LABEL: gpu.func @chained
 // MMA-SAME: mma.sync.m16n8k16.f16", "{{.*}}: mma.sync.m16n8k16.f16"]
 // MMA-NOT: nvvm.wgmma
-// MMA-COUNT-4: vector.store %{{.*}} : memref<{{.*}}xf16, #gpu.address_space<workgroup>>, vector<8xf16>
-// MMA: nvvm.mma.sync
+// MMA: gpu.barrier
+// MMA-NOT: gpu.barrier
+// MMA-COUNT-32: nvvm.mma.sync
+// MMA: gpu.barrier
+// The second: only V is stored; P's halves pair into A's fragment words.
+// MMA-COUNT-4: vector.store %{{.*}} : memref<4096xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// MMA-NEXT: gpu.barrier
+// MMA-NEXT: %[[A0:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
+// MMA-NEXT: %[[A1:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
+// MMA-NEXT: %[[A2:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
+// MMA-NEXT: %[[A3:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf16>
+// MMA-NOT: transpose = false
+// MMA: nvgpu.ldmatrix{{.*}}transpose = true
+// MMA: nvvm.mma.sync A[%[[A0]], %[[A1]], %[[A2]], %[[A3]]]
+// MMA-NOT: vector.store
+// MMA-NOT: transpose = false
+// MMA-COUNT-31: nvvm.mma.sync
+// MMA-NOT: nvvm.mma.sync
+// MMA: gpu.return

@@ -6,7 +6,7 @@
 #     bench/gpu/lent_device.sh export
 # There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep",
 # "build/gpu-aot-tf32", "build/gpu-aot-fp8", "build/gpu-aot-descriptors",
-# "build/gpu-check"]):
+# "build/gpu-check", "build/gpu-check-sm80"]):
 #     bench/gpu/lent_device.sh measure "$OUT"
 # or, for the TMA path alone (98 s on an H200: carry build/gpu-check and
 # build/gpu-aot-descriptors), `bench/gpu/lent_device.sh tma "$OUT"`: device.txt,
@@ -36,9 +36,15 @@
 # the sweep of two kernels 100 s: with Nsight Compute and an A/B, `measure`
 # may reach the device tool's 600 s a call, so split it where time is short.
 #
-# `core "$OUT"` (carry build/gpu-check, build/gpu-aot, build/gpu-aot-tf32 and
-# build/gpu-aot-fp8) is what one call of a short loan should hold: correctness,
-# the quick table, then the tf32 and fp8 rows (about 6 minutes on an H200).
+# `core "$OUT"` (carry build/gpu-check, build/gpu-check-sm80, build/gpu-aot,
+# build/gpu-aot-tf32 and build/gpu-aot-fp8) is what one call of a short loan
+# should hold: correctness, the quick table, then the tf32 and fp8 rows (about
+# 6 minutes on an H200).
+#
+# Every correctness check also runs the same cases compiled for sm_80
+# (`--target cuda:sm_80:cubin=sm_90a`: mma.sync, ldmatrix and cp.async code,
+# its PTX assembled for the H100/H200) from build/gpu-check-sm80 where that
+# was carried, into correctness-sm80.log: the Ampere paths on a Hopper device.
 #
 # A/B of a compiler change: `export --keep-baseline` first moves the previous
 # export's sweep cubins to build/gpu-aot-sweep-base (carry it too); `measure`
@@ -53,6 +59,7 @@ repo=$(cd "$here/../.." && pwd)
 quick_dir=$repo/build/gpu-aot
 sweep_dir=$repo/build/gpu-aot-sweep
 check_dir=$repo/build/gpu-check
+sm80_check_dir=$repo/build/gpu-check-sm80
 baseline_dir=$repo/build/gpu-aot-sweep-base
 gemm_kernels=(--gemm-kernels matmul,matmul_persistent,matmul_persistent_carried)
 # The quick table's GEMMs: the tiled one and the persistent one in Triton's
@@ -94,6 +101,10 @@ start_measuring() {
 check_correctness() {
     timeout 300 python3 "$here/correctness.py" --aot "$check_dir" --untried-limit 20 2>&1 |
         tee "$1/correctness.log"
+    if [ -d "$sm80_check_dir" ]; then
+        timeout 240 python3 "$here/correctness.py" --aot "$sm80_check_dir" --untried-limit 20 2>&1 |
+            tee "$1/correctness-sm80.log"
+    fi
 }
 
 # The 4096^3 GEMM rows of the new sweep cubins, then of the baseline's.
@@ -181,8 +192,11 @@ export)
         echo "usage: $0 export [--keep-baseline]" >&2
         exit 2
     fi
-    rm -rf "$quick_dir" "$sweep_dir" "$check_dir" "$tf32_dir" "$fp8_dir" "$descriptor_dir"
+    rm -rf "$quick_dir" "$sweep_dir" "$check_dir" "$sm80_check_dir" "$tf32_dir" "$fp8_dir" \
+        "$descriptor_dir"
     python3 "$here/correctness.py" --export "$check_dir" &&
+        python3 "$here/correctness.py" --export "$sm80_check_dir" \
+            --target cuda:sm_80:cubin=sm_90a &&
         python3 "$here/run.py" "${quick_rows[@]}" --export "$quick_dir" &&
         python3 "$here/run.py" "${tf32_rows[@]}" \
             --gemm-kernels "$(IFS=,; echo "${tf32_kernels[*]}")" --export "$tf32_dir" &&

@@ -9,7 +9,7 @@ using tessera::gpu::GpuVendor;
 namespace {
 
 constexpr llvm::StringLiteral kAccepted =
-    "cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, "
+    "cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121[:cubin=CHIP], "
     "hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N]";
 
 llvm::Error badSpec(llvm::StringRef spec, const llvm::Twine &why) {
@@ -27,18 +27,39 @@ unsigned nvidiaSharedMemory(unsigned cc) {
   return 99 * 1024; // 8.6, 8.9, 12.0, 12.1
 }
 
-llvm::Expected<GpuTarget> parseNvidia(llvm::StringRef spec, llvm::StringRef chip) {
+bool isNvidiaChip(llvm::StringRef chip) {
   // sm_100 and later get what sm_80 and sm_90 have (mma.sync, cp.async,
   // stmatrix), not wgmma (sm_90a only) nor tcgen05.
   static const char *const kChips[] = {"sm_80", "sm_86",  "sm_87",  "sm_89",  "sm_90",
                                        "sm_90a", "sm_100", "sm_103", "sm_120", "sm_121"};
-  if (llvm::find(kChips, chip) == std::end(kChips))
+  return llvm::find(kChips, chip) != std::end(kChips);
+}
+
+llvm::Expected<GpuTarget> parseNvidia(llvm::StringRef spec, llvm::StringRef text) {
+  auto [chip, option] = text.split(':');
+  if (!isNvidiaChip(chip))
     return badSpec(spec, "unknown NVIDIA architecture '" + chip + "'");
   GpuTarget target;
   target.vendor = GpuVendor::Nvidia;
   target.chip = chip.str();
   target.warpSize = 32;
   target.maxSharedMemoryBytes = nvidiaSharedMemory(target.computeCapability());
+  if (option.empty())
+    return target;
+  llvm::StringRef cubin = option;
+  if (!cubin.consume_front("cubin="))
+    return badSpec(spec, "unknown NVIDIA option '" + option + "'");
+  if (!isNvidiaChip(cubin))
+    return badSpec(spec, "unknown NVIDIA architecture '" + cubin + "' after cubin=");
+  GpuTarget assembled = target;
+  assembled.chip = cubin.str();
+  // PTX runs on its own and later architectures, but an architecture-
+  // specific chip's (sm_90a: wgmma) on that chip alone.
+  if (assembled.computeCapability() < target.computeCapability() ||
+      (chip.ends_with("a") && cubin != chip))
+    return badSpec(spec, "code for " + chip + " cannot be assembled for " + cubin);
+  if (cubin != chip)
+    target.cubinChip = cubin.str();
   return target;
 }
 
@@ -113,7 +134,7 @@ llvm::Expected<GpuTarget> GpuTarget::parse(llvm::StringRef spec) {
 std::string GpuTarget::str() const {
   switch (vendor) {
   case GpuVendor::Nvidia:
-    return "cuda:" + chip;
+    return "cuda:" + chip + (cubinChip.empty() ? "" : ":cubin=" + cubinChip);
   case GpuVendor::Amd:
     return "hip:" + chip;
   case GpuVendor::Vulkan: {

@@ -17,6 +17,10 @@ struct GpuTarget {
   GpuVendor vendor = GpuVendor::Nvidia;
   /// "sm_80", "sm_90a", "gfx90a", "gfx942", "gfx1100", "vulkan1.2", "vulkan1.3".
   std::string chip = "sm_90a";
+  /// NVIDIA only (":cubin=sm_90a"): the newer chip ptxas assembles the PTX
+  /// generated for `chip` into a cubin for, so that one chip's code runs on
+  /// another's device (sm_80's mma.sync kernels on an H100); empty: `chip`.
+  std::string cubinChip;
   /// Threads that execute in lock step and exchange values with shuffles:
   /// 32 on NVIDIA and RDNA, 64 on CDNA, the subgroup size on Vulkan.
   unsigned warpSize = 32;
@@ -28,6 +32,8 @@ struct GpuTarget {
 
   /// NVIDIA compute capability as 80, 86, 89, 90; 0 for other vendors.
   unsigned computeCapability() const;
+  /// The chip of the cubin: cubinChip where given, else chip.
+  const std::string &assembledChip() const { return cubinChip.empty() ? chip : cubinChip; }
   bool hasMmaSync() const { return computeCapability() >= 80; }
   /// Loads and stores of vectors, in global and shared memory (not on
   /// Vulkan, whose buffers and workgroup arrays are arrays of scalars).
@@ -48,15 +54,15 @@ struct GpuTarget {
   /// RDNA3 matrix instructions (v_wmma_*).
   bool hasWmma() const { return chip == "gfx1100"; }
 
-  /// Parses "cuda:sm_90a", "sm_80", "hip:gfx942", "gfx1100", "vulkan",
-  /// "vulkan:1.3", "vulkan:1.3:subgroup=8". The error names the spec and lists
-  /// what is accepted.
+  /// Parses "cuda:sm_90a", "sm_80", "cuda:sm_80:cubin=sm_90a", "hip:gfx942",
+  /// "gfx1100", "vulkan", "vulkan:1.3", "vulkan:1.3:subgroup=8". The error
+  /// names the spec and lists what is accepted.
   static llvm::Expected<GpuTarget> parse(llvm::StringRef spec);
   /// What parse accepts, as its errors list it:
   /// "cuda:sm_80|...|sm_121, hip:gfx90a|gfx942|gfx1100, vulkan[...]".
   static llvm::StringRef accepted();
-  /// The canonical spec ("cuda:sm_90a", "hip:gfx942", "vulkan:1.3:subgroup=32");
-  /// part of kernel cache keys.
+  /// The canonical spec ("cuda:sm_90a", "cuda:sm_80:cubin=sm_90a", "hip:gfx942",
+  /// "vulkan:1.3:subgroup=32"); part of kernel cache keys.
   std::string str() const;
   bool operator==(const GpuTarget &) const = default;
 };

@@ -122,7 +122,7 @@ llvm::Expected<std::unique_ptr<Device>> openDevice(DeviceKind kind, int index) {
     auto cuda = runtime::cuda::CudaDevice::open(index);
     if (!cuda)
       return cuda.takeError();
-    auto target = gpu::GpuTarget::parse("cuda:" + (*cuda)->info().chip());
+    auto target = (*cuda)->info().compileTarget();
     if (!target)
       return target.takeError();
     device->target = *target;

@@ -3,6 +3,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstdlib>
+
 using namespace tessera::runtime::cuda;
 using namespace tessera::runtime::cuda::driver;
 using tessera::runtime::cuda::detail::DeviceState;
@@ -51,6 +53,22 @@ std::string CudaDeviceInfo::chip() const {
   if (computeCapability == 90)
     return "sm_90a";
   return "sm_" + std::to_string(computeCapability);
+}
+
+llvm::Expected<tessera::gpu::GpuTarget> CudaDeviceInfo::compileTarget() const {
+  const char *chosen = std::getenv("TESSERA_CUDA_TARGET");
+  if (!chosen || !*chosen)
+    return tessera::gpu::GpuTarget::parse("cuda:" + chip());
+  llvm::StringRef older = llvm::StringRef(chosen).trim();
+  older.consume_front("cuda:");
+  llvm::Expected<tessera::gpu::GpuTarget> target =
+      tessera::gpu::GpuTarget::parse(("cuda:" + older + ":cubin=" + chip()).str());
+  if (!target)
+    return llvm::createStringError(llvm::formatv("TESSERA_CUDA_TARGET={0} on {1} ({2}): {3}",
+                                                 chosen, name, chip(),
+                                                 llvm::toString(target.takeError()))
+                                       .str());
+  return target;
 }
 
 //===----------------------------------------------------------------------===//

@@ -4,7 +4,7 @@
 //   std::string why;
 //   if (!CudaDevice::isAvailable(0, &why)) ...                 // no driver or no GPU
 //   auto device = CudaDevice::open(0);
-//   auto target = gpu::GpuTarget::parse("cuda:" + (*device)->info().chip());
+//   auto target = (*device)->info().compileTarget();
 //   auto binary = gpu::compileForNvidia(module, *target);     // lowering/gpu/nvidia
 //   auto kernel = (*device)->load(*binary, signature);       // KernelSignature
 //   auto x = (*device)->allocate(n * sizeof(float));
@@ -55,6 +55,11 @@ struct CudaDeviceInfo {
   /// others ("sm_80", "sm_89", "sm_100", "sm_120", ...; GpuTarget::parse
   /// names the ones Tessera compiles for).
   std::string chip() const;
+  /// What kernels for this device are compiled for: `cuda:<chip()>`, or the
+  /// older chip that $TESSERA_CUDA_TARGET names ("sm_80": mma.sync where an
+  /// H100 would get wgmma), its PTX assembled for chip(), so that one device
+  /// runs another's code. The error names the variable.
+  llvm::Expected<gpu::GpuTarget> compileTarget() const;
 };
 
 struct LaunchOptions {

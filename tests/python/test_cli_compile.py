@@ -167,7 +167,7 @@ def test_autotuned_kernel_and_integer_hints(kernels):
      "tessera compile: error: --signature: 'tensordesc<i32[64], nan>' for parameter 'x_ptr': NaN "
      "padding needs floating-point elements"),
     (["{k}:add_kernel", "--signature", SIG, "--emit", "ptx"], 2,
-     "tessera compile: error: --emit ptx: a GPU output, for --target cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, "
+     "tessera compile: error: --emit ptx: a GPU output, for --target cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121[:cubin=CHIP], "
      "hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N] (for cpu: tile, mlir, llvm, asm, obj)"),
     (["{k}:add_kernel", "--signature", SIG, "--emit", "bitcode"], 2,
      "tessera compile: error: unknown --emit 'bitcode' (for cpu: tile, mlir, llvm, asm, obj)"),

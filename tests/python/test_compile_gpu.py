@@ -578,6 +578,24 @@ def test_verbose_prints_resource_usage(kernels, target, expected, dot):
 
 
 @cli
+def test_an_older_chips_code_assembles_for_a_newer_chip(kernels):
+    """cuda:sm_80:cubin=sm_90a: sm_80's PTX (mma.sync, no wgmma), which ptxas
+    assembles for sm_90a, so that an H100 can run what an A100 would."""
+    target = "cuda:sm_80:cubin=sm_90a"
+    r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", target, "--emit", "ptx", "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx, report = r.stdout.decode(), r.stderr.decode()
+    assert ".target sm_80" in ptx and "mma.sync.aligned.m16n8k16" in ptx and "wgmma" not in ptx
+    assert report.startswith(f"matmul for {target}")
+    assert "for 'sm_90a'" in report, report
+    r = run(f"{kernels}:matmul", "-s", MATMUL_SIG, "--target", "cuda:sm_90a:cubin=sm_100",
+            "--emit", "cubin")
+    assert r.returncode == 2
+    assert ("bad GPU target 'cuda:sm_90a:cubin=sm_100': code for sm_90a cannot be assembled "
+            "for sm_100") in r.stderr.decode()
+
+
+@cli
 def test_errors_name_the_source_line_and_the_target(kernels):
     r = run(f"{kernels}:printing", "-s", PRINT_SIG, "--target", "vulkan:1.3:subgroup=8", "--emit", "spv")
     assert r.returncode == 1
@@ -593,7 +611,7 @@ def test_errors_name_the_source_line_and_the_target(kernels):
     (["--target", "hip:gfx942", "--emit", "ptx"],
      "tessera compile: error: --emit ptx: not an output of hip:gfx942 (it emits tile, tgpu, gpu, amdgcn, hsaco)"),
     (["--emit", "cubin"],
-     "tessera compile: error: --emit cubin: a GPU output, for --target cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121, "
+     "tessera compile: error: --emit cubin: a GPU output, for --target cuda:sm_80|sm_86|sm_87|sm_89|sm_90|sm_90a|sm_100|sm_103|sm_120|sm_121[:cubin=CHIP], "
      "hip:gfx90a|gfx942|gfx1100, vulkan[:1.2|1.3][:subgroup=N] (for cpu: tile, mlir, llvm, asm, obj)"),
     (["--target", "cuda:sm_90a", "--emit", "obj"],
      "tessera compile: error: --emit obj: not an output of cuda:sm_90a (it emits tile, tgpu, gpu, ptx, cubin)"),

@@ -272,7 +272,7 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
       return llvm::createStringError(where + ": the PTX still declares " +
                                      llvm::join(calls, ", ") + " (libdevice was not linked)");
     llvm::Expected<PtxasOutput> assembled =
-        assembleWithPtxas(*ptxas, *ptx, kernelName, {target.chip, options.optLevel});
+        assembleWithPtxas(*ptxas, *ptx, kernelName, {target.assembledChip(), options.optLevel});
     if (!assembled)
       return assembled.takeError();
     return Build{std::move(*ptx), std::move(*assembled)};

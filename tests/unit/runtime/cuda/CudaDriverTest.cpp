@@ -2,6 +2,7 @@
 // and the declared driver ABI against cuda.h where the toolkit is installed.
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/cuda/CudaDriver.h"
+#include "tests/unit/lowering/gpu/nvidia/ScopedEnvironment.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,8 @@
 #endif
 
 using namespace tessera::runtime::cuda;
+using tessera::gpu::testing::ScopedEnvironment;
+namespace gpu = tessera::gpu;
 
 namespace {
 
@@ -124,6 +127,42 @@ TEST(CudaDeviceInfo, ChipToCompileFor) {
   EXPECT_EQ(info.chip(), "sm_89");
   info.computeCapability = 90;
   EXPECT_EQ(info.chip(), "sm_90a") << "the H100/H200 target with wgmma";
+}
+
+// $TESSERA_CUDA_TARGET runs an older chip's code (sm_80's mma.sync) on the
+// device, its PTX assembled for the device's chip; never a newer chip's, nor
+// sm_90a's wgmma anywhere but on 9.0.
+TEST(CudaDeviceInfo, CompileTargetMayBeAnOlderChipAssembledForThisOne) {
+  CudaDeviceInfo h100;
+  h100.name = "NVIDIA H100";
+  h100.computeCapability = 90;
+  {
+    ScopedEnvironment unset("TESSERA_CUDA_TARGET", std::nullopt);
+    llvm::Expected<gpu::GpuTarget> own = h100.compileTarget();
+    ASSERT_TRUE(bool(own)) << llvm::toString(own.takeError());
+    EXPECT_EQ(own->str(), "cuda:sm_90a");
+  }
+  for (const char *older : {"sm_80", "cuda:sm_80", " sm_80 "}) {
+    ScopedEnvironment set("TESSERA_CUDA_TARGET", std::string(older));
+    llvm::Expected<gpu::GpuTarget> ampere = h100.compileTarget();
+    ASSERT_TRUE(bool(ampere)) << older << ": " << llvm::toString(ampere.takeError());
+    EXPECT_EQ(ampere->str(), "cuda:sm_80:cubin=sm_90a");
+    EXPECT_TRUE(ampere->hasMmaSync());
+    EXPECT_FALSE(ampere->hasWgmma());
+    EXPECT_EQ(ampere->assembledChip(), "sm_90a");
+  }
+  CudaDeviceInfo a100;
+  a100.name = "NVIDIA A100";
+  a100.computeCapability = 80;
+  for (const char *newer : {"sm_90a", "sm_89", "sm_42"}) {
+    ScopedEnvironment set("TESSERA_CUDA_TARGET", std::string(newer));
+    llvm::Expected<gpu::GpuTarget> refused = a100.compileTarget();
+    ASSERT_FALSE(bool(refused)) << newer;
+    std::string error = llvm::toString(refused.takeError());
+    EXPECT_NE(error.find(std::string("TESSERA_CUDA_TARGET=") + newer + " on NVIDIA A100 (sm_80)"),
+              std::string::npos)
+        << error;
+  }
 }
 
 TEST(CudaBuffer, EmptyBufferRefusesCopies) {

@@ -65,7 +65,7 @@ protected:
     llvm::Expected<std::unique_ptr<CudaDevice>> opened = CudaDevice::open(0);
     ASSERT_TRUE(bool(opened)) << llvm::toString(opened.takeError());
     device = std::move(*opened);
-    llvm::Expected<gpu::GpuTarget> parsed = gpu::GpuTarget::parse("cuda:" + device->info().chip());
+    llvm::Expected<gpu::GpuTarget> parsed = device->info().compileTarget();
     if (!parsed)
       GTEST_SKIP() << "Tessera has no target for this device: "
                    << llvm::toString(parsed.takeError());

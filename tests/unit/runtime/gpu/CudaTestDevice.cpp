@@ -69,7 +69,7 @@ DeviceSlot openCudaTestDevice() {
     slot.broken = llvm::toString(device.takeError());
     return slot;
   }
-  llvm::Expected<gpu::GpuTarget> target = gpu::GpuTarget::parse("cuda:" + (*device)->info().chip());
+  llvm::Expected<gpu::GpuTarget> target = (*device)->info().compileTarget();
   if (!target) {
     slot.broken = llvm::toString(target.takeError());
     return slot;

@@ -318,6 +318,33 @@ TEST(NvidiaPipeline, LeavesTheInputModuleAsItWas) {
   EXPECT_EQ(print(), before);
 }
 
+// "cuda:sm_80:cubin=sm_90a": sm_80's code (mma.sync), its PTX assembled by
+// ptxas for sm_90a, so that an H100 runs what an A100 would.
+TEST(NvidiaPipeline, OlderChipsCodeAssembledForANewerChip) {
+  llvm::Expected<KernelBinary> binary = compile(kernels::kMmaSync, "cuda:sm_80:cubin=sm_90a");
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_EQ(binary->target.str(), "cuda:sm_80:cubin=sm_90a");
+  EXPECT_NE(binary->assembly.find(".target sm_80"), std::string::npos);
+  EXPECT_NE(binary->assembly.find("mma.sync.aligned.m16n8k16"), std::string::npos);
+  EXPECT_NE(binary->usage.report.find("for 'sm_90a'"), std::string::npos) << binary->usage.report;
+  EXPECT_TRUE(isElf(binary->binary));
+
+  llvm::Expected<GpuTarget> same = GpuTarget::parse("cuda:sm_80:cubin=sm_80");
+  ASSERT_TRUE(bool(same)) << llvm::toString(same.takeError());
+  EXPECT_EQ(same->str(), "cuda:sm_80") << "no second chip where it is the first";
+  for (auto [spec, why] :
+       {std::pair{"cuda:sm_90:cubin=sm_80", "code for sm_90 cannot be assembled for sm_80"},
+        {"cuda:sm_90a:cubin=sm_100", "code for sm_90a cannot be assembled for sm_100"},
+        {"cuda:sm_80:cubin=sm_70", "unknown NVIDIA architecture 'sm_70' after cubin="},
+        {"cuda:sm_80:ptx=sm_90", "unknown NVIDIA option 'ptx=sm_90'"}}) {
+    llvm::Expected<GpuTarget> bad = GpuTarget::parse(spec);
+    ASSERT_FALSE(bool(bad)) << spec;
+    std::string error = llvm::toString(bad.takeError());
+    EXPECT_NE(error.find(std::string("bad GPU target '") + spec + "': " + why), std::string::npos)
+        << error;
+  }
+}
+
 TEST(NvidiaPipeline, RefusesOtherVendors) {
   EXPECT_NE(compileError(kernels::kVectorAdd, "hip:gfx942").find("needs an NVIDIA target, got hip:gfx942"),
             std::string::npos);

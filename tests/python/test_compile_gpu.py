@@ -578,6 +578,25 @@ def test_verbose_prints_resource_usage(kernels, target, expected, dot):
 
 
 @cli
+@pytest.mark.parametrize("target,instruction", [("cuda:sm_80", "mma.sync.m16n8k16.f16"),
+                                                ("cuda:sm_90a", "wgmma.m64n64k16.f16")])
+def test_verbose_says_which_dot_takes_a_in_registers(target, instruction):
+    """The tutorial attention's P @ V takes P, the first dot's result
+    converted, in registers (mma.sync as FlashAttention-2 does, wgmma's
+    register form); --verbose says so for that dot alone."""
+    source = os.path.join(os.path.dirname(__file__), "test_compat_triton.py")
+    strides = ",".join(["i32:16", "i32:16", "1"] * 4)
+    signature = f"*fp16:16,*fp16:16,*fp16:16,fp32,*fp16:16,{strides},i32,64,128,64,0"
+    r = run(f"{source}:_attn_fwd", "-s", signature, "--target", target, "--emit", "ptx",
+            "--num-warps", "8", "--num-stages", "2", "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
+    dots = [line for line in r.stderr.decode().splitlines() if line.startswith("dot at ")]
+    assert len(dots) == 2, dots
+    assert dots[0].endswith(f": {instruction}"), dots
+    assert dots[1].endswith(f": {instruction}, A in registers"), dots
+
+
+@cli
 def test_an_older_chips_code_assembles_for_a_newer_chip(kernels):
     """cuda:sm_80:cubin=sm_90a: sm_80's PTX (mma.sync, no wgmma), which ptxas
     assembles for sm_90a, so that an H100 can run what an A100 would."""

@@ -203,8 +203,11 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
                                    const DotPlan &plan) {
   Location loc = op.getLoc();
   const TensorCoreDot &instruction = *plan.instruction;
-  if (takesAInRegisters(k, op, plan))
+  if (takesAInRegisters(k, op, plan)) {
+    // --verbose says so beside the instruction.
+    k.dotInstructions[op] = (instruction.name() + ", A in registers").str();
     return registerADot(k, op, builder, plan);
+  }
   FailureOr<OperandBuffers> buffers = operandBuffers(k, op, plan, builder);
   if (failed(buffers))
     return failure();

@@ -37,7 +37,7 @@ tile.func @chained(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %
 }
 
 // CHECK-LABEL: gpu.func @chained
-// CHECK-SAME: wgmma.m64n64k16.f16", "{{.*}}: wgmma.m64n64k16.f16"]
+// CHECK-SAME: wgmma.m64n64k16.f16", "{{.*}}: wgmma.m64n64k16.f16, A in registers"]
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: gpu.barrier
@@ -64,7 +64,7 @@ tile.func @chained(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %
 
 // The first dot: A's two k16 steps through ldmatrix, 8 n8 tiles each.
 // MMA-LABEL: gpu.func @chained
-// MMA-SAME: mma.sync.m16n8k16.f16", "{{.*}}: mma.sync.m16n8k16.f16"]
+// MMA-SAME: mma.sync.m16n8k16.f16", "{{.*}}: mma.sync.m16n8k16.f16, A in registers"]
 // MMA-NOT: nvvm.wgmma
 // MMA: gpu.barrier
 // MMA-NOT: gpu.barrier

@@ -456,16 +456,12 @@ SmallVector<Value> MmaSyncDot::emit(OpBuilder &builder, Location loc, Value lane
   });
 }
 
-// The 16-bit A fragment of m16n8k16 (a0a1 row g, a2a3 row g + 8, a4..a7 the
-// same eight columns on) is the m16n8 accumulator fragment of two
-// neighbouring n8 blocks: A in the accumulator layout of an [M, K] dot with
-// this dot's warps along M. FlashAttention-2 keeps P in registers this way.
+// A in the accumulator layout of an [M, K] dot with this dot's warps along
+// M, as FlashAttention-2 keeps P in registers.
 std::optional<LinearLayout> MmaSyncDot::registerALayout() const {
   if (instruction.ptxType != NVVM::MMATypes::f16 && instruction.ptxType != NVVM::MMATypes::bf16)
     return std::nullopt;
-  LinearLayout layout = m16n8AccumulatorFragment(problem.m, problem.k);
-  appendRepeats(layout.registers, problem.k / kTileN, {0, kTileN});
-  appendRepeats(layout.registers, plan.tilesM, {kTileM, 0});
+  LinearLayout layout = sixteenBitRegisterALayout(problem.m, problem.k, plan.tilesM, kTileM);
   // The warps along N each need all of their rows' A.
   appendRepeats(layout.warps, plan.warpsN, {0, 0});
   appendRepeats(layout.warps, plan.warpsM, {warpTileM(), 0});
@@ -476,31 +472,15 @@ SmallVector<Value> MmaSyncDot::emitWithRegisterA(OpBuilder &builder, Location lo
                                                  Value warp, ValueRange a,
                                                  const SharedOperand &bShared,
                                                  ValueRange acc) const {
-  // registerALayout gives a row of instruction tiles K / 2 registers, 8 per
-  // k16 step, which are the step's fragment in order; mma.sync takes them as
-  // pairs, as loadMatrices returns them.
-  int64_t tileRowRegisters = problem.k / 2;
-  Type element = a.front().getType();
-  auto pairType = VectorType::get({2}, element);
-  auto wordType = VectorType::get({1}, builder.getI32Type());
-  auto fragmentOf = [&](int64_t step, int64_t tm) {
-    AFragment fragment;
-    int64_t first = tm * tileRowRegisters + step * 8;
-    for (int64_t r = 0; r < 4; ++r) {
-      ValueRange halves = a.slice(first + 2 * r, 2);
-      Value pair = vector::FromElementsOp::create(builder, loc, pairType, halves);
-      if (!element.isF16())
-        pair = vector::ExtractOp::create(
-            builder, loc, vector::BitCastOp::create(builder, loc, wordType, pair), int64_t(0));
-      fragment[r] = pair;
-    }
-    return fragment;
-  };
+  // mma.sync takes the pairs as loadMatrices returns them.
   LaneCoordinates coords = laneCoordinates(builder, loc, lane, warp);
   return multiplySteps(builder, loc, coords, bShared, acc, [&](int64_t step) {
     SmallVector<AFragment> fragments;
-    for (int64_t tm = 0; tm < plan.tilesM; ++tm)
-      fragments.push_back(fragmentOf(step, tm));
+    for (int64_t tm = 0; tm < plan.tilesM; ++tm) {
+      SmallVector<Value, 4> words =
+          registerAFragment(builder, loc, a, problem.k, step, tm, /*f16Pairs=*/true);
+      fragments.push_back({words[0], words[1], words[2], words[3]});
+    }
     return fragments;
   });
 }
@@ -518,6 +498,30 @@ LinearLayout m16n8AccumulatorFragment(int64_t m, int64_t n) {
 void appendRepeats(llvm::SmallVector<Basis> &bases, int64_t count, const Basis &step) {
   for (int64_t times = 1; times < count; times *= 2)
     bases.push_back(llvm::map_to_vector<4>(step, [&](int64_t v) { return v * times; }));
+}
+
+LinearLayout sixteenBitRegisterALayout(int64_t m, int64_t k, int64_t tilesM, int64_t tileRows) {
+  LinearLayout layout = m16n8AccumulatorFragment(m, k);
+  appendRepeats(layout.registers, k / kTileN, {0, kTileN});
+  appendRepeats(layout.registers, tilesM, {tileRows, 0});
+  return layout;
+}
+
+SmallVector<Value, 4> registerAFragment(OpBuilder &builder, Location loc, ValueRange a, int64_t k,
+                                        int64_t step, int64_t tm, bool f16Pairs) {
+  Type element = a.front().getType();
+  auto pairType = VectorType::get({2}, element);
+  auto wordType = VectorType::get({1}, builder.getI32Type());
+  int64_t first = tm * k / 2 + step * 8;
+  SmallVector<Value, 4> words;
+  for (int64_t r = 0; r < 4; ++r) {
+    Value pair = vector::FromElementsOp::create(builder, loc, pairType, a.slice(first + 2 * r, 2));
+    if (!(f16Pairs && element.isF16()))
+      pair = vector::ExtractOp::create(
+          builder, loc, vector::BitCastOp::create(builder, loc, wordType, pair), int64_t(0));
+    words.push_back(pair);
+  }
+  return words;
 }
 
 SwizzledMatrix SwizzledMatrix::get(int64_t rows, int64_t cols, unsigned elementBytes) {

@@ -58,6 +58,22 @@ LinearLayout m16n8AccumulatorFragment(int64_t m, int64_t n);
 /// pattern `count` (a power of two) times, `step` apart.
 void appendRepeats(llvm::SmallVector<Basis> &bases, int64_t count, const Basis &step);
 
+/// A 16-bit A of [m, k] in registers as mma.sync and wgmma take it: the
+/// m16n8k16 A fragment (a0a1 row g, a2a3 row g + 8, a4..a7 the same eight
+/// columns on) is the m16n8 accumulator fragment of two neighbouring n8
+/// blocks, so the layout is that of an accumulator over [m, k], repeated
+/// `tilesM` times `tileRows` apart; the caller adds the warps. Register
+/// tm * k / 2 + 8 s + i is element i of k16 step s's fragment of tile tm.
+LinearLayout sixteenBitRegisterALayout(int64_t m, int64_t k, int64_t tilesM, int64_t tileRows);
+
+/// The four 32-bit fragment registers of k16 step `step`, tile row `tm`, of
+/// `a` (registers of sixteenBitRegisterALayout over K = `k`): pairs of halves
+/// as vector<2xf16> where `f16Pairs` and the elements are f16 (mma.sync's f16
+/// operands), else as i32.
+llvm::SmallVector<mlir::Value, 4> registerAFragment(mlir::OpBuilder &builder, mlir::Location loc,
+                                                    mlir::ValueRange a, int64_t k, int64_t step,
+                                                    int64_t tm, bool f16Pairs);
+
 /// A matrix stored row by row in shared memory in 16-byte chunks, with the
 /// chunk index of row r XORed with (r / rowsPerPhase) % phases. A bank line
 /// (32 banks of 4 bytes) holds eight chunks: rows shorter than that share a

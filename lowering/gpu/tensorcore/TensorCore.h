@@ -10,7 +10,9 @@
 //  3. The pass allocates two 1-D workgroup buffers of `sharedElements(A|B)`
 //     elements of the operand type and stores every element (row, col) of
 //     operand A ([M, K]) and B ([K, N]) at index `sharedIndex(...)`, which may
-//     swizzle against bank conflicts. Then it emits a workgroup barrier.
+//     swizzle against bank conflicts. Then it emits a workgroup barrier,
+//     after a proxy fence where the instruction `readsThroughAsyncProxy()`,
+//     and hands both operands over `ready` (SharedOperand).
 //  4. `emit` reads the operands from the buffers and returns the new
 //     accumulator: one scalar per register of `accumulatorLayout()`, in
 //     register order, given the old one in the same form. An instruction

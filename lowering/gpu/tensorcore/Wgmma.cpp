@@ -728,19 +728,16 @@ FailureOr<SmallVector<Value>> WgmmaDot::issueSwapped(OpBuilder &builder, Locatio
   return runWhileIssuedThenWait(builder, loc, result, pending, whileRunning);
 }
 
-// A fragment of m64nNk16 with 16-bit A is the m16n8 accumulator fragment
-// of two neighbouring n8 blocks: the registers of a dot's [M, K] result in
-// the accumulator layout of an instruction as wide as K, rows of each
-// warpgroup's warps as this dot's.
+// m64nNk16's 16-bit A fragment of each warp is mma.sync's: the registers
+// of a dot's [M, K] result in the accumulator layout of an instruction as
+// wide as K, rows of each warpgroup's warps as this dot's.
 std::optional<LinearLayout> WgmmaDot::registerALayout() const {
   bool sixteenBit =
       instruction.aType == NVVM::WGMMATypes::f16 || instruction.aType == NVVM::WGMMATypes::bf16;
   if (!sixteenBit || plan.swapped || plan.promoteEverySteps ||
       instruction.accumulatorType != NVVM::WGMMATypes::f32)
     return std::nullopt;
-  LinearLayout layout = m16n8AccumulatorFragment(problem.m, problem.k);
-  appendRepeats(layout.registers, problem.k / 8, {0, 8});
-  appendRepeats(layout.registers, plan.tilesM, {kTileM, 0});
+  LinearLayout layout = sixteenBitRegisterALayout(problem.m, problem.k, plan.tilesM, kTileM);
   layout.warps = {{16, 0}, {32, 0}};
   // The warpgroups along N each need all of their rows' A.
   appendRepeats(layout.warps, plan.warpgroupsN, {0, 0});
@@ -752,27 +749,12 @@ SmallVector<Value> WgmmaDot::emitWithRegisterA(OpBuilder &builder, Location loc,
                                                Value warp, ValueRange a,
                                                const SharedOperand &bShared,
                                                ValueRange acc) const {
-  // A row of a tile's registers in registerALayout: 4 per n8 block of K;
-  // step s's fragment is the 8 registers of blocks 2s and 2s + 1, in pairs.
-  int64_t tileRowRegisters = problem.k / 2;
-  auto fragmentsOf = [&](int64_t step, int64_t tm) {
-    SmallVector<Value> fragment;
-    int64_t first = tm * tileRowRegisters + step * 2 * kFragmentRegisters;
-    auto pairType = VectorType::get({2}, a.front().getType());
-    for (int64_t r = 0; r < kFragmentRegisters; ++r) {
-      ValueRange halves = a.slice(first + 2 * r, 2);
-      Value pair = vector::FromElementsOp::create(builder, loc, pairType, halves);
-      Value word = vector::BitCastOp::create(
-          builder, loc, VectorType::get({1}, builder.getI32Type()), pair);
-      fragment.push_back(vector::ExtractOp::create(builder, loc, word, int64_t(0)));
-    }
-    return fragment;
-  };
   int64_t steps = problem.k / instruction.k;
-  SmallVector<SmallVector<Value>> fragments;
+  SmallVector<SmallVector<Value, 4>> fragments;
   for (int64_t step = 0; step < steps; ++step)
     for (int64_t tm = 0; tm < plan.tilesM; ++tm)
-      fragments.push_back(fragmentsOf(step, tm));
+      fragments.push_back(
+          registerAFragment(builder, loc, a, problem.k, step, tm, /*f16Pairs=*/false));
 
   SharedOperand inRegisters{Value(), Value(), /*ready=*/true};
   orderOperandStores(builder, loc, inRegisters, bShared);

@@ -188,6 +188,39 @@ def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 6
                 untried)
 
 
+def tutorial_matmul_case(dtype, warps, stages, size, block, group=8, on_cpu=True):
+    """Triton's tutorial GEMM without tl.assume (tutorial_matmul), fp32 C."""
+    M, N, K = size
+    BM, BN, BK = block
+
+    def run(kernels, on):
+        a = on.input((M, K), dtype)
+        b = on.input((K, N), dtype)
+        c = on.output((M, N), "fp32")
+        kernels.tutorial_matmul[(triton_cdiv(M, BM) * triton_cdiv(N, BN),)](
+            a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+            c.stride(1), BM=BM, BN=BN, BK=BK, GROUP_M=group, num_warps=warps,
+            num_stages=stages)
+        on.check(c, lambda: host(a) @ host(b), **EXACT_PRODUCTS)
+    return Case(f"tutorial matmul {dtype} {M}x{N}x{K} tile {BM}x{BN}x{BK} group {group} "
+                f"warps={warps} stages={stages}", run, on_cpu)
+
+
+def wrapped_columns_case(n=48, first_block=-3, programs=6, block=128):
+    """Columns from first_block * block on, modulo n (a multiple of 16):
+    the negative ones wrap inside runs of a vector's width."""
+    def run(kernels, on):
+        x = on.input((2 * n,), "fp32")
+        out = on.output((programs * block,), "fp32")
+        kernels.wrapped_columns[(programs,)](x, out, first_block, n, BLOCK=block)
+
+        def reference():
+            cols = first_block * block + np.arange(programs * block)
+            return host(x)[n + np.fmod(cols, n)]
+        on.check(out, reference, rtol=0, atol=0)
+    return Case(f"columns {first_block * block}.. modulo {n}", run)
+
+
 def f16_accumulator_case(dtype, layout, warps, stages, size, block, untried=False):
     """C = A @ B accumulated in f16. The operands are integers in [-2, 2]
     and K at most 256, so that every partial sum is an integer below 2048:
@@ -699,6 +732,12 @@ def cases():
     # several times (11 K blocks, the last partly masked).
     found.append(matmul_case("bf16", "nn", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
                              on_cpu=False, out="bf16"))
+    # B's columns wrapped with % N and no tl.assume: runs checked at their
+    # endpoints in the cp.async copies (wgmma, then mma.sync).
+    found.append(tutorial_matmul_case("bf16", 8, 3, (300, 600, 328), (128, 256, 64),
+                                      on_cpu=False))
+    found.append(tutorial_matmul_case("fp16", 4, 3, (150, 136, 200), (64, 64, 32)))
+    found.append(wrapped_columns_case())
     found.append(matmul_case("fp16", "nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
                              on_cpu=False, out="fp16"))
     found.append(persistent_matmul_case("bf16", "nn", 8, 4, (300, 600, 700), (128, 256, 64), 3,

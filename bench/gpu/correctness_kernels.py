@@ -46,6 +46,52 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
 
 
 @jit
+def tutorial_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                    stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                    GROUP_M: tl.constexpr):
+    """C = A @ B as Triton's tutorial wrote it before tl.assume: programs in
+    grouped order, rows and columns wrapped with % M and % N. Nothing proves
+    pid_n * BN non-negative, so B's runs are consecutive only where their
+    endpoints are, which each copy checks."""
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BM + tl.arange(0, BM)) % M
+    offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK * stride_ak
+        b_ptrs += BK * stride_bk
+    offs_cm = pid_m * BM + tl.arange(0, BM)
+    offs_cn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :],
+             acc.to(c_ptr.dtype.element_ty), mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@jit
+def wrapped_columns(x_ptr, out_ptr, first_block, n, BLOCK: tl.constexpr):
+    """out[p * BLOCK + i] = x[n + ((first_block + p) * BLOCK + i) % n]: from a
+    negative first block, C's remainders of the negative columns wrap where
+    the column is a multiple of n, right after a run's first element (x holds
+    2n elements, so every offset is inside it)."""
+    cols = (first_block + tl.program_id(0)) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + n + cols % n)
+    tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), x)
+
+
+@jit
 def weight_only_matmul(a_ptr, b_ptr, scale_ptr, c_ptr, M, N, K, BM: tl.constexpr,
                        BN: tl.constexpr, BK: tl.constexpr):
     """C = A @ (B * scale): a row-major 16-bit A, a row-major int8 or fp8 B

@@ -50,7 +50,9 @@ enum class LoopCarriedStrides {
 /// remainder takes the dividend's sign); since every group is then either
 /// wholly non-negative or wholly negative and wraps at most once, the group
 /// is consecutive exactly when its last value is its first plus its length
-/// minus 1, which the access checks at run time (`checkEndpoints`).
+/// minus 1, which the access checks at run time (`checkEndpoints`). The one
+/// multiple of n a group may hold is its first value, so it wraps, if at all,
+/// right after it: from its second value on the group is consecutive.
 /// `tile.assume(pid_n >= 0)` (tl.assume) makes such a dividend non-negative
 /// and the check unnecessary.
 class ContiguityAnalysis {

@@ -41,7 +41,9 @@ public:
                 unsigned first, const RunAccess &runs) const {
     SmallVector<Value> conditions = {
         runAddressesAllowVector(builder, loc, address, elementBytes, accesses, first, width, runs)};
-    for (unsigned i = first; i < first + width; ++i)
+    // The accesses of a proved-aligned run share their condition.
+    unsigned conditioned = runs.provedAligned ? 1 : width;
+    for (unsigned i = first; i < first + conditioned; ++i)
       conditions.push_back(accesses[i].condition);
     return allOf(builder, loc, conditions);
   }
@@ -55,18 +57,6 @@ private:
   VectorType type;
   Value address;
 };
-
-/// Access `i` of the run starting at `first`, its offset derived from the
-/// run's first where the run's addresses are known to be consecutive.
-ElementAccess inRun(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
-                    unsigned first, unsigned i, RunAddresses addresses) {
-  ElementAccess access = accesses[i];
-  if (addresses == RunAddresses::Consecutive && i != first)
-    access.offset = arith::AddIOp::create(
-        builder, loc, accesses[first].offset,
-        arith::ConstantIndexOp::create(builder, loc, int64_t(i - first)));
-  return access;
-}
 
 /// The 32-bit words (1, 2 or 4) that a run of `type` made of `elements` is.
 SmallVector<Value> wordsOf(OpBuilder &b, Location loc, VectorType type, ValueRange elements) {
@@ -118,12 +108,20 @@ SmallVector<Value> loadRunPredicated(OpBuilder &b, Location loc, VectorType type
                              "ld.global" + vectorSuffix + ".b32 " + destination +
                                  ", [%tessera_global]"),
       constraints);
+  SmallVector<Value> elements;
+  if (type.getElementTypeBitWidth() > 32) {
+    Value packed = vector::FromElementsOp::create(
+        b, loc, VectorType::get({int64_t(words)}, b.getI32Type()), loadedWords);
+    Value wide = vector::BitCastOp::create(b, loc, type, packed);
+    for (int64_t i = 0; i < type.getNumElements(); ++i)
+      elements.push_back(vector::ExtractOp::create(b, loc, wide, i));
+    return elements;
+  }
   // Word by word: NVPTX rebuilds a word of bytes taken from a wider vector
   // with a prmt per byte, but sees that those of the word's own are it.
   auto wordType = VectorType::get({1}, b.getI32Type());
   int64_t perWord = type.getNumElements() / words;
   auto wordElementsType = VectorType::get({perWord}, type.getElementType());
-  SmallVector<Value> elements;
   for (Value word : loadedWords) {
     Value wordElements = vector::BitCastOp::create(
         b, loc, wordElementsType, vector::BroadcastOp::create(b, loc, wordType, word));
@@ -188,6 +186,20 @@ void storeElement(OpBuilder &builder, Location loc, Value base, ElementAccess ac
   memref::StoreOp::create(builder, loc, value, base, access.offset);
 }
 
+/// i1: the last access of the run holding access `first` (runs of `width`)
+/// is at the run's first offset + width - 1. Tested as a difference: where
+/// both offsets move by the same amount in every iteration of a loop (a
+/// pointer tile stepped by a scalar), LLVM then sees the difference invariant
+/// and tests it once, before the loop.
+Value endpointsAreConsecutive(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
+                              unsigned first, unsigned width) {
+  unsigned runFirst = first - first % width;
+  Value span = arith::SubIOp::create(builder, loc, accesses[runFirst + width - 1].offset,
+                                     accesses[runFirst].offset);
+  return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, span,
+                               arith::ConstantIndexOp::create(builder, loc, width - 1));
+}
+
 } // namespace
 
 Value allOf(OpBuilder &builder, Location loc, ArrayRef<Value> conditions) {
@@ -201,23 +213,36 @@ Value allOf(OpBuilder &builder, Location loc, ArrayRef<Value> conditions) {
 Value runAddressesAllowVector(OpBuilder &builder, Location loc, Value baseAddress,
                               int64_t elementBytes, ArrayRef<ElementAccess> accesses,
                               unsigned first, unsigned width, const RunAccess &runs) {
-  Value start = byteAddressOf(builder, loc, baseAddress, elementBytes, accesses[first].offset);
-  Value lowBits = arith::AndIOp::create(
-      builder, loc, start, arith::ConstantIndexOp::create(builder, loc, elementBytes * width - 1));
-  Value aligned = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, lowBits,
-                                        arith::ConstantIndexOp::create(builder, loc, 0));
-  SmallVector<Value> conditions = {runs.vectorCondition, aligned};
+  SmallVector<Value> conditions = {runs.vectorCondition};
+  if (!runs.provedAligned) {
+    Value start = byteAddressOf(builder, loc, baseAddress, elementBytes,
+                                accessInRun(builder, loc, accesses, runs, first).offset);
+    Value lowBits = arith::AndIOp::create(
+        builder, loc, start,
+        arith::ConstantIndexOp::create(builder, loc, elementBytes * width - 1));
+    conditions.push_back(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, lowBits,
+                                               arith::ConstantIndexOp::create(builder, loc, 0)));
+  }
   if (runs.addresses == RunAddresses::WhenEndpointsAreConsecutive)
-    conditions.push_back(endpointsAreConsecutive(builder, loc, accesses, first, width));
+    conditions.push_back(endpointsAreConsecutive(builder, loc, accesses, first, runs.width));
   return allOf(builder, loc, conditions);
 }
 
-Value endpointsAreConsecutive(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
-                              unsigned first, unsigned width) {
-  Value expected = arith::AddIOp::create(builder, loc, accesses[first].offset,
-                                         arith::ConstantIndexOp::create(builder, loc, width - 1));
-  return arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                               accesses[first + width - 1].offset, expected);
+ElementAccess accessInRun(OpBuilder &builder, Location loc, ArrayRef<ElementAccess> accesses,
+                          const RunAccess &runs, unsigned i) {
+  ElementAccess access = accesses[i];
+  unsigned runFirst = i - i % runs.width, runLast = runFirst + runs.width - 1;
+  auto plus = [&](Value offset, int64_t delta) -> Value {
+    return arith::AddIOp::create(builder, loc, offset,
+                                 arith::ConstantIndexOp::create(builder, loc, delta));
+  };
+  if (i == runFirst)
+    return access;
+  if (runs.addresses == RunAddresses::Consecutive)
+    access.offset = plus(accesses[runFirst].offset, int64_t(i - runFirst));
+  else if (runs.addresses == RunAddresses::WhenEndpointsAreConsecutive && i != runLast)
+    access.offset = plus(accesses[runLast].offset, -int64_t(runLast - i));
+  return access;
 }
 
 unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout, Type element) {
@@ -256,13 +281,15 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
   for (unsigned first = 0; first < accesses.size(); first += width) {
     // A proved run is one vector where its (shared) condition holds; any
     // other run checks at run time and falls back to element loads.
-    Value whole = runAccess.provedWhole ? accesses[first].condition
-                                        : runs.isWhole(builder, loc, accesses, first, runAccess);
+    Value whole = runAccess.provedWhole()
+                      ? accesses[first].condition
+                      : runs.isWhole(builder, loc, accesses, first, runAccess);
     if (!whole) {
       llvm::append_range(regs, loadRun(builder, loc, first));
       continue;
     }
-    if (runAccess.predicated && allowsPredicatedAccess(base, runs.vectorType())) {
+    bool inlineVector = runAccess.predicated && allowsPredicatedAccess(base, runs.vectorType());
+    if (runAccess.provedWhole() && inlineVector) {
       SmallVector<Value> fill;
       for (unsigned i = first; i < first + width; ++i)
         fill.push_back(otherwise(builder, i));
@@ -274,16 +301,26 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
     auto ifOp = scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {
-          scf::YieldOp::create(then, loc, loadRun(then, loc, first));
+          if (!inlineVector) {
+            scf::YieldOp::create(then, loc, loadRun(then, loc, first));
+            return;
+          }
+          Value always = arith::ConstantIntOp::create(then, loc, 1, 1);
+          Value zero = arith::ConstantOp::create(then, loc, then.getZeroAttr(element));
+          scf::YieldOp::create(
+              then, loc,
+              loadRunPredicated(then, loc, runs.vectorType(),
+                                runs.addressOf(then, loc, accesses[first]), always,
+                                SmallVector<Value>(width, zero)));
         },
         [&](OpBuilder &orElse, Location loc) {
           SmallVector<Value> elements;
           for (unsigned i = first; i < first + width; ++i)
             elements.push_back(
-                runAccess.provedWhole
+                runAccess.provedWhole()
                     ? otherwise(orElse, i)
                     : loadElement(orElse, loc, base,
-                                  inRun(orElse, loc, accesses, first, i, runAccess.addresses),
+                                  accessInRun(orElse, loc, accesses, runAccess, i),
                                   fallback(orElse, i)));
           scf::YieldOp::create(orElse, loc, elements);
         });
@@ -315,7 +352,7 @@ void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<Elemen
       vector::StoreOp::create(b, loc, vector, base, ValueRange{accesses[first].offset},
                               /*nontemporal=*/false, runs.alignment());
     };
-    if (runAccess.provedWhole) {
+    if (runAccess.provedWhole()) {
       Value condition = accesses[first].condition;
       if (condition && runAccess.predicated &&
           allowsPredicatedAccess(base, runs.vectorType())) {
@@ -342,7 +379,7 @@ void storeElements(OpBuilder &builder, Location loc, Value base, ArrayRef<Elemen
         [&](OpBuilder &orElse, Location loc) {
           for (unsigned i = first; i < first + width; ++i)
             storeElement(orElse, loc, base,
-                         inRun(orElse, loc, accesses, first, i, runAccess.addresses), values[i]);
+                         accessInRun(orElse, loc, accesses, runAccess, i), values[i]);
           scf::YieldOp::create(orElse, loc);
         });
   }

@@ -2,7 +2,7 @@
 // AMD, one vector per run of registers that holds a contiguous piece of a row
 // (LinearLayout::contiguousRegisters). Where the contiguity analysis proves
 // a run aligned and its mask constant over it, the run is one vector access
-// under its mask (RunAccess::provedWhole); elsewhere whether a run may be one
+// under its mask (RunAccess::provedWhole()); elsewhere whether a run may be one
 // vector is only known at run time (alignment, masks, bounds), so each run
 // checks and falls back to element accesses: the ragged edge of a tile pays,
 // its interior does not. Pointer loads/stores and tensor-descriptor blocks
@@ -46,7 +46,9 @@ enum class RunAddresses {
   WhenVectorConditionHolds,
   /// Only where the run's last offset is its first + width - 1 at run time
   /// (ContiguityAnalysis::ContiguousRuns::checkEndpoints), and
-  /// `vectorCondition` holds: element accesses use their own offsets.
+  /// `vectorCondition` holds. Consecutive from the run's second access to its
+  /// last either way: element accesses address from the run's endpoints
+  /// (accessInRun).
   WhenEndpointsAreConsecutive,
 };
 
@@ -59,10 +61,10 @@ struct RunAccess {
   /// Proved at compile time: every run starts at an address that is a
   /// multiple of its bytes, and the accesses of a run share one condition
   /// (a mask constant over aligned groups, as `cols < n` with n a multiple of
-  /// the width). Each run is then one vector access under its first
-  /// access's condition, with no run-time check and no element fallback.
-  bool provedWhole = false;
-  /// NVIDIA, proved runs of global memory: each run under a condition is one
+  /// the width). Of runs WhenEndpointsAreConsecutive, the endpoints are then
+  /// all a run checks at run time.
+  bool provedAligned = false;
+  /// NVIDIA, runs of global memory: each proved run under a condition is one
   /// `ld.global` or `st.global` predicated on it (inline PTX; a load's
   /// registers first hold the fill) rather than a branch around a vector
   /// access. After such a branch LLVM moves what reads the loaded values (an
@@ -70,8 +72,15 @@ struct RunAccess {
   /// load before it issues the next: the loads of a row no longer overlap.
   /// Around stores, ptxas keeps the branches, each with a convergence
   /// barrier (BSSY/BSYNC) and its own reloads of kernel parameters: a third
-  /// of the SASS of a 128x256 GEMM's epilogue.
+  /// of the SASS of a 128x256 GEMM's epilogue. A run checked at run time
+  /// loads its vector with inline PTX too: LLVM would split a vector load
+  /// into element loads and merge them with the fallback's, leaving no
+  /// vector at all.
   bool predicated = false;
+
+  /// Each run is one vector access under its first access's condition, with
+  /// no run-time check and no element fallback.
+  bool provedWhole() const { return provedAligned && addresses == RunAddresses::Consecutive; }
 };
 
 /// i1: every non-null value of `conditions` holds (null when none is).
@@ -82,17 +91,24 @@ mlir::Value allOf(mlir::OpBuilder &builder, mlir::Location loc,
 /// may be one vector access: its first address (from `baseAddress`, the
 /// base memref's aligned pointer as an index) is a multiple of the run's
 /// bytes, `runs.vectorCondition` holds and, for WhenEndpointsAreConsecutive,
-/// the endpoints are consecutive. The accesses' own conditions are not in it.
+/// the endpoints of the run of `runs.width` holding it are consecutive. The
+/// accesses' own conditions are not in it.
 mlir::Value runAddressesAllowVector(mlir::OpBuilder &builder, mlir::Location loc,
                                    mlir::Value baseAddress, int64_t elementBytes,
                                    llvm::ArrayRef<ElementAccess> accesses, unsigned first,
                                    unsigned width, const RunAccess &runs);
 
-/// i1: the last of the `width` accesses from `first` is at the first's
-/// offset + width - 1 (RunAddresses::WhenEndpointsAreConsecutive).
-mlir::Value endpointsAreConsecutive(mlir::OpBuilder &builder, mlir::Location loc,
-                                    llvm::ArrayRef<ElementAccess> accesses, unsigned first,
-                                    unsigned width);
+/// Access `i` of `accesses` (a tile's registers, in runs of `runs.width`),
+/// its offset derived from its run's where the run's addresses allow, so that
+/// only those stay live: from the run's first where they are Consecutive;
+/// for WhenEndpointsAreConsecutive the first keeps its own and every later
+/// access derives from the run's last, since the run is consecutive from its
+/// second access on in any case (ContiguityAnalysis: a signed remainder's
+/// group wraps at most once, right after its first value). Its own offset
+/// for WhenVectorConditionHolds.
+ElementAccess accessInRun(mlir::OpBuilder &builder, mlir::Location loc,
+                          llvm::ArrayRef<ElementAccess> accesses, const RunAccess &runs,
+                          unsigned i);
 
 /// One scalar per access, read from `base` where its condition holds and
 /// `otherwise(builder, i)` where it does not. Each run is one vector load

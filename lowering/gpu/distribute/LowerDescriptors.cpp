@@ -172,9 +172,9 @@ FailureOr<BlockAccess> blockAccessOf(KernelLowering &k, Operation *op, Value des
   // by them, each lies wholly inside the shape or wholly outside it.
   block.runs.addresses = RunAddresses::Consecutive;
   int64_t runBytes = block.runs.width * elementBytes;
-  block.runs.provedWhole = block.startAlignment % runBytes == 0 &&
-                           block.desc->lastExtentDivisibility % block.runs.width == 0;
-  block.runs.predicated = block.runs.provedWhole && k.target.vendor == GpuVendor::Nvidia;
+  block.runs.provedAligned = block.startAlignment % runBytes == 0 &&
+                             block.desc->lastExtentDivisibility % block.runs.width == 0;
+  block.runs.predicated = k.target.vendor == GpuVendor::Nvidia;
   return block;
 }
 

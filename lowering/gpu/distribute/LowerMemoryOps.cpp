@@ -40,7 +40,7 @@ LogicalResult lowerAddPtr(KernelLowering &k, tile::AddPtrOp op, OpBuilder &build
 /// registers: the run of its layout (vectorAccessWidth) as far as the
 /// contiguity analysis proves the addresses consecutive (whole rows or
 /// aligned pieces, maybe to be checked at run time), else one register at a
-/// time; provedWhole where it also proves every run aligned and its mask
+/// time; provedAligned where it also proves every run aligned and its mask
 /// constant over the run.
 FailureOr<RunAccess> runAccessOf(KernelLowering &k, Operation *op, Value ptrTile, Value mask,
                                  Type element) {
@@ -54,15 +54,15 @@ FailureOr<RunAccess> runAccessOf(KernelLowering &k, Operation *op, Value ptrTile
   int64_t width = std::min<int64_t>(vectorAccessWidth(k.target, *layout, element),
                                     contiguous.elements);
   runs.width = static_cast<unsigned>(llvm::bit_floor(uint64_t(std::max<int64_t>(width, 1))));
-  if (runs.width > 1 && contiguous.checkEndpoints)
-    runs.addresses = RunAddresses::WhenEndpointsAreConsecutive;
-  if (runs.width < 2 || runs.addresses != RunAddresses::Consecutive)
+  if (runs.width < 2)
     return runs; // vector widths > 1 imply 8- to 64-bit numbers
+  if (contiguous.checkEndpoints)
+    runs.addresses = RunAddresses::WhenEndpointsAreConsecutive;
   int64_t runBytes = runs.width * element.getIntOrFloatBitWidth() / 8;
-  runs.provedWhole =
+  runs.provedAligned =
       k.contiguity.runStartAlignment(ptrTile, runs.width, runBytes / runs.width) % runBytes == 0 &&
       (!mask || k.contiguity.piecesOf(mask).constancy % runs.width == 0);
-  runs.predicated = runs.provedWhole && k.target.vendor == GpuVendor::Nvidia;
+  runs.predicated = k.target.vendor == GpuVendor::Nvidia;
   return runs;
 }
 

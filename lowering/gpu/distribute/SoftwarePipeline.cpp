@@ -55,7 +55,7 @@
 // every other element, and every copy on other targets, is an ordinary load
 // and shared-memory store; without cp.async the ring has 2 stages at most.
 // Where the contiguity analysis proves every run aligned and its mask
-// constant over it (RunAccess::provedWhole), each run is one cp.async with
+// constant over it (RunAccess::provedWhole()), each run is one cp.async with
 // no run-time check and no element fallback. A run of a zero-padded
 // descriptor block with an innermost stride of 1 only needs to be aligned:
 // its elements inside the shape come first, and one cp.async takes them and
@@ -408,8 +408,8 @@ using StageIndexOf = function_ref<Value(OpBuilder &, unsigned first)>;
 
 /// The cp.async copies of a load's runs of `width` registers (4, 8 or 16
 /// bytes) into a stage, at `at`; runs not proved aligned and wholly in or
-/// out of their mask check that at run time and copy element by element
-/// where it fails. Registers `skip` names are copies of others.
+/// out of their mask, or not proved consecutive, check that at run time and
+/// copy element by element where it fails. Registers `skip` names are copies of others.
 static void copyRuns(KernelLowering &k, OpBuilder &builder, Location loc,
                      const LoadAccesses &load, unsigned width, unsigned registers,
                      const SharedOperand &stage, StageIndexOf at,
@@ -420,24 +420,22 @@ static void copyRuns(KernelLowering &k, OpBuilder &builder, Location loc,
     return [&load, first](OpBuilder &, unsigned i) { return load.fillOf(first + i); };
   };
   // Runs the analysis proved aligned and wholly in or out of their mask
-  // (sub-runs of a proved run are too) need no run-time check; nor do runs
-  // of a descriptor block proved aligned, whose copies take the elements
-  // inside the shape and zero-fill the rest.
-  bool proved = (load.runs.provedWhole && load.runs.width % width == 0) ||
+  // (sub-runs of a proved run are too) need no run-time check but their
+  // endpoints' where those are in question; nor do runs of a descriptor
+  // block proved aligned, whose copies take the elements inside the shape
+  // and zero-fill the rest.
+  bool aligned = load.runs.provedAligned && load.runs.width % width == 0;
+  bool proved = (aligned && load.runs.provedWhole()) ||
                 (load.rows && load.rows->startAlignment % runBytes == 0);
-  Value address =
-      proved ? Value() : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
-  // Where a run of memory is known to be consecutive, its accesses address
-  // from its first offset (a copy narrower than the run, as a transposing
-  // copy of 4-byte elements, or an element of the fallback below): one offset
-  // per run of memory stays live across the loop, not one per access.
-  bool consecutive = load.runs.addresses == RunAddresses::Consecutive;
+  Value address = proved || aligned
+                      ? Value()
+                      : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
+  // A copy narrower than the run (a transposing copy of 4-byte elements)
+  // and the elements of the fallback below address from the run's endpoints
+  // where its addresses allow: one or two offsets per run of memory stay live
+  // across the loop, not one per access.
   auto offsetOf = [&](OpBuilder &b, unsigned reg) {
-    unsigned runFirst = consecutive ? reg - reg % load.runs.width : reg;
-    Value offset = load.accesses[runFirst].offset;
-    if (runFirst == reg)
-      return offset;
-    return arith::AddIOp::create(b, loc, offset, indexConstant(b, loc, reg - runFirst)).getResult();
+    return accessInRun(b, loc, load.accesses, load.runs, reg).offset;
   };
   for (unsigned first = 0; first < registers; first += width) {
     if (skip(first))
@@ -473,7 +471,10 @@ static void copyRuns(KernelLowering &k, OpBuilder &builder, Location loc,
     Value whole = runAddressesAllowVector(builder, loc, address, elementBytes, load.accesses,
                                           first, width, load.runs);
     Value srcElements = inBoundsPrefix;
-    if (load.rows) {
+    if (aligned) {
+      // Only the run's endpoints are left to check.
+      srcElements = elementsWhere(run.front().condition);
+    } else if (load.rows) {
       whole = arith::AndIOp::create(builder, loc, whole, prefixIsAll);
     } else {
       SmallVector<Value> inBounds, outOfBounds;

@@ -69,7 +69,7 @@ tile.func @row_inclusive(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: 
 
 // CHECK-LABEL: gpu.func @row_inclusive
 // CHECK: memref.extract_aligned_pointer_as_index %arg0
-// CHECK: vector.load %arg0
+// CHECK: ld.global.v4.b32
 // CHECK: } else {
 // CHECK: memref.load %arg0
 

@@ -29,13 +29,22 @@ int64_t valueOf(Value value) {
   return sum ? valueOf(sum.getLhs()) + valueOf(sum.getRhs()) : 0;
 }
 
-TEST(RunOffsetsTest, WrappedRunsAddressFromTheirEndpoints) {
+/// Builds the offsets' constants and accessInRun's sums into a module.
+class RunOffsetsTest : public ::testing::Test {
+protected:
+  RunOffsetsTest() : builder(&context), loc(builder.getUnknownLoc()) {
+    context.loadDialect<arith::ArithDialect>();
+    module = ModuleOp::create(loc);
+    builder.setInsertionPointToEnd(module->getBody());
+  }
+
   MLIRContext context;
-  context.loadDialect<arith::ArithDialect>();
-  OpBuilder builder(&context);
-  Location loc = builder.getUnknownLoc();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
+  OpBuilder builder;
+  Location loc;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(RunOffsetsTest, WrappedRunsAddressFromTheirEndpoints) {
   constexpr int64_t kGroup = 8, kBase = 1000;
   int wrapped = 0;
   for (unsigned width : {2u, 4u, 8u}) {
@@ -70,13 +79,7 @@ TEST(RunOffsetsTest, WrappedRunsAddressFromTheirEndpoints) {
   EXPECT_GT(wrapped, 0);
 }
 
-TEST(RunOffsetsTest, ConsecutiveRunsAddressFromTheirFirst) {
-  MLIRContext context;
-  context.loadDialect<arith::ArithDialect>();
-  OpBuilder builder(&context);
-  Location loc = builder.getUnknownLoc();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  builder.setInsertionPointToEnd(module->getBody());
+TEST_F(RunOffsetsTest, ConsecutiveRunsAddressFromTheirFirst) {
   SmallVector<ElementAccess> accesses;
   for (int64_t offset : {40, 41, 42, 43, 7, 8, 9, 10})
     accesses.push_back({arith::ConstantIndexOp::create(builder, loc, offset), {}});

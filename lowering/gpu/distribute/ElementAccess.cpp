@@ -71,42 +71,50 @@ SmallVector<Value> wordsOf(OpBuilder &b, Location loc, VectorType type, ValueRan
 }
 
 /// PTX for `access` ("ld.global.v4.b32 {$0, ...}, [%tessera_global]") under
-/// predicate operand `predicate`, %tessera_global being the global-space
-/// form of the generic address operand `address`.
-std::string predicatedGlobalAccess(unsigned predicate, unsigned address,
-                                   llvm::StringRef access) {
+/// predicate operand `predicate` (none: always), %tessera_global being the
+/// global-space form of the generic address operand `address`.
+std::string globalAccess(unsigned address, std::optional<unsigned> predicate,
+                         llvm::StringRef access) {
+  std::string guard = predicate ? "@$" + std::to_string(*predicate) + " " : "";
   return "{ .reg .u64 %tessera_global; cvta.to.global.u64 %tessera_global, $" +
-         std::to_string(address) + "; @$" + std::to_string(predicate) + " " + access.str() +
-         "; }";
+         std::to_string(address) + "; " + guard + access.str() + "; }";
 }
 
 /// The run of `type` at `address` (an index, the run's first byte in
-/// global memory): one `@p ld.global` whose registers hold `fill` first,
-/// so that where `condition` is false they keep it. Runs of whole 32-bit
-/// words, 1, 2 or 4 of them.
-SmallVector<Value> loadRunPredicated(OpBuilder &b, Location loc, VectorType type, Value address,
+/// global memory): one `ld.global`, or where `condition` is given one
+/// `@p ld.global` whose registers hold `fill` first, so that where
+/// `condition` is false they keep it. Runs of whole 32-bit words, 1, 2 or 4
+/// of them.
+SmallVector<Value> loadRunInPtx(OpBuilder &b, Location loc, VectorType type, Value address,
                                      Value condition, ArrayRef<Value> fill) {
-  SmallVector<Value> fillWords = wordsOf(b, loc, type, fill);
-  unsigned words = fillWords.size();
-  SmallVector<Value> operands = {
-      condition, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)};
+  unsigned words = type.getNumElements() * type.getElementTypeBitWidth() / 32;
+  SmallVector<Value> operands;
   std::string constraints, registers;
   llvm::raw_string_ostream constraintOut(constraints), registerOut(registers);
   for (unsigned word = 0; word < words; ++word) {
     constraintOut << "=r,";
     registerOut << (word ? ", $" : "$") << word;
   }
-  constraintOut << "b,l";
-  for (unsigned word = 0; word < words; ++word)
-    constraintOut << "," << word;
-  llvm::append_range(operands, fillWords);
+  std::optional<unsigned> predicate;
+  if (condition) {
+    predicate = words + operands.size();
+    operands.push_back(condition);
+    constraintOut << "b,";
+  }
+  unsigned addressOperand = words + operands.size();
+  operands.push_back(arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address));
+  constraintOut << "l";
+  if (condition) {
+    for (unsigned word = 0; word < words; ++word)
+      constraintOut << "," << word;
+    llvm::append_range(operands, wordsOf(b, loc, type, fill));
+  }
   std::string vectorSuffix = words > 1 ? ".v" + std::to_string(words) : "";
   std::string destination = words > 1 ? "{" + registers + "}" : registers;
   SmallVector<Value> loadedWords = inlinePtx(
       b, loc, SmallVector<Type>(words, b.getI32Type()), operands,
-      predicatedGlobalAccess(words, words + 1,
-                             "ld.global" + vectorSuffix + ".b32 " + destination +
-                                 ", [%tessera_global]"),
+      globalAccess(addressOperand, predicate,
+                   "ld.global" + vectorSuffix + ".b32 " + destination + ", [%tessera_global]"),
       constraints);
   SmallVector<Value> elements;
   if (type.getElementTypeBitWidth() > 32) {
@@ -157,8 +165,7 @@ void storeRunPredicated(OpBuilder &b, Location loc, VectorType type, Value addre
   std::string vectorSuffix = words.size() > 1 ? ".v" + std::to_string(words.size()) : "";
   std::string source = words.size() > 1 ? "{" + registers + "}" : registers;
   inlinePtx(b, loc, TypeRange{}, operands,
-            predicatedGlobalAccess(0, 1,
-                                   "st.global" + vectorSuffix + ".b32 [%tessera_global], " + source),
+            globalAccess(1, 0, "st.global" + vectorSuffix + ".b32 [%tessera_global], " + source),
             constraints);
 }
 
@@ -293,25 +300,20 @@ Registers loadElements(OpBuilder &builder, Location loc, Value base, Type elemen
       SmallVector<Value> fill;
       for (unsigned i = first; i < first + width; ++i)
         fill.push_back(otherwise(builder, i));
-      llvm::append_range(regs, loadRunPredicated(builder, loc, runs.vectorType(),
-                                                 runs.addressOf(builder, loc, accesses[first]),
-                                                 whole, fill));
+      llvm::append_range(regs, loadRunInPtx(builder, loc, runs.vectorType(),
+                                            runs.addressOf(builder, loc, accesses[first]), whole,
+                                            fill));
       continue;
     }
     auto ifOp = scf::IfOp::create(
         builder, loc, whole,
         [&](OpBuilder &then, Location loc) {
-          if (!inlineVector) {
-            scf::YieldOp::create(then, loc, loadRun(then, loc, first));
-            return;
-          }
-          Value always = arith::ConstantIntOp::create(then, loc, 1, 1);
-          Value zero = arith::ConstantOp::create(then, loc, then.getZeroAttr(element));
           scf::YieldOp::create(
               then, loc,
-              loadRunPredicated(then, loc, runs.vectorType(),
-                                runs.addressOf(then, loc, accesses[first]), always,
-                                SmallVector<Value>(width, zero)));
+              inlineVector ? loadRunInPtx(then, loc, runs.vectorType(),
+                                          runs.addressOf(then, loc, accesses[first]),
+                                          /*condition=*/Value(), /*fill=*/{})
+                           : loadRun(then, loc, first));
         },
         [&](OpBuilder &orElse, Location loc) {
           SmallVector<Value> elements;

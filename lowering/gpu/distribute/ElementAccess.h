@@ -92,7 +92,8 @@ mlir::Value allOf(mlir::OpBuilder &builder, mlir::Location loc,
 /// base memref's aligned pointer as an index) is a multiple of the run's
 /// bytes, `runs.vectorCondition` holds and, for WhenEndpointsAreConsecutive,
 /// the endpoints of the run of `runs.width` holding it are consecutive. The
-/// accesses' own conditions are not in it.
+/// accesses' own conditions are not in it. Where `runs.provedAligned` the
+/// alignment is not tested and `baseAddress` may be null.
 mlir::Value runAddressesAllowVector(mlir::OpBuilder &builder, mlir::Location loc,
                                    mlir::Value baseAddress, int64_t elementBytes,
                                    llvm::ArrayRef<ElementAccess> accesses, unsigned first,

@@ -405,7 +405,7 @@ tile.func @copy_vectorized(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32)
 // CHECK: %[[M012:.*]] = arith.andi %[[M01]], %{{.*}}
 // CHECK: %[[WHOLE:.*]] = arith.andi %[[M012]], %{{.*}}
 // CHECK: %[[VALS:.*]]:4 = scf.if %{{.*}} -> (f32, f32, f32, f32) {
-// CHECK: llvm.inline_asm has_side_effects {{.*}}ld.global.v4.b32 {$0, $1, $2, $3}
+// CHECK: llvm.inline_asm has_side_effects {{.*}}%tessera_global, $4; ld.global.v4.b32 {$0, $1, $2, $3}, [%tessera_global]; }", "=r,=r,=r,=r,l"
 // CHECK: } else {
 // CHECK: scf.if %{{.*}} -> (f32) {
 // CHECK-NEXT: memref.load

@@ -25,9 +25,20 @@ unsigned elementBits(Type element) {
   return std::max(8u, element.getIntOrFloatBitWidth());
 }
 
+int64_t LayoutAnchors::elementsPerThread(ArrayRef<int64_t> shape) const {
+  int64_t elements = 1;
+  for (int64_t size : shape)
+    elements *= size;
+  return elements / (int64_t(target.warpSize) * numWarps);
+}
+
 LinearLayout LayoutAnchors::defaultWithVectors(ArrayRef<int64_t> shape, Type element,
                                                int64_t maxVector) const {
-  int64_t vector = std::min<int64_t>(std::max(1u, kVectorBits / elementBits(element)), maxVector);
+  // A vector wider than a tile's share per thread would leave threads
+  // holding copies of others' elements, each loading them again: a 1024-wide
+  // fp16 row on 8 warps takes 4 elements a thread, not 8 on half the warps.
+  int64_t vector = std::min({int64_t(std::max(1u, kVectorBits / elementBits(element))),
+                             maxVector, std::max<int64_t>(1, elementsPerThread(shape))});
   return LinearLayout::defaultFor(shape, target.warpSize, numWarps,
                                   static_cast<unsigned>(llvm::bit_floor(uint64_t(vector))));
 }
@@ -71,7 +82,7 @@ LinearLayout LayoutAnchors::operandLoad(tile::LoadOp load, const LinearLayout &a
   if (!instruction || instruction->contiguousRows(DotOperand::B) < kPackedRows)
     return access;
   ArrayRef<int64_t> shape = type.getShape();
-  int64_t perThread = type.getNumElements() / (int64_t(target.warpSize) * numWarps);
+  int64_t perThread = elementsPerThread(shape);
   if (shape[0] < kPackedRows || perThread < kPackedRows)
     return access;
   unsigned vector = std::min<int64_t>(access.contiguousRegisters(), perThread / kPackedRows);

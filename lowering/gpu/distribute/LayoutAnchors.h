@@ -22,7 +22,8 @@ public:
   const GpuTarget &getTarget() const { return target; }
 
   /// The default layout of `type` with 128-bit vectors along the last
-  /// dimension: what a tile gets when no op asks for another.
+  /// dimension (narrower where the tile has fewer elements per thread):
+  /// what a tile gets when no op asks for another.
   LinearLayout fallback(mlir::RankedTensorType type) const;
   /// Loads and stores through `ptrTile`: the default layout of its shape with
   /// as many contiguous elements per thread as the contiguity analysis proves
@@ -54,7 +55,11 @@ public:
   mlir::FailureOr<LinearLayout> dotResult(tile::DotOp dot) const;
 
 private:
-  /// At most `maxVector` elements per thread along the last dimension.
+  /// A tile of `shape`'s elements over the program's threads (0 where it has
+  /// fewer elements than threads).
+  int64_t elementsPerThread(llvm::ArrayRef<int64_t> shape) const;
+  /// At most `maxVector` elements per thread along the last dimension, and
+  /// no more than the tile's elements over the program's threads.
   LinearLayout defaultWithVectors(llvm::ArrayRef<int64_t> shape, mlir::Type element,
                                   int64_t maxVector = INT64_MAX) const;
 

@@ -1,7 +1,11 @@
 // tile.inline_asm_elementwise: one llvm.inline_asm per `pack` registers of
 // the arguments, each operand a vector of `pack` elements when pack > 1, its
-// results taken apart into the registers of the op's results. The assembly
-// is the target's own (PTX on NVIDIA, GCN on AMD); SPIR-V has none.
+// results taken apart into the registers of the op's results. A thread that
+// holds fewer registers than a pack (a small tile spread over many threads)
+// fills the rest of its one pack with copies of its first register and drops
+// their results: the assembly is elementwise, so its other lanes cannot change
+// the ones kept. The assembly is the target's own (PTX on NVIDIA, GCN on AMD);
+// SPIR-V has none.
 #include "lowering/gpu/InlinePtx.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 
@@ -13,18 +17,19 @@ namespace tessera::gpu {
 
 namespace {
 
-/// `regs[first, first + pack)` as one operand of the assembly.
+/// `regs[first, first + pack)` as one operand of the assembly; registers past
+/// the thread's last are copies of `regs[first]`.
 Value packed(OpBuilder &builder, Location loc, const Registers &regs, unsigned first,
              unsigned pack) {
-  if (regs.size() == 1)
-    return regs.front();
   if (pack == 1)
     return regs[first];
   auto type = VectorType::get({pack}, regs[first].getType());
   Value vector = LLVM::UndefOp::create(builder, loc, type);
-  for (unsigned i = 0; i < pack; ++i)
-    vector = LLVM::InsertElementOp::create(builder, loc, vector, regs[first + i],
+  for (unsigned i = 0; i < pack; ++i) {
+    Value reg = first + i < regs.size() ? regs[first + i] : regs[first];
+    vector = LLVM::InsertElementOp::create(builder, loc, vector, reg,
                                            arith::ConstantIntOp::create(builder, loc, i, 32));
+  }
   return vector;
 }
 
@@ -43,11 +48,9 @@ LogicalResult lowerInlineAsm(KernelLowering &k, tile::InlineAsmElementwiseOp op,
       return failure();
     count = layout->numRegisters();
   }
+  // Packs are powers of two, as are registers per thread: where a pack does
+  // not divide them, the thread holds fewer than one pack.
   unsigned pack = op.getPack();
-  if (count % pack != 0)
-    return op.emitOpError() << "packs " << pack << " elements, but each thread of target "
-                            << k.target.str() << " holds " << count
-                            << " of the result; take a smaller pack or a larger tile";
 
   SmallVector<Registers> args =
       llvm::map_to_vector(op.getArgs(), [&](Value arg) { return k.registers(arg); });
@@ -68,7 +71,7 @@ LogicalResult lowerInlineAsm(KernelLowering &k, tile::InlineAsmElementwiseOp op,
         regs.push_back(value);
         continue;
       }
-      for (unsigned i = 0; i < pack; ++i)
+      for (unsigned i = 0; i < pack && first + i < count; ++i)
         regs.push_back(LLVM::ExtractElementOp::create(
             builder, loc, value, arith::ConstantIntOp::create(builder, loc, i, 32)));
     }

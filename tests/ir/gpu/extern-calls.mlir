@@ -13,16 +13,16 @@
 
 // AMD-LABEL: gpu.module @calls
 // AMD-NOT: __nv_tanhf
-// AMD-COUNT-4: math.tanh %{{.*}} : f32
+// AMD-COUNT-2: math.tanh %{{.*}} : f32
 // AMD-NOT: __nv_tanhf
 tile.func @calls(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>) {
-  %r = tile.make_range 0 to 64 : tensor<64xi32>
-  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
-  %xp = tile.addptr %xs, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-  %v = tile.load %xp : tensor<64x!tile.ptr<f32>>
-  %t = tile.extern_elementwise "__nv_tanhf"(%v) lib "libdevice" pure : (tensor<64xf32>) -> tensor<64xf32>
-  %os = tile.splat %out : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
-  %op = tile.addptr %os, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-  tile.store %op, %t : tensor<64x!tile.ptr<f32>>
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %xp : tensor<128x!tile.ptr<f32>>
+  %t = tile.extern_elementwise "__nv_tanhf"(%v) lib "libdevice" pure : (tensor<128xf32>) -> tensor<128xf32>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %op = tile.addptr %os, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %op, %t : tensor<128x!tile.ptr<f32>>
   tile.return
 }

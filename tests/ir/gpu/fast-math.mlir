@@ -6,30 +6,30 @@
 // Triton: subnormals flushed). tile.precise_divf stays a
 // correctly rounded division; f64 and the other backends keep arith/math.
 tile.func @fast(%xp: !tile.ptr<f32>, %yp: !tile.ptr<f32>, %dp: !tile.ptr<f64>, %out: !tile.ptr<f32>, %outd: !tile.ptr<f64>) {
-  %i = tile.make_range 0 to 32 : tensor<32xi32>
-  %xb = tile.splat %xp : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>>
-  %xs = tile.addptr %xb, %i : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
-  %x = tile.load %xs : tensor<32x!tile.ptr<f32>>
-  %yb = tile.splat %yp : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>>
-  %ys = tile.addptr %yb, %i : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
-  %y = tile.load %ys : tensor<32x!tile.ptr<f32>>
-  %db = tile.splat %dp : !tile.ptr<f64> -> tensor<32x!tile.ptr<f64>>
-  %ds = tile.addptr %db, %i : tensor<32x!tile.ptr<f64>>, tensor<32xi32>
-  %d = tile.load %ds : tensor<32x!tile.ptr<f64>>
-  %q = arith.divf %x, %y : tensor<32xf32>
-  %e = math.exp %x : tensor<32xf32>
-  %e2 = math.exp2 %x : tensor<32xf32>
-  %p = tile.precise_divf %x, %y : tensor<32xf32>
-  %qd = arith.divf %d, %d : tensor<32xf64>
-  %s1 = arith.addf %q, %e : tensor<32xf32>
-  %s2 = arith.addf %e2, %p : tensor<32xf32>
-  %s = arith.addf %s1, %s2 : tensor<32xf32>
-  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>>
-  %os = tile.addptr %ob, %i : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
-  tile.store %os, %s : tensor<32x!tile.ptr<f32>>
-  %odb = tile.splat %outd : !tile.ptr<f64> -> tensor<32x!tile.ptr<f64>>
-  %ods = tile.addptr %odb, %i : tensor<32x!tile.ptr<f64>>, tensor<32xi32>
-  tile.store %ods, %qd : tensor<32x!tile.ptr<f64>>
+  %i = tile.make_range 0 to 128 : tensor<128xi32>
+  %xb = tile.splat %xp : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xs = tile.addptr %xb, %i : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %x = tile.load %xs : tensor<128x!tile.ptr<f32>>
+  %yb = tile.splat %yp : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %ys = tile.addptr %yb, %i : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %y = tile.load %ys : tensor<128x!tile.ptr<f32>>
+  %db = tile.splat %dp : !tile.ptr<f64> -> tensor<128x!tile.ptr<f64>>
+  %ds = tile.addptr %db, %i : tensor<128x!tile.ptr<f64>>, tensor<128xi32>
+  %d = tile.load %ds : tensor<128x!tile.ptr<f64>>
+  %q = arith.divf %x, %y : tensor<128xf32>
+  %e = math.exp %x : tensor<128xf32>
+  %e2 = math.exp2 %x : tensor<128xf32>
+  %p = tile.precise_divf %x, %y : tensor<128xf32>
+  %qd = arith.divf %d, %d : tensor<128xf64>
+  %s1 = arith.addf %q, %e : tensor<128xf32>
+  %s2 = arith.addf %e2, %p : tensor<128xf32>
+  %s = arith.addf %s1, %s2 : tensor<128xf32>
+  %ob = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %os = tile.addptr %ob, %i : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %os, %s : tensor<128x!tile.ptr<f32>>
+  %odb = tile.splat %outd : !tile.ptr<f64> -> tensor<128x!tile.ptr<f64>>
+  %ods = tile.addptr %odb, %i : tensor<128x!tile.ptr<f64>>, tensor<128xi32>
+  tile.store %ods, %qd : tensor<128x!tile.ptr<f64>>
   tile.return
 }
 

@@ -1,19 +1,18 @@
 // RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=1" | FileCheck %s
 
-// Inline assembly runs once per register of the result (64 f32 in vectors
-// of 4 on 32 lanes: 4 registers each, half the lanes holding copies); pure
-// assembly has no side effects.
+// Inline assembly runs once per register of the result (128 f32 in vectors
+// of 4 on 32 lanes: 4 registers each); pure assembly has no side effects.
 
 // CHECK-LABEL: gpu.func @tanh_approx
 // CHECK-COUNT-4: llvm.inline_asm asm_dialect = att "tanh.approx.f32 $0, $1;", "=r,r" %{{.*}} : (f32) -> f32
 // CHECK-NOT: llvm.inline_asm
 tile.func @tanh_approx(%x: !tile.ptr<f32>) {
-  %r = tile.make_range 0 to 64 : tensor<64xi32>
-  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
-  %xp = tile.addptr %xs, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
-  %v = tile.load %xp : tensor<64x!tile.ptr<f32>>
-  %t = tile.inline_asm_elementwise "tanh.approx.f32 $0, $1;"(%v) constraints "=r,r" pure : (tensor<64xf32>) -> tensor<64xf32>
-  tile.store %xp, %t : tensor<64x!tile.ptr<f32>>
+  %r = tile.make_range 0 to 128 : tensor<128xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %xp : tensor<128x!tile.ptr<f32>>
+  %t = tile.inline_asm_elementwise "tanh.approx.f32 $0, $1;"(%v) constraints "=r,r" pure : (tensor<128xf32>) -> tensor<128xf32>
+  tile.store %xp, %t : tensor<128x!tile.ptr<f32>>
   tile.return
 }
 

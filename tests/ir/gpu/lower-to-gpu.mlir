@@ -51,23 +51,20 @@ tile.func @normalize(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: i32) {
 // CHECK: memref.store %{{.*}}, %[[OUT]]
 // CHECK: gpu.return
 
-// On a 32-lane target one warp covers the row (4 elements per lane) and the
-// other three hold copies: five shuffles, no shared memory, and only warp 0
-// stores, four contiguous floats at a time where the row is aligned and
-// unmasked, else element by element.
+// On a 32-lane target each of the 128 threads holds one element of the row
+// (a vector of 4 would leave three warps holding copies): five shuffles, the
+// four warps' partials through shared memory, and every thread stores its
+// own element.
 // CUDA: gpu.func @normalize
 // CUDA-SAME: known_block_size = array<i32: 128, 1, 1>
-// CUDA-SAME: tessera.shared_memory_bytes = 0 : i32
-// CUDA-NOT: gpu.dynamic_shared_memory
-// CUDA: %[[WARP:.*]] = arith.divui
-// CUDA: %[[WARPBITS:.*]] = arith.andi %[[WARP]], %c3_i32
-// CUDA: %[[OWNER:.*]] = arith.cmpi eq, %[[WARPBITS]], %c0_i32
+// CUDA-SAME: tessera.shared_memory_bytes = 16 : i32
+// CUDA: %[[PARTIALS:.*]] = memref.view {{.*}} to memref<4xf32, #gpu.address_space<workgroup>>
+// CUDA: %[[IN:.*]] = arith.cmpi slt
+// CUDA: memref.load %arg0
 // CUDA-COUNT-5: gpu.shuffle xor
-// CUDA-NOT: gpu.barrier
-// CUDA: %[[GUARD:.*]] = arith.andi %[[OWNER]], %{{.*}} : i1
-// CUDA: memref.extract_aligned_pointer_as_index
-// CUDA: vector.from_elements
-// CUDA-NEXT: vector.store {{.*}} {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
-// CUDA: } else {
-// CUDA-NEXT: scf.if %[[GUARD]] {
-// CUDA-NEXT: memref.store
+// CUDA: memref.store %{{.*}}, %[[PARTIALS]]
+// CUDA-NEXT: gpu.barrier
+// CUDA-COUNT-4: memref.load %[[PARTIALS]]
+// CUDA: gpu.barrier
+// CUDA: scf.if %[[IN]] {
+// CUDA-NEXT: memref.store %{{.*}}, %arg1

@@ -67,7 +67,7 @@ tile.func @gemm_epilogue(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M:
 // block of f32 not in a matrix layout goes into the panels by vector stores
 // of its runs (4 f32, 16 bytes). A descriptor without a tensor map (its base
 // not proved 16-byte aligned) and a block of 4 rows (a panel would not start
-// on the swizzle's repeat) store element-wise.
+// on the swizzle's repeat; 2 f32 a thread) store through registers.
 tile.func @copies(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %z: !tile.ptr<f32>, %M: i32, %N: i32 {tile.divisibility = 4 : i32}, %ld: i64 {tile.divisibility = 16 : i32}) {
   %c0 = arith.constant 0 : i32
   %one = arith.constant 1 : i64
@@ -99,7 +99,7 @@ tile.func @copies(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.p
 // CHECK-NEXT: gpu.barrier
 // CHECK-NOT: bulk_group
 // CHECK: memref.extract_aligned_pointer_as_index %arg1
-// CHECK: st.global.v4.b32
+// CHECK: st.global.v2.b32
 // CHECK: vector.store %{{.*}}, %arg2[
 
 // -----

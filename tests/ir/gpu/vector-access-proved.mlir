@@ -8,8 +8,9 @@
 // NVIDIA the load is one predicated ld.global whose registers start as the
 // fill (no branch for LLVM to sink the loaded values' users into) and the
 // store one predicated st.global (no branch for ptxas to keep); on AMD
-// branches around a vector load and store. (tensor-maps=false: with TMA,
-// sm_90a's default, the descriptor block below would be stored by TMA.)
+// branches around a vector load and store (of 8 bytes: 128 floats on a
+// 64-lane wave). (tensor-maps=false: with TMA, sm_90a's default, the
+// descriptor block below would be stored by TMA.)
 tile.func @row(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
   %cols = tile.make_range 0 to 128 : tensor<128xi32>
   %ns = tile.splat %n : i32 -> tensor<128xi32>
@@ -44,10 +45,10 @@ tile.func @row(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<
 // AMD-NOT: memref.extract_aligned_pointer_as_index
 // AMD-NOT: llvm.inline_asm
 // AMD: %[[IN:.*]] = arith.cmpi slt
-// AMD: scf.if %[[IN]] -> (f32, f32, f32, f32)
-// AMD-NEXT: vector.load %arg0[%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// AMD: scf.if %[[IN]] -> (f32, f32)
+// AMD-NEXT: vector.load %arg0[%{{.*}}] {alignment = 8 : i64} : memref<?xf32>, vector<2xf32>
 // AMD: scf.if %{{.*}} {
-// AMD: vector.store %{{.*}}, %arg1[%{{.*}}] {alignment = 16 : i64}
+// AMD: vector.store %{{.*}}, %arg1[%{{.*}}] {alignment = 8 : i64}
 
 // -----
 

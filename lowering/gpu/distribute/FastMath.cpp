@@ -18,13 +18,8 @@ Value callIntrinsic(OpBuilder &builder, Location loc, llvm::StringRef name, Valu
       .getResult(0);
 }
 
-} // namespace
-
-Value lowerWithFastMath(const GpuTarget &target, Operation *op, OpBuilder &builder,
-                        ValueRange operands) {
-  if (target.vendor != GpuVendor::Nvidia || operands.empty() ||
-      !operands.front().getType().isF32())
-    return Value();
+/// `op`'s fast form on f32 `operands`; null where it has none.
+Value lowerF32WithFastMath(Operation *op, OpBuilder &builder, ValueRange operands) {
   Location loc = op->getLoc();
   if (isa<arith::DivFOp>(op))
     return callIntrinsic(builder, loc, "llvm.nvvm.div.full", operands);
@@ -40,6 +35,27 @@ Value lowerWithFastMath(const GpuTarget &target, Operation *op, OpBuilder &build
     return callIntrinsic(builder, loc, "llvm.nvvm.ex2.approx.f32", scaled);
   }
   return Value();
+}
+
+} // namespace
+
+Value lowerWithFastMath(const GpuTarget &target, Operation *op, OpBuilder &builder,
+                        ValueRange operands) {
+  if (target.vendor != GpuVendor::Nvidia || operands.empty() ||
+      !isa<arith::DivFOp, math::ExpOp, math::Exp2Op>(op))
+    return Value();
+  Type type = operands.front().getType();
+  if (type.isF32())
+    return lowerF32WithFastMath(op, builder, operands);
+  if (!type.isF16() && !type.isBF16())
+    return Value();
+  // Halves compute in f32 and round once, as Triton divides them; LLVM would
+  // widen them too, but into the slow f32 forms.
+  Location loc = op->getLoc();
+  SmallVector<Value> wide;
+  for (Value operand : operands)
+    wide.push_back(arith::ExtFOp::create(builder, loc, builder.getF32Type(), operand));
+  return arith::TruncFOp::create(builder, loc, type, lowerF32WithFastMath(op, builder, wide));
 }
 
 } // namespace tessera::gpu

@@ -1,5 +1,5 @@
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_90a num-warps=1" | FileCheck %s
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=hip:gfx942 num-warps=1" | FileCheck %s --check-prefix=AMD
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=1" | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=hip:gfx942 num-warps=1" | FileCheck %s --check-prefix=AMD
 
 // On NVIDIA, f32 `/`, exp and exp2 take Triton's fast forms: div.full.f32,
 // ex2.approx.f32 of x * log2(e) for exp, ex2.approx.ftz.f32 for exp2 (as
@@ -52,3 +52,41 @@ tile.func @fast(%xp: !tile.ptr<f32>, %yp: !tile.ptr<f32>, %dp: !tile.ptr<f64>, %
 // AMD: arith.divf %{{.*}} : f32
 // AMD: math.exp %{{.*}} : f32
 // AMD: math.exp2 %{{.*}} : f32
+
+// -----
+
+// f16 and bf16 take the f32 forms between a widening and one rounding back
+// (LLVM would widen them into div.rn.f32 and its range-reduced exp).
+tile.func @halves(%hp: !tile.ptr<f16>, %bp: !tile.ptr<bf16>) {
+  %i = tile.make_range 0 to 32 : tensor<32xi32>
+  %hb = tile.splat %hp : !tile.ptr<f16> -> tensor<32x!tile.ptr<f16>>
+  %hs = tile.addptr %hb, %i : tensor<32x!tile.ptr<f16>>, tensor<32xi32>
+  %h = tile.load %hs : tensor<32x!tile.ptr<f16>>
+  %bb = tile.splat %bp : !tile.ptr<bf16> -> tensor<32x!tile.ptr<bf16>>
+  %bs = tile.addptr %bb, %i : tensor<32x!tile.ptr<bf16>>, tensor<32xi32>
+  %b = tile.load %bs : tensor<32x!tile.ptr<bf16>>
+  %q = arith.divf %h, %h : tensor<32xf16>
+  %e = math.exp %q : tensor<32xf16>
+  %e2 = math.exp2 %b : tensor<32xbf16>
+  tile.store %hs, %e : tensor<32x!tile.ptr<f16>>
+  tile.store %bs, %e2 : tensor<32x!tile.ptr<bf16>>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @halves
+// CHECK: %[[H:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[Q:.*]] = llvm.call_intrinsic "llvm.nvvm.div.full"(%[[H]], %{{.*}}) : (f32, f32) -> f32
+// CHECK: %[[QH:.*]] = arith.truncf %[[Q]] : f32 to f16
+// CHECK: %[[QW:.*]] = arith.extf %[[QH]] : f16 to f32
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[QW]], %{{.*}} : f32
+// CHECK: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%[[SCALED]]) : (f32) -> f32
+// CHECK: arith.truncf %[[E]] : f32 to f16
+// CHECK: %[[B:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[E2:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[B]]) : (f32) -> f32
+// CHECK: arith.truncf %[[E2]] : f32 to bf16
+// CHECK-NOT: math.exp
+// CHECK-NOT: arith.divf
+
+// AMD-LABEL: gpu.func @halves
+// AMD-NOT: llvm.call_intrinsic
+// AMD: arith.divf %{{.*}} : f16

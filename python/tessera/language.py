@@ -1228,9 +1228,16 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
 
 def _reduce(kind, input, axis, keep_dims):
     x = _widen_unsigned(_to_tensor(input))
-    if kind in ("argmax", "argmin") and axis is None:
-        pass
     return tensor(_builder().reduce(kind, x.handle, _axis(axis), bool(_unwrap(keep_dims)), _loc()))
+
+
+def _extremum_operand(input):
+    """`input` as Triton's max and min (without indices) reduce it: floats
+    narrower than 32 bits in float32, narrower integers in int32."""
+    x = _to_tensor(input)
+    if x.dtype.primitive_bitwidth < 32 and not x.dtype.is_ptr():
+        return _cast(x, float32 if x.dtype.is_floating() else int32)
+    return x
 
 
 @builtin
@@ -1244,18 +1251,21 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
 
 @builtin
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """The maximum along `axis`; with return_indices, (values, int32 indices)."""
+    """The maximum along `axis` (float32 for narrower floats, int32 for narrower
+    integers, as Triton); with return_indices, (values of the input's type,
+    int32 indices)."""
     if _unwrap(return_indices):
         return (_reduce("max", input, axis, keep_dims), _reduce("argmax", input, axis, keep_dims))
-    return _reduce("max", input, axis, keep_dims)
+    return _reduce("max", _extremum_operand(input), axis, keep_dims)
 
 
 @builtin
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """The minimum along `axis`; with return_indices, (values, int32 indices)."""
+    """The minimum along `axis`, in the types `max` takes; with return_indices,
+    (values of the input's type, int32 indices)."""
     if _unwrap(return_indices):
         return (_reduce("min", input, axis, keep_dims), _reduce("argmin", input, axis, keep_dims))
-    return _reduce("min", input, axis, keep_dims)
+    return _reduce("min", _extremum_operand(input), axis, keep_dims)
 
 
 @builtin

@@ -421,6 +421,31 @@ def test_reduce_ragged(backend, rng, n):
     assert m[0] == x.max() and m[1] == np.argmax(x)
 
 
+@tessera.jit
+def widened_extremes_kernel(h_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
+    # Triton's max and min without indices reduce halves in float32 and
+    # narrow integers in int32: what follows computes in those types.
+    offs = tl.arange(0, BLOCK)
+    h = tl.load(h_ptr + offs)
+    tl.static_assert(tl.max(h, axis=0).dtype == tl.float32)
+    tl.static_assert(h.min(axis=0).dtype == tl.float32)
+    tl.static_assert(tl.max(h, axis=0, return_indices=True)[0].dtype == tl.float16)
+    tl.store(out_ptr + offs, h - tl.max(h, axis=0))
+    b = tl.load(b_ptr + offs)
+    tl.static_assert(tl.min(b, axis=0).dtype == tl.int32)
+    tl.store(out_ptr + BLOCK + offs, (tl.min(b, axis=0) * 1000 + b).to(tl.float32))
+
+
+def test_max_and_min_widen_narrow_types(backend, rng):
+    h = rng.uniform(-1000, 1000, 64).astype(np.float16)
+    h[0] = 2048  # h - 2048 needs more bits than a half holds
+    b = rng.integers(-128, 128, 64).astype(np.int8)
+    out = np.empty(128, np.float32)
+    widened_extremes_kernel[(1,)](h, b, out, BLOCK=64)
+    np.testing.assert_array_equal(out[:64], h.astype(np.float32) - 2048)
+    np.testing.assert_array_equal(out[64:], int(b.min()) * 1000 + b.astype(np.float32))
+
+
 # ---------------------------------------------------------------------------
 # Shapes
 # ---------------------------------------------------------------------------

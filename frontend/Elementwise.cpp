@@ -16,6 +16,11 @@ namespace tessera::frontend {
 Type typing::promote(Type lhs, Type rhs) {
   if (lhs == rhs)
     return lhs;
+  // bf16's 8 mantissa bits hold neither integers nor other narrow floats
+  // (Triton: bf16 meets them in f32).
+  auto narrow = [](Type type) { return !isFloat(type) || type.getIntOrFloatBitWidth() < 32; };
+  if ((lhs.isBF16() && narrow(rhs)) || (rhs.isBF16() && narrow(lhs)))
+    return Float32Type::get(lhs.getContext());
   if (isFloat(lhs) != isFloat(rhs))
     return isFloat(lhs) ? lhs : rhs;
   unsigned lhsBits = lhs.getIntOrFloatBitWidth(), rhsBits = rhs.getIntOrFloatBitWidth();

@@ -100,17 +100,23 @@ struct WeakFloat {};
 template <class A, class B> struct PromoteImpl {
   static constexpr bool aFloat = DType<A>::kind == Kind::Float;
   static constexpr bool bFloat = DType<B>::kind == Kind::Float;
+  /// bf16 meets integers and other floats narrower than 32 bits in float.
+  template <class T>
+  static constexpr bool narrow = DType<T>::kind != Kind::Float || DType<T>::bits < 32;
+  static constexpr bool bf16MeetsNarrow =
+      !std::is_same_v<A, B> &&
+      ((std::is_same_v<A, bf16> && narrow<B>) || (std::is_same_v<B, bf16> && narrow<A>));
   using type = std::conditional_t<
       DType<A>::kind == Kind::Pointer, A,
       std::conditional_t<
           DType<B>::kind == Kind::Pointer, B,
-          std::conditional_t<
+          std::conditional_t<bf16MeetsNarrow, float, std::conditional_t<
               aFloat != bFloat, std::conditional_t<aFloat, A, B>,
               std::conditional_t<
                   (DType<A>::bits > DType<B>::bits), A,
                   std::conditional_t<(DType<A>::bits < DType<B>::bits), B,
                                      // Same width: f16 with bf16 meet in float.
-                                     std::conditional_t<aFloat && !std::is_same_v<A, B>, float, A>>>>>>;
+                                     std::conditional_t<aFloat && !std::is_same_v<A, B>, float, A>>>>>>>;
 };
 template <class A> struct PromoteImpl<A, WeakInt> {
   using type = std::conditional_t<DType<A>::kind == Kind::Bool, int32_t, A>;

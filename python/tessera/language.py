@@ -445,8 +445,8 @@ class tensor:
     def T(self):
         return trans(self)
 
-    def sum(self, axis=None, keep_dims=False):
-        return sum(self, axis, keep_dims=keep_dims)
+    def sum(self, axis=None, keep_dims=False, dtype=None):
+        return sum(self, axis, keep_dims=keep_dims, dtype=dtype)
 
     def max(self, axis=None, return_indices=False, keep_dims=False):
         return max(self, axis, return_indices=return_indices, keep_dims=keep_dims)
@@ -460,8 +460,11 @@ class tensor:
     def argmin(self, axis, keep_dims=False):
         return argmin(self, axis, keep_dims=keep_dims)
 
-    def cumsum(self, axis=0, reverse=False):
-        return cumsum(self, axis, reverse)
+    def cumsum(self, axis=0, reverse=False, dtype=None):
+        return cumsum(self, axis, reverse, dtype)
+
+    def cumprod(self, axis=0, reverse=False, dtype=None):
+        return cumprod(self, axis, reverse, dtype)
 
     def reshape(self, *shape, can_reorder=False):
         return reshape(self, *shape, can_reorder=can_reorder)
@@ -730,8 +733,19 @@ def _operands(*values):
     return tuple(_to_tensor(v, peer) for v in values)
 
 
+def _division_operands(a, b):
+    """`a` and `b` as Triton's `/` and `%` take them: where every float among
+    them is narrower than 32 bits (f16, bf16, fp8), both in float32."""
+    floats = [t.dtype for t in (a, b) if t.dtype.is_floating()]
+    if floats and all(d.primitive_bitwidth < 32 for d in floats):
+        return _cast(a, float32), _cast(b, float32)
+    return a, b
+
+
 def _binary(op, lhs, rhs):
     a, b = _operands(lhs, rhs)
+    if op in ("truediv", "mod"):
+        a, b = _division_operands(a, b)
     h = _builder().binary(op, a.handle, b.handle, _loc())
     for t in (a, b):
         if t.dtype.is_ptr():  # pointer arithmetic keeps the pointee (uint8 included)
@@ -1281,8 +1295,12 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
 
 
 @builtin
-def cumsum(input, axis=0, reverse=False):
-    """The inclusive prefix sum along `axis`."""
+def cumsum(input, axis=0, reverse=False, dtype=None):
+    """The inclusive prefix sum along `axis`, in `dtype` when given (integers
+    narrower than 32 bits in int32 otherwise, as Triton)."""
+    if _unwrap(dtype) is not None:
+        return associative_scan(_cast(input, dtype), axis, lambda a, b: _binary("add", a, b),
+                                reverse)
     x = _widen_unsigned(_to_tensor(input))
     return tensor(_builder().cumsum(x.handle, _const_int(axis, "cumsum axis"),
                                     bool(_unwrap(reverse)), _loc()))
@@ -1332,9 +1350,15 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 
 
 @builtin
-def cumprod(input, axis=0, reverse=False):
-    """The inclusive prefix product along `axis`."""
-    return associative_scan(input, axis, lambda a, b: _binary("mul", a, b), reverse)
+def cumprod(input, axis=0, reverse=False, dtype=None):
+    """The inclusive prefix product along `axis`, in `dtype` when given
+    (integers narrower than 32 bits in int32 otherwise, as Triton)."""
+    x = _to_tensor(input)
+    if _unwrap(dtype) is not None:
+        x = _cast(x, dtype)
+    elif x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
+        x = _cast(x, int32)
+    return associative_scan(x, axis, lambda a, b: _binary("mul", a, b), reverse)
 
 
 @builtin

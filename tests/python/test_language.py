@@ -446,6 +446,51 @@ def test_max_and_min_widen_narrow_types(backend, rng):
     np.testing.assert_array_equal(out[64:], int(b.min()) * 1000 + b.astype(np.float32))
 
 
+@tessera.jit
+def narrow_division_kernel(h_ptr, out_ptr, BLOCK: tl.constexpr):
+    # Triton's `/` and `%` of halves compute and return float32.
+    offs = tl.arange(0, BLOCK)
+    h = tl.load(h_ptr + offs)
+    tl.static_assert((h / 3).dtype == tl.float32)
+    tl.static_assert((h % 3.0).dtype == tl.float32)
+    tl.static_assert((1.0 / h.to(tl.bfloat16)).dtype == tl.float32)
+    tl.static_assert((h * 3).dtype == tl.float16)
+    tl.static_assert((h.to(tl.bfloat16) + offs).dtype == tl.float32)  # bf16 meets ints in f32
+    tl.store(out_ptr + offs, h / 3)
+    tl.store(out_ptr + BLOCK + offs, h % 3.0)
+
+
+def test_division_of_halves_is_float32(backend, rng):
+    h = rng.uniform(-1000, 1000, 64).astype(np.float16)
+    out = np.empty(128, np.float32)
+    narrow_division_kernel[(1,)](h, out, BLOCK=64)
+    wide = h.astype(np.float32)
+    np.testing.assert_allclose(out[:64], wide / np.float32(3), rtol=1e-6)
+    np.testing.assert_allclose(out[64:], np.fmod(wide, np.float32(3)), rtol=1e-6, atol=1e-5)
+
+
+@tessera.jit
+def narrow_scans_kernel(b_ptr, out_ptr, BLOCK: tl.constexpr):
+    # Triton's cumsum and cumprod of narrow integers run in int32.
+    offs = tl.arange(0, BLOCK)
+    b = tl.load(b_ptr + offs)
+    tl.static_assert(tl.cumprod(b, 0).dtype == tl.int32)
+    tl.static_assert(b.cumsum(0).dtype == tl.int32)
+    tl.static_assert(tl.cumsum(b, 0, dtype=tl.float32).dtype == tl.float32)
+    tl.static_assert(tl.cumsum(b, 0, dtype=tl.int16).dtype == tl.int16)
+    tl.store(out_ptr + offs, b.cumprod(0))
+    tl.store(out_ptr + BLOCK + offs, tl.cumsum(b, 0, dtype=tl.int16).to(tl.int32))
+
+
+def test_scans_of_narrow_integers_widen(backend, rng):
+    b = rng.integers(-3, 4, 16).astype(np.int8)
+    b[b == 0] = 2
+    out = np.empty(32, np.int32)
+    narrow_scans_kernel[(1,)](b, out, BLOCK=16)
+    np.testing.assert_array_equal(out[:16], np.cumprod(b.astype(np.int64)).astype(np.int32))
+    np.testing.assert_array_equal(out[16:], np.cumsum(b.astype(np.int16)))
+
+
 # ---------------------------------------------------------------------------
 # Shapes
 # ---------------------------------------------------------------------------

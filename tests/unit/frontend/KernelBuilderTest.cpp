@@ -76,6 +76,8 @@ TEST_F(KernelBuilderTest, PromotesIntegersToFloatsAndNarrowToWide) {
   EXPECT_EQ(kb.binary(BinaryOp::Add, i, f, at(3)).getType(), f32());
   EXPECT_EQ(kb.binary(BinaryOp::Mul, h, f, at(3)).getType(), f32());
   EXPECT_EQ(kb.binary(BinaryOp::Add, h, bf, at(3)).getType(), f32());
+  EXPECT_EQ(kb.binary(BinaryOp::Add, bf, i, at(3)).getType(), f32());
+  EXPECT_EQ(kb.binary(BinaryOp::Mul, bf, bf, at(3)).getType(), bf.getType());
   EXPECT_EQ(kb.binary(BinaryOp::TrueDiv, i, i, at(3)).getType(), f32());
   EXPECT_EQ(kb.binary(BinaryOp::Div, i, i, at(3)).getType(), i32());
   EXPECT_EQ(kb.literal(int64_t{3}, h.getType(), at(4)).getType(), h.getType());

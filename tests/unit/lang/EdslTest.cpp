@@ -18,6 +18,12 @@ namespace {
 static_assert(std::is_same_v<BinaryResult<Tile<int32_t>, Float>, Tile<float>>);
 static_assert(std::is_same_v<BinaryResult<Tile<f16>, double>, Tile<f16>>);
 static_assert(std::is_same_v<BinaryResult<Tile<f16>, Tile<bf16>>, Tile<float>>);
+// bf16 meets integers and fp8 in float (Triton's rule), a literal in bf16.
+static_assert(std::is_same_v<BinaryResult<Tile<bf16>, Tile<int32_t>>, Tile<float>>);
+static_assert(std::is_same_v<BinaryResult<Tile<int64_t>, Tile<bf16>>, Tile<float>>);
+static_assert(std::is_same_v<BinaryResult<Tile<bf16>, Tile<f8e4m3>>, Tile<float>>);
+static_assert(std::is_same_v<BinaryResult<Tile<bf16>, int>, Tile<bf16>>);
+static_assert(std::is_same_v<BinaryResult<Tile<bf16>, Tile<double>>, Tile<double>>);
 static_assert(std::is_same_v<BinaryResult<Int, Int64>, Int64>);
 static_assert(std::is_same_v<BinaryResult<Ptr<float>, Tile<int32_t>>, Tile<Ptr<float>>>);
 static_assert(std::is_same_v<BinaryResult<int, Tile<int8_t>>, Tile<int8_t>>);

@@ -591,3 +591,24 @@ tile.func @casts(%x: !tile.ptr<f32> {tt.divisibility = 16 : i32},
   tile.store %wp, %wv : tensor<1024x!tile.ptr<f32>>
   tile.return
 }
+
+// -----
+
+// A row of 256 halves on 4 warps of 32: 2 a thread, every thread its own
+// (128-bit vectors would cover it with one warp and leave three holding
+// copies that load it again).
+// SM80: #[[ROW:layout]] = #tgpu.layout<rank = 1, reg = {{\[}}[1]], lane = {{\[}}[2], [4], [8], [16], [32]], warp = {{\[}}[64], [128]]>
+// SM80-LABEL: tile.func @small_row
+// SM80: tile.load %{{.*}} : tensor<256x!tile.ptr<f16>, #[[ROW]]>
+// SM80-NOT: tgpu.convert_layout
+// VK-LABEL: tile.func @small_row
+// CDNA-LABEL: tile.func @small_row
+tile.func @small_row(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}) {
+  %r = tile.make_range 0 to 256 : tensor<256xi32>
+  %xb = tile.splat %x : !tile.ptr<f16> -> tensor<256x!tile.ptr<f16>>
+  %xp = tile.addptr %xb, %r : tensor<256x!tile.ptr<f16>>, tensor<256xi32>
+  %v = tile.load %xp : tensor<256x!tile.ptr<f16>>
+  %e = math.exp %v : tensor<256xf16>
+  tile.store %xp, %e : tensor<256x!tile.ptr<f16>>
+  tile.return
+}

@@ -244,7 +244,9 @@ public:
   mlir::Value dot(mlir::Value a, mlir::Value b, mlir::Value acc, tile::InputPrecision precision,
                   const SourceLocation &loc, unsigned maxNumImpreciseAcc = 0);
   /// Without an axis the whole tile reduces to a scalar. ArgMax/ArgMin give
-  /// i32 indices (the first one among equal values).
+  /// i32 indices (the first one among equal values). Sums (and cumsum) are in
+  /// the element type given: the front ends choose it (Triton's int32 for
+  /// small integers unless a dtype is asked for).
   mlir::Value reduce(ReduceKind kind, mlir::Value value, std::optional<int> axis, bool keepDims,
                      const SourceLocation &loc);
   mlir::Value cumsum(mlir::Value value, int axis, bool reverse, const SourceLocation &loc);

@@ -223,15 +223,6 @@ static const char *spelling(ReduceKind kind) {
   llvm_unreachable("unknown reduction");
 }
 
-// Small integers are summed in i32, as Triton does, so that sums of i8 or
-// booleans (counting) do not wrap.
-static Value widenForSum(KernelBuilder &kb, Value value, const SourceLocation &loc) {
-  Type elem = KernelBuilder::elementType(value);
-  if (typing::isInteger(elem) && elem.getIntOrFloatBitWidth() < 32)
-    return kb.cast(value, kb.opBuilder().getI32Type(), loc);
-  return value;
-}
-
 // The i32 tile of `shape` holding each element's index along `axis`.
 Value KernelBuilder::indexTile(ArrayRef<int64_t> shape, int axis, const SourceLocation &loc) {
   auto rangeType = RankedTensorType::get({shape[axis]}, builder_.getI32Type());
@@ -262,9 +253,6 @@ Value KernelBuilder::reduce(ReduceKind kind, Value value, std::optional<int> axi
     value = tile::ReshapeOp::create(builder_, at(loc), withShape(elem, {numElements(shape)}), value,
                                     /*allow_reorder=*/!isArg);
   }
-  if (kind == ReduceKind::Sum)
-    value = widenForSum(*this, value, loc);
-  elem = elementType(value);
 
   SmallVector<Value> srcs{value};
   if (isArg)
@@ -336,7 +324,6 @@ Value KernelBuilder::cumsum(Value value, int axis, bool reverse, const SourceLoc
   if (!elementType(value).isIntOrFloat())
     fail(loc, "cumsum is not defined for " + str(elementType(value)));
   int scanAxis = normalizeAxis(*this, "cumsum", axis, shape.size(), loc);
-  value = widenForSum(*this, value, loc);
   Type elem = elementType(value);
   Location where = at(loc);
   auto scanOp = tile::ScanOp::create(builder_, where, ValueRange{value},

@@ -316,21 +316,25 @@ R reduce(ReduceKind kind, const Tile<T> &x, std::optional<int> axis, bool keepDi
 } // namespace detail
 
 // Along `axis` (the result drops it, or keeps it as size 1 with keep_dims;
-// a 1-D tile reduces to a rank-0 tile), or over all elements to a scalar.
-#define TESSERA_REDUCTION(NAME, KIND, RESULT)                                               \
+// a 1-D tile reduces to a rank-0 tile), or over all elements to a scalar. The
+// elements are reduced as OPERAND: sums of small integers in int32, so that
+// they do not wrap.
+#define TESSERA_REDUCTION(NAME, KIND, OPERAND, RESULT)                                      \
   template <Element T>                                                                      \
   Tile<RESULT> NAME(const Tile<T> &x, int axis, bool keep_dims = false,                     \
                     SrcLoc loc = SrcLoc::current()) {                                       \
-    return detail::reduce<Tile<RESULT>>(ReduceKind::KIND, x, axis, keep_dims, loc);         \
+    return detail::reduce<Tile<RESULT>>(ReduceKind::KIND, x.template to<OPERAND>(false, loc), \
+                                        axis, keep_dims, loc);                              \
   }                                                                                         \
   template <Element T> Scalar<RESULT> NAME(const Tile<T> &x, SrcLoc loc = SrcLoc::current()) { \
-    return detail::reduce<Scalar<RESULT>>(ReduceKind::KIND, x, std::nullopt, false, loc);   \
+    return detail::reduce<Scalar<RESULT>>(ReduceKind::KIND, x.template to<OPERAND>(false, loc), \
+                                          std::nullopt, false, loc);                        \
   }
-TESSERA_REDUCTION(sum, Sum, SumType<T>)
-TESSERA_REDUCTION(max, Max, T)
-TESSERA_REDUCTION(min, Min, T)
-TESSERA_REDUCTION(argmax, ArgMax, int32_t)
-TESSERA_REDUCTION(argmin, ArgMin, int32_t)
+TESSERA_REDUCTION(sum, Sum, SumType<T>, SumType<T>)
+TESSERA_REDUCTION(max, Max, T, T)
+TESSERA_REDUCTION(min, Min, T, T)
+TESSERA_REDUCTION(argmax, ArgMax, T, int32_t)
+TESSERA_REDUCTION(argmin, ArgMin, T, int32_t)
 #undef TESSERA_REDUCTION
 
 namespace detail {
@@ -370,7 +374,8 @@ Tile<T> associative_scan(const Tile<T> &x, int axis, F combine, bool reverse = f
 template <Element T>
 Tile<SumType<T>> cumsum(const Tile<T> &x, int axis = 0, bool reverse = false,
                         SrcLoc loc = SrcLoc::current()) {
-  return Tile<SumType<T>>(detail::builder(loc).cumsum(x.value(), axis, reverse, detail::here(loc)));
+  return Tile<SumType<T>>(detail::builder(loc).cumsum(x.template to<SumType<T>>(false, loc).value(),
+                                                      axis, reverse, detail::here(loc)));
 }
 
 } // namespace tessera::lang

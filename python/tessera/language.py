@@ -1254,13 +1254,23 @@ def _extremum_operand(input):
     return x
 
 
-@builtin
-def sum(input, axis=None, keep_dims=False, dtype=None):
-    """The sum along `axis` (all elements when None); small integers sum in int32."""
+def _accumulation_operand(input, dtype):
+    """`input` in the type Triton's sum, cumsum and cumprod accumulate in:
+    `dtype` when given, else int32 for integers narrower than 32 bits (so that
+    counts of booleans and sums of bytes do not wrap)."""
     x = _to_tensor(input)
     if _unwrap(dtype) is not None:
-        x = _cast(x, dtype)
-    return _reduce("sum", x, axis, keep_dims)
+        return _cast(x, dtype)
+    if x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
+        return _cast(x, int32)
+    return x
+
+
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None):
+    """The sum along `axis` (all elements when None), in `dtype` when given;
+    small integers sum in int32."""
+    return _reduce("sum", _accumulation_operand(input, dtype), axis, keep_dims)
 
 
 @builtin
@@ -1298,10 +1308,7 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
 def cumsum(input, axis=0, reverse=False, dtype=None):
     """The inclusive prefix sum along `axis`, in `dtype` when given (integers
     narrower than 32 bits in int32 otherwise, as Triton)."""
-    if _unwrap(dtype) is not None:
-        return associative_scan(_cast(input, dtype), axis, lambda a, b: _binary("add", a, b),
-                                reverse)
-    x = _widen_unsigned(_to_tensor(input))
+    x = _accumulation_operand(input, dtype)
     return tensor(_builder().cumsum(x.handle, _const_int(axis, "cumsum axis"),
                                     bool(_unwrap(reverse)), _loc()))
 
@@ -1353,11 +1360,7 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 def cumprod(input, axis=0, reverse=False, dtype=None):
     """The inclusive prefix product along `axis`, in `dtype` when given
     (integers narrower than 32 bits in int32 otherwise, as Triton)."""
-    x = _to_tensor(input)
-    if _unwrap(dtype) is not None:
-        x = _cast(x, dtype)
-    elif x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
-        x = _cast(x, int32)
+    x = _accumulation_operand(input, dtype)
     return associative_scan(x, axis, lambda a, b: _binary("mul", a, b), reverse)
 
 

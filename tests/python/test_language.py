@@ -471,9 +471,12 @@ def test_division_of_halves_is_float32(backend, rng):
 
 @tessera.jit
 def narrow_scans_kernel(b_ptr, out_ptr, BLOCK: tl.constexpr):
-    # Triton's cumsum and cumprod of narrow integers run in int32.
+    # Triton's sums and scans of narrow integers run in int32, or in the
+    # dtype asked for.
     offs = tl.arange(0, BLOCK)
     b = tl.load(b_ptr + offs)
+    tl.static_assert(tl.sum(b, 0).dtype == tl.int32)
+    tl.static_assert(tl.sum(b, 0, dtype=tl.int16).dtype == tl.int16)
     tl.static_assert(tl.cumprod(b, 0).dtype == tl.int32)
     tl.static_assert(b.cumsum(0).dtype == tl.int32)
     tl.static_assert(tl.cumsum(b, 0, dtype=tl.float32).dtype == tl.float32)

@@ -180,6 +180,29 @@ TEST(EdslTest, ReductionsAndScansWithCombineFunctions) {
   EXPECT_EQ(countOps(*traced.module, "arith.maxnumf"), 1);
 }
 
+TEST(EdslTest, SumsOfSmallIntegersAreInt32) {
+  TracedKernel traced = trace("sums", [](Ptr<int8_t> x, Ptr<uint8_t> bytes, Ptr<int32_t> out) {
+    Tile<int32_t> r = arange(0, 8), c = arange(0, 8);
+    Tile<int8_t> s = load(x + r.expand(1) * 8 + c.expand(0));      // [8, 8]
+    Tile<uint8_t> u = load(bytes + r.expand(1) * 8 + c.expand(0)); // [8, 8]
+    Tile<int32_t> rowSums = sum(s, 1) + sum(u, 1);
+    Tile<int32_t> running = cumsum(s, 1);
+    store(out + r, rowSums);
+    store(out + 8 + r.expand(1) * 8 + c.expand(0), running);
+  });
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*traced.module)));
+  // Signed bytes sign-extended, unsigned ones zero-extended (200 counts as
+  // 200), before each reduction and the scan.
+  EXPECT_EQ(countOps(*traced.module, "arith.extsi"), 2);
+  EXPECT_EQ(countOps(*traced.module, "arith.extui"), 1);
+  traced.module->walk([](tessera::tile::ReduceOp op) {
+    EXPECT_TRUE(mlir::getElementTypeOrSelf(op.getSrcs().front()).isInteger(32));
+  });
+  traced.module->walk([](tessera::tile::ScanOp op) {
+    EXPECT_TRUE(mlir::getElementTypeOrSelf(op.getSrcs().front()).isInteger(32));
+  });
+}
+
 TEST(EdslTest, JoinSplitInterleaveAndCat) {
   TracedKernel traced = trace("pairs", [](Ptr<float> x) {
     Tile<int32_t> r = arange(0, 8);

@@ -40,3 +40,26 @@ tile.func @packed_halves(%x: !tile.ptr<f16>, %y: !tile.ptr<i16>) {
   tile.store %yp, %b : tensor<64x!tile.ptr<i16>>
   tile.return
 }
+
+// -----
+
+// 16 halves on 32 lanes: a thread holds one element, half a pack of two. The
+// pack is that element twice; only the first result is kept.
+
+// CHECK-LABEL: gpu.func @padded_pack
+// CHECK: %[[X:.*]] = memref.load
+// CHECK: %[[LOW:.*]] = llvm.insertelement %[[X]], %{{.*}}[%{{.*}} : i32] : vector<2xf16>
+// CHECK-NEXT: %[[PAIR:.*]] = llvm.insertelement %[[X]], %[[LOW]][%{{.*}} : i32] : vector<2xf16>
+// CHECK-NEXT: %[[Y:.*]] = llvm.inline_asm {{.*}} %[[PAIR]] : (vector<2xf16>) -> vector<2xf16>
+// CHECK-NEXT: %[[KEPT:.*]] = llvm.extractelement %[[Y]][%c0_i32 : i32]
+// CHECK-NOT: llvm.extractelement
+// CHECK: memref.store %[[KEPT]]
+tile.func @padded_pack(%x: !tile.ptr<f16>) {
+  %r = tile.make_range 0 to 16 : tensor<16xi32>
+  %xs = tile.splat %x : !tile.ptr<f16> -> tensor<16x!tile.ptr<f16>>
+  %xp = tile.addptr %xs, %r : tensor<16x!tile.ptr<f16>>, tensor<16xi32>
+  %v = tile.load %xp : tensor<16x!tile.ptr<f16>>
+  %y = tile.inline_asm_elementwise "mul.rn.f16x2 $0, $1, $1;"(%v) constraints "=r,r" pure pack 2 : (tensor<16xf16>) -> tensor<16xf16>
+  tile.store %xp, %y : tensor<16x!tile.ptr<f16>>
+  tile.return
+}

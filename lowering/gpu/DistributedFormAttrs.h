@@ -12,6 +12,18 @@ namespace tessera::gpu {
 /// a Vulkan workgroup barrier orders only workgroup memory unless told to.
 inline constexpr llvm::StringLiteral kBarrierOrdersGlobalMemory = "tessera.orders_global_memory";
 
+/// Unit attribute on a gpu.barrier that only ends a user of shared memory
+/// (SharedMemory::endUser): it keeps the next user from writing bytes this
+/// one still reads. tile-gpu-elide-barriers removes it where no access
+/// after it overlaps one before it, and drops the attribute where it stays.
+inline constexpr llvm::StringLiteral kBarrierEndsSharedMemoryUser =
+    "tessera.ends_shared_memory_user";
+/// Unit attribute on an llvm.inline_asm with side effects that touches no
+/// shared memory (a predicated global load or store, opaque register copies):
+/// tile-gpu-elide-barriers takes any other such asm to read and write all of
+/// it. That pass drops the attribute.
+inline constexpr llvm::StringLiteral kAsmTouchesNoSharedMemory = "tessera.no_shared_memory";
+
 /// String attribute on the llvm.func declaration of a function that
 /// tile.extern_elementwise calls from a bitcode library of its own (`path`):
 /// the file NVIDIA's PTX emission links it from.

@@ -115,7 +115,7 @@ SmallVector<Value> loadRunInPtx(OpBuilder &b, Location loc, VectorType type, Val
       b, loc, SmallVector<Type>(words, b.getI32Type()), operands,
       globalAccess(addressOperand, predicate,
                    "ld.global" + vectorSuffix + ".b32 " + destination + ", [%tessera_global]"),
-      constraints);
+      constraints, SharedMemoryUse::None);
   SmallVector<Value> elements;
   if (type.getElementTypeBitWidth() > 32) {
     Value packed = vector::FromElementsOp::create(
@@ -166,7 +166,7 @@ void storeRunPredicated(OpBuilder &b, Location loc, VectorType type, Value addre
   std::string source = words.size() > 1 ? "{" + registers + "}" : registers;
   inlinePtx(b, loc, TypeRange{}, operands,
             globalAccess(1, 0, "st.global" + vectorSuffix + ".b32 [%tessera_global], " + source),
-            constraints);
+            constraints, SharedMemoryUse::None);
 }
 
 Value loadElement(OpBuilder &builder, Location loc, Value base, ElementAccess access,

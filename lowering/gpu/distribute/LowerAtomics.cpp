@@ -68,8 +68,9 @@ Value compareAndSwap(OpBuilder &builder, Location loc, Value base, Value offset,
 FailureOr<Value> broadcastFromFirstThread(KernelLowering &k, Operation *op, OpBuilder &builder,
                                           Value value) {
   Location loc = op->getLoc();
-  k.shared.beginUser();
-  FailureOr<Value> buffer = k.shared.allocate(op, sharedElementType(value.getType()), 1);
+  Type elementType = sharedElementType(value.getType());
+  k.shared.beginUser(SharedMemory::bufferBytes(elementType, 1));
+  FailureOr<Value> buffer = k.shared.allocate(op, elementType, 1);
   if (failed(buffer))
     return failure();
   Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
@@ -81,7 +82,7 @@ FailureOr<Value> broadcastFromFirstThread(KernelLowering &k, Operation *op, OpBu
   }
   mlir::gpu::BarrierOp::create(builder, loc);
   Value stored = memref::LoadOp::create(builder, loc, *buffer, zero);
-  mlir::gpu::BarrierOp::create(builder, loc);
+  k.shared.endUser(builder, loc);
   return fromSharedElement(builder, loc, stored, value.getType());
 }
 

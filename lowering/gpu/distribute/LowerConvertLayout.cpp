@@ -70,7 +70,7 @@ FailureOr<Registers> exchangeThroughShared(KernelLowering &k, Operation *user, O
     Registers loaded =
         loadTileFromShared(k.thread, builder, loc, *buffer, pieces.to, registerType,
                            vectorAccessWidth(k.target, pieces.to, elementType), padding);
-    mlir::gpu::BarrierOp::create(builder, loc);
+    k.shared.endUser(builder, loc);
     for (auto [reg, value] : llvm::zip_equal(toRegisters, loaded))
       result[reg] = value;
   }

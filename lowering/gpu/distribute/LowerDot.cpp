@@ -193,7 +193,7 @@ FailureOr<Registers> registerADot(KernelLowering &k, tile::DotOp op, OpBuilder &
       builder, loc, k.thread.lane(), k.thread.warp(), k.registers(op.getA()), buffers->where[1],
       accumulator);
   if (buffers->storesOperands())
-    mlir::gpu::BarrierOp::create(builder, loc);
+    k.shared.endUser(builder, loc);
   for (auto [reg, value] : llvm::zip_equal(plan.accRegisters.front(), result))
     acc[reg] = value;
   return acc;
@@ -238,7 +238,7 @@ FailureOr<Registers> tensorCoreDot(KernelLowering &k, tile::DotOp op, OpBuilder 
                                 buffers->where[1], batchAcc, buffers->accumulatorScratch);
     }
     if (buffers->storesOperands())
-      mlir::gpu::BarrierOp::create(builder, loc);
+      k.shared.endUser(builder, loc);
     if (result.size() != regsOfBatch.size())
       return op.emitOpError() << "internal error: the " << instruction.name() << " emitter returned "
                               << result.size() << " accumulator registers for "
@@ -349,7 +349,7 @@ FailureOr<Registers> fmaDot(KernelLowering &k, tile::DotOp op, OpBuilder &builde
         scf::YieldOp::create(body, loc, next);
       });
   if (buffers->storesOperands())
-    mlir::gpu::BarrierOp::create(builder, loc);
+    k.shared.endUser(builder, loc);
   Registers result(loop.getResults().begin(), loop.getResults().end());
   return convertAll(builder, loc, result, accElement);
 }

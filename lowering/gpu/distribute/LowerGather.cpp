@@ -40,9 +40,10 @@ LogicalResult lowerGather(KernelLowering &k, tile::GatherOp op, OpBuilder &build
   ArrayRef<int64_t> shape = op.getSrc().getType().getShape();
   unsigned axis = op.getAxis();
 
-  k.shared.beginUser();
-  FailureOr<Value> buffer =
-      k.shared.allocate(op, sharedElementType(registerType), op.getSrc().getType().getNumElements());
+  Type elementType = sharedElementType(registerType);
+  int64_t elements = op.getSrc().getType().getNumElements();
+  k.shared.beginUser(SharedMemory::bufferBytes(elementType, elements));
+  FailureOr<Value> buffer = k.shared.allocate(op, elementType, elements);
   if (failed(buffer))
     return failure();
   storeTileToShared(k.thread, builder, loc, *buffer, *source, k.registers(op.getSrc()),
@@ -65,7 +66,7 @@ LogicalResult lowerGather(KernelLowering &k, tile::GatherOp op, OpBuilder &build
     Value stored = memref::LoadOp::create(builder, loc, *buffer, toIndex(builder, loc, flat));
     gathered.push_back(fromSharedElement(builder, loc, stored, registerType));
   }
-  mlir::gpu::BarrierOp::create(builder, loc);
+  k.shared.endUser(builder, loc);
   k.map(op, std::move(gathered), k.pointerBase(op.getSrc()));
   return success();
 }

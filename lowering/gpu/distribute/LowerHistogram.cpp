@@ -22,7 +22,7 @@ LogicalResult lowerHistogram(KernelLowering &k, tile::HistogramOp op, OpBuilder 
   Type i32 = builder.getI32Type();
   int64_t bins = op.getType().getNumElements();
 
-  k.shared.beginUser();
+  k.shared.beginUser(SharedMemory::bufferBytes(i32, bins));
   FailureOr<Value> counts = k.shared.allocate(op, i32, bins);
   if (failed(counts))
     return failure();
@@ -61,7 +61,7 @@ LogicalResult lowerHistogram(KernelLowering &k, tile::HistogramOp op, OpBuilder 
   mlir::gpu::BarrierOp::create(builder, loc);
   Registers loaded = loadTileFromShared(k.thread, builder, loc, *counts, *result, i32,
                                         vectorAccessWidth(k.target, *result, i32));
-  mlir::gpu::BarrierOp::create(builder, loc);
+  k.shared.endUser(builder, loc);
   k.map(op, std::move(loaded));
   return success();
 }

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -118,8 +119,50 @@ Partial loadPartial(OpBuilder &builder, Location loc, const WarpPartials &shared
   return loaded;
 }
 
-/// Every thread reads the partials of each of its elements and combines them
-/// in warp order: no second barrier, but registers x slots loads per thread.
+/// Partials of `type` (a memory type) per vector load of one element's
+/// `slots`: as many as fill 128 bits where the target has vector accesses.
+/// An element's partials start at a multiple of `slots` in a buffer aligned
+/// to 16 bytes, so every such vector is aligned to its size.
+int64_t partialsPerLoad(const GpuTarget &target, Type type, int64_t slots) {
+  if (!target.hasVectorAccesses() || !type.isIntOrFloat())
+    return 1;
+  unsigned bits = type.getIntOrFloatBitWidth();
+  if (bits < 8 || bits > 64 || bits % 8 != 0)
+    return 1;
+  return std::min<int64_t>(slots, 128 / bits);
+}
+
+/// The `slots` partials of one element, those of the operands in each, from
+/// index `first` of the buffers.
+SmallVector<Partial> loadElementPartials(KernelLowering &k, OpBuilder &builder, Location loc,
+                                         const WarpPartials &shared, Value first) {
+  SmallVector<Partial> bySlot(shared.slots);
+  for (auto [buffer, type] : llvm::zip(shared.buffers, shared.types)) {
+    Type memoryType = cast<MemRefType>(buffer.getType()).getElementType();
+    int64_t width = partialsPerLoad(k.target, memoryType, shared.slots);
+    for (int64_t s = 0; s < shared.slots; s += width) {
+      Value index = toIndex(
+          builder, loc, arith::AddIOp::create(builder, loc, first, i32Constant(builder, loc, s)));
+      if (width == 1) {
+        bySlot[s].push_back(fromSharedElement(
+            builder, loc, memref::LoadOp::create(builder, loc, buffer, index), type));
+        continue;
+      }
+      auto vectorType = VectorType::get({width}, memoryType);
+      Value vector = vector::LoadOp::create(
+          builder, loc, vectorType, buffer, ValueRange{index}, /*nontemporal=*/false,
+          llvm::MaybeAlign(width * memoryType.getIntOrFloatBitWidth() / 8));
+      for (int64_t i = 0; i < width; ++i)
+        bySlot[s + i].push_back(fromSharedElement(
+            builder, loc, vector::ExtractOp::create(builder, loc, vector, i), type));
+    }
+  }
+  return bySlot;
+}
+
+/// Every thread reads the partials of each of its elements (as vectors where
+/// the target has them) and combines them in warp order: no second barrier,
+/// but registers x slots / partialsPerLoad loads per thread.
 LogicalResult combineInEachThread(KernelLowering &k, tile::ReduceOp op, OpBuilder &builder,
                                   const LinearLayout &reduced, const WarpPartials &shared,
                                   SmallVector<Partial> &partials) {
@@ -133,12 +176,9 @@ LogicalResult combineInEachThread(KernelLowering &k, tile::ReduceOp op, OpBuilde
     Value first =
         arith::MulIOp::create(builder, loc, element, i32Constant(builder, loc, shared.slots));
     Partial acc;
-    for (int64_t s = 0; s < shared.slots; ++s) {
-      Value index = toIndex(
-          builder, loc, arith::AddIOp::create(builder, loc, first, i32Constant(builder, loc, s)));
-      if (failed(combineInto(k, op, builder, acc, loadPartial(builder, loc, shared, index))))
+    for (const Partial &slot : loadElementPartials(k, builder, loc, shared, first))
+      if (failed(combineInto(k, op, builder, acc, slot)))
         return failure();
-    }
     partials[reg] = acc;
   }
   return success();
@@ -209,15 +249,18 @@ LogicalResult combineSpreadOverThreads(KernelLowering &k, tile::ReduceOp op, OpB
 /// Whether to spread the partials over the threads rather than have every
 /// thread combine its own: that pays a barrier, and per round a load and the
 /// shuffles, to load `registers` results instead of registers x slots
-/// partials (which ptxas issues at once, all live). Spread when it at least
-/// halves the loads: a row per thread (softmax) keeps the one-barrier form,
-/// several rows or columns per thread (column sums) are spread.
-bool spreadOverThreads(KernelLowering &k, unsigned registers, int64_t slots, int64_t elements) {
+/// partials in `loadsPerElement` loads each (which ptxas issues at once, all
+/// live). Spread when it at least halves the loads: a row or a whole tile
+/// per thread (softmax, a sum to one value: 8 warps' f32 partials are two
+/// 16-byte loads) keeps the one-barrier form, several rows or columns per
+/// thread (column sums) are spread.
+bool spreadOverThreads(KernelLowering &k, unsigned registers, int64_t slots, int64_t elements,
+                       int64_t loadsPerElement) {
   int64_t threads = int64_t(k.thread.warpSize()) * k.numWarps;
   if (slots > k.thread.warpSize())
     return false;
   int64_t rounds = llvm::divideCeil(slots * elements, threads);
-  return int64_t(registers) * slots > 2 * (rounds + registers);
+  return int64_t(registers) * loadsPerElement > 2 * (rounds + registers);
 }
 
 /// Step 3: combines the partials of the warps along the axis.
@@ -239,13 +282,20 @@ LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder
   unsigned registers = 0;
   for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg)
     registers += !reduced.isDuplicateRegister(reg);
-  bool spread = spreadOverThreads(k, registers, shared.slots, shared.elements);
+  auto elementType = [](Value src) {
+    return sharedElementType(KernelLowering::registerType(src.getType()));
+  };
+  int64_t loadsPerElement = shared.slots / partialsPerLoad(k.target, elementType(op.getSrcs()[0]),
+                                                           shared.slots);
+  bool spread = spreadOverThreads(k, registers, shared.slots, shared.elements, loadsPerElement);
 
-  k.shared.beginUser();
+  int64_t bufferElements = shared.resultsOffset() + (spread ? shared.elements : 0);
+  int64_t bytes = 0;
+  for (Value src : op.getSrcs())
+    bytes += SharedMemory::bufferBytes(elementType(src), bufferElements);
+  k.shared.beginUser(bytes);
   for (Value src : op.getSrcs()) {
-    Type element = sharedElementType(KernelLowering::registerType(src.getType()));
-    FailureOr<Value> buffer =
-        k.shared.allocate(op, element, shared.resultsOffset() + (spread ? shared.elements : 0));
+    FailureOr<Value> buffer = k.shared.allocate(op, elementType(src), bufferElements);
     if (failed(buffer))
       return failure();
     shared.buffers.push_back(*buffer);
@@ -274,7 +324,7 @@ LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder
              : combineInEachThread(k, op, builder, reduced, shared, partials);
   if (failed(combined))
     return failure();
-  mlir::gpu::BarrierOp::create(builder, loc);
+  k.shared.endUser(builder, loc);
   return success();
 }
 

@@ -122,12 +122,17 @@ LogicalResult lowerScan(KernelLowering &k, tile::ScanOp op, OpBuilder &builder) 
     for (auto [dim, extent] : llvm::enumerate(layout->shape))
       if (dim != axis)
         rows *= extent;
-    k.shared.beginUser();
+    auto elementType = [](Value src) {
+      return sharedElementType(KernelLowering::registerType(src.getType()));
+    };
+    int64_t bytes = 0;
+    for (Value src : op.getSrcs())
+      bytes += SharedMemory::bufferBytes(elementType(src), rows * chunking.numChunks);
+    k.shared.beginUser(bytes);
     SmallVector<Value> buffers;
     for (Value src : op.getSrcs()) {
-      FailureOr<Value> buffer = k.shared.allocate(
-          op, sharedElementType(KernelLowering::registerType(src.getType())),
-          rows * chunking.numChunks);
+      FailureOr<Value> buffer =
+          k.shared.allocate(op, elementType(src), rows * chunking.numChunks);
       if (failed(buffer))
         return failure();
       buffers.push_back(*buffer);
@@ -216,7 +221,7 @@ LogicalResult lowerScan(KernelLowering &k, tile::ScanOp op, OpBuilder &builder) 
         for (Registers &regsOfOperand : outputs)
           regsOfOperand[reg] = ifOp.getResult(next++);
     }
-    mlir::gpu::BarrierOp::create(builder, loc);
+    k.shared.endUser(builder, loc);
   }
 
   for (auto [result, regs] : llvm::zip(op.getResults(), outputs))

@@ -237,4 +237,36 @@ def TileGpuTransposeColumnLoads : Pass<"tile-gpu-transpose-column-loads", "::mli
   }];
 }
 
+def TileGpuElideBarriers : Pass<"tile-gpu-elide-barriers", "::mlir::ModuleOp"> {
+  let summary = "Remove the barriers ending shared-memory users that order no access";
+  let description = [{
+    tile-gpu-distribute ends every user of shared memory (a reduction across
+    warps, a scan, a layout conversion, a dot's operand buffers, a gather, a
+    histogram) with a `gpu.barrier {tessera.ends_shared_memory_user}`, so
+    that the next user may take the same bytes. Such a barrier is removed
+    where no shared-memory access on the paths after it (up to the next
+    barrier, around loops) overlaps an access on the paths before it, one of
+    the two being a write; the attribute is dropped from those that stay.
+    Other barriers (inside a user, `tl.debug_barrier`, pipelines, TMA) are
+    kept as they are.
+
+    ```mlir
+    memref.store %a, %view0[%i]    // %view0: bytes [0, 36) of dynamic shared memory
+    gpu.barrier
+    %s = memref.load %view0[%j]
+    gpu.barrier {tessera.ends_shared_memory_user}   // removed: nothing below
+    memref.store %b, %view1[%i]    //   touches [0, 36) (%view1 is [48, 84))
+    gpu.barrier
+    ```
+
+    The last user's barrier before the kernel's end goes, and so does one
+    between users that the allocator placed one after the other
+    (SharedMemory::beginUser). A view of dynamic shared memory at a constant
+    offset touches its own bytes, a workgroup attribution all of its own;
+    inline asm without `tessera.no_shared_memory` (which the pass also
+    drops), pointers that may be shared and ops that declare no effects are
+    taken to read and write all of shared memory.
+  }];
+}
+
 #endif // TESSERA_LOWERING_GPU_DISTRIBUTE_PASSES_TD

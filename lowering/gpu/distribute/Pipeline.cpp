@@ -59,6 +59,7 @@ void buildTileToGpuPipeline(OpPassManager &pm, const GpuTarget &target,
   distribute.warpSpecialize = options.warpSpecialize;
   distribute.readBackLoads = options.readBackLoads;
   pm.addPass(createTileGpuDistribute(distribute));
+  pm.addPass(createTileGpuElideBarriers());
   // Bottom-up: MLIR 22's top-down traversal took 16 s instead of 0.2 s on a
   // persistent GEMM's distributed body (thousands of ops in nested branches).
   pm.addPass(createCanonicalizerPass(GreedyRewriteConfig().setUseTopDownTraversal(false)));
@@ -107,6 +108,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 
 void registerGpuDistributionPasses() {
   registerTileGpuDistribute();
+  registerTileGpuElideBarriers();
   PassPipelineRegistration<PipelineOptions>(
       "tile-lower-to-gpu",
       "Lower tile kernels to the distributed GPU form: inline, assign layouts, distribute over "

@@ -1,5 +1,7 @@
 #include "lowering/gpu/distribute/SharedMemory.h"
 
+#include "lowering/gpu/DistributedFormAttrs.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -31,10 +33,29 @@ MemRefType bufferType(Type elementType, int64_t elements) {
 SharedMemory::SharedMemory(mlir::gpu::GPUFuncOp func, const GpuTarget &target, ThreadContext &thread)
     : func_(func), target_(target), thread_(thread) {}
 
-void SharedMemory::beginUser() {
+void SharedMemory::beginUser(int64_t bytes) {
+  int64_t previousEnd = userBytes_;
   userBytes_ = reservedBytes_;
-  for (Attribution &attribution : attributions_)
+  for (Attribution &attribution : attributions_) {
+    attribution.usedByPreviousUser = attribution.inUse && !attribution.reserved;
     attribution.inUse = attribution.reserved;
+  }
+  avoidPreviousUser_ = bytes > 0 && attributionBytes_ + bytes <= kStaggeredBytes;
+  if (bytes <= 0 || !usesDynamicMemory())
+    return;
+  int64_t staggeredEnd = int64_t(llvm::alignTo(previousEnd, kMinAlignment)) + bytes;
+  if (staggeredEnd <= std::max(peakBytes_, reservedBytes_ + kStaggeredBytes) &&
+      staggeredEnd <= target_.maxSharedMemoryBytes)
+    userBytes_ = previousEnd;
+}
+
+void SharedMemory::endUser(OpBuilder &builder, Location loc) {
+  mlir::gpu::BarrierOp::create(builder, loc)->setAttr(kBarrierEndsSharedMemoryUser,
+                                                      builder.getUnitAttr());
+}
+
+int64_t SharedMemory::bufferBytes(Type elementType, int64_t elements) {
+  return llvm::alignTo(elements * byteSize(elementType), kMinAlignment);
 }
 
 FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64_t elements,
@@ -65,7 +86,8 @@ std::optional<size_t> SharedMemory::freeAttribution(MemRefType type, int64_t ali
   std::optional<size_t> best;
   for (auto [index, attribution] : llvm::enumerate(attributions_)) {
     auto aligned = func.getWorkgroupAttributionAttr(index, kAlignAttr);
-    if (attribution.inUse || attribution.type.getElementType() != type.getElementType() ||
+    if (attribution.inUse || (avoidPreviousUser_ && attribution.usedByPreviousUser) ||
+        attribution.type.getElementType() != type.getElementType() ||
         attribution.type.getNumElements() < type.getNumElements() || !aligned ||
         cast<IntegerAttr>(aligned).getInt() % alignment != 0)
       continue;
@@ -149,7 +171,7 @@ FailureOr<Value> SharedMemory::place(Operation *user, Type elementType, int64_t 
   // The GPU-to-LLVM lowering gives the attribution's global this alignment.
   func_.setWorkgroupAttributionAttr(func_.getNumWorkgroupAttributions() - 1, kAlignAttr,
                                     Builder(context).getI64IntegerAttr(alignment));
-  attributions_.push_back({type, buffer, false, false});
+  attributions_.push_back({type, buffer});
   return claim(attributions_.size() - 1);
 }
 

@@ -4,8 +4,11 @@
 // Every user of shared memory in the distribution (layout conversions,
 // reductions across warps, dots, scans, atomics whose results are shared)
 // allocates its buffers, uses them and ends with a barrier after its last
-// access, so the space of one user is free for the next: the allocator hands
-// out space per user, not per kernel. The exception are reservations: the
+// access (endUser), so the space of one user is free for the next: the
+// allocator hands out space per user, not per kernel. That barrier is marked:
+// tile-gpu-elide-barriers removes it where nothing after it touches the bytes
+// read or written before it, as when a small user is placed after the one
+// before it (beginUser with its size). The exception are reservations: the
 // stage buffers of a software-pipelined loop are written in one iteration and
 // read in a later one, so they stay live, below every user's space, until the
 // loop releases them.
@@ -27,8 +30,24 @@ public:
   /// memory); elsewhere they are typed workgroup attributions of `func`.
   SharedMemory(mlir::gpu::GPUFuncOp func, const GpuTarget &target, ThreadContext &thread);
 
-  /// Starts a new user: the buffers of earlier users are dead.
-  void beginUser();
+  /// Starts a new user: the buffers of earlier users are dead. A user that
+  /// knows the bytes it will allocate (the sum of bufferBytes of its
+  /// buffers, each at kMinAlignment) passes them, so that it shares no byte
+  /// with the user before it where that costs little: on NVIDIA it starts
+  /// where that user ended if it then ends within the kernel's shared memory
+  /// so far or kStaggeredBytes past the reservations (else, and with 0, at
+  /// the reservations); elsewhere it takes none of that user's attributions
+  /// while the kernel's stay within kStaggeredBytes with its own.
+  void beginUser(int64_t bytes = 0);
+  /// Ends a user: a barrier after its last access, marked
+  /// kBarrierEndsSharedMemoryUser.
+  void endUser(mlir::OpBuilder &builder, mlir::Location loc);
+  /// Bytes a buffer of `elements` values of `elementType` takes at
+  /// kMinAlignment.
+  static int64_t bufferBytes(mlir::Type elementType, int64_t elements);
+  /// How far past the reservations consecutive small users may be placed
+  /// one after the other rather than all at the reservations.
+  static constexpr int64_t kStaggeredBytes = 1024;
   /// A 1-D workgroup buffer of `elements` values of `elementType` (a memory
   /// type: see sharedElementType) starting at a multiple of `alignment`
   /// bytes. Fails with an error at `user` when the kernel would need more
@@ -85,10 +104,12 @@ private:
     mlir::Value buffer;
     bool inUse = false;
     bool reserved = false;
+    bool usedByPreviousUser = false;
   };
-  /// An unused attribution (not on NVIDIA) that can hold `type` at
-  /// `alignment`: of its element type, at least as long, aligned to a
-  /// multiple; the shortest such. A user indexes only its own elements, so
+  /// An unused attribution (not on NVIDIA; with avoidPreviousUser_, not
+  /// the previous user's) that can hold `type` at `alignment`: of its
+  /// element type, at least as long, aligned to a multiple; the shortest
+  /// such. A user indexes only its own elements, so
   /// the epilogue of a pipelined loop reuses the loop's stage buffers once
   /// they are released, as NVIDIA's offsets do.
   std::optional<size_t> freeAttribution(mlir::MemRefType type, int64_t alignment) const;
@@ -100,6 +121,8 @@ private:
   ThreadContext &thread_;
   mlir::Value dynamicBase_;
   int64_t reservedBytes_ = 0, userBytes_ = 0, peakBytes_ = 0, attributionBytes_ = 0;
+  /// Whether the user being placed takes no attribution of the one before.
+  bool avoidPreviousUser_ = false;
   llvm::SmallVector<Attribution> attributions_;
   /// Indices into attributions_ of the reserved ones, in reservation order.
   llvm::SmallVector<size_t> reserved_;

@@ -252,13 +252,17 @@ ElementAccess accessInRun(OpBuilder &builder, Location loc, ArrayRef<ElementAcce
   return access;
 }
 
-unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout, Type element) {
+unsigned vectorAccessWidth(const GpuTarget &target, unsigned contiguous, Type element) {
   if (!target.hasVectorAccesses() || !element.isIntOrFloat())
     return 1;
   unsigned bits = element.getIntOrFloatBitWidth();
   if (bits < 8 || bits > 64 || bits % 8 != 0)
     return 1;
-  return std::min(layout.contiguousRegisters(), kMaxVectorBits / bits);
+  return std::min(contiguous, kMaxVectorBits / bits);
+}
+
+unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout, Type element) {
+  return vectorAccessWidth(target, layout.contiguousRegisters(), element);
 }
 
 Registers loadElements(OpBuilder &builder, Location loc, Value base, Type element,

@@ -33,6 +33,8 @@ struct ElementAccess {
 /// row are consecutive (or check it in `vectorCondition` below).
 unsigned vectorAccessWidth(const GpuTarget &target, const LinearLayout &layout,
                            mlir::Type element);
+/// The same for `contiguous` consecutive elements (a power of two) in memory.
+unsigned vectorAccessWidth(const GpuTarget &target, unsigned contiguous, mlir::Type element);
 
 /// How the accesses of a run are known to address consecutive elements.
 enum class RunAddresses {

@@ -57,15 +57,19 @@ struct Access {
   bool writes = true;
 };
 
+/// Whether LLVM address space `number` may be shared memory: not global,
+/// constant or private memory by NVVM's and AMDGPU's numbers (0 is generic).
+bool mayBeShared(int64_t number) { return !llvm::is_contained({1, 4, 5}, number); }
+
 /// Whether memory of `space` may be shared memory: not the default (global)
-/// space, nor global or private memory by name or by NVVM's/AMDGPU's number.
+/// space, nor global or private memory by name or number.
 bool mayBeShared(Attribute space) {
   if (!space)
     return false;
   if (auto gpuSpace = dyn_cast<mlir::gpu::AddressSpaceAttr>(space))
     return gpuSpace.getValue() == mlir::gpu::AddressSpace::Workgroup;
   if (auto number = dyn_cast<IntegerAttr>(space))
-    return !llvm::is_contained({1, 4, 5}, number.getInt());
+    return mayBeShared(number.getInt());
   return true;
 }
 
@@ -155,8 +159,7 @@ public:
         continue;
       }
       if (auto pointer = dyn_cast<LLVM::LLVMPointerType>(value.getType()))
-        if (!mayBeShared(IntegerAttr::get(IntegerType::get(op->getContext(), 32),
-                                          pointer.getAddressSpace())))
+        if (!mayBeShared(pointer.getAddressSpace()))
           continue;
       accesses.push_back({Footprint(), writes});
     }
@@ -234,10 +237,21 @@ bool conflict(ArrayRef<Access> before, ArrayRef<Access> after) {
 struct ElideBarriers : impl::TileGpuElideBarriersBase<ElideBarriers> {
   void runOnOperation() override {
     SmallVector<mlir::gpu::BarrierOp> barriers;
-    getOperation().walk([&](mlir::gpu::BarrierOp barrier) {
-      if (barrier->hasAttr(kBarrierEndsSharedMemoryUser))
+    SmallVector<Operation *> markedAsm;
+    getOperation().walk([&](Operation *op) {
+      if (op->hasAttr(kAsmTouchesNoSharedMemory))
+        markedAsm.push_back(op);
+      auto barrier = dyn_cast<mlir::gpu::BarrierOp>(op);
+      if (barrier && barrier->hasAttr(kBarrierEndsSharedMemoryUser))
         barriers.push_back(barrier);
     });
+    if (!barriers.empty())
+      elide(barriers);
+    for (Operation *assembly : markedAsm)
+      assembly->removeAttr(kAsmTouchesNoSharedMemory);
+  }
+
+  void elide(ArrayRef<mlir::gpu::BarrierOp> barriers) {
     SharedAccesses shared(getOperation());
     for (mlir::gpu::BarrierOp barrier : barriers) {
       AccessesBetweenBarriers after(shared, /*forward=*/true);
@@ -250,8 +264,6 @@ struct ElideBarriers : impl::TileGpuElideBarriersBase<ElideBarriers> {
       else
         barrier.erase();
     }
-    getOperation().walk(
-        [](LLVM::InlineAsmOp assembly) { assembly->removeAttr(kAsmTouchesNoSharedMemory); });
   }
 };
 

@@ -68,20 +68,20 @@ Value compareAndSwap(OpBuilder &builder, Location loc, Value base, Value offset,
 FailureOr<Value> broadcastFromFirstThread(KernelLowering &k, Operation *op, OpBuilder &builder,
                                           Value value) {
   Location loc = op->getLoc();
-  Type elementType = sharedElementType(value.getType());
-  k.shared.beginUser(SharedMemory::bufferBytes(elementType, 1));
-  FailureOr<Value> buffer = k.shared.allocate(op, elementType, 1);
-  if (failed(buffer))
+  FailureOr<SmallVector<Value>> buffers =
+      k.shared.beginUserWith(op, {{sharedElementType(value.getType()), 1}});
+  if (failed(buffers))
     return failure();
+  Value buffer = buffers->front();
   Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
   {
     OpBuilder::InsertionGuard insertion(builder);
     auto ifOp = scf::IfOp::create(builder, loc, k.thread.isFirstThread(), false);
     builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, value), *buffer, zero);
+    memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, value), buffer, zero);
   }
   mlir::gpu::BarrierOp::create(builder, loc);
-  Value stored = memref::LoadOp::create(builder, loc, *buffer, zero);
+  Value stored = memref::LoadOp::create(builder, loc, buffer, zero);
   k.shared.endUser(builder, loc);
   return fromSharedElement(builder, loc, stored, value.getType());
 }

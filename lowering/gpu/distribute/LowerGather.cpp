@@ -40,13 +40,12 @@ LogicalResult lowerGather(KernelLowering &k, tile::GatherOp op, OpBuilder &build
   ArrayRef<int64_t> shape = op.getSrc().getType().getShape();
   unsigned axis = op.getAxis();
 
-  Type elementType = sharedElementType(registerType);
-  int64_t elements = op.getSrc().getType().getNumElements();
-  k.shared.beginUser(SharedMemory::bufferBytes(elementType, elements));
-  FailureOr<Value> buffer = k.shared.allocate(op, elementType, elements);
-  if (failed(buffer))
+  FailureOr<SmallVector<Value>> buffers = k.shared.beginUserWith(
+      op, {{sharedElementType(registerType), op.getSrc().getType().getNumElements()}});
+  if (failed(buffers))
     return failure();
-  storeTileToShared(k.thread, builder, loc, *buffer, *source, k.registers(op.getSrc()),
+  Value buffer = buffers->front();
+  storeTileToShared(k.thread, builder, loc, buffer, *source, k.registers(op.getSrc()),
                     /*ownersOnly=*/false);
   mlir::gpu::BarrierOp::create(builder, loc);
 
@@ -63,7 +62,7 @@ LogicalResult lowerGather(KernelLowering &k, tile::GatherOp op, OpBuilder &build
           arith::MulIOp::create(builder, loc, flat, i32Constant(builder, loc, shape[dim]), noWrap),
           coordinate, noWrap);
     }
-    Value stored = memref::LoadOp::create(builder, loc, *buffer, toIndex(builder, loc, flat));
+    Value stored = memref::LoadOp::create(builder, loc, buffer, toIndex(builder, loc, flat));
     gathered.push_back(fromSharedElement(builder, loc, stored, registerType));
   }
   k.shared.endUser(builder, loc);

@@ -22,11 +22,11 @@ LogicalResult lowerHistogram(KernelLowering &k, tile::HistogramOp op, OpBuilder 
   Type i32 = builder.getI32Type();
   int64_t bins = op.getType().getNumElements();
 
-  k.shared.beginUser(SharedMemory::bufferBytes(i32, bins));
-  FailureOr<Value> counts = k.shared.allocate(op, i32, bins);
-  if (failed(counts))
+  FailureOr<SmallVector<Value>> buffers = k.shared.beginUserWith(op, {{i32, bins}});
+  if (failed(buffers))
     return failure();
-  storeTileToShared(k.thread, builder, loc, *counts, *result,
+  Value counts = buffers->front();
+  storeTileToShared(k.thread, builder, loc, counts, *result,
                     Registers(result->numRegisters(), i32Constant(builder, loc, 0)),
                     /*ownersOnly=*/false);
   mlir::gpu::BarrierOp::create(builder, loc);
@@ -55,11 +55,11 @@ LogicalResult lowerHistogram(KernelLowering &k, tile::HistogramOp op, OpBuilder 
     builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value bin = wide ? Value(arith::TruncIOp::create(builder, loc, i32, value)) : value;
     memref::AtomicRMWOp::create(builder, loc, arith::AtomicRMWKind::addi,
-                                i32Constant(builder, loc, 1), *counts,
+                                i32Constant(builder, loc, 1), counts,
                                 ValueRange{toIndex(builder, loc, bin)});
   }
   mlir::gpu::BarrierOp::create(builder, loc);
-  Registers loaded = loadTileFromShared(k.thread, builder, loc, *counts, *result, i32,
+  Registers loaded = loadTileFromShared(k.thread, builder, loc, counts, *result, i32,
                                         vectorAccessWidth(k.target, *result, i32));
   k.shared.endUser(builder, loc);
   k.map(op, std::move(loaded));

@@ -34,6 +34,13 @@ LogicalResult checkAxisBases(Operation *op, const LinearLayout &layout, unsigned
   return success();
 }
 
+SmallVector<SharedMemory::BufferRequest> bufferPerOperand(ValueRange srcs, int64_t elements) {
+  return llvm::map_to_vector(srcs, [&](Value src) {
+    return SharedMemory::BufferRequest{
+        sharedElementType(KernelLowering::registerType(src.getType())), elements};
+  });
+}
+
 Value shuffleXor(OpBuilder &builder, Location loc, Value value, unsigned mask, unsigned width) {
   Type type = value.getType();
   Type i32 = builder.getI32Type();
@@ -119,27 +126,16 @@ Partial loadPartial(OpBuilder &builder, Location loc, const WarpPartials &shared
   return loaded;
 }
 
-/// Partials of `type` (a memory type) per vector load of one element's
-/// `slots`: as many as fill 128 bits where the target has vector accesses.
-/// An element's partials start at a multiple of `slots` in a buffer aligned
-/// to 16 bytes, so every such vector is aligned to its size.
-int64_t partialsPerLoad(const GpuTarget &target, Type type, int64_t slots) {
-  if (!target.hasVectorAccesses() || !type.isIntOrFloat())
-    return 1;
-  unsigned bits = type.getIntOrFloatBitWidth();
-  if (bits < 8 || bits > 64 || bits % 8 != 0)
-    return 1;
-  return std::min<int64_t>(slots, 128 / bits);
-}
-
 /// The `slots` partials of one element, those of the operands in each, from
-/// index `first` of the buffers.
+/// index `first` of the buffers, as vectors where the target has them: an
+/// element's partials start at a multiple of `slots` in a buffer aligned to
+/// 16 bytes, so every vector of them is aligned to its size.
 SmallVector<Partial> loadElementPartials(KernelLowering &k, OpBuilder &builder, Location loc,
                                          const WarpPartials &shared, Value first) {
   SmallVector<Partial> bySlot(shared.slots);
   for (auto [buffer, type] : llvm::zip(shared.buffers, shared.types)) {
     Type memoryType = cast<MemRefType>(buffer.getType()).getElementType();
-    int64_t width = partialsPerLoad(k.target, memoryType, shared.slots);
+    int64_t width = vectorAccessWidth(k.target, unsigned(shared.slots), memoryType);
     for (int64_t s = 0; s < shared.slots; s += width) {
       Value index = toIndex(
           builder, loc, arith::AddIOp::create(builder, loc, first, i32Constant(builder, loc, s)));
@@ -162,7 +158,7 @@ SmallVector<Partial> loadElementPartials(KernelLowering &k, OpBuilder &builder, 
 
 /// Every thread reads the partials of each of its elements (as vectors where
 /// the target has them) and combines them in warp order: no second barrier,
-/// but registers x slots / partialsPerLoad loads per thread.
+/// but registers x slots / vector width loads per thread.
 LogicalResult combineInEachThread(KernelLowering &k, tile::ReduceOp op, OpBuilder &builder,
                                   const LinearLayout &reduced, const WarpPartials &shared,
                                   SmallVector<Partial> &partials) {
@@ -282,24 +278,17 @@ LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder
   unsigned registers = 0;
   for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg)
     registers += !reduced.isDuplicateRegister(reg);
-  auto elementType = [](Value src) {
-    return sharedElementType(KernelLowering::registerType(src.getType()));
-  };
-  int64_t loadsPerElement = shared.slots / partialsPerLoad(k.target, elementType(op.getSrcs()[0]),
-                                                           shared.slots);
+  int64_t loadsPerElement =
+      shared.slots / vectorAccessWidth(k.target, unsigned(shared.slots),
+                                       sharedElementType(shared.types.front()));
   bool spread = spreadOverThreads(k, registers, shared.slots, shared.elements, loadsPerElement);
 
-  int64_t bufferElements = shared.resultsOffset() + (spread ? shared.elements : 0);
-  int64_t bytes = 0;
-  for (Value src : op.getSrcs())
-    bytes += SharedMemory::bufferBytes(elementType(src), bufferElements);
-  k.shared.beginUser(bytes);
-  for (Value src : op.getSrcs()) {
-    FailureOr<Value> buffer = k.shared.allocate(op, elementType(src), bufferElements);
-    if (failed(buffer))
-      return failure();
-    shared.buffers.push_back(*buffer);
-  }
+  FailureOr<SmallVector<Value>> buffers = k.shared.beginUserWith(
+      op, bufferPerOperand(op.getSrcs(),
+                           shared.resultsOffset() + (spread ? shared.elements : 0)));
+  if (failed(buffers))
+    return failure();
+  shared.buffers = std::move(*buffers);
   auto i32 = [&](int64_t v) { return i32Constant(builder, loc, v); };
   // This warp's slot: its bits along the axis, packed.
   Value slot = i32(0);

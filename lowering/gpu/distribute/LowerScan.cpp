@@ -122,21 +122,11 @@ LogicalResult lowerScan(KernelLowering &k, tile::ScanOp op, OpBuilder &builder) 
     for (auto [dim, extent] : llvm::enumerate(layout->shape))
       if (dim != axis)
         rows *= extent;
-    auto elementType = [](Value src) {
-      return sharedElementType(KernelLowering::registerType(src.getType()));
-    };
-    int64_t bytes = 0;
-    for (Value src : op.getSrcs())
-      bytes += SharedMemory::bufferBytes(elementType(src), rows * chunking.numChunks);
-    k.shared.beginUser(bytes);
-    SmallVector<Value> buffers;
-    for (Value src : op.getSrcs()) {
-      FailureOr<Value> buffer =
-          k.shared.allocate(op, elementType(src), rows * chunking.numChunks);
-      if (failed(buffer))
-        return failure();
-      buffers.push_back(*buffer);
-    }
+    FailureOr<SmallVector<Value>> allocated = k.shared.beginUserWith(
+        op, bufferPerOperand(op.getSrcs(), rows * chunking.numChunks));
+    if (failed(allocated))
+      return failure();
+    SmallVector<Value> buffers = std::move(*allocated);
     auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(builder, loc, v, 32); };
     // Per chunk: the index of its first total in the buffer and its chunk
     // number in scan order.

@@ -33,7 +33,7 @@ MemRefType bufferType(Type elementType, int64_t elements) {
 SharedMemory::SharedMemory(mlir::gpu::GPUFuncOp func, const GpuTarget &target, ThreadContext &thread)
     : func_(func), target_(target), thread_(thread) {}
 
-void SharedMemory::beginUser(int64_t bytes) {
+void SharedMemory::startUser(int64_t bytes) {
   int64_t previousEnd = userBytes_;
   userBytes_ = reservedBytes_;
   for (Attribution &attribution : attributions_) {
@@ -54,8 +54,20 @@ void SharedMemory::endUser(OpBuilder &builder, Location loc) {
                                                       builder.getUnitAttr());
 }
 
-int64_t SharedMemory::bufferBytes(Type elementType, int64_t elements) {
-  return llvm::alignTo(elements * byteSize(elementType), kMinAlignment);
+FailureOr<SmallVector<Value>> SharedMemory::beginUserWith(Operation *user,
+                                                          ArrayRef<BufferRequest> buffers) {
+  int64_t bytes = 0;
+  for (const BufferRequest &buffer : buffers)
+    bytes += llvm::alignTo(buffer.elements * byteSize(buffer.elementType), kMinAlignment);
+  startUser(bytes);
+  SmallVector<Value> allocated;
+  for (const BufferRequest &buffer : buffers) {
+    FailureOr<Value> value = allocate(user, buffer.elementType, buffer.elements);
+    if (failed(value))
+      return failure();
+    allocated.push_back(*value);
+  }
+  return allocated;
 }
 
 FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64_t elements,

@@ -8,7 +8,7 @@
 // allocator hands out space per user, not per kernel. That barrier is marked:
 // tile-gpu-elide-barriers removes it where nothing after it touches the bytes
 // read or written before it, as when a small user is placed after the one
-// before it (beginUser with its size). The exception are reservations: the
+// before it (beginUserWith). The exception are reservations: the
 // stage buffers of a software-pipelined loop are written in one iteration and
 // read in a later one, so they stay live, below every user's space, until the
 // loop releases them.
@@ -30,24 +30,26 @@ public:
   /// memory); elsewhere they are typed workgroup attributions of `func`.
   SharedMemory(mlir::gpu::GPUFuncOp func, const GpuTarget &target, ThreadContext &thread);
 
-  /// Starts a new user: the buffers of earlier users are dead. A user that
-  /// knows the bytes it will allocate (the sum of bufferBytes of its
-  /// buffers, each at kMinAlignment) passes them, so that it shares no byte
-  /// with the user before it where that costs little: on NVIDIA it starts
-  /// where that user ended if it then ends within the kernel's shared memory
-  /// so far or kStaggeredBytes past the reservations (else, and with 0, at
-  /// the reservations); elsewhere it takes none of that user's attributions
-  /// while the kernel's stay within kStaggeredBytes with its own.
-  void beginUser(int64_t bytes = 0);
+  /// Starts a new user: the buffers of earlier users are dead. It takes its
+  /// space from the reservations on.
+  void beginUser() { startUser(0); }
+  /// A buffer a user asks for: `elements` values of `elementType` (a memory
+  /// type), at kMinAlignment.
+  struct BufferRequest {
+    mlir::Type elementType;
+    int64_t elements;
+  };
+  /// Starts a new user that takes `buffers`, and allocates them. Knowing all
+  /// its bytes, the user shares none with the user before it where that costs
+  /// little: on NVIDIA it starts where that user ended if it then ends within
+  /// the kernel's shared memory so far or kStaggeredBytes past the
+  /// reservations; elsewhere it takes none of that user's attributions while
+  /// the kernel's stay within kStaggeredBytes with its own.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  beginUserWith(mlir::Operation *user, llvm::ArrayRef<BufferRequest> buffers);
   /// Ends a user: a barrier after its last access, marked
   /// kBarrierEndsSharedMemoryUser.
   void endUser(mlir::OpBuilder &builder, mlir::Location loc);
-  /// Bytes a buffer of `elements` values of `elementType` takes at
-  /// kMinAlignment.
-  static int64_t bufferBytes(mlir::Type elementType, int64_t elements);
-  /// How far past the reservations consecutive small users may be placed
-  /// one after the other rather than all at the reservations.
-  static constexpr int64_t kStaggeredBytes = 1024;
   /// A 1-D workgroup buffer of `elements` values of `elementType` (a memory
   /// type: see sharedElementType) starting at a multiple of `alignment`
   /// bytes. Fails with an error at `user` when the kernel would need more
@@ -94,7 +96,13 @@ public:
   int64_t dynamicBytes() const { return usesDynamicMemory() ? peakBytes_ : 0; }
 
 private:
+  /// How far past the reservations consecutive small users may be placed
+  /// one after the other rather than all at the reservations.
+  static constexpr int64_t kStaggeredBytes = 1024;
   bool usesDynamicMemory() const { return target_.vendor == GpuVendor::Nvidia; }
+  /// beginUser for a user of `bytes` in all, placed as beginUserWith says (0:
+  /// unknown, from the reservations on).
+  void startUser(int64_t bytes);
   /// Whether `bytes` more, placed at the first multiple of `alignment` after
   /// `usedBytes` of dynamic shared memory, stay within the target's.
   bool fitsAfter(int64_t usedBytes, int64_t alignment, int64_t bytes) const;

@@ -41,7 +41,7 @@ tile.func @centered_square_sum(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>) {
 // CHECK: gpu.return
 
 // AMD: gpu.func @centered_square_sum
-// AMD-SAME: workgroup(%[[FIRST:.*]] : memref<4xf32, {{.*}}, %[[SECOND:.*]] : memref<4xf32,
+// AMD-SAME: workgroup(%[[FIRST:[a-z0-9]+]] : memref<4xf32, {{.*}}, %[[SECOND:[a-z0-9]+]] : memref<4xf32,
 // AMD: memref.store %{{.*}}, %[[FIRST]]
 // AMD-NEXT: gpu.barrier
 // AMD-NOT: gpu.barrier

@@ -98,6 +98,14 @@ public:
   /// How each loop the software pipeliner took up was lowered
   /// (PipelinedLoop::report), or why it was not pipelined.
   llvm::MapVector<mlir::Operation *, std::string> loopPipelines;
+  /// The buffers software-pipelined loops reserved for the TMA stores of
+  /// their bodies (reserveTensorStoreBuffers), with the panels each store
+  /// copies at a time.
+  struct ReservedStoreBuffer {
+    mlir::Value buffer;
+    int64_t piecePanels = 0;
+  };
+  llvm::DenseMap<mlir::Operation *, ReservedStoreBuffer> reservedStoreBuffers;
 
   /// The registers of an already lowered value (a copy: the map grows while
   /// ops are lowered).

@@ -76,6 +76,9 @@ private:
   /// users (a dot's scratch, conversions) need beside the rings.
   struct RingBytes {
     int64_t stage = 0, body = 0;
+    /// What the body's users but its TMA stores take at most
+    /// (reserveTensorStoreBuffers).
+    int64_t besidesTensorStores = 0;
     /// The buffers of the dot operands defined before the loop
     /// (InvariantOperand), live through it.
     int64_t invariant = 0;
@@ -87,7 +90,9 @@ private:
     bool fit(unsigned stages, int64_t barrierBytes, int64_t limit) const {
       return stages * (stage + barrierBytes) + body + invariant <= limit;
     }
-    RingBytes withoutReadBack() const { return {stage - readBackStage, body, invariant, 0}; }
+    RingBytes withoutReadBack() const {
+      return {stage - readBackStage, body, besidesTensorStores, invariant, 0};
+    }
   };
   struct InvariantOperand {
     tile::DotOp dot;

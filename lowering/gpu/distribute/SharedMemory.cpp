@@ -125,6 +125,11 @@ void SharedMemory::release(Mark mark) {
   beginUser();
 }
 
+void SharedMemory::cancel(Mark mark) {
+  release(mark);
+  peakBytes_ = mark.peakBytes;
+}
+
 int64_t SharedMemory::conversionRowPadding(ArrayRef<int64_t> shape, Type elementType) const {
   int64_t rows = 1;
   for (int64_t extent : shape.drop_back())

@@ -67,8 +67,9 @@ public:
   struct Mark {
     int64_t reservedBytes = 0;
     size_t reservedAttributions = 0;
+    int64_t peakBytes = 0;
   };
-  Mark mark() const { return {reservedBytes_, reserved_.size()}; }
+  Mark mark() const { return {reservedBytes_, reserved_.size(), peakBytes_}; }
   /// A buffer as `allocate` gives, which stays live across the users that
   /// follow until `release`. Call between users: it starts a new user.
   mlir::FailureOr<mlir::Value> reserve(mlir::Operation *user, mlir::Type elementType,
@@ -76,6 +77,9 @@ public:
   /// Frees the reservations made since `mark` (the caller's last access to
   /// them is behind a barrier) and starts a new user.
   void release(Mark mark);
+  /// Takes back the reservations of dynamic shared memory made since `mark`,
+  /// which nothing accesses: a launch need not provide their bytes.
+  void cancel(Mark mark);
 
   /// Every buffer starts at a multiple of this many bytes, enough for the
   /// 128-bit vector accesses of the distribution and the tensor-core emitters.

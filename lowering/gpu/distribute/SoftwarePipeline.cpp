@@ -74,6 +74,8 @@
 // blocks are staged only then (TMA fills NaN, cp.async zeros).
 #include "lowering/gpu/distribute/PipelinedLoop.h"
 
+#include "lowering/gpu/distribute/TensorMapStores.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -978,11 +980,17 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
   // The body's own users of shared memory (a persistent GEMM's epilogue
   // converting its accumulator) work beside the rings.
   bytes.body = dotScratchBytes + operandBytes;
+  bytes.besidesTensorStores = bytes.body;
   WalkResult walked = loop.getBody()->walk([&](ConvertLayoutOp convert) {
     FailureOr<int64_t> conversion = leastConversionBytes(k, convert);
     if (failed(conversion))
       return WalkResult::interrupt();
     bytes.body = std::max(bytes.body, *conversion);
+    auto store = convert->hasOneUse()
+                     ? dyn_cast<tile::DescriptorStoreOp>(*convert->getUsers().begin())
+                     : tile::DescriptorStoreOp();
+    if (!store || !tensorStorePanels(k, store))
+      bytes.besidesTensorStores = std::max(bytes.besidesTensorStores, *conversion);
     return WalkResult::advance();
   });
   if (walked.wasInterrupted())
@@ -1253,6 +1261,8 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
     barriers = *reserved;
     barriers->initialize(k, builder, loc, maps.getArrayRef());
   }
+  if (failed(reserveTensorStoreBuffers(k, loop, bytes->besidesTensorStores)))
+    return failure();
 
   readBounds();
   Type ivType = lowerBound.getType();
@@ -1380,6 +1390,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // last iteration's barrier, which follows the waits.
   if (barriers)
     barriers->invalidate(k, builder, loc);
+  releaseTensorStoreBuffers(k, loop, builder, loc);
   mlir::gpu::BarrierOp::create(builder, loc);
   k.shared.release(mark);
   return true;

@@ -223,6 +223,8 @@ std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
   std::optional<SwizzledPanels> panels = tensorStorePanels(k, store);
   if (!panels)
     return std::nullopt;
+  if (auto reserved = k.reservedStoreBuffers.find(store); reserved != k.reservedStoreBuffers.end())
+    return TensorStorePlan{*panels, reserved->second.piecePanels};
   // The whole block in one buffer where it fits, else halves, quarters...
   // (a persistent GEMM's epilogue beside its rings), each written and
   // copied in turn, as CUTLASS's epilogue stores subtiles.
@@ -238,6 +240,58 @@ std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
   if (!fits(plan.piecePanels))
     return std::nullopt;
   return plan;
+}
+
+LogicalResult reserveTensorStoreBuffers(KernelLowering &k, scf::ForOp loop,
+                                        int64_t otherUserBytes) {
+  SmallVector<tile::DescriptorStoreOp> stores;
+  loop.getBody()->walk([&](tile::DescriptorStoreOp store) {
+    if (tensorStorePanels(k, store))
+      stores.push_back(store);
+  });
+  // Each in the pieces it would be copied in as a user of its own: more
+  // pieces cost more than the wait for the copies' reads.
+  SmallVector<int64_t> piecesAsUser;
+  for (tile::DescriptorStoreOp store : stores) {
+    std::optional<TensorStorePlan> plan = planTensorStore(k, store);
+    if (!plan)
+      return success();
+    piecesAsUser.push_back(plan->piecePanels);
+  }
+  SharedMemory::Mark mark = k.shared.mark();
+  llvm::SmallDenseMap<Operation *, KernelLowering::ReservedStoreBuffer, 2> reserved;
+  for (auto [store, pieces] : llvm::zip(stores, piecesAsUser)) {
+    std::optional<TensorStorePlan> plan = planTensorStore(k, store);
+    if (!plan || plan->piecePanels != pieces) {
+      k.shared.cancel(mark);
+      return success();
+    }
+    Type element =
+        sharedElementType(store.getDesc().getType().getBlockType().getElementType());
+    FailureOr<Value> buffer =
+        k.shared.reserve(store, element, pieceElements(plan->panels, plan->piecePanels),
+                         pieceAlignment(plan->panels));
+    if (failed(buffer))
+      return failure();
+    reserved[store] = {*buffer, plan->piecePanels};
+  }
+  if (!k.shared.fitsNewUser(IntegerType::get(loop.getContext(), 8), otherUserBytes,
+                            SharedMemory::kMinAlignment)) {
+    k.shared.cancel(mark);
+    return success();
+  }
+  k.reservedStoreBuffers.insert(reserved.begin(), reserved.end());
+  return success();
+}
+
+void releaseTensorStoreBuffers(KernelLowering &k, scf::ForOp loop, OpBuilder &builder,
+                               Location loc) {
+  bool reserved = false;
+  loop.getBody()->walk([&](tile::DescriptorStoreOp store) {
+    reserved |= k.reservedStoreBuffers.erase(store);
+  });
+  if (reserved)
+    inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group.read 0;", "");
 }
 
 void placeConversionsAtTheirStores(tile::FuncOp kernel) {
@@ -269,12 +323,22 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
   SwizzledPanels piece = panels;
   piece.panels = plan.piecePanels;
 
-  k.shared.beginUser();
-  FailureOr<Value> buffer =
-      k.shared.allocate(store, sharedElementType(element), pieceElements(panels, plan.piecePanels),
-                        pieceAlignment(panels));
-  if (failed(buffer))
-    return failure();
+  auto reserved = k.reservedStoreBuffers.find(store);
+  bool inReservedBuffer = reserved != k.reservedStoreBuffers.end();
+  FailureOr<Value> buffer;
+  if (inReservedBuffer) {
+    buffer = reserved->second.buffer;
+    // The copies of the store's run before (the loop's previous iteration)
+    // may still be reading the buffer.
+    inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group.read 0;", "");
+    mlir::gpu::BarrierOp::create(builder, loc);
+  } else {
+    k.shared.beginUser();
+    buffer = k.shared.allocate(store, sharedElementType(element),
+                               pieceElements(panels, plan.piecePanels), pieceAlignment(panels));
+    if (failed(buffer))
+      return failure();
+  }
   Value outer = k.registers(store.getOffsets()[0]).front();
   Value inner = k.registers(store.getOffsets()[1]).front();
   Issuers issuers;
@@ -312,11 +376,14 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
     // returns at once.
     inlinePtx(builder, loc, {}, {}, "cp.async.bulk.commit_group;", "");
   }
-  inlinePtx(builder, loc, {}, {},
-            laterAccessesNeedWrites(k, store, desc) ? "cp.async.bulk.wait_group 0;"
-                                                 : "cp.async.bulk.wait_group.read 0;",
-            "");
-  mlir::gpu::BarrierOp::create(builder, loc);
+  if (laterAccessesNeedWrites(k, store, desc)) {
+    // The barrier orders other threads' accesses to global memory too.
+    inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group 0;", "");
+    mlir::gpu::BarrierOp::create(builder, loc);
+  } else if (!inReservedBuffer) {
+    inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group.read 0;", "");
+    k.shared.endUser(builder, loc);
+  }
   return success();
 }
 

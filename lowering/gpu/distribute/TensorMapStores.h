@@ -19,14 +19,20 @@
 // which saves the conversion's round trip through shared memory.
 //
 // The copies' reads of the buffer are waited for before the barrier that
-// ends the store (its shared memory is free for the next user). Their writes
-// to global memory are waited for there too only where another op may read
-// or write through the same kernel argument (arguments are taken not to
-// overlap, as for Triton's descriptors), or where inline assembly or a
-// library call with effects may: a persistent GEMM's next tiles run while a
-// tile's stores drain. Each TMA store first waits for the writes of those
-// before it (a loop's previous iteration's), so TMA stores through one
-// argument do not need each other waited for.
+// ends the store (its shared memory is free for the next user), but in the
+// body of a software-pipelined loop (a persistent GEMM's epilogue), which
+// reserves its stores' buffers beside its rings: there a run of a store
+// waits for the copies of the run before to have read the buffer before it
+// writes it, and the loop for the last run's after its end (Triton's
+// pipelined TMA stores), so that one tile's copies read while the next
+// tile's dots run. The copies' writes to global memory are waited for
+// where their reads are only where another op may read or write through
+// the same kernel argument (arguments are taken not to overlap, as for
+// Triton's descriptors), or where inline assembly or a library call with
+// effects may: a persistent GEMM's next tiles run while a tile's stores
+// drain. Each TMA store first waits for the writes of those before it (a
+// loop's previous iteration's), so TMA stores through one argument do not
+// need each other waited for.
 #ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPSTORES_H
 #define TESSERA_LOWERING_GPU_DISTRIBUTE_TENSORMAPSTORES_H
 
@@ -59,6 +65,21 @@ std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k,
 /// (no panels, or too little shared memory for one).
 std::optional<TensorStorePlan> planTensorStore(KernelLowering &k,
                                                tile::DescriptorStoreOp store);
+
+/// Reserves the buffers of the TMA stores in `loop`'s body (those
+/// tensorStorePanels accepts) for the loop, where all of them fit, each in
+/// the pieces it would take as a user of its own, beside `otherUserBytes` of
+/// the body's other users of shared memory: from then on planTensorStore
+/// gives those pieces and storeWithTensorMap writes the reserved buffer.
+/// Call right after the loop's own reservations.
+mlir::LogicalResult reserveTensorStoreBuffers(KernelLowering &k, mlir::scf::ForOp loop,
+                                              int64_t otherUserBytes);
+
+/// After `loop`, before the barrier that precedes the release of its
+/// reservations: waits for the copies of reserved store buffers to have read
+/// them, and forgets the reservations.
+void releaseTensorStoreBuffers(KernelLowering &k, mlir::scf::ForOp loop,
+                               mlir::OpBuilder &builder, mlir::Location loc);
 
 /// Moves each layout conversion whose only user is a descriptor store in its
 /// block to just before the store, so that the store's descriptor (made

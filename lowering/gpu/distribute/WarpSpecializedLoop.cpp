@@ -43,6 +43,7 @@
 #include "lowering/gpu/distribute/PipelinedLoop.h"
 
 #include "lowering/gpu/InlinePtx.h"
+#include "lowering/gpu/distribute/TensorMapStores.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -129,6 +130,8 @@ FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingByte
   barriers = *full;
   full->initialize(k, builder, loc, tensorMapsCopied().getArrayRef());
   empty->initialize(k, builder, loc, {});
+  if (failed(reserveTensorStoreBuffers(k, loop, bytes.besidesTensorStores)))
+    return failure();
   readBounds();
 
   Value warp = k.thread.warp();
@@ -165,6 +168,7 @@ FailureOr<bool> PipelinedLoop::lowerWarpSpecialized(OpBuilder &builder, RingByte
   // Every consumer has passed its last wait, and the producer its last use
   // of the mbarriers (the arrival those waits saw), before they are
   // invalidated; and they are before their memory is used again.
+  releaseTensorStoreBuffers(k, loop, builder, loc);
   mlir::gpu::BarrierOp::create(builder, loc);
   full->invalidate(k, builder, loc);
   empty->invalidate(k, builder, loc);

@@ -267,6 +267,7 @@ void flatten(const LoopNest &nest, bool carryTileWork) {
             return;
           }
           IRMapping epilogue;
+          epilogue.map(outer.getInductionVar(), tile);
           epilogue.map(tileWork, work);
           clonePost(eb, loc, nest, epilogue, next);
         });

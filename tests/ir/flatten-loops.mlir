@@ -128,6 +128,45 @@ tile.func @carried(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
 
 // -----
 
+// An epilogue that reads the tile itself (not only the work before the K
+// loop) reads the flattened loop's tile.
+
+tile.func @epilogue_reads_the_tile(%c: !tile.ptr<f32>, %tiles: i32, %K: i32) {
+  %c0 = arith.constant 0 : i32
+  %c4 = arith.constant 4 : i32
+  %c16 = arith.constant 16 : i32
+  %zero = arith.constant dense<0.0> : tensor<16xf32>
+  %pid = tile.program_id x
+  scf.for %t = %pid to %tiles step %c4 : i32 {
+    %row = arith.muli %t, %c16 : i32
+    %acc = scf.for %k = %c0 to %K step %c16 iter_args(%a = %zero) -> (tensor<16xf32>) : i32 {
+      %rf = arith.sitofp %row : i32 to f32
+      %v = tile.splat %rf : f32 -> tensor<16xf32>
+      %n = arith.addf %a, %v : tensor<16xf32>
+      scf.yield %n : tensor<16xf32>
+    }
+    %again = arith.muli %t, %c16 : i32
+    %base = tile.addptr %c, %again : !tile.ptr<f32>, i32
+    %ptrs = tile.splat %base : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
+    %offs = tile.make_range 0 to 16 : tensor<16xi32>
+    %at = tile.addptr %ptrs, %offs : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+    tile.store %at, %acc : tensor<16x!tile.ptr<f32>>
+  } {tile.flatten}
+  tile.return
+}
+
+// CHECK-LABEL: tile.func @epilogue_reads_the_tile
+// CHECK: scf.for %{{.*}} iter_args(%[[KI:[a-z0-9_]+]] = %c0_i64, %[[T:[a-z0-9_]+]] = %{{[a-z0-9_]+}}, {{.*}} : i64 {
+// CHECK:   arith.cmpi eq, %[[KI]], %c0_i64 : i64
+// CHECK:   %[[LAST:.*]] = arith.cmpi eq, %[[KI]], %{{.*}} : i64
+// CHECK:   scf.if %[[LAST]] {
+// CHECK:     %[[AGAIN:.*]] = arith.muli %[[T]], %c16_i32
+// CHECK:     tile.addptr %{{.*}}, %[[AGAIN]]
+// CHECK:     tile.store
+// CHECK:   }
+
+// -----
+
 // The first tile may not exist (a program beyond the tiles): in the carried
 // work's initial value a division divides by at least 1. Work that is the
 // same for every tile (a range) moves above the loop instead of being

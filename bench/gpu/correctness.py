@@ -530,7 +530,7 @@ def padded(columns, element_bytes):
 
 def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(64, 64, 32),
                            tma=False, on_cpu=True, padding="zero", warp_specialize=False,
-                           programs=None, dtype="bf16"):
+                           programs=None, dtype="bf16", halves=False):
     """C = A @ B through host TensorDescriptors over rows padded to 16 bytes:
     K = 203 and N = 137 leave runs partly inside the shape (copied with
     cp.async's source size on NVIDIA, or with `tma` filled by TMA, issued
@@ -538,7 +538,8 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
     random here, must not be read. A and B padded with NaN need K a multiple
     of the block: the NaN rows and columns then reach only outputs past M and
     N, which the store drops. With `programs`, that many programs walk the
-    tiles in the persistent form (its tile loop flattened with the K loop).
+    tiles in the persistent form (its tile loop flattened with the K loop),
+    with `halves` storing each tile as two halves of its columns.
     An fp32 `dtype` multiplies in tf32 (tl.dot's default)."""
     flags = {"tma": tma, "warp_specialize": warp_specialize}
     element_bytes = 4 if dtype == "fp32" else 2
@@ -556,12 +557,14 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
             b = on.input((K, padded(N, element_bytes)), dtype)
             b_desc = describe(b, K, N, [BK, BN], padding)
         c = on.zeros((M, padded(N, 4)), "fp32")
-        descriptors = (describe(a, M, K, [BM, BK], padding), b_desc, describe(c, M, N, [BM, BN]))
+        descriptors = (describe(a, M, K, [BM, BK], padding), b_desc,
+                       describe(c, M, N, [BM, BN // 2 if halves else BN]))
         options = dict(B_ROWS_ARE_N=layout == "nt", BM=BM, BN=BN, BK=BK, num_warps=warps,
                        num_stages=stages, **flags)
         if programs:
-            kernels.descriptor_matmul_persistent[(programs,)](*descriptors, M, N, K,
-                                                               PROGRAMS=programs, **options)
+            kernel = (kernels.descriptor_matmul_persistent_halves if halves
+                      else kernels.descriptor_matmul_persistent)
+            kernel[(programs,)](*descriptors, M, N, K, PROGRAMS=programs, **options)
         else:
             kernels.descriptor_matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
                 *descriptors, K, **options)
@@ -576,7 +579,8 @@ def descriptor_matmul_case(layout, warps, stages, size=(150, 137, 203), block=(6
                 f"descriptor matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} "
                 f"warps={warps} stages={stages}{' tma' if tma else ''}"
                 f"{' warp_specialize' if warp_specialize else ''}"
-                f"{' nan padding' if padding == 'nan' else ''}", run, on_cpu=on_cpu, untried=tma)
+                f"{' nan padding' if padding == 'nan' else ''}{' in halves' if halves else ''}",
+                run, on_cpu=on_cpu, untried=tma)
 
 
 def attention_case(warps, stages, block, tma, rows=200, keys=300, width=64, on_cpu=True):
@@ -800,6 +804,14 @@ def cases():
     found.append(descriptor_matmul_case("nt", 8, 3, size=(304, 600, 700), block=(128, 256, 64),
                                         programs=4, tma=True, warp_specialize=True,
                                         on_cpu=False))
+    # Two TMA stores a tile (its halves), each into a buffer the flattened loop
+    # reserves, each waiting for the copies before it where it writes its
+    # buffer again: 15 ragged tiles over 4 programs, in one stream and with a
+    # producer warpgroup.
+    for flags in ({"tma": True}, {"tma": True, "warp_specialize": True}):
+        found.append(descriptor_matmul_case("nn", 8, 3, size=(304, 600, 300),
+                                            block=(128, 128, 64), programs=4, halves=True,
+                                            on_cpu=False, **flags))
     return found
 
 

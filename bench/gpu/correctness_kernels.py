@@ -416,9 +416,27 @@ def descriptor_matmul_persistent(a_desc, b_desc, c_desc, M, N, K, B_ROWS_ARE_N: 
 
 
 @jit
-def descriptor_matmul_tile(a_desc, b_desc, c_desc, K, pid_m, pid_n, B_ROWS_ARE_N: tl.constexpr,
-                           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    """Output tile (pid_m, pid_n) of the descriptor GEMMs."""
+def descriptor_matmul_persistent_halves(a_desc, b_desc, c_desc, M, N, K,
+                                        B_ROWS_ARE_N: tl.constexpr, BM: tl.constexpr,
+                                        BN: tl.constexpr, BK: tl.constexpr,
+                                        PROGRAMS: tl.constexpr):
+    """descriptor_matmul_persistent storing each tile as two halves of BN // 2
+    columns (Triton's EPILOGUE_SUBTILE), c_desc's block [BM, BN // 2]: two
+    TMA stores in the flattened loop's body."""
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True):
+        pid_m = tile // tiles_n
+        pid_n = tile % tiles_n
+        acc = descriptor_product(a_desc, b_desc, K, pid_m, pid_n, B_ROWS_ARE_N, BM, BN, BK)
+        left, right = tl.split(tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1)))
+        c_desc.store([pid_m * BM, pid_n * BN], left.to(c_desc.dtype))
+        c_desc.store([pid_m * BM, pid_n * BN + BN // 2], right.to(c_desc.dtype))
+
+
+@jit
+def descriptor_product(a_desc, b_desc, K, pid_m, pid_n, B_ROWS_ARE_N: tl.constexpr,
+                       BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Output tile (pid_m, pid_n) of the descriptor GEMMs, in fp32."""
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
         a = a_desc.load([pid_m * BM, k])
@@ -427,4 +445,12 @@ def descriptor_matmul_tile(a_desc, b_desc, c_desc, K, pid_m, pid_n, B_ROWS_ARE_N
         else:
             b = b_desc.load([k, pid_n * BN])
         acc = tl.dot(a, b, acc)
+    return acc
+
+
+@jit
+def descriptor_matmul_tile(a_desc, b_desc, c_desc, K, pid_m, pid_n, B_ROWS_ARE_N: tl.constexpr,
+                           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Output tile (pid_m, pid_n) of the descriptor GEMMs, stored."""
+    acc = descriptor_product(a_desc, b_desc, K, pid_m, pid_n, B_ROWS_ARE_N, BM, BN, BK)
     c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))

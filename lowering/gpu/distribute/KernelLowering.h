@@ -106,6 +106,8 @@ public:
     int64_t piecePanels = 0;
   };
   llvm::DenseMap<mlir::Operation *, ReservedStoreBuffer> reservedStoreBuffers;
+  /// The bulk groups each TMA store lowered so far commits (one a piece).
+  llvm::DenseMap<mlir::Operation *, int64_t> tensorStoreGroups;
 
   /// The registers of an already lowered value (a copy: the map grows while
   /// ops are lowered).

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -186,6 +187,81 @@ bool laterAccessesNeedWrites(KernelLowering &k, tile::DescriptorStoreOp store,
   return othersMayAccess(k, store, kernel.getArgument(desc.hostArguments->base));
 }
 
+/// Whether `a` and `b` are the same value, or computed alike by ops without
+/// effects from such values (the offsets the front end spells out again for
+/// each store), `depth` ops deep.
+bool computedAlike(Value a, Value b, unsigned depth = 4) {
+  if (a == b)
+    return true;
+  auto resultA = dyn_cast<OpResult>(a), resultB = dyn_cast<OpResult>(b);
+  if (!depth || !resultA || !resultB || resultA.getResultNumber() != resultB.getResultNumber())
+    return false;
+  Operation *opA = resultA.getOwner(), *opB = resultB.getOwner();
+  if (!isMemoryEffectFree(opA) || opA->getNumRegions() != 0)
+    return false;
+  return OperationEquivalence::isEquivalentTo(
+      opA, opB,
+      [&](Value x, Value y) { return success(computedAlike(x, y, depth - 1)); },
+      [](Value, Value) {}, OperationEquivalence::IgnoreLocations);
+}
+
+/// b - a where both are one value plus constants (arith.addi), else nullopt.
+std::optional<int64_t> constantDifference(Value a, Value b) {
+  auto split = [](Value value) -> std::pair<Value, int64_t> {
+    APInt constant;
+    if (auto add = value.getDefiningOp<arith::AddIOp>()) {
+      if (matchPattern(add.getRhs(), m_ConstantInt(&constant)))
+        return {add.getLhs(), constant.getSExtValue()};
+      if (matchPattern(add.getLhs(), m_ConstantInt(&constant)))
+        return {add.getRhs(), constant.getSExtValue()};
+    }
+    return {value, 0};
+  };
+  auto [baseA, constantA] = split(a);
+  auto [baseB, constantB] = split(b);
+  if (!computedAlike(baseA, baseB))
+    return std::nullopt;
+  return constantB - constantA;
+}
+
+/// Whether two stores through one descriptor write blocks that lie apart:
+/// their offsets differ by at least the block's extent along some dimension
+/// (the halves of a tile's epilogue, Triton's EPILOGUE_SUBTILE).
+bool blocksApart(tile::DescriptorStoreOp earlier, tile::DescriptorStoreOp later) {
+  if (earlier.getDesc() != later.getDesc())
+    return false;
+  ArrayRef<int64_t> block = later.getDesc().getType().getBlockType().getShape();
+  for (auto [dim, offsets] : llvm::enumerate(llvm::zip(earlier.getOffsets(), later.getOffsets()))) {
+    std::optional<int64_t> difference =
+        constantDifference(std::get<0>(offsets), std::get<1>(offsets));
+    if (difference && std::abs(*difference) >= block[dim])
+      return true;
+  }
+  return false;
+}
+
+/// The TMA store right before `store` in its block (nothing but ops without
+/// descriptor stores between them) and the bulk groups it committed, the
+/// most recent of this thread's when `store` begins.
+std::optional<std::pair<tile::DescriptorStoreOp, int64_t>>
+tensorStoreJustBefore(KernelLowering &k, tile::DescriptorStoreOp store) {
+  for (Operation *op = store->getPrevNode(); op; op = op->getPrevNode()) {
+    auto earlier = dyn_cast<tile::DescriptorStoreOp>(op);
+    if (earlier) {
+      auto groups = k.tensorStoreGroups.find(earlier);
+      if (groups == k.tensorStoreGroups.end())
+        return std::nullopt;
+      return std::pair(earlier, groups->second);
+    }
+    bool storesWithin =
+        op->walk([](tile::DescriptorStoreOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    if (storesWithin)
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<SwizzledPanels> tensorStorePanels(KernelLowering &k,
@@ -323,6 +399,13 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
   SwizzledPanels piece = panels;
   piece.panels = plan.piecePanels;
 
+  // The copies of a TMA store right before this one read another buffer,
+  // and where they write a block apart from this one, their writes need not
+  // be waited for either: the waits below leave its groups in flight.
+  std::optional<std::pair<tile::DescriptorStoreOp, int64_t>> before =
+      tensorStoreJustBefore(k, store);
+  int64_t readsInFlight = before ? before->second : 0;
+  int64_t writesInFlight = before && blocksApart(before->first, store) ? before->second : 0;
   auto reserved = k.reservedStoreBuffers.find(store);
   bool inReservedBuffer = reserved != k.reservedStoreBuffers.end();
   FailureOr<Value> buffer;
@@ -330,7 +413,8 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
     buffer = reserved->second.buffer;
     // The copies of the store's run before (the loop's previous iteration)
     // may still be reading the buffer.
-    inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group.read 0;", "");
+    inlinePtx(builder, loc, {}, {},
+              "cp.async.bulk.wait_group.read " + std::to_string(readsInFlight) + ";", "");
     mlir::gpu::BarrierOp::create(builder, loc);
   } else {
     k.shared.beginUser();
@@ -342,6 +426,7 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
   Value outer = k.registers(store.getOffsets()[0]).front();
   Value inner = k.registers(store.getOffsets()[1]).front();
   Issuers issuers;
+  k.tensorStoreGroups[store] = panels.panels / piece.panels;
   for (int64_t first = 0; first < panels.panels; first += piece.panels) {
     if (first != 0) {
       // The previous piece's copies must have read the buffer before it is
@@ -355,7 +440,8 @@ LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp stor
     // buffer. Waited for before the barrier, so that no thread copies over
     // what another's copies still write.
     if (first == 0)
-      inlinePtx(builder, loc, {}, {}, "cp.async.bulk.wait_group 0;", "");
+      inlinePtx(builder, loc, {}, {},
+                "cp.async.bulk.wait_group " + std::to_string(writesInFlight) + ";", "");
     // The copies read what this thread's ordinary stores wrote.
     emitAsyncProxyFence(builder, loc);
     mlir::gpu::BarrierOp::create(builder, loc);

@@ -90,9 +90,11 @@ tile.func @persistent_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %
 // -----
 
 // Two stores in the body, each with a buffer of its own: the second one's
-// wait before it writes its buffer waits for the first one's copies of the
-// same run too, where the first store ended as a user of its own before.
-// The warp-specialized form does the same in its consumers.
+// wait before it writes its buffer leaves the first one's copies (the most
+// recent bulk group) reading theirs. Its wait for the writes of earlier
+// copies, before its own, waits for those too: the two write through
+// different arguments. The warp-specialized form does the same in its
+// consumers.
 tile.func @two_outputs(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32 {tile.divisibility = 16 : i32}, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %d: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %tiles: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -131,7 +133,7 @@ tile.func @two_outputs(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i
 // CHECK: "cp.async.bulk.wait_group 0;"
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK-NEXT: "cp.async.bulk.commit_group;"
-// CHECK-NEXT: "cp.async.bulk.wait_group.read 0;"
+// CHECK-NEXT: "cp.async.bulk.wait_group.read 1;"
 // CHECK-NEXT: gpu.barrier
 // CHECK: "cp.async.bulk.wait_group 0;"
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
@@ -148,7 +150,7 @@ tile.func @two_outputs(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i
 // WS-NEXT: nvvm.barrier id = %c1_i32
 // WS: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // WS-NEXT: "cp.async.bulk.commit_group;"
-// WS-NEXT: "cp.async.bulk.wait_group.read 0;"
+// WS-NEXT: "cp.async.bulk.wait_group.read 1;"
 // WS-NEXT: nvvm.barrier id = %c1_i32
 // WS: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // WS-NEXT: "cp.async.bulk.commit_group;"
@@ -157,3 +159,61 @@ tile.func @two_outputs(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i
 // WS: "cp.async.bulk.wait_group.read 0;"
 // WS-NEXT: nvvm.barrier id = %c1_i32
 // WS: gpu.return
+
+// -----
+
+// Blocks of one descriptor that lie apart (offsets a block's width apart
+// along a dimension, as the halves of Triton's EPILOGUE_SUBTILE; the offset
+// computed again, as the front end spells it for each store): the second
+// store leaves the first one's copies writing too. The third overlaps the
+// second (32 columns on): it waits for every earlier write.
+tile.func @side_by_side(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, %K: i32, %lda: i64 {tile.divisibility = 16 : i32}, %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %N: i32 {tile.divisibility = 16 : i32}, %ldb: i64 {tile.divisibility = 16 : i32}, %c: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %tiles: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %c96 = arith.constant 96 : i32
+  %one = arith.constant 1 : i64
+  %da = tile.make_tensor_descriptor %a, [%M, %K], [%lda, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %db = tile.make_tensor_descriptor %b, [%K, %N], [%ldb, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %ldc = arith.extsi %N : i32 to i64
+  %dc = tile.make_tensor_descriptor %c, [%M, %N], [%ldc, %one]
+          : !tile.ptr<bf16> -> !tile.tensordesc<tensor<64x64xbf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  scf.for %t = %c0 to %tiles step %c1 : i32 {
+    %row = arith.muli %t, %c64 : i32
+    %acc = scf.for %k = %c0 to %K step %c64 iter_args(%acc_i = %acc0) -> (tensor<64x64xf32>) : i32 {
+      %at = tile.descriptor_load %da[%row, %k] : !tile.tensordesc<tensor<64x64xbf16>>
+      %bt = tile.descriptor_load %db[%k, %c0] : !tile.tensordesc<tensor<64x64xbf16>>
+      %next = tile.dot %at, %bt, %acc_i : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+      scf.yield %next : tensor<64x64xf32>
+    }
+    %out = arith.truncf %acc : tensor<64x64xf32> to tensor<64x64xbf16>
+    %c2 = arith.constant 2 : i32
+    %first = arith.muli %row, %c2 : i32
+    %two = arith.constant 2 : i32
+    %first_again = arith.muli %row, %two : i32
+    %column = arith.addi %first_again, %c64 : i32
+    %overlapping = arith.addi %first, %c96 : i32
+    tile.descriptor_store %dc[%row, %first], %out : !tile.tensordesc<tensor<64x64xbf16>>
+    tile.descriptor_store %dc[%row, %column], %out : !tile.tensordesc<tensor<64x64xbf16>>
+    tile.descriptor_store %dc[%row, %overlapping], %out : !tile.tensordesc<tensor<64x64xbf16>>
+  } {tile.flatten}
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @side_by_side
+// CHECK: scf.for {{.*}} : i64
+// CHECK: "cp.async.bulk.wait_group.read 0;"
+// CHECK: "cp.async.bulk.wait_group 0;"
+// CHECK: "cp.async.bulk.commit_group;"
+// CHECK-NEXT: "cp.async.bulk.wait_group.read 1;"
+// CHECK: "cp.async.bulk.wait_group 1;"
+// CHECK: "cp.async.bulk.commit_group;"
+// CHECK-NEXT: "cp.async.bulk.wait_group.read 1;"
+// CHECK: "cp.async.bulk.wait_group 0;"
+// CHECK: "cp.async.bulk.commit_group;"
+// CHECK-NOT: cp.async.bulk.wait_group
+// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "cp.async.bulk.wait_group.read 0;"

@@ -325,6 +325,8 @@ LogicalResult reserveTensorStoreBuffers(KernelLowering &k, scf::ForOp loop,
     if (tensorStorePanels(k, store))
       stores.push_back(store);
   });
+  if (stores.empty())
+    return success();
   // Each in the pieces it would be copied in as a user of its own: more
   // pieces cost more than the wait for the copies' reads.
   SmallVector<int64_t> piecesAsUser;

@@ -117,12 +117,18 @@ Partial shuffled(OpBuilder &builder, Location loc, const Partial &acc, unsigned 
       acc, [&](Value value) { return shuffleXor(builder, loc, value, mask, width); });
 }
 
+/// One operand's partial: element `index` of its `buffer`, as a register of
+/// `type`.
+Value loadOperandPartial(OpBuilder &builder, Location loc, Value buffer, Type type, Value index) {
+  return fromSharedElement(builder, loc, memref::LoadOp::create(builder, loc, buffer, index),
+                           type);
+}
+
 /// The partial at `index` of the buffers.
 Partial loadPartial(OpBuilder &builder, Location loc, const WarpPartials &shared, Value index) {
   Partial loaded;
   for (auto [buffer, type] : llvm::zip(shared.buffers, shared.types))
-    loaded.push_back(fromSharedElement(
-        builder, loc, memref::LoadOp::create(builder, loc, buffer, index), type));
+    loaded.push_back(loadOperandPartial(builder, loc, buffer, type, index));
   return loaded;
 }
 
@@ -140,8 +146,7 @@ SmallVector<Partial> loadElementPartials(KernelLowering &k, OpBuilder &builder, 
       Value index = toIndex(
           builder, loc, arith::AddIOp::create(builder, loc, first, i32Constant(builder, loc, s)));
       if (width == 1) {
-        bySlot[s].push_back(fromSharedElement(
-            builder, loc, memref::LoadOp::create(builder, loc, buffer, index), type));
+        bySlot[s].push_back(loadOperandPartial(builder, loc, buffer, type, index));
         continue;
       }
       auto vectorType = VectorType::get({width}, memoryType);

@@ -986,10 +986,7 @@ FailureOr<PipelinedLoop::RingBytes> PipelinedLoop::planRings() {
     if (failed(conversion))
       return WalkResult::interrupt();
     bytes.body = std::max(bytes.body, *conversion);
-    auto store = convert->hasOneUse()
-                     ? dyn_cast<tile::DescriptorStoreOp>(*convert->getUsers().begin())
-                     : tile::DescriptorStoreOp();
-    if (!store || !tensorStorePanels(k, store))
+    if (!tensorStoreOf(k, convert))
       bytes.besidesTensorStores = std::max(bytes.besidesTensorStores, *conversion);
     return WalkResult::advance();
   });

@@ -380,11 +380,18 @@ void placeConversionsAtTheirStores(tile::FuncOp kernel) {
   });
 }
 
-bool convertsForTensorStore(KernelLowering &k, ConvertLayoutOp convert) {
+tile::DescriptorStoreOp tensorStoreOf(KernelLowering &k, ConvertLayoutOp convert) {
   if (!convert->hasOneUse())
-    return false;
+    return {};
   auto store = dyn_cast<tile::DescriptorStoreOp>(*convert->getUsers().begin());
-  return store && store.getValue() == convert.getResult() && planTensorStore(k, store);
+  if (!store || store.getValue() != convert.getResult() || !tensorStorePanels(k, store))
+    return {};
+  return store;
+}
+
+bool convertsForTensorStore(KernelLowering &k, ConvertLayoutOp convert) {
+  tile::DescriptorStoreOp store = tensorStoreOf(k, convert);
+  return store && planTensorStore(k, store);
 }
 
 LogicalResult storeWithTensorMap(KernelLowering &k, tile::DescriptorStoreOp store,

@@ -86,6 +86,10 @@ void releaseTensorStoreBuffers(KernelLowering &k, mlir::scf::ForOp loop,
 /// anywhere before the store) is known when the conversion is lowered.
 void placeConversionsAtTheirStores(tile::FuncOp kernel);
 
+/// The descriptor store that is `convert`'s only user, storing its result,
+/// where TMA could write it (tensorStorePanels); null otherwise.
+tile::DescriptorStoreOp tensorStoreOf(KernelLowering &k, ConvertLayoutOp convert);
+
 /// Whether `convert` only brings a block that a TMA store writes into the
 /// store's layout: it is not lowered, the store writes its source.
 bool convertsForTensorStore(KernelLowering &k, ConvertLayoutOp convert);

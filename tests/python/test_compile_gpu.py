@@ -706,16 +706,35 @@ def test_acc_plus_equals_dot_compiles_as_a_dot_into_acc(kernels, target):
 
 
 @cli
-@pytest.mark.parametrize("stages,carried", [(2, True), (3, True), (1, False), (0, False)])
-def test_tl_range_num_stages_prefetches_the_rows(kernels, stages, carried):
-    """tl.range(..., num_stages=S) with S >= 2 marks the scf.for, and
-    tile-gpu-prefetch-loads carries the next iteration's row into it."""
+@pytest.mark.parametrize("target,stages,carried", [
+    ("vulkan:1.3", 2, True), ("vulkan:1.3", 3, True), ("vulkan:1.3", 1, False),
+    ("vulkan:1.3", 0, False), ("cuda:sm_90a", 2, False), ("cuda:sm_80", 3, False)])
+def test_tl_range_num_stages_prefetches_the_rows(kernels, target, stages, carried):
+    """tl.range(..., num_stages=S) with S >= 2 marks the scf.for. Without
+    cp.async, tile-gpu-prefetch-loads carries the next iteration's row into
+    it; with it, the row is left in its iteration for the distribution to
+    copy ahead into shared memory (test_tl_range_rows_read_back)."""
     r = run(f"{kernels}:row_loop", "-s", f"*fp32:16, *fp32:16, i32, 256, {stages}",
-            "--target", "cuda:sm_90a", "--emit", "tgpu")
+            "--target", target, "--emit", "tgpu")
     assert r.returncode == 0, r.stderr.decode()
     ir = r.stdout.decode()
     assert ("iter_args" in ir) == carried, ir
     assert (f"tile.num_stages = {stages}" in ir) == (stages > 0), ir
+
+
+@cli
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_tl_range_rows_read_back(kernels, stages):
+    """On sm_80 and later the row of a loop without a dot that asks for S
+    stages goes through a ring of S - 1 stages of shared memory, copied by
+    cp.async S - 1 iterations ahead: what --verbose reports."""
+    r = run(f"{kernels}:row_loop", "-s", f"*fp32:16, *fp32:16, i32, 256, {stages}",
+            "--target", "cuda:sm_80", "--emit", "ptx", "--verbose")
+    assert r.returncode == 0, r.stderr.decode()
+    ahead = "1 iteration" if stages == 2 else f"{stages - 1} iterations"
+    assert (f"{stages - 1} stages (num_stages {stages}), copies {ahead} ahead by cp.async "
+            "(1 load read back into registers)") in r.stderr.decode()
+    assert "cp.async.commit_group" in r.stdout.decode()
 
 
 def test_tensor_maps_of_a_tma_kernel(kernels):

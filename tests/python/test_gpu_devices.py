@@ -190,8 +190,9 @@ def persistent_rows_layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, n_rows, n_cols,
                                      BLOCK: tl.constexpr, ROWS: tl.constexpr,
                                      STAGES: tl.constexpr):
     # The weights once per program, then a loop over its blocks of rows whose
-    # loads tl.range(num_stages=2) issues an iteration ahead
-    # (tile-gpu-prefetch-loads); the last block is ragged.
+    # loads tl.range(num_stages=STAGES) issues ahead: on NVIDIA copied by
+    # cp.async into shared memory and read back, elsewhere prefetched into
+    # registers (tile-gpu-prefetch-loads); the last block is ragged.
     cols = tl.arange(0, BLOCK)
     col_mask = cols < n_cols
     w = tl.load(w_ptr + cols, mask=col_mask)

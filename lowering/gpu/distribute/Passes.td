@@ -183,8 +183,33 @@ def TileGpuPrefetchLoads : Pass<"tile-gpu-prefetch-loads", "::mlir::ModuleOp"> {
     pipeline; volatile loads and loads whose addresses depend on a
     loop-carried value stay. As in Triton, stores of the loop do not hold the
     next iteration's loads back (the loop asked to be pipelined).
+
+    With a `target` on which tile-gpu-distribute reads loads back
+    (`read-back-loads`: cp.async on sm_80 and later, or `always`), the loads
+    it can read back are left to it: it copies them `S - 1` iterations ahead
+    into shared memory and reads each thread's registers back at the top of
+    their iteration, so the loop carries no second copy of them. Those are
+    loads whose elements go to shared memory as they are, with no `other`
+    but +0, through pointers into a kernel argument that the loop does not
+    write, each thread's share of them 4 bytes or more, a stage of them all
+    within half of the target's shared memory.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "GPU target spec (cuda:sm_80, ...); none: every load is prefetched into "
+           "registers">,
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "Warps per program: the threads the loads left to read back spread over">,
+    Option<"readBackLoads", "read-back-loads", "::tessera::gpu::ReadBackLoads",
+           /*default=*/"::tessera::gpu::ReadBackLoads::WithCpAsync",
+           "Where tile-gpu-distribute reads loads back (its option of that name)",
+           [{::llvm::cl::values(
+               clEnumValN(::tessera::gpu::ReadBackLoads::WithCpAsync, "cp-async",
+                          "where the target has cp.async"),
+               clEnumValN(::tessera::gpu::ReadBackLoads::Always, "always", "on every target"),
+               clEnumValN(::tessera::gpu::ReadBackLoads::Never, "never", "none"))}]>
+  ];
 }
 
 def TileGpuIssueLoadsEarly : Pass<"tile-gpu-issue-loads-early", "::mlir::ModuleOp"> {

@@ -38,7 +38,11 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   flatten.carryTileWork = !options.warpSpecialize;
   pm.addPass(tile::createTileFlattenLoops(flatten));
   pm.addPass(createTileGpuTransposeColumnLoads());
-  pm.addPass(createTileGpuPrefetchLoads());
+  TileGpuPrefetchLoadsOptions prefetch;
+  prefetch.target = target.str();
+  prefetch.numWarps = options.numWarps;
+  prefetch.readBackLoads = options.readBackLoads;
+  pm.addPass(createTileGpuPrefetchLoads(prefetch));
   pm.addPass(createTileGpuIssueLoadsEarly());
   TileGpuAssignLayoutsOptions assign;
   assign.target = target.str();

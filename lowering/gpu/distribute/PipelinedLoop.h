@@ -64,9 +64,12 @@ using RunPlaces = llvm::SmallDenseMap<unsigned, llvm::SmallVector<SharedRunPlace
 /// The lowering of one pipelined loop.
 class PipelinedLoop {
 public:
-  PipelinedLoop(KernelLowering &k, mlir::scf::ForOp loop, PipelineAnalysis analysis)
+  /// `requestedStages`: the num_stages the loop is lowered for (the
+  /// program's, or a loop without a dot its own).
+  PipelinedLoop(KernelLowering &k, mlir::scf::ForOp loop, PipelineAnalysis analysis,
+                unsigned requestedStages)
       : k(k), loop(loop), analysis(std::move(analysis)), loc(loop.getLoc()),
-        async(k.target.hasCpAsync()) {}
+        async(k.target.hasCpAsync()), requestedStages(requestedStages) {}
 
   /// False when the stages do not fit in shared memory.
   mlir::FailureOr<bool> lower(mlir::OpBuilder &builder);
@@ -142,9 +145,15 @@ private:
   /// Records in k.loopPipelines how the loop is lowered, once its rings are
   /// reserved (`producer`: copied by a producer warpgroup).
   void report(bool producer) const;
+  /// Whether every load of the pipeline is read back (a loop without a
+  /// dot): each thread reads only what it copied.
+  bool readsBackOnly() const {
+    return llvm::all_of(analysis.loads, [](const StagedLoad &staged) { return staged.readBack; });
+  }
   /// Whether the rings of loads read back keep `stages` stages from fitting
   /// where the others would fit alone: the loop is then pipelined without
-  /// them (lowerPipelinedFor), worth more than the loads read back.
+  /// them (lowerPipelinedFor), worth more than the loads read back. Never
+  /// where they are all there is.
   bool readBackCostsStages(const RingBytes &bytes, int64_t barrierBytes) const;
   /// Lowers `stages` until the rings, each stage with `barrierBytes` of
   /// mbarriers, fit beside the body's users, down to `least`; false, and
@@ -155,10 +164,12 @@ private:
   /// Lowers the body's live ops for the iteration at `iv`, the carried
   /// arguments' registers `carried`, the staged operands read from
   /// `readStage`; `afterDot` runs right after the overlapped dot (its wait
-  /// for the dot before it included).
-  mlir::LogicalResult lowerIteration(mlir::OpBuilder &body, mlir::Value iv,
-                                     mlir::ValueRange carried, mlir::Value readStage,
-                                     llvm::function_ref<void(mlir::OpBuilder &)> afterDot);
+  /// for the dot before it included), `afterReads` (if set) once the loads
+  /// read back are in registers, before the body's ops.
+  mlir::LogicalResult
+  lowerIteration(mlir::OpBuilder &body, mlir::Value iv, mlir::ValueRange carried,
+                 mlir::Value readStage, llvm::function_ref<void(mlir::OpBuilder &)> afterDot,
+                 llvm::function_ref<mlir::LogicalResult(mlir::OpBuilder &)> afterReads = {});
 
   /// An overlapped dot's loop and its last wait sit under `if the loop
   /// runs`: where the loop's exit joined the path that skips it, the
@@ -238,6 +249,7 @@ private:
   PipelineAnalysis analysis;
   mlir::Location loc;
   bool async;
+  unsigned requestedStages;
   /// The ring's size, and how many iterations ahead the copies are issued.
   unsigned stages = 0, ahead = 0;
   /// Whether an overlapped dot's loop issues its copies after the dot has

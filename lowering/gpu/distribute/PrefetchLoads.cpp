@@ -9,9 +9,15 @@
 // data at the top of every iteration. Issued an iteration ahead, the next
 // row is on its way while this one is reduced and stored. As in Triton, the
 // loop's own stores do not hold the early loads back: the loop asked for it.
+//
+// Where tile-gpu-distribute reads loads back (cp.async on sm_80 and later),
+// the loads it can read back are left to it: cp.async copies them ahead into
+// shared memory, and the loop carries no registers for them.
 #include "lowering/gpu/distribute/Passes.h"
 
 #include "ir/TileDialect.h"
+#include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/distribute/LoadsReadBack.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -129,8 +135,49 @@ void prefetch(scf::ForOp loop, ArrayRef<Prefetched> loads) {
     prefetched.load->erase();
 }
 
+/// The loads of `loop` that tile-gpu-distribute is to read back on `target`
+/// with `threads` threads: those it may read back (loadsReadBack) whose
+/// addresses the loop computes from its induction variable, where each
+/// thread's share of every one is 4 bytes or more (what a cp.async copies)
+/// and a stage of all of them takes at most half of the shared memory, the
+/// rest left to the body's own users. None otherwise.
+SmallVector<tile::LoadOp> loadsLeftToReadBack(scf::ForOp loop,
+                                              const tessera::gpu::GpuTarget &target,
+                                              int64_t threads) {
+  SmallVector<tile::LoadOp> left;
+  if (loop.getUnsignedCmp())
+    return left;
+  int64_t stageBytes = 0;
+  for (tile::LoadOp load : tessera::gpu::loadsReadBack(loop.getBody())) {
+    auto type = cast<RankedTensorType>(load.getType());
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    if (type.getNumElements() * elementBytes < 4 * threads || !addressSlice(loop, load))
+      continue;
+    stageBytes += std::max(type.getNumElements(), threads) * elementBytes;
+    left.push_back(load);
+  }
+  if (2 * stageBytes > target.maxSharedMemoryBytes)
+    left.clear();
+  return left;
+}
+
 struct PrefetchLoads : tessera::gpu::impl::TileGpuPrefetchLoadsBase<PrefetchLoads> {
+  using Base::Base;
+
   void runOnOperation() override {
+    std::optional<tessera::gpu::GpuTarget> gpu;
+    if (!target.empty()) {
+      llvm::Expected<tessera::gpu::GpuTarget> parsed = tessera::gpu::GpuTarget::parse(target);
+      if (!parsed) {
+        getOperation().emitError()
+            << "tile-gpu-prefetch-loads: " << llvm::toString(parsed.takeError());
+        return signalPassFailure();
+      }
+      gpu = *parsed;
+    }
+    using tessera::gpu::ReadBackLoads;
+    bool readBack = gpu && (readBackLoads == ReadBackLoads::Always ||
+                            (readBackLoads == ReadBackLoads::WithCpAsync && gpu->hasCpAsync()));
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
       auto stages = loop->getAttrOfType<IntegerAttr>(tile::TileDialect::kNumStagesAttr);
@@ -140,9 +187,13 @@ struct PrefetchLoads : tessera::gpu::impl::TileGpuPrefetchLoadsBase<PrefetchLoad
     for (scf::ForOp loop : loops) {
       if (loop->walk([](tile::DotOp) { return WalkResult::interrupt(); }).wasInterrupted())
         continue;
+      SmallVector<tile::LoadOp> left;
+      if (readBack)
+        left = loadsLeftToReadBack(loop, *gpu, int64_t(numWarps) * gpu->warpSize);
       SmallVector<Prefetched> loads;
       for (auto load : loop.getBody()->getOps<tile::LoadOp>()) {
-        if (load.getIsVolatile() || !isa<RankedTensorType>(load.getType()))
+        if (load.getIsVolatile() || !isa<RankedTensorType>(load.getType()) ||
+            llvm::is_contained(left, load))
           continue;
         if (std::optional<llvm::SetVector<Operation *>> slice = addressSlice(loop, load))
           loads.push_back({load, std::move(*slice)});

@@ -72,15 +72,26 @@
 // are waited for with wait_group. The same barrier per iteration orders the
 // overwrite of a stage after the dots that read it. NaN-padded descriptor
 // blocks are staged only then (TMA fills NaN, cp.async zeros).
+//
+// A loop without a dot that asks for S stages itself (Triton's
+// `tl.range(..., num_stages=S)`: a persistent row kernel) is pipelined for
+// its loads read back alone. Each thread reads back only the slots it copied
+// into, so the ring needs no barrier, and no stage stays busy through the
+// body: S - 1 stages, each read into registers at the top of its iteration
+// and at once refilled with the copies of the iteration S - 1 later.
+//
+//   for t:    wait for the copies of t; read stage t % (S-1) into registers
+//             copy iteration t + S - 1 into stage t % (S-1)
+//             the body
 #include "lowering/gpu/distribute/PipelinedLoop.h"
 
+#include "lowering/gpu/distribute/LoadsReadBack.h"
 #include "lowering/gpu/distribute/TensorMapStores.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
@@ -120,31 +131,6 @@ static scf::IfOp emptyIf(OpBuilder &builder, Location loc, TypeRange types, Valu
     if (!block->empty())
       block->getTerminator()->erase();
   return branch;
-}
-
-/// True for a splat of +0 (what cp.async's zero fill writes).
-static bool isPositiveZero(Value value) {
-  if (auto splat = value.getDefiningOp<tile::SplatOp>())
-    value = splat.getSrc();
-  Attribute attr;
-  if (!matchPattern(value, m_Constant(&attr)))
-    return false;
-  if (auto elements = dyn_cast<SplatElementsAttr>(attr))
-    attr = elements.getSplatValue<Attribute>();
-  if (auto floatAttr = dyn_cast<FloatAttr>(attr))
-    return floatAttr.getValue().isPosZero();
-  if (auto intAttr = dyn_cast<IntegerAttr>(attr))
-    return intAttr.getValue().isZero();
-  return false;
-}
-
-/// Whether elements the load does not read are zero: its `other` or its
-/// descriptor's padding.
-static bool fillsWithZero(Operation *load) {
-  if (auto pointerLoad = dyn_cast<tile::LoadOp>(load))
-    return !pointerLoad.getOther() || isPositiveZero(pointerLoad.getOther());
-  auto make = cast<tile::DescriptorLoadOp>(load).getDesc().getDefiningOp<tile::MakeTensorDescOp>();
-  return make && make.getPadding() == tile::PaddingOption::Zero;
 }
 
 /// `op` as a staged load: one whose elements outside fill with zeros (what
@@ -188,109 +174,17 @@ static Type loadedElement(Operation *load) {
   return cast<RankedTensorType>(load->getResult(0).getType()).getElementType();
 }
 
-/// `op` as a load read back into registers (StagedLoad::readBack): a
-/// pointer load that is not volatile, whose elements outside fill with
-/// zeros and go to shared memory as they are.
-static std::optional<StagedLoad> readBackLoadOf(Operation *op) {
-  auto load = dyn_cast<tile::LoadOp>(op);
-  if (!load || load.getIsVolatile() || !fillsWithZero(op) || load->use_empty())
-    return std::nullopt;
-  auto type = dyn_cast<RankedTensorType>(load.getResult().getType());
-  if (!type || type.getRank() == 0 || !type.getElementType().isIntOrFloat() ||
-      sharedElementType(type.getElementType()) != type.getElementType())
-    return std::nullopt;
-  StagedLoad staged;
-  staged.load = op;
-  staged.readBack = true;
-  return staged;
-}
-
-/// The kernel argument that every pointer in `pointer` points into, followed
-/// through the ops that offset, splat and reshape pointer tiles, selects and
-/// branches between them and the iteration arguments of loops; null where
-/// that is not one argument.
-static Value pointerArgument(Value pointer) {
-  Value found;
-  SmallVector<Value> worklist{pointer};
-  llvm::DenseSet<Value> seen;
-  auto followLoop = [&](scf::ForOp loop, unsigned index) {
-    worklist.push_back(loop.getInitArgs()[index]);
-    worklist.push_back(loop.getBody()->getTerminator()->getOperand(index));
-  };
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!seen.insert(value).second)
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(value)) {
-      Operation *owner = arg.getOwner()->getParentOp();
-      if (isa<tile::FuncOp>(owner)) {
-        if (found && found != value)
-          return {};
-        found = value;
-        continue;
-      }
-      auto loop = dyn_cast<scf::ForOp>(owner);
-      if (!loop || arg == loop.getInductionVar())
-        return {};
-      followLoop(loop, arg.getArgNumber() - 1);
-      continue;
-    }
-    Operation *def = value.getDefiningOp();
-    if (isa<tile::AddPtrOp, tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp, tile::ReshapeOp,
-            tile::TransOp>(def)) {
-      worklist.push_back(def->getOperand(0));
-    } else if (auto select = dyn_cast<arith::SelectOp>(def)) {
-      worklist.push_back(select.getTrueValue());
-      worklist.push_back(select.getFalseValue());
-    } else if (auto branch = dyn_cast<scf::IfOp>(def)) {
-      unsigned index = cast<OpResult>(value).getResultNumber();
-      worklist.push_back(branch.thenYield().getOperand(index));
-      worklist.push_back(branch.elseYield().getOperand(index));
-    } else if (auto loop = dyn_cast<scf::ForOp>(def)) {
-      followLoop(loop, cast<OpResult>(value).getResultNumber());
-    } else {
-      return {};
-    }
-  }
-  return found;
-}
-
-/// The kernel arguments that `body` (its nested regions included) writes
-/// through: stores and atomics, each through pointers into one argument
-/// (pointerArgument). Prints, assertions and promises write nothing a load
-/// reads. Nullopt where some other write, or a write through pointers into
-/// no single argument, is there.
-static std::optional<llvm::SmallPtrSet<Value, 2>> writtenArguments(Block *body) {
-  llvm::SmallPtrSet<Value, 2> written;
-  WalkResult walked = body->walk([&](Operation *op) {
-    Value pointer;
-    if (auto store = dyn_cast<tile::StoreOp>(op))
-      pointer = store.getPtr();
-    else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
-      pointer = atomic.getPtr();
-    else if (auto atomic = dyn_cast<tile::AtomicCASOp>(op))
-      pointer = atomic.getPtr();
-    else if (isa<tile::PrintOp, tile::AssertOp, tile::AssumeOp>(op) || op->getNumRegions() ||
-             isMemoryEffectFree(op))
-      return WalkResult::advance();
-    else if (auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-             effects && !effects.hasEffect<MemoryEffects::Write>())
-      return WalkResult::advance();
-    Value argument = pointer ? pointerArgument(pointer) : Value();
-    if (!argument)
-      return WalkResult::interrupt();
-    written.insert(argument);
-    return WalkResult::advance();
-  });
-  if (walked.wasInterrupted())
-    return std::nullopt;
-  return written;
+/// Whether `loop` (its nested regions included) has a tile.dot.
+static bool containsDot(scf::ForOp loop) {
+  return loop->walk([](tile::DotOp) { return WalkResult::interrupt(); }).wasInterrupted();
 }
 
 /// Finds the staged loads and the ops that compute their operands; nullopt
 /// when nothing can be staged or the operands need ops with effects of the
 /// body. The body's other loads that can be and that `readsBack` takes (if
-/// given) are read back.
+/// given) are read back. A loop without a dot stages nothing: its loads read
+/// back are its pipeline (lowerPipelinedFor lets only those that ask for
+/// stages come here).
 static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDescriptors,
                                                function_ref<bool(Operation *)> readsBack) {
   if (loop.getUnsignedCmp())
@@ -305,25 +199,19 @@ static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDe
       if (staged->trans)
         stagedOps.insert(staged->trans);
     }
+  if (analysis.loads.empty() && containsDot(loop))
+    return std::nullopt;
+  if (readsBack)
+    for (tile::LoadOp load : loadsReadBack(body))
+      if (!stagedOps.contains(load) && readsBack(load)) {
+        StagedLoad staged;
+        staged.load = load;
+        staged.readBack = true;
+        analysis.loads.push_back(staged);
+        stagedOps.insert(load);
+      }
   if (analysis.loads.empty())
     return std::nullopt;
-  // Copied ahead, a load would pass the body's writes of earlier iterations:
-  // a load is read back only where every write goes through a pointer into
-  // another kernel argument.
-  std::optional<llvm::SmallPtrSet<Value, 2>> written;
-  if (readsBack)
-    written = writtenArguments(body);
-  if (written)
-    for (Operation &op : body->without_terminator())
-      if (!stagedOps.contains(&op))
-        if (std::optional<StagedLoad> staged = readBackLoadOf(&op);
-            staged && readsBack(staged->load)) {
-          Value read = pointerArgument(cast<tile::LoadOp>(op).getPtr());
-          if (!read || written->contains(read))
-            continue;
-          analysis.loads.push_back(*staged);
-          stagedOps.insert(&op);
-        }
 
   // Walks backwards from `worklist` through the body: every iteration
   // argument reached goes into `iterArgs` (and its yielded value is walked),
@@ -829,6 +717,8 @@ bool PipelinedLoop::yieldedOnlyTo(Value value, BlockArgument acc) {
 
 std::optional<PipelinedLoop::AccumulatorReset> PipelinedLoop::accumulatorReset() {
   tile::DotOp dot = analysis.loads.front().dot;
+  if (!dot)
+    return std::nullopt;
   BlockArgument acc = carriedAccumulator(dot);
   if (!acc || !rings.front().plan.instruction)
     return std::nullopt;
@@ -858,6 +748,8 @@ std::optional<PipelinedLoop::AccumulatorReset> PipelinedLoop::accumulatorReset()
 
 tile::DotOp PipelinedLoop::overlappableDot() {
   tile::DotOp dot = analysis.loads.front().dot;
+  if (!dot)
+    return {};
   bool stagedA = false, stagedB = false;
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
     // Read back before the body's ops, a ring is free once the barrier of
@@ -1084,7 +976,7 @@ llvm::SetVector<Value> PipelinedLoop::tensorMapsCopied() const {
 void PipelinedLoop::report(bool producer) const {
   std::string text;
   llvm::raw_string_ostream out(text);
-  out << stages << " stages (num_stages " << k.numStages << ")";
+  out << stages << " stages (num_stages " << requestedStages << ")";
   if (producer) {
     out << ", copied by TMA from a producer warpgroup";
     k.loopPipelines[loop] = text;
@@ -1109,7 +1001,7 @@ void PipelinedLoop::report(bool producer) const {
 
 bool PipelinedLoop::readBackCostsStages(const RingBytes &bytes, int64_t barrierBytes) const {
   int64_t limit = k.target.maxSharedMemoryBytes;
-  return bytes.readBackStage && !bytes.fit(stages, barrierBytes, limit) &&
+  return !readsBackOnly() && bytes.readBackStage && !bytes.fit(stages, barrierBytes, limit) &&
          bytes.withoutReadBack().fit(stages, barrierBytes, limit);
 }
 
@@ -1145,7 +1037,8 @@ void PipelinedLoop::readBounds() {
 
 LogicalResult PipelinedLoop::lowerIteration(OpBuilder &body, Value iv, ValueRange carried,
                                             Value readStage,
-                                            function_ref<void(OpBuilder &)> afterDot) {
+                                            function_ref<void(OpBuilder &)> afterDot,
+                                            function_ref<LogicalResult(OpBuilder &)> afterReads) {
   k.map(loop.getInductionVar(), {iv});
   k.mapFlat(carriedArgs, carried, carriedBases);
   for (auto [staged, ring] : llvm::zip(analysis.loads, rings)) {
@@ -1157,6 +1050,8 @@ LogicalResult PipelinedLoop::lowerIteration(OpBuilder &body, Value iv, ValueRang
     else
       k.stage(staged.operand(), stage);
   }
+  if (afterReads && failed(afterReads(body)))
+    return failure();
   Operation *resetAt = nullptr;
   if (reset)
     resetAt = reset->epilogue ? reset->epilogue.getOperation() : reset->select;
@@ -1220,7 +1115,17 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // not, the copies wait for the dot instead (copiesAfterDot), which keeps
   // them num-stages - 1 iterations ahead rather than one less.
   unsigned busyStages = overlapped ? 2 : 1;
-  stages = async ? k.numStages + busyStages - 1 : std::min(k.numStages, 2u);
+  stages = async ? requestedStages + busyStages - 1 : std::min(requestedStages, 2u);
+  // A loop that only reads back reads each stage into registers at the top
+  // of its iteration, each thread its own slots, and then copies a later
+  // iteration into them: no stage is busy through the body, and no barrier
+  // orders the threads. Its loads are read back only with cp.async or where
+  // asked to on every target (ReadBackLoads::Always, which runs the stages
+  // where nothing else does), so the ring has the stages the loop asks for.
+  if (readsBackOnly()) {
+    busyStages = 0;
+    stages = requestedStages - 1;
+  }
   // Room for the mbarriers of TMA copies, where they may be used.
   int64_t barrierBytes = k.tensorMaps ? 8 : 0;
   if (readBackCostsStages(*bytes, barrierBytes))
@@ -1294,7 +1199,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   size_t carriedCount = inits.size();
   llvm::append_range(inits, flatten(state));
   inits.push_back(indexConstant(builder, loc, 0));
-  inits.push_back(indexConstant(builder, loc, ahead));
+  inits.push_back(indexConstant(builder, loc, ahead % stages));
   // The phase of the read stage's mbarrier, which flips each time the reads
   // wrap around the ring.
   if (barriers)
@@ -1325,7 +1230,8 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
                      ring.plan.instruction->readsThroughAsyncProxy();
             }))
           emitAsyncProxyFence(body, loc);
-        mlir::gpu::BarrierOp::create(body, loc);
+        if (!readsBackOnly())
+          mlir::gpu::BarrierOp::create(body, loc);
 
         Value aheadIv = arith::AddIOp::create(
             body, loc, iv, arith::MulIOp::create(body, loc, step, ivConstant(body, ahead)));
@@ -1334,22 +1240,26 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
           nextState = copyAhead(at, aheadIv, aheadState, writeStage, isIteration(at, iv, ahead));
           return succeeded(nextState);
         };
-        if (!overlapped && !copyNext(body))
+        if (!overlapped && !readsBackOnly() && !copyNext(body))
           return fail();
 
-        // The copies and the later iteration's addresses, lowered between
-        // the dot's issue and its wait; the mappings they change are put
-        // back for the body's ops after the dot.
-        auto copyWhileDotRuns = [&](OpBuilder &during) -> LogicalResult {
+        // The copies and the later iteration's addresses, lowered amid the
+        // body's (between the dot's issue and its wait, or after the reads
+        // of the stages); the mappings they change are put back for the
+        // body's ops after them.
+        auto copyAmidBody = [&](OpBuilder &during) -> LogicalResult {
           KernelLowering::SavedMapping saved = k.save(valuesRelowered());
           bool copied = copyNext(during);
           k.restore(saved);
           return success(copied);
         };
         if (overlapped)
-          k.overlap(overlapped, copiesAfterDot ? WhileDotRuns() : WhileDotRuns(copyWhileDotRuns));
+          k.overlap(overlapped, copiesAfterDot ? WhileDotRuns() : WhileDotRuns(copyAmidBody));
+        function_ref<LogicalResult(OpBuilder &)> afterReads;
+        if (readsBackOnly())
+          afterReads = copyAmidBody;
         if (failed(lowerIteration(body, iv, args.take_front(carriedCount), readStage,
-                                  [](OpBuilder &) {})))
+                                  [](OpBuilder &) {}, afterReads)))
           return fail();
         if (overlapped && !copiesAfterDot && failed(nextState)) {
           loop.emitOpError("internal error: the overlapped dot issued no copies");
@@ -1399,7 +1309,16 @@ namespace tessera::gpu {
 
 FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &builder) {
   using namespace pipelining;
-  if (k.numStages < 2)
+  // A loop with a dot is pipelined for the program's num_stages; one without
+  // only where it asks for stages itself (Triton's tl.range(..., num_stages=S)),
+  // for its loads read back.
+  unsigned requested = k.numStages;
+  bool dotless = !containsDot(op);
+  if (dotless) {
+    auto attr = op->getAttrOfType<IntegerAttr>(tile::TileDialect::kNumStagesAttr);
+    requested = attr ? unsigned(std::max<int64_t>(attr.getInt(), 0)) : 0;
+  }
+  if (requested < 2)
     return false;
   if (failed(k.flatTypes(op, op.getResultTypes())))
     return failure();
@@ -1422,11 +1341,13 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
   // addresses read another loaded value) or costs it stages, the loop goes
   // without them.
   bool readBack = static_cast<bool>(readsBack);
+  if (dotless && !readBack)
+    return false;
   std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps, readsBack);
   if (analysis && llvm::any_of(analysis->loads,
                                [](const StagedLoad &staged) { return staged.readBack; })) {
-    FailureOr<bool> lowered = PipelinedLoop(k, op, std::move(*analysis)).lower(builder);
-    if (failed(lowered) || *lowered)
+    FailureOr<bool> lowered = PipelinedLoop(k, op, std::move(*analysis), requested).lower(builder);
+    if (failed(lowered) || *lowered || dotless)
       return lowered;
     analysis.reset();
   }
@@ -1434,7 +1355,7 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
     analysis = analyze(op, k.tensorMaps, /*readsBack=*/{});
   if (!analysis)
     return false;
-  return PipelinedLoop(k, op, std::move(*analysis)).lower(builder);
+  return PipelinedLoop(k, op, std::move(*analysis), requested).lower(builder);
 }
 
 } // namespace tessera::gpu

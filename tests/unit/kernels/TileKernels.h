@@ -828,6 +828,56 @@ tile.func @roundtrip(%p: !tile.ptr<i32>) {
 }
 )mlir";
 
+// Rows centered on their mean, two rows a block, each program taking every
+// `programs`-th block in a loop that asks for STAGES stages (Triton's
+// tl.range(..., num_stages=STAGES): a persistent row kernel); rows of
+// `ncols` <= 128 elements, the last block ragged where `nrows` is odd.
+constexpr llvm::StringLiteral kPersistentCenteredRows = R"mlir(
+tile.func @centered_rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %nrows: i32, %ncols: i32) {
+  %pid = tile.program_id x
+  %programs = tile.num_programs x
+  %c2 = arith.constant 2 : i32
+  %first = arith.muli %pid, %c2 : i32
+  %step = arith.muli %programs, %c2 : i32
+  %pair = tile.make_range 0 to 2 : tensor<2xi32>
+  %cols = tile.make_range 0 to 128 : tensor<128xi32>
+  %colsr = tile.expand_dims %cols, axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %cols2 = tile.broadcast %colsr : tensor<1x128xi32> -> tensor<2x128xi32>
+  %width = tile.splat %ncols : i32 -> tensor<2x128xi32>
+  %incols = arith.cmpi slt, %cols2, %width : tensor<2x128xi32>
+  %zero = arith.constant dense<0.0> : tensor<2x128xf32>
+  %nf = arith.sitofp %ncols : i32 to f32
+  %n2 = tile.splat %nf : f32 -> tensor<2xf32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<2x128x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<2x128x!tile.ptr<f32>>
+  scf.for %block = %first to %nrows step %step : i32 {
+    %b = tile.splat %block : i32 -> tensor<2xi32>
+    %rows = arith.addi %b, %pair : tensor<2xi32>
+    %rowsc = tile.expand_dims %rows, axis = 1 : tensor<2xi32> -> tensor<2x1xi32>
+    %rows2 = tile.broadcast %rowsc : tensor<2x1xi32> -> tensor<2x128xi32>
+    %height = tile.splat %nrows : i32 -> tensor<2x128xi32>
+    %inrows = arith.cmpi slt, %rows2, %height : tensor<2x128xi32>
+    %mask = arith.andi %inrows, %incols : tensor<2x128xi1>
+    %starts = arith.muli %rows2, %width : tensor<2x128xi32>
+    %offs = arith.addi %starts, %cols2 : tensor<2x128xi32>
+    %p = tile.addptr %xb, %offs : tensor<2x128x!tile.ptr<f32>>, tensor<2x128xi32>
+    %v = tile.load %p, %mask, %zero : tensor<2x128x!tile.ptr<f32>>
+    %sum = tile.reduce %v axis = 1 : tensor<2x128xf32> {
+    ^bb0(%l: f32, %r: f32):
+      %s = arith.addf %l, %r : f32
+      tile.yield %s : f32
+    }
+    %mean = arith.divf %sum, %n2 : tensor<2xf32>
+    %meanc = tile.expand_dims %mean, axis = 1 : tensor<2xf32> -> tensor<2x1xf32>
+    %means = tile.broadcast %meanc : tensor<2x1xf32> -> tensor<2x128xf32>
+    %centered = arith.subf %v, %means : tensor<2x128xf32>
+    %q = tile.addptr %yb, %offs : tensor<2x128x!tile.ptr<f32>>, tensor<2x128xi32>
+    tile.store %q, %centered, %mask : tensor<2x128x!tile.ptr<f32>>
+  } {tile.num_stages = STAGES : i32}
+  tile.return
+}
+)mlir";
+
 // One program per row; a row of `ncols` <= 128 elements, `stride` apart.
 constexpr llvm::StringLiteral kSoftmax = R"mlir(
 tile.func @softmax(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %stride: i32, %ncols: i32) {

@@ -284,6 +284,31 @@ TEST_F(DistributeOnVulkan, LayerNormRows) {
   r.expectClose(3, 1e-4);
 }
 
+// A loop without a dot that asks for stages: with read-back-loads=always
+// its rows go through a ring of STAGES - 1 stages of shared memory (loads
+// and shared stores here, cp.async on NVIDIA), each thread reading back what
+// it copied; with never they are prefetched into registers. Three programs
+// over 37 rows of 100 columns: the programs take different numbers of
+// blocks, the last one ragged in rows and every one in columns.
+TEST_F(DistributeOnVulkan, PersistentRowsReadBackOrPrefetched) {
+  const int rows = 37, cols = 100, programs = 3;
+  std::vector<float> x = randomFloats(rows * cols, -3, 3);
+  for (int stages : {2, 3, 4})
+    for (gpu::ReadBackLoads readBack : {gpu::ReadBackLoads::Always, gpu::ReadBackLoads::Never}) {
+      SCOPED_TRACE("stages " + std::to_string(stages) +
+                   (readBack == gpu::ReadBackLoads::Always ? ", read back" : ", prefetched"));
+      gpu::GpuLoweringOptions options;
+      options.readBackLoads = readBack;
+      Results r = run(withReplaced(kPersistentCenteredRows, "STAGES", std::to_string(stages)),
+                      "centered_rows",
+                      {HostArgument::buffer(x),
+                       HostArgument::buffer(std::vector<float>(rows * cols, -1.0f)),
+                       HostArgument::i32(rows), HostArgument::i32(cols)},
+                      {programs}, options);
+      r.expectClose(1, 1e-5);
+    }
+}
+
 TEST_F(DistributeOnVulkan, ArgmaxIsAMultiOperandReduction) {
   const int rows = 6, n = 100;
   std::vector<float> x = randomFloats(rows * n);

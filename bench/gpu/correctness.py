@@ -221,6 +221,32 @@ def wrapped_columns_case(n=48, first_block=-3, programs=6, block=128):
     return Case(f"columns {first_block * block}.. modulo {n}", run)
 
 
+def persistent_layernorm_case(dtype, warps, rows_per_block, stages, programs=7, n_rows=301,
+                              n_cols=1000, block=1024):
+    """layernorm on `programs` programs that walk blocks of rows in a loop
+    asking for `stages` stages (its rows copied ahead into shared memory on
+    sm_80 and later): the programs take unequal numbers of blocks, the last
+    block is ragged, and so is every row (n_cols < BLOCK)."""
+    def run(kernels, on):
+        x = on.input((n_rows, n_cols), dtype, -3.0, 3.0)
+        w = on.input((n_cols,), dtype)
+        b = on.input((n_cols,), dtype)
+        y = on.output((n_rows, n_cols), dtype)
+        kernels.persistent_layernorm[(programs,)](
+            x, y, w, b, n_rows, n_cols, 1e-5, BLOCK=block, ROWS=rows_per_block, STAGES=stages,
+            num_warps=warps)
+
+        def reference():
+            rows = host(x)
+            centered = rows - rows.mean(axis=1, keepdims=True)
+            rstd = 1.0 / np.sqrt((centered * centered).mean(axis=1, keepdims=True) + 1e-5)
+            return centered * rstd * host(w) + host(b)
+        tolerance = 1e-4 if dtype == "fp32" else 1e-2
+        on.check(y, reference, rtol=tolerance, atol=tolerance)
+    return Case(f"persistent layernorm {dtype} {n_rows}x{n_cols} {rows_per_block} rows a block "
+                f"on {programs} programs warps={warps} loop stages={stages}", run)
+
+
 def f16_accumulator_case(dtype, layout, warps, stages, size, block, untried=False):
     """C = A @ B accumulated in f16. The operands are integers in [-2, 2]
     and K at most 256, so that every partial sum is an integer below 2048:
@@ -742,6 +768,11 @@ def cases():
                                       on_cpu=False))
     found.append(tutorial_matmul_case("fp16", 4, 3, (150, 136, 200), (64, 64, 32)))
     found.append(wrapped_columns_case())
+    # A loop without a dot that asks for stages: rows read back from one and
+    # two stages of shared memory, 16-bit and 32-bit elements.
+    for dtype, warps, rows_per_block, stages in (("fp16", 4, 2, 2), ("fp16", 8, 4, 3),
+                                                 ("fp32", 4, 2, 3), ("fp32", 8, 1, 2)):
+        found.append(persistent_layernorm_case(dtype, warps, rows_per_block, stages))
     found.append(matmul_case("fp16", "nt", 8, 4, size=(300, 600, 700), block=(128, 256, 64),
                              on_cpu=False, out="fp16"))
     found.append(persistent_matmul_case("bf16", "nn", 8, 4, (300, 600, 700), (128, 256, 64), 3,

@@ -7,8 +7,8 @@ GPU lowering: the K loop with tensor cores (mma.sync, wgmma; fp16, bf16, tf32,
 fp32, int8) and masked ragged edges, chained dots (attention's shape),
 reductions and scans across lanes and warps, libdevice and fast math,
 atomics, layout conversions (trans), tensor descriptors (made in the kernel
-and on the host), and loads only
-broadcast (the multi-row layernorm is run.py's).
+and on the host), loads only broadcast, and a loop without a dot that asks
+for stages (a persistent layernorm, its rows read back from shared memory).
 """
 
 # Injected by correctness.py: jit, tl.
@@ -89,6 +89,31 @@ def wrapped_columns(x_ptr, out_ptr, first_block, n, BLOCK: tl.constexpr):
     cols = (first_block + tl.program_id(0)) * BLOCK + tl.arange(0, BLOCK)
     x = tl.load(x_ptr + n + cols % n)
     tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), x)
+
+
+@jit
+def persistent_layernorm(x_ptr, y_ptr, w_ptr, b_ptr, n_rows, n_cols, eps, BLOCK: tl.constexpr,
+                         ROWS: tl.constexpr, STAGES: tl.constexpr):
+    """layernorm over blocks of ROWS rows, each program taking every
+    num_programs-th block in a loop that asks for STAGES stages: on sm_80
+    and later its rows are copied STAGES - 1 blocks ahead by cp.async into
+    shared memory and read back (docs/gpu-backends.md, "Loads of a loop
+    without a dot read back")."""
+    cols = tl.arange(0, BLOCK)
+    col_mask = cols < n_cols
+    w = tl.load(w_ptr + cols, mask=col_mask, other=0.0).to(tl.float32)
+    b = tl.load(b_ptr + cols, mask=col_mask, other=0.0).to(tl.float32)
+    for first in tl.range(tl.program_id(0) * ROWS, n_rows, tl.num_programs(0) * ROWS,
+                          num_stages=STAGES):
+        rows = first + tl.arange(0, ROWS)
+        mask = (rows[:, None] < n_rows) & col_mask[None, :]
+        offsets = rows[:, None] * n_cols + cols[None, :]
+        x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+        mean = tl.sum(x, axis=1) / n_cols
+        centered = tl.where(mask, x - mean[:, None], 0.0)
+        rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=1) / n_cols + eps)
+        y = centered * rstd[:, None] * w[None, :] + b[None, :]
+        tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 @jit

@@ -218,12 +218,25 @@ LinearLayout LinearLayout::defaultFor(llvm::ArrayRef<int64_t> shape, unsigned wa
     threadsPerWarp[dim] = std::min(lanesLeft, room);
     lanesLeft /= threadsPerWarp[dim];
   }
-  int64_t warpsLeft = numWarps;
-  for (unsigned dim : dims) {
-    int64_t room = shape[dim] / (sizePerThread[dim] * threadsPerWarp[dim]);
-    warpsPerCta[dim] = std::min(warpsLeft, std::max<int64_t>(room, 1));
-    warpsLeft /= warpsPerCta[dim];
-  }
+  // Warps go along the outer dimensions first, so that a row reduction
+  // stays within a warp; but where the rows cannot take them all, along the
+  // last dimension first (as Triton's blocked layouts): split over both, the
+  // reduction would cross warps all the same, and every warp along the rows
+  // would hold a row-wide operand's values again (a layernorm's weight).
+  auto spreadWarps = [&](auto &&dimsInOrder) {
+    int64_t left = numWarps;
+    unsigned spread = 0;
+    for (unsigned dim : dimsInOrder) {
+      int64_t room = shape[dim] / (sizePerThread[dim] * threadsPerWarp[dim]);
+      warpsPerCta[dim] = std::min(left, std::max<int64_t>(room, 1));
+      left /= warpsPerCta[dim];
+      spread += warpsPerCta[dim] > 1;
+    }
+    return std::make_pair(left, spread);
+  };
+  auto [warpsLeft, dimsWithWarps] = spreadWarps(dims);
+  if (dimsWithWarps > 1)
+    warpsLeft = spreadWarps(llvm::reverse(dims)).first;
   LinearLayout layout =
       blocked(shape, sizePerThread, threadsPerWarp, warpsPerCta, order);
   // Threads left over once the tile is covered hold copies.

@@ -444,15 +444,16 @@ tile.func @descriptor(%p: !tile.ptr<f16>, %m: i32, %k: i32, %ld: i64) {
 
 // -----
 
-// Weights loaded as [512] and only broadcast over the [2, 512] rows are read
-// in the rows' layout with the row bit zeroed (the two warps of each row
-// read the halves of the weights their columns need), not in the default
-// [512] layout (both warp bits along the columns) and sent through shared
-// memory.
+// Two rows cannot take the 4 warps: all of them go along the columns, each
+// thread holding its 4 columns of both rows, rather than 2 warps a row, whose
+// row sums would cross warps all the same. Weights loaded as [512] and only
+// broadcast over the rows are read in the rows' layout with the row bit
+// zeroed (each thread reads the 4 weights of its columns once for both
+// rows), not sent through shared memory.
 // The x load keeps its anchor layout; the one conversion left is the row
 // sums' register renaming.
-// SM80-DAG: #[[ROWS:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [0, 2], [0, 256]], lane = {{\[}}[0, 4], [0, 8], [0, 16], [0, 32], [0, 64]], warp = {{\[}}[0, 128], [1, 0]]>
-// SM80-DAG: #[[WEIGHTS:layout[0-9]*]] = #tgpu.layout<rank = 1, reg = {{\[}}[1], [2], [256]], lane = {{\[}}[4], [8], [16], [32], [64]], warp = {{\[}}[128], [0]]>
+// SM80-DAG: #[[ROWS:layout[0-9]*]] = #tgpu.layout<rank = 2, reg = {{\[}}[0, 1], [0, 2], [1, 0]], lane = {{\[}}[0, 4], [0, 8], [0, 16], [0, 32], [0, 64]], warp = {{\[}}[0, 128], [0, 256]]>
+// SM80-DAG: #[[WEIGHTS:layout[0-9]*]] = #tgpu.layout<rank = 1, reg = {{\[}}[1], [2], [0]], lane = {{\[}}[4], [8], [16], [32], [64]], warp = {{\[}}[128], [256]]>
 // SM80-LABEL: tile.func @broadcast_weights
 // SM80: tile.load %{{.*}} : tensor<2x512x!tile.ptr<f32>, #[[ROWS]]>
 // SM80: tgpu.convert_layout %{{.*}} : tensor<2x1xf32, #{{.*}}> -> tensor<2x1xf32, #{{.*}}>

@@ -150,6 +150,20 @@ TEST(LinearLayoutTest, DefaultFor2DIsRowMajorAndCoalesced) {
     EXPECT_EQ(n, 1);
 }
 
+// Warps go along the rows where the rows can take them all (a row
+// reduction stays within a warp), else all along the columns rather than
+// split over both (as Triton's blocked layouts): a [2, 1024] block on 4 warps.
+TEST(LinearLayoutTest, DefaultFor2DKeepsWarpsInOneDimension) {
+  EXPECT_EQ(LinearLayout::defaultFor({8, 1024}, 32, 4, 4),
+            LinearLayout::blocked({8, 1024}, {1, 4}, {1, 32}, {4, 1}, {1, 0}));
+  EXPECT_EQ(LinearLayout::defaultFor({2, 1024}, 32, 4, 4),
+            LinearLayout::blocked({2, 1024}, {1, 4}, {1, 32}, {1, 4}, {1, 0}));
+  // Where neither can take them all alone, the columns take what they have
+  // room for first.
+  EXPECT_EQ(LinearLayout::defaultFor({4, 512}, 32, 8, 4),
+            LinearLayout::blocked({4, 512}, {1, 4}, {1, 32}, {2, 4}, {1, 0}));
+}
+
 TEST(LinearLayoutTest, DefaultForIgnoresUnitDimensions) {
   LinearLayout flat = LinearLayout::defaultFor({128}, 32, 4, 4);
   LinearLayout column = LinearLayout::defaultFor({128, 1}, 32, 4, 4);

@@ -878,6 +878,39 @@ tile.func @centered_rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %nrows: i32, %n
 }
 )mlir";
 
+// Each program sums its row of `ncols` elements 64 at a time in a loop that
+// asks for STAGES stages, the partial sums carried; the last chunk ragged.
+constexpr llvm::StringLiteral kChunkedRowSums = R"mlir(
+tile.func @row_sums(%x: !tile.ptr<f32>, %sums: !tile.ptr<f32>, %ncols: i32) {
+  %row = tile.program_id x
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %start = arith.muli %row, %ncols : i32
+  %xrow = tile.addptr %x, %start : !tile.ptr<f32>, i32
+  %xb = tile.splat %xrow : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %lanes = tile.make_range 0 to 64 : tensor<64xi32>
+  %width = tile.splat %ncols : i32 -> tensor<64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %total = scf.for %chunk = %c0 to %ncols step %c64 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+    %first = tile.splat %chunk : i32 -> tensor<64xi32>
+    %cols = arith.addi %first, %lanes : tensor<64xi32>
+    %mask = arith.cmpi slt, %cols, %width : tensor<64xi32>
+    %p = tile.addptr %xb, %cols : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    %v = tile.load %p, %mask, %zero : tensor<64x!tile.ptr<f32>>
+    %next = arith.addf %acc, %v : tensor<64xf32>
+    scf.yield %next : tensor<64xf32>
+  } {tile.num_stages = STAGES : i32}
+  %sum = tile.reduce %total axis = 0 : tensor<64xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %s = arith.addf %l, %r : f32
+    tile.yield %s : f32
+  }
+  %out = tile.addptr %sums, %row : !tile.ptr<f32>, i32
+  tile.store %out, %sum : !tile.ptr<f32>
+  tile.return
+}
+)mlir";
+
 // One program per row; a row of `ncols` <= 128 elements, `stride` apart.
 constexpr llvm::StringLiteral kSoftmax = R"mlir(
 tile.func @softmax(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %stride: i32, %ncols: i32) {

@@ -309,6 +309,27 @@ TEST_F(DistributeOnVulkan, PersistentRowsReadBackOrPrefetched) {
     }
 }
 
+// The same with partial sums carried through the loop: each row of 300
+// columns in chunks of 64, the last one ragged, on 1 warp (64 elements
+// over 32 threads: 8 bytes each, enough to be read back).
+TEST_F(DistributeOnVulkan, ChunkedSumsReadBackOrPrefetched) {
+  const int rows = 5, cols = 300;
+  std::vector<float> x = randomFloats(rows * cols);
+  for (int stages : {2, 3})
+    for (gpu::ReadBackLoads readBack : {gpu::ReadBackLoads::Always, gpu::ReadBackLoads::Never}) {
+      SCOPED_TRACE("stages " + std::to_string(stages) +
+                   (readBack == gpu::ReadBackLoads::Always ? ", read back" : ", prefetched"));
+      gpu::GpuLoweringOptions options;
+      options.numWarps = 1;
+      options.readBackLoads = readBack;
+      Results r = run(withReplaced(kChunkedRowSums, "STAGES", std::to_string(stages)), "row_sums",
+                      {HostArgument::buffer(x), HostArgument::buffer(std::vector<float>(rows, -1.0f)),
+                       HostArgument::i32(cols)},
+                      {rows}, options);
+      r.expectClose(1, 1e-5);
+    }
+}
+
 TEST_F(DistributeOnVulkan, ArgmaxIsAMultiOperandReduction) {
   const int rows = 6, n = 100;
   std::vector<float> x = randomFloats(rows * n);

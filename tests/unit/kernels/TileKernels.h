@@ -891,7 +891,8 @@ tile.func @row_sums(%x: !tile.ptr<f32>, %sums: !tile.ptr<f32>, %ncols: i32) {
   %lanes = tile.make_range 0 to 64 : tensor<64xi32>
   %width = tile.splat %ncols : i32 -> tensor<64xi32>
   %zero = arith.constant dense<0.0> : tensor<64xf32>
-  %total = scf.for %chunk = %c0 to %ncols step %c64 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+  %total = scf.for %chunk = %c0 to %ncols step %c64 iter_args(%acc = %zero)
+      -> (tensor<64xf32>) : i32 {
     %first = tile.splat %chunk : i32 -> tensor<64xi32>
     %cols = arith.addi %first, %lanes : tensor<64xi32>
     %mask = arith.cmpi slt, %cols, %width : tensor<64xi32>

@@ -323,7 +323,8 @@ TEST_F(DistributeOnVulkan, ChunkedSumsReadBackOrPrefetched) {
       options.numWarps = 1;
       options.readBackLoads = readBack;
       Results r = run(withReplaced(kChunkedRowSums, "STAGES", std::to_string(stages)), "row_sums",
-                      {HostArgument::buffer(x), HostArgument::buffer(std::vector<float>(rows, -1.0f)),
+                      {HostArgument::buffer(x),
+                       HostArgument::buffer(std::vector<float>(rows, -1.0f)),
                        HostArgument::i32(cols)},
                       {rows}, options);
       r.expectClose(1, 1e-5);

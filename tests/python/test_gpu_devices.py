@@ -176,7 +176,10 @@ def check_rows_layernorm(place, rng, launch):
     np.testing.assert_allclose(place.get(y), expected, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("rows_per_program,num_warps", [(1, 4), (2, 4), (4, 4), (8, 2)])
+# (4, 8): 4 rows of 256 columns on 8 warps of 8 lanes (lavapipe's) put every
+# warp along the columns, and each row's 8 warp partials are combined by a
+# butterfly over lanes (combineAcrossLanes).
+@pytest.mark.parametrize("rows_per_program,num_warps", [(1, 4), (2, 4), (4, 4), (8, 2), (4, 8)])
 def test_rows_layernorm_with_broadcast_weights(place, rng, rows_per_program, num_warps):
     def launch(x, y, w, b, n_rows, n_cols):
         rows_layernorm_kernel[(tessera.cdiv(n_rows, rows_per_program),)](

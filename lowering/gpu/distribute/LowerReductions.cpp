@@ -124,6 +124,17 @@ Value loadOperandPartial(OpBuilder &builder, Location loc, Value buffer, Type ty
                            type);
 }
 
+/// `acc` combined over the `lanes` lanes of each group of as many
+/// consecutive lanes: a butterfly over the lowest lane bits.
+LogicalResult combineOverLowLanes(KernelLowering &k, tile::ReduceOp op, OpBuilder &builder,
+                                  Partial &acc, int64_t lanes) {
+  for (int64_t mask = 1; mask < lanes; mask <<= 1)
+    if (failed(combineInto(k, op, builder, acc,
+                           shuffled(builder, op.getLoc(), acc, mask, k.thread.warpSize()))))
+      return failure();
+  return success();
+}
+
 /// The partial at `index` of the buffers.
 Partial loadPartial(OpBuilder &builder, Location loc, const WarpPartials &shared, Value index) {
   Partial loaded;
@@ -212,10 +223,8 @@ LogicalResult combineSpreadOverThreads(KernelLowering &k, tile::ReduceOp op, OpB
     if (partialRound)
       readIndex = arith::MinUIOp::create(builder, loc, partialIndex, i32(total - 1));
     Partial acc = loadPartial(builder, loc, shared, toIndex(builder, loc, readIndex));
-    for (int64_t mask = 1; mask < shared.slots; mask <<= 1)
-      if (failed(combineInto(k, op, builder, acc,
-                             shuffled(builder, loc, acc, mask, k.thread.warpSize()))))
-        return failure();
+    if (failed(combineOverLowLanes(k, op, builder, acc, shared.slots)))
+      return failure();
     Value writes = groupLeader;
     if (partialRound)
       writes = arith::AndIOp::create(
@@ -246,6 +255,55 @@ LogicalResult combineSpreadOverThreads(KernelLowering &k, tile::ReduceOp op, OpB
   }
   return success();
 }
+
+/// Each lane reads, for each of its elements, the partial of the warp its
+/// lowest lane bits name, and a butterfly over those lanes combines them:
+/// the lanes of a group of `slots` hold the same elements
+/// (lanesShareElements), so every one ends with all the warps' partials
+/// combined. One barrier as combineInEachThread, but `registers` values read
+/// and live where that holds registers x slots (Triton's form).
+LogicalResult combineAcrossLanes(KernelLowering &k, tile::ReduceOp op, OpBuilder &builder,
+                                 const LinearLayout &reduced, const WarpPartials &shared,
+                                 SmallVector<Partial> &partials) {
+  Location loc = op.getLoc();
+  Value slot = arith::AndIOp::create(builder, loc, k.thread.lane(),
+                                     i32Constant(builder, loc, shared.slots - 1));
+  for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg) {
+    if (reduced.isDuplicateRegister(reg)) {
+      partials[reg] = partials[reduced.firstCopy(reg)];
+      continue;
+    }
+    Value element = k.thread.flatIndex(builder, loc, reduced, reg);
+    Value first =
+        arith::MulIOp::create(builder, loc, element, i32Constant(builder, loc, shared.slots));
+    Value index = toIndex(builder, loc, arith::AddIOp::create(builder, loc, first, slot));
+    Partial acc = loadPartial(builder, loc, shared, index);
+    if (failed(combineOverLowLanes(k, op, builder, acc, shared.slots)))
+      return failure();
+    partials[reg] = acc;
+  }
+  return success();
+}
+
+/// Whether the lanes of every group of `slots` consecutive lanes hold the
+/// same elements of `reduced` (its lowest lane bases are zero), as after a
+/// row reduction whose lanes run along the rows' axis.
+bool lanesShareElements(const KernelLowering &k, const LinearLayout &reduced, int64_t slots) {
+  if (slots > int64_t(k.thread.warpSize()))
+    return false;
+  for (unsigned bit = 0; (int64_t(1) << bit) < slots; ++bit)
+    if (bit >= reduced.lanes.size() || !isZero(reduced.lanes[bit]))
+      return false;
+  return true;
+}
+
+/// How the warps' partials are combined once in shared memory.
+enum class WarpCombine { InEachThread, AcrossLanes, SpreadOverThreads };
+
+/// Partials combineInEachThread may read per thread before the lanes'
+/// butterfly, which holds one per element, is worth its shuffles: 16
+/// values, four 16-byte loads of f32.
+constexpr int64_t kPartialsReadInThread = 16;
 
 /// Whether to spread the partials over the threads rather than have every
 /// thread combine its own: that pays a barrier, and per round a load and the
@@ -286,7 +344,13 @@ LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder
   int64_t loadsPerElement =
       shared.slots / vectorAccessWidth(k.target, unsigned(shared.slots),
                                        sharedElementType(shared.types.front()));
-  bool spread = spreadOverThreads(k, registers, shared.slots, shared.elements, loadsPerElement);
+  WarpCombine combine = WarpCombine::InEachThread;
+  if (registers * shared.slots > kPartialsReadInThread &&
+      lanesShareElements(k, reduced, shared.slots))
+    combine = WarpCombine::AcrossLanes;
+  else if (spreadOverThreads(k, registers, shared.slots, shared.elements, loadsPerElement))
+    combine = WarpCombine::SpreadOverThreads;
+  bool spread = combine == WarpCombine::SpreadOverThreads;
 
   FailureOr<SmallVector<Value>> buffers = k.shared.beginUserWith(
       op, bufferPerOperand(op.getSrcs(),
@@ -313,9 +377,18 @@ LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder
       memref::StoreOp::create(builder, loc, toSharedElement(builder, loc, value), buffer, index);
   }
   mlir::gpu::BarrierOp::create(builder, loc);
-  LogicalResult combined =
-      spread ? combineSpreadOverThreads(k, op, builder, reduced, shared, partials)
-             : combineInEachThread(k, op, builder, reduced, shared, partials);
+  LogicalResult combined = failure();
+  switch (combine) {
+  case WarpCombine::InEachThread:
+    combined = combineInEachThread(k, op, builder, reduced, shared, partials);
+    break;
+  case WarpCombine::AcrossLanes:
+    combined = combineAcrossLanes(k, op, builder, reduced, shared, partials);
+    break;
+  case WarpCombine::SpreadOverThreads:
+    combined = combineSpreadOverThreads(k, op, builder, reduced, shared, partials);
+    break;
+  }
   if (failed(combined))
     return failure();
   k.shared.endUser(builder, loc);

@@ -544,14 +544,57 @@ tile.func @row_copies_load_once(%p: !tile.ptr<f32>, %out: !tile.ptr<f32>)
 
 // -----
 
-// Eight rows per thread, each spread over four warps: rather than every
-// thread loading its rows' 8 x 4 partials, the 32 partials (row-major, a
-// row's four warps adjacent) are spread one per thread, combined by a
-// butterfly over lanes 1 and 2, and the first lane of each four writes its
-// row's sum behind them; every thread then reads its 8 sums.
+// Eight rows per thread, each spread over four warps, the lanes all along
+// the columns: rather than every thread loading its rows' 8 x 4 partials,
+// each lane loads, for each of its rows, the partial of the warp its two
+// lowest bits name, and a butterfly over lanes 1 and 2 combines the four:
+// one barrier, 8 values read (Triton's form).
 
 #X = #tgpu.layout<rank = 2, reg = [[0, 1], [1, 0], [2, 0], [4, 0]], lane = [[0, 2], [0, 4], [0, 8]], warp = [[0, 16], [0, 32]]>
 #R = #tgpu.layout<rank = 1, reg = [[1], [2], [4]], lane = [[0], [0], [0]], warp = [[0], [0]]>
+tile.func @row_sums_across_lanes(%out: !tile.ptr<f32>)
+    attributes {tgpu.num_warps = 4 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %one = arith.constant dense<1.0> : tensor<8x64xf32, #X>
+  %sum = tile.reduce %one axis = 1 : tensor<8x64xf32, #X> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.yield %s : f32
+  }
+  %i = tile.make_range 0 to 8 : tensor<8xi32, #R>
+  %pb = tile.splat %out : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>, #R>
+  %pp = tile.addptr %pb, %i : tensor<8x!tile.ptr<f32>, #R>, tensor<8xi32, #R>
+  tile.store %pp, %sum : tensor<8x!tile.ptr<f32>, #R>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @row_sums_across_lanes
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[TID:.*]] = arith.index_castui %{{.*}} : index to i32
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c8_i32
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[BUF]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[SLOT:.*]] = arith.andi %[[LANE]], %c3_i32
+// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[SLOT]] : i32
+// CHECK: %[[INDEX:.*]] = arith.index_cast %[[AT]]
+// CHECK: %[[PARTIAL:.*]] = memref.load %[[BUF]][%[[INDEX]]]
+// CHECK: gpu.shuffle xor %[[PARTIAL]], %c1_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32
+// CHECK-COUNT-7: gpu.shuffle xor %{{.*}}, %c2_i32
+// CHECK-NOT: memref.load
+// CHECK: gpu.barrier {tessera.ends_shared_memory_user}
+// CHECK-NOT: memref.load %[[BUF]]
+// CHECK: gpu.return
+
+// -----
+
+// The same with a row bit on the lowest lane, whose lanes then hold other
+// rows: the 32 partials (row-major, a row's four warps adjacent) are spread
+// one per thread, combined by a butterfly over lanes 1 and 2, and the first
+// lane of each four writes its row's sum behind them; every thread then
+// reads its 4 sums.
+
+#X = #tgpu.layout<rank = 2, reg = [[0, 1], [0, 2], [2, 0], [4, 0]], lane = [[1, 0], [0, 4], [0, 8]], warp = [[0, 16], [0, 32]]>
+#R = #tgpu.layout<rank = 1, reg = [[2], [4]], lane = [[1], [0], [0]], warp = [[0], [0]]>
 tile.func @row_sums_spread_over_threads(%out: !tile.ptr<f32>)
     attributes {tgpu.num_warps = 4 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
   %one = arith.constant dense<1.0> : tensor<8x64xf32, #X>
@@ -570,7 +613,7 @@ tile.func @row_sums_spread_over_threads(%out: !tile.ptr<f32>)
 // CHECK-LABEL: gpu.func @row_sums_spread_over_threads
 // CHECK-SAME: workgroup(%[[BUF:.*]] : memref<40xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[TID:.*]] = arith.index_cast{{.*}} : index to i32
-// CHECK-COUNT-8: memref.store %{{.*}}, %[[BUF]]
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[BUF]]
 // CHECK-NEXT: gpu.barrier
 // CHECK: %[[SLOT:.*]] = arith.andi %[[TID]], %c3_i32
 // CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[SLOT]], %c0
@@ -588,6 +631,6 @@ tile.func @row_sums_spread_over_threads(%out: !tile.ptr<f32>)
 // CHECK:   memref.store %[[ROWSUM]], %[[BUF]][%[[ATINDEX]]]
 // CHECK: }
 // CHECK-NEXT: gpu.barrier
-// CHECK-COUNT-8: memref.load %[[BUF]]
+// CHECK-COUNT-4: memref.load %[[BUF]]
 // CHECK-NOT: memref.load
 // CHECK: gpu.barrier

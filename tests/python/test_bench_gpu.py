@@ -5,6 +5,7 @@ itself needs PyTorch; the NVIDIA target needs ptxas (CUDA toolkit)."""
 import importlib
 import os
 import shutil
+import re
 import subprocess
 import sys
 
@@ -506,3 +507,26 @@ def test_aot_encodes_tensor_maps_as_the_runtime_does():
     assert list(seen.dims[:2]) == [64, 100] and seen.strides[0] == 128
     with pytest.raises(ValueError, match="TMA cannot describe"):
         driver.encode_tensor_map(recipe, [("ptr", 0x10000), ("i32", 100), ("i32", 200), ("i64", 201)])
+
+
+@pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
+def test_compare_with_triton_reports_both_compilers():
+    """compare_with_triton.py: where Triton is installed beside the project,
+    both compilers' registers, spills, SASS and barriers for each config;
+    without it (CI), exit 2 saying so."""
+    result = subprocess.run(
+        [sys.executable, os.path.join(os.path.dirname(RUN), "compare_with_triton.py"),
+         "layernorm", "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, fp32, "
+         "1024, 1", "--rows", "2,4", "4,8", "--target", "sm_80"],
+        capture_output=True, text=True, timeout=600, env=bench_env())
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        assert result.returncode == 2 and "Triton is not installed" in result.stderr
+        return
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line for line in result.stdout.splitlines() if "warps=" in line]
+    assert len(rows) == 2, result.stdout
+    for row in rows:
+        for compiler in ("tessera", "triton"):
+            assert re.search(compiler + r" \d+ / \d+ / \d+ / \d+", row), row

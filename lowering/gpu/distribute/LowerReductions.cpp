@@ -172,6 +172,28 @@ SmallVector<Partial> loadElementPartials(KernelLowering &k, OpBuilder &builder, 
   return bySlot;
 }
 
+/// Sets `partials` to `combined(first)` for each register of `reduced` this
+/// thread holds, `first` the buffers' index of its element's first partial;
+/// a register that copies another takes its value.
+LogicalResult combineEachElement(KernelLowering &k, OpBuilder &builder, Location loc,
+                                 const LinearLayout &reduced, const WarpPartials &shared,
+                                 SmallVector<Partial> &partials,
+                                 function_ref<FailureOr<Partial>(Value first)> combined) {
+  for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg) {
+    if (reduced.isDuplicateRegister(reg)) {
+      partials[reg] = partials[reduced.firstCopy(reg)];
+      continue;
+    }
+    Value element = k.thread.flatIndex(builder, loc, reduced, reg);
+    FailureOr<Partial> result = combined(
+        arith::MulIOp::create(builder, loc, element, i32Constant(builder, loc, shared.slots)));
+    if (failed(result))
+      return failure();
+    partials[reg] = std::move(*result);
+  }
+  return success();
+}
+
 /// Every thread reads the partials of each of its elements (as vectors where
 /// the target has them) and combines them in warp order: no second barrier,
 /// but registers x slots / vector width loads per thread.
@@ -179,21 +201,15 @@ LogicalResult combineInEachThread(KernelLowering &k, tile::ReduceOp op, OpBuilde
                                   const LinearLayout &reduced, const WarpPartials &shared,
                                   SmallVector<Partial> &partials) {
   Location loc = op.getLoc();
-  for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg) {
-    if (reduced.isDuplicateRegister(reg)) {
-      partials[reg] = partials[reduced.firstCopy(reg)];
-      continue;
-    }
-    Value element = k.thread.flatIndex(builder, loc, reduced, reg);
-    Value first =
-        arith::MulIOp::create(builder, loc, element, i32Constant(builder, loc, shared.slots));
-    Partial acc;
-    for (const Partial &slot : loadElementPartials(k, builder, loc, shared, first))
-      if (failed(combineInto(k, op, builder, acc, slot)))
-        return failure();
-    partials[reg] = acc;
-  }
-  return success();
+  return combineEachElement(k, builder, loc, reduced, shared, partials,
+                            [&](Value first) -> FailureOr<Partial> {
+                              Partial acc;
+                              for (const Partial &slot :
+                                   loadElementPartials(k, builder, loc, shared, first))
+                                if (failed(combineInto(k, op, builder, acc, slot)))
+                                  return failure();
+                              return acc;
+                            });
 }
 
 /// The partials of all elements are spread over the program's threads, one
@@ -268,21 +284,14 @@ LogicalResult combineAcrossLanes(KernelLowering &k, tile::ReduceOp op, OpBuilder
   Location loc = op.getLoc();
   Value slot = arith::AndIOp::create(builder, loc, k.thread.lane(),
                                      i32Constant(builder, loc, shared.slots - 1));
-  for (unsigned reg = 0; reg < reduced.numRegisters(); ++reg) {
-    if (reduced.isDuplicateRegister(reg)) {
-      partials[reg] = partials[reduced.firstCopy(reg)];
-      continue;
-    }
-    Value element = k.thread.flatIndex(builder, loc, reduced, reg);
-    Value first =
-        arith::MulIOp::create(builder, loc, element, i32Constant(builder, loc, shared.slots));
-    Value index = toIndex(builder, loc, arith::AddIOp::create(builder, loc, first, slot));
-    Partial acc = loadPartial(builder, loc, shared, index);
-    if (failed(combineOverLowLanes(k, op, builder, acc, shared.slots)))
-      return failure();
-    partials[reg] = acc;
-  }
-  return success();
+  return combineEachElement(
+      k, builder, loc, reduced, shared, partials, [&](Value first) -> FailureOr<Partial> {
+        Value index = toIndex(builder, loc, arith::AddIOp::create(builder, loc, first, slot));
+        Partial acc = loadPartial(builder, loc, shared, index);
+        if (failed(combineOverLowLanes(k, op, builder, acc, shared.slots)))
+          return failure();
+        return acc;
+      });
 }
 
 /// Whether the lanes of every group of `slots` consecutive lanes hold the

@@ -1,5 +1,6 @@
-// The software-pipelined lowering of one scf.for whose loads feed tile.dot,
-// shared by its two forms: one instruction stream for every warp
+// The software-pipelined lowering of one scf.for whose loads feed tile.dot
+// (or, in a loop without a dot that asks for stages, are read back), shared
+// by its two forms: one instruction stream for every warp
 // (SoftwarePipeline.cpp) and a warp-specialized producer and consumers
 // (WarpSpecializedLoop.cpp). Private to lowering/gpu/distribute.
 #ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_PIPELINEDLOOP_H

@@ -136,11 +136,13 @@ void prefetch(scf::ForOp loop, ArrayRef<Prefetched> loads) {
 }
 
 /// The loads of `loop` that tile-gpu-distribute is to read back on `target`
-/// with `threads` threads: those it may read back (loadsReadBack) whose
-/// addresses the loop computes from its induction variable, where each
-/// thread's share of every one is 4 bytes or more (what a cp.async copies)
-/// and a stage of all of them takes at most half of the shared memory, the
-/// rest left to the body's own users. None otherwise.
+/// with `threads` threads: those it may read back (loadsReadBack), where
+/// the loop computes the addresses of every one of them from its induction
+/// variable (the distribution pipelines none where one reads another's
+/// values: a gather's indices), each thread's share of one is 4 bytes or
+/// more (what a cp.async copies) and a stage of them all takes at most half
+/// of the shared memory, the rest left to the body's own users. None
+/// otherwise.
 SmallVector<tile::LoadOp> loadsLeftToReadBack(scf::ForOp loop,
                                               const tessera::gpu::GpuTarget &target,
                                               int64_t threads) {
@@ -151,7 +153,9 @@ SmallVector<tile::LoadOp> loadsLeftToReadBack(scf::ForOp loop,
   for (tile::LoadOp load : tessera::gpu::loadsReadBack(loop.getBody())) {
     auto type = cast<RankedTensorType>(load.getType());
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-    if (type.getNumElements() * elementBytes < 4 * threads || !addressSlice(loop, load))
+    if (!addressSlice(loop, load))
+      return {};
+    if (type.getNumElements() * elementBytes < 4 * threads)
       continue;
     stageBytes += std::max(type.getNumElements(), threads) * elementBytes;
     left.push_back(load);

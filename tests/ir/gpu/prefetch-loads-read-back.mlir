@@ -139,3 +139,32 @@ tile.func @wide_rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32, %pid: i32,
   } {tile.num_stages = 2 : i32}
   tile.return
 }
+
+// -----
+
+// A gather: the rows' indices come from one load, the rows from another
+// through them. The distribution pipelines no load of such a loop (the
+// second's addresses read the first's values), so the indices are
+// prefetched into registers on every target.
+
+// CHECK-LABEL: tile.func @gathered_rows
+// CHECK: tile.load
+// CHECK: scf.for {{.*}} iter_args
+tile.func @gathered_rows(%idx: !tile.ptr<i32>, %x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32,
+                         %pid: i32, %step: i32) {
+  %cols = tile.make_range 0 to 1024 : tensor<1024xi32>
+  %ib = tile.splat %idx : !tile.ptr<i32> -> tensor<1024x!tile.ptr<i32>>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  scf.for %row = %pid to %n step %step : i32 {
+    %r = tile.splat %row : i32 -> tensor<1024xi32>
+    %offs = arith.addi %r, %cols : tensor<1024xi32>
+    %ip = tile.addptr %ib, %offs : tensor<1024x!tile.ptr<i32>>, tensor<1024xi32>
+    %i = tile.load %ip : tensor<1024x!tile.ptr<i32>>
+    %p = tile.addptr %xb, %i : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+    %v = tile.load %p : tensor<1024x!tile.ptr<f32>>
+    %q = tile.addptr %yb, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+    tile.store %q, %v : tensor<1024x!tile.ptr<f32>>
+  } {tile.num_stages = 2 : i32}
+  tile.return
+}

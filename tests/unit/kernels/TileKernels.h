@@ -912,6 +912,34 @@ tile.func @row_sums(%x: !tile.ptr<f32>, %sums: !tile.ptr<f32>, %ncols: i32) {
 }
 )mlir";
 
+// Each program copies every `programs`-th row of 64 elements of x, gathered
+// through 64 indices a row, in a loop that asks for STAGES stages:
+// y[row, c] = x[idx[row, c]].
+constexpr llvm::StringLiteral kGatheredRows = R"mlir(
+tile.func @gathered_rows(%idx: !tile.ptr<i32>, %x: !tile.ptr<f32>, %y: !tile.ptr<f32>,
+                         %nrows: i32) {
+  %pid = tile.program_id x
+  %programs = tile.num_programs x
+  %c64 = arith.constant 64 : i32
+  %cols = tile.make_range 0 to 64 : tensor<64xi32>
+  %ib = tile.splat %idx : !tile.ptr<i32> -> tensor<64x!tile.ptr<i32>>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  scf.for %row = %pid to %nrows step %programs : i32 {
+    %start = arith.muli %row, %c64 : i32
+    %starts = tile.splat %start : i32 -> tensor<64xi32>
+    %offs = arith.addi %starts, %cols : tensor<64xi32>
+    %ip = tile.addptr %ib, %offs : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+    %i = tile.load %ip : tensor<64x!tile.ptr<i32>>
+    %p = tile.addptr %xb, %i : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    %v = tile.load %p : tensor<64x!tile.ptr<f32>>
+    %q = tile.addptr %yb, %offs : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    tile.store %q, %v : tensor<64x!tile.ptr<f32>>
+  } {tile.num_stages = STAGES : i32}
+  tile.return
+}
+)mlir";
+
 // One program per row; a row of `ncols` <= 128 elements, `stride` apart.
 constexpr llvm::StringLiteral kSoftmax = R"mlir(
 tile.func @softmax(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %stride: i32, %ncols: i32) {

@@ -331,6 +331,33 @@ TEST_F(DistributeOnVulkan, ChunkedSumsReadBackOrPrefetched) {
     }
 }
 
+// A gather in such a loop: the rows' values are loaded through indices
+// loaded in the same iteration. The indices are prefetched into registers
+// (the distribution copies no load whose addresses read another's values
+// ahead), and with read-back-loads=always their next iteration's load is
+// also read back from a stage: both at once must still gather the right
+// rows. 2 warps over 29 rows of 64 on 3 programs.
+TEST_F(DistributeOnVulkan, GatheredRowsPrefetchedAndReadBack) {
+  const int rows = 29, sources = 500;
+  std::vector<float> x = randomFloats(sources);
+  std::vector<int32_t> indices = randomInts(rows * 64, 0, sources - 1);
+  for (int stages : {2, 3})
+    for (gpu::ReadBackLoads readBack : {gpu::ReadBackLoads::Always, gpu::ReadBackLoads::Never}) {
+      SCOPED_TRACE("stages " + std::to_string(stages) +
+                   (readBack == gpu::ReadBackLoads::Always ? ", read back" : ", prefetched"));
+      gpu::GpuLoweringOptions options;
+      options.numWarps = 2;
+      options.readBackLoads = readBack;
+      Results r = run(withReplaced(kGatheredRows, "STAGES", std::to_string(stages)),
+                      "gathered_rows",
+                      {HostArgument::buffer(indices), HostArgument::buffer(x),
+                       HostArgument::buffer(std::vector<float>(rows * 64, -1.0f)),
+                       HostArgument::i32(rows)},
+                      {3}, options);
+      r.expectEqual<float>(2);
+    }
+}
+
 TEST_F(DistributeOnVulkan, ArgmaxIsAMultiOperandReduction) {
   const int rows = 6, n = 100;
   std::vector<float> x = randomFloats(rows * n);

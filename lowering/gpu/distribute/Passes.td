@@ -192,7 +192,8 @@ def TileGpuPrefetchLoads : Pass<"tile-gpu-prefetch-loads", "::mlir::ModuleOp"> {
     loads whose elements go to shared memory as they are, with no `other`
     but +0, through pointers into a kernel argument that the loop does not
     write, each thread's share of them 4 bytes or more, a stage of them all
-    within half of the target's shared memory.
+    within half of the target's shared memory; none in a loop where one
+    load's addresses read another's values (a gather's indices).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let options = [

@@ -284,6 +284,23 @@ TEST_F(DistributeOnVulkan, LayerNormRows) {
   r.expectClose(3, 1e-4);
 }
 
+/// Runs `check` with each of `stageCounts` (as the text STAGES takes) and
+/// the loop's loads read back (read-back-loads=always, loads and shared
+/// stores on Vulkan) or prefetched into registers (never), on `numWarps`.
+void forStagesReadBackAndPrefetched(
+    std::initializer_list<int> stageCounts, unsigned numWarps,
+    llvm::function_ref<void(const std::string &, const gpu::GpuLoweringOptions &)> check) {
+  for (int stages : stageCounts)
+    for (gpu::ReadBackLoads readBack : {gpu::ReadBackLoads::Always, gpu::ReadBackLoads::Never}) {
+      SCOPED_TRACE("stages " + std::to_string(stages) +
+                   (readBack == gpu::ReadBackLoads::Always ? ", read back" : ", prefetched"));
+      gpu::GpuLoweringOptions options;
+      options.numWarps = numWarps;
+      options.readBackLoads = readBack;
+      check(std::to_string(stages), options);
+    }
+}
+
 // A loop without a dot that asks for stages: with read-back-loads=always
 // its rows go through a ring of STAGES - 1 stages of shared memory (loads
 // and shared stores here, cp.async on NVIDIA), each thread reading back what
@@ -293,20 +310,15 @@ TEST_F(DistributeOnVulkan, LayerNormRows) {
 TEST_F(DistributeOnVulkan, PersistentRowsReadBackOrPrefetched) {
   const int rows = 37, cols = 100, programs = 3;
   std::vector<float> x = randomFloats(rows * cols, -3, 3);
-  for (int stages : {2, 3, 4})
-    for (gpu::ReadBackLoads readBack : {gpu::ReadBackLoads::Always, gpu::ReadBackLoads::Never}) {
-      SCOPED_TRACE("stages " + std::to_string(stages) +
-                   (readBack == gpu::ReadBackLoads::Always ? ", read back" : ", prefetched"));
-      gpu::GpuLoweringOptions options;
-      options.readBackLoads = readBack;
-      Results r = run(withReplaced(kPersistentCenteredRows, "STAGES", std::to_string(stages)),
-                      "centered_rows",
-                      {HostArgument::buffer(x),
-                       HostArgument::buffer(std::vector<float>(rows * cols, -1.0f)),
-                       HostArgument::i32(rows), HostArgument::i32(cols)},
-                      {programs}, options);
-      r.expectClose(1, 1e-5);
-    }
+  forStagesReadBackAndPrefetched(
+      {2, 3, 4}, 4, [&](const std::string &stages, const gpu::GpuLoweringOptions &options) {
+        Results r = run(withReplaced(kPersistentCenteredRows, "STAGES", stages), "centered_rows",
+                        {HostArgument::buffer(x),
+                         HostArgument::buffer(std::vector<float>(rows * cols, -1.0f)),
+                         HostArgument::i32(rows), HostArgument::i32(cols)},
+                        {programs}, options);
+        r.expectClose(1, 1e-5);
+      });
 }
 
 // The same with partial sums carried through the loop: each row of 300
@@ -315,20 +327,15 @@ TEST_F(DistributeOnVulkan, PersistentRowsReadBackOrPrefetched) {
 TEST_F(DistributeOnVulkan, ChunkedSumsReadBackOrPrefetched) {
   const int rows = 5, cols = 300;
   std::vector<float> x = randomFloats(rows * cols);
-  for (int stages : {2, 3})
-    for (gpu::ReadBackLoads readBack : {gpu::ReadBackLoads::Always, gpu::ReadBackLoads::Never}) {
-      SCOPED_TRACE("stages " + std::to_string(stages) +
-                   (readBack == gpu::ReadBackLoads::Always ? ", read back" : ", prefetched"));
-      gpu::GpuLoweringOptions options;
-      options.numWarps = 1;
-      options.readBackLoads = readBack;
-      Results r = run(withReplaced(kChunkedRowSums, "STAGES", std::to_string(stages)), "row_sums",
-                      {HostArgument::buffer(x),
-                       HostArgument::buffer(std::vector<float>(rows, -1.0f)),
-                       HostArgument::i32(cols)},
-                      {rows}, options);
-      r.expectClose(1, 1e-5);
-    }
+  forStagesReadBackAndPrefetched(
+      {2, 3}, 1, [&](const std::string &stages, const gpu::GpuLoweringOptions &options) {
+        Results r = run(withReplaced(kChunkedRowSums, "STAGES", stages), "row_sums",
+                        {HostArgument::buffer(x),
+                         HostArgument::buffer(std::vector<float>(rows, -1.0f)),
+                         HostArgument::i32(cols)},
+                        {rows}, options);
+        r.expectClose(1, 1e-5);
+      });
 }
 
 // A gather in such a loop: the rows' values are loaded through indices
@@ -341,21 +348,15 @@ TEST_F(DistributeOnVulkan, GatheredRowsPrefetchedAndReadBack) {
   const int rows = 29, sources = 500;
   std::vector<float> x = randomFloats(sources);
   std::vector<int32_t> indices = randomInts(rows * 64, 0, sources - 1);
-  for (int stages : {2, 3})
-    for (gpu::ReadBackLoads readBack : {gpu::ReadBackLoads::Always, gpu::ReadBackLoads::Never}) {
-      SCOPED_TRACE("stages " + std::to_string(stages) +
-                   (readBack == gpu::ReadBackLoads::Always ? ", read back" : ", prefetched"));
-      gpu::GpuLoweringOptions options;
-      options.numWarps = 2;
-      options.readBackLoads = readBack;
-      Results r = run(withReplaced(kGatheredRows, "STAGES", std::to_string(stages)),
-                      "gathered_rows",
-                      {HostArgument::buffer(indices), HostArgument::buffer(x),
-                       HostArgument::buffer(std::vector<float>(rows * 64, -1.0f)),
-                       HostArgument::i32(rows)},
-                      {3}, options);
-      r.expectEqual<float>(2);
-    }
+  forStagesReadBackAndPrefetched(
+      {2, 3}, 2, [&](const std::string &stages, const gpu::GpuLoweringOptions &options) {
+        Results r = run(withReplaced(kGatheredRows, "STAGES", stages), "gathered_rows",
+                        {HostArgument::buffer(indices), HostArgument::buffer(x),
+                         HostArgument::buffer(std::vector<float>(rows * 64, -1.0f)),
+                         HostArgument::i32(rows)},
+                        {3}, options);
+        r.expectEqual<float>(2);
+      });
 }
 
 TEST_F(DistributeOnVulkan, ArgmaxIsAMultiOperandReduction) {

@@ -201,9 +201,14 @@ static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDe
     }
   if (analysis.loads.empty() && containsDot(loop))
     return std::nullopt;
+  // A load whose value only goes to the next iteration was issued ahead by
+  // tile-gpu-prefetch-loads already: copied ahead again it gains nothing.
+  auto onlyCarried = [](tile::LoadOp load) {
+    return llvm::all_of(load->getUsers(), [](Operation *user) { return isa<scf::YieldOp>(user); });
+  };
   if (readsBack)
     for (tile::LoadOp load : loadsReadBack(body))
-      if (!stagedOps.contains(load) && readsBack(load)) {
+      if (!stagedOps.contains(load) && readsBack(load) && !onlyCarried(load)) {
         StagedLoad staged;
         staged.load = load;
         staged.readBack = true;

@@ -1,8 +1,8 @@
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4" | FileCheck %s --check-prefixes=CHECK,CP
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4" | FileCheck %s --check-prefixes=CHECK,CP
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=vulkan:1.3:subgroup=32 num-warps=4 read-back-loads=always" | FileCheck %s --check-prefixes=CHECK,SYNC
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 read-back-loads=never" | FileCheck %s --check-prefix=REGS
-// RUN: tessera-opt %s -tile-lower-to-gpu="target=vulkan:1.3:subgroup=32 num-warps=4" | FileCheck %s --check-prefix=REGS
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4" | FileCheck %s --check-prefixes=CHECK,CP
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_80 num-warps=4" | FileCheck %s --check-prefixes=CHECK,CP
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=vulkan:1.3:subgroup=32 num-warps=4 read-back-loads=always" | FileCheck %s --check-prefixes=CHECK,SYNC
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=cuda:sm_90a num-warps=4 read-back-loads=never" | FileCheck %s --check-prefix=REGS
+// RUN: tessera-opt %s -split-input-file -tile-lower-to-gpu="target=vulkan:1.3:subgroup=32 num-warps=4" | FileCheck %s --check-prefix=REGS
 
 // A persistent row loop without a dot that asks for 3 stages
 // (tl.range(..., num_stages=3)): its row load is read back, through a ring
@@ -87,6 +87,42 @@ tile.func @centered_rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %nrows: i32, %n
     %centered = arith.subf %v, %means : tensor<2x128xf32>
     %q = tile.addptr %yb, %offs : tensor<2x128x!tile.ptr<f32>>, tensor<2x128xi32>
     tile.store %q, %centered, %mask : tensor<2x128x!tile.ptr<f32>>
+  } {tile.num_stages = 3 : i32}
+  tile.return
+}
+
+// -----
+
+// A gather: the indices' load is prefetched into registers (the rows'
+// addresses read its values, so the distribution copies no load of the
+// loop ahead), and its load of the next iteration's indices, whose value
+// only goes to the loop's next iteration, is not read back as well.
+
+// CHECK-LABEL: gpu.func @gathered_rows
+// CHECK-NOT: read back
+// CHECK: scf.for {{.*}} iter_args
+// REGS-LABEL: gpu.func @gathered_rows
+// REGS-NOT: read back
+// REGS: scf.for {{.*}} iter_args
+tile.func @gathered_rows(%idx: !tile.ptr<i32>, %x: !tile.ptr<f32>, %y: !tile.ptr<f32>,
+                         %nrows: i32) {
+  %pid = tile.program_id x
+  %programs = tile.num_programs x
+  %c64 = arith.constant 64 : i32
+  %cols = tile.make_range 0 to 64 : tensor<64xi32>
+  %ib = tile.splat %idx : !tile.ptr<i32> -> tensor<64x!tile.ptr<i32>>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  scf.for %row = %pid to %nrows step %programs : i32 {
+    %start = arith.muli %row, %c64 : i32
+    %starts = tile.splat %start : i32 -> tensor<64xi32>
+    %offs = arith.addi %starts, %cols : tensor<64xi32>
+    %ip = tile.addptr %ib, %offs : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+    %i = tile.load %ip : tensor<64x!tile.ptr<i32>>
+    %p = tile.addptr %xb, %i : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    %v = tile.load %p : tensor<64x!tile.ptr<f32>>
+    %q = tile.addptr %yb, %offs : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    tile.store %q, %v : tensor<64x!tile.ptr<f32>>
   } {tile.num_stages = 3 : i32}
   tile.return
 }

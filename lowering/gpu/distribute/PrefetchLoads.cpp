@@ -23,6 +23,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace tessera::gpu {
@@ -135,14 +136,41 @@ void prefetch(scf::ForOp loop, ArrayRef<Prefetched> loads) {
     prefetched.load->erase();
 }
 
+/// Whether the addresses of `load` read a value that an op of `loop`'s body
+/// loads (a gather's indices), followed through the body's ops and the
+/// loop's iteration arguments: the distribution pipelines no load of such a
+/// loop.
+bool addressesReadLoadedValues(scf::ForOp loop, tile::LoadOp load) {
+  Block *body = loop.getBody();
+  SmallVector<Value> worklist(load->getOperands());
+  llvm::DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() == body && arg != loop.getInductionVar())
+        worklist.push_back(body->getTerminator()->getOperand(arg.getArgNumber() - 1));
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (!loop->isProperAncestor(def))
+      continue;
+    if (!isMemoryEffectFree(def))
+      return true;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
 /// The loads of `loop` that tile-gpu-distribute is to read back on `target`
-/// with `threads` threads: those it may read back (loadsReadBack), where
-/// the loop computes the addresses of every one of them from its induction
-/// variable (the distribution pipelines none where one reads another's
-/// values: a gather's indices), each thread's share of one is 4 bytes or
-/// more (what a cp.async copies) and a stage of them all takes at most half
-/// of the shared memory, the rest left to the body's own users. None
-/// otherwise.
+/// with `threads` threads: those it may read back (loadsReadBack) whose
+/// addresses the loop computes from its induction variable, each thread's
+/// share of one 4 bytes or more (what a cp.async copies), where a stage of
+/// them all takes at most half of the shared memory (the rest left to the
+/// body's own users) and no such load's addresses read loaded values. None
+/// otherwise. (Loads through pointers the loop carries are not prefetched
+/// here; the distribution reads them back with the others.)
 SmallVector<tile::LoadOp> loadsLeftToReadBack(scf::ForOp loop,
                                               const tessera::gpu::GpuTarget &target,
                                               int64_t threads) {
@@ -153,9 +181,9 @@ SmallVector<tile::LoadOp> loadsLeftToReadBack(scf::ForOp loop,
   for (tile::LoadOp load : tessera::gpu::loadsReadBack(loop.getBody())) {
     auto type = cast<RankedTensorType>(load.getType());
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
-    if (!addressSlice(loop, load))
+    if (addressesReadLoadedValues(loop, load))
       return {};
-    if (type.getNumElements() * elementBytes < 4 * threads)
+    if (!addressSlice(loop, load) || type.getNumElements() * elementBytes < 4 * threads)
       continue;
     stageBytes += std::max(type.getNumElements(), threads) * elementBytes;
     left.push_back(load);

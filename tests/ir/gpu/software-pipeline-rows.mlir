@@ -126,3 +126,43 @@ tile.func @gathered_rows(%idx: !tile.ptr<i32>, %x: !tile.ptr<f32>, %y: !tile.ptr
   } {tile.num_stages = 3 : i32}
   tile.return
 }
+
+// -----
+
+// One row through a pointer tile the loop advances, one through addresses
+// from the induction variable: the prefetch pass leaves the second (it
+// cannot prefetch the first), and both are read back, the first's
+// pointers carried ahead as the recurrence of a dot loop's are.
+
+// CP-LABEL: gpu.func @walked_rows
+// CP-SAME: "{{.*}}: 2 stages (num_stages 3), copies 2 iterations ahead by cp.async (2 loads read back into registers)"
+// SYNC-LABEL: gpu.func @walked_rows
+// SYNC-SAME: "{{.*}}: 2 stages (num_stages 3), copies 2 iterations ahead by loads and shared stores (2 loads read back into registers)"
+// REGS-LABEL: gpu.func @walked_rows
+// REGS-NOT: read back
+tile.func @walked_rows(%x: !tile.ptr<f32>, %w: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c1024 = arith.constant 1024 : i32
+  %cols = tile.make_range 0 to 1024 : tensor<1024xi32>
+  %stride = tile.splat %c1024 : i32 -> tensor<1024xi32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %first = tile.addptr %xb, %cols : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %wb = tile.splat %w : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %last = scf.for %i = %c0 to %n step %c1 iter_args(%p = %first)
+      -> (tensor<1024x!tile.ptr<f32>>) : i32 {
+    %v = tile.load %p : tensor<1024x!tile.ptr<f32>>
+    %start = arith.muli %i, %c1024 : i32
+    %starts = tile.splat %start : i32 -> tensor<1024xi32>
+    %offs = arith.addi %starts, %cols : tensor<1024xi32>
+    %wp = tile.addptr %wb, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+    %wv = tile.load %wp : tensor<1024x!tile.ptr<f32>>
+    %sum = arith.addf %v, %wv : tensor<1024xf32>
+    %q = tile.addptr %yb, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+    tile.store %q, %sum : tensor<1024x!tile.ptr<f32>>
+    %next = tile.addptr %p, %stride : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+    scf.yield %next : tensor<1024x!tile.ptr<f32>>
+  } {tile.num_stages = 3 : i32}
+  tile.return
+}

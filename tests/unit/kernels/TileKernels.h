@@ -940,6 +940,39 @@ tile.func @gathered_rows(%idx: !tile.ptr<i32>, %x: !tile.ptr<f32>, %y: !tile.ptr
 }
 )mlir";
 
+// y[r] = x[r] + w[r] over `nrows` rows of 64, one program, in a loop that
+// asks for STAGES stages: x's row through a pointer tile the loop advances,
+// w's and y's through offsets from the induction variable.
+constexpr llvm::StringLiteral kWalkedRows = R"mlir(
+tile.func @walked_rows(%x: !tile.ptr<f32>, %w: !tile.ptr<f32>, %y: !tile.ptr<f32>,
+                       %nrows: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %cols = tile.make_range 0 to 64 : tensor<64xi32>
+  %stride = tile.splat %c64 : i32 -> tensor<64xi32>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %first = tile.addptr %xb, %cols : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %wb = tile.splat %w : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %last = scf.for %i = %c0 to %nrows step %c1 iter_args(%p = %first)
+      -> (tensor<64x!tile.ptr<f32>>) : i32 {
+    %v = tile.load %p : tensor<64x!tile.ptr<f32>>
+    %start = arith.muli %i, %c64 : i32
+    %starts = tile.splat %start : i32 -> tensor<64xi32>
+    %offs = arith.addi %starts, %cols : tensor<64xi32>
+    %wp = tile.addptr %wb, %offs : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    %wv = tile.load %wp : tensor<64x!tile.ptr<f32>>
+    %sum = arith.addf %v, %wv : tensor<64xf32>
+    %q = tile.addptr %yb, %offs : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    tile.store %q, %sum : tensor<64x!tile.ptr<f32>>
+    %next = tile.addptr %p, %stride : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    scf.yield %next : tensor<64x!tile.ptr<f32>>
+  } {tile.num_stages = STAGES : i32}
+  tile.return
+}
+)mlir";
+
 // One program per row; a row of `ncols` <= 128 elements, `stride` apart.
 constexpr llvm::StringLiteral kSoftmax = R"mlir(
 tile.func @softmax(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %stride: i32, %ncols: i32) {

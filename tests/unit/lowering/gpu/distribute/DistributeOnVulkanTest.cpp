@@ -360,6 +360,23 @@ TEST_F(DistributeOnVulkan, GatheredRowsWithPrefetchedIndices) {
       });
 }
 
+// One row through a pointer tile the loop advances (its pointers carried
+// ahead of the copies as a recurrence), one through the induction
+// variable: with read-back-loads=always both are read back. 1 warp, 23 rows.
+TEST_F(DistributeOnVulkan, WalkedRowsReadBackOrPrefetched) {
+  const int rows = 23;
+  std::vector<float> x = randomFloats(rows * 64), w = randomFloats(rows * 64);
+  forStagesReadBackAndPrefetched(
+      {2, 3}, 1, [&](const std::string &stages, const gpu::GpuLoweringOptions &options) {
+        Results r = run(withReplaced(kWalkedRows, "STAGES", stages), "walked_rows",
+                        {HostArgument::buffer(x), HostArgument::buffer(w),
+                         HostArgument::buffer(std::vector<float>(rows * 64, -1.0f)),
+                         HostArgument::i32(rows)},
+                        {1}, options);
+        r.expectEqual<float>(2);
+      });
+}
+
 TEST_F(DistributeOnVulkan, ArgmaxIsAMultiOperandReduction) {
   const int rows = 6, n = 100;
   std::vector<float> x = randomFloats(rows * n);

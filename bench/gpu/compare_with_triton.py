@@ -17,6 +17,7 @@ kernel at once (the last constexpr replaced by ROWS).
 """
 
 import argparse
+import ast
 import os
 import re
 import subprocess
@@ -54,7 +55,7 @@ def triton_ptx(kernels, name, signature, warps, stages, capability):
     for index, (arg, entry) in enumerate(zip(fn.arg_names, signature_entries(signature))):
         kind, _, divisibility = entry.partition(":")
         if re.fullmatch(r"-?[0-9.e+-]+|True|False", kind):
-            constexprs[arg] = eval(kind)  # a number or a bool, as the signature spells it
+            constexprs[arg] = ast.literal_eval(kind)  # a number or a bool
             types[arg] = "constexpr"
             continue
         types[arg] = kind

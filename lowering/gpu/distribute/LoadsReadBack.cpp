@@ -11,6 +11,11 @@ using namespace mlir;
 
 namespace tessera::gpu {
 
+bool readsLoadsBack(const GpuTarget &target, ReadBackLoads mode) {
+  return mode == ReadBackLoads::Always ||
+         (mode == ReadBackLoads::WithCpAsync && target.hasCpAsync());
+}
+
 bool isPositiveZero(Value value) {
   if (auto splat = value.getDefiningOp<tile::SplatOp>())
     value = splat.getSrc();

@@ -6,6 +6,8 @@
 #define TESSERA_LOWERING_GPU_DISTRIBUTE_LOADSREADBACK_H
 
 #include "ir/TileDialect.h"
+#include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/distribute/Pipeline.h"
 
 #include "mlir/IR/Block.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -14,6 +16,10 @@
 #include <optional>
 
 namespace tessera::gpu {
+
+/// Whether `mode` reads any load back on `target`: `always` everywhere,
+/// `cp-async` where the target has cp.async.
+bool readsLoadsBack(const GpuTarget &target, ReadBackLoads mode);
 
 /// True for a splat of +0 (what cp.async's zero fill writes).
 bool isPositiveZero(mlir::Value value);

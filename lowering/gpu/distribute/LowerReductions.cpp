@@ -359,11 +359,12 @@ LogicalResult combineAcrossWarps(KernelLowering &k, tile::ReduceOp op, OpBuilder
     combine = WarpCombine::AcrossLanes;
   else if (spreadOverThreads(k, registers, shared.slots, shared.elements, loadsPerElement))
     combine = WarpCombine::SpreadOverThreads;
-  bool spread = combine == WarpCombine::SpreadOverThreads;
 
+  // The spread form writes each element's result behind the partials.
+  bool resultsBehind = combine == WarpCombine::SpreadOverThreads;
   FailureOr<SmallVector<Value>> buffers = k.shared.beginUserWith(
       op, bufferPerOperand(op.getSrcs(),
-                           shared.resultsOffset() + (spread ? shared.elements : 0)));
+                           shared.resultsOffset() + (resultsBehind ? shared.elements : 0)));
   if (failed(buffers))
     return failure();
   shared.buffers = std::move(*buffers);

@@ -207,9 +207,7 @@ struct PrefetchLoads : tessera::gpu::impl::TileGpuPrefetchLoadsBase<PrefetchLoad
       }
       gpu = *parsed;
     }
-    using tessera::gpu::ReadBackLoads;
-    bool readBack = gpu && (readBackLoads == ReadBackLoads::Always ||
-                            (readBackLoads == ReadBackLoads::WithCpAsync && gpu->hasCpAsync()));
+    bool readBack = gpu && tessera::gpu::readsLoadsBack(*gpu, readBackLoads);
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
       auto stages = loop->getAttrOfType<IntegerAttr>(tile::TileDialect::kNumStagesAttr);

@@ -182,10 +182,11 @@ static bool containsDot(scf::ForOp loop) {
 /// Finds the staged loads and the ops that compute their operands; nullopt
 /// when nothing can be staged or the operands need ops with effects of the
 /// body. The body's other loads that can be and that `readsBack` takes (if
-/// given) are read back. A loop without a dot stages nothing: its loads read
-/// back are its pipeline (lowerPipelinedFor lets only those that ask for
-/// stages come here).
-static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDescriptors,
+/// given) are read back. A loop without a dot (`dotless`) stages nothing:
+/// its loads read back are its pipeline (lowerPipelinedFor lets only those
+/// that ask for stages come here).
+static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool dotless,
+                                               bool nanPaddedDescriptors,
                                                function_ref<bool(Operation *)> readsBack) {
   if (loop.getUnsignedCmp())
     return std::nullopt;
@@ -199,7 +200,7 @@ static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool nanPaddedDe
       if (staged->trans)
         stagedOps.insert(staged->trans);
     }
-  if (analysis.loads.empty() && containsDot(loop))
+  if (analysis.loads.empty() && !dotless)
     return std::nullopt;
   // A load whose value only goes to the next iteration was issued ahead by
   // tile-gpu-prefetch-loads already: copied ahead again it gains nothing.
@@ -1119,18 +1120,18 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   // An overlapped dot holds one more stage where it fits; where it does
   // not, the copies wait for the dot instead (copiesAfterDot), which keeps
   // them num-stages - 1 iterations ahead rather than one less.
-  unsigned busyStages = overlapped ? 2 : 1;
-  stages = async ? requestedStages + busyStages - 1 : std::min(requestedStages, 2u);
+  //
   // A loop that only reads back reads each stage into registers at the top
   // of its iteration, each thread its own slots, and then copies a later
   // iteration into them: no stage is busy through the body, and no barrier
   // orders the threads. Its loads are read back only with cp.async or where
   // asked to on every target (ReadBackLoads::Always, which runs the stages
   // where nothing else does), so the ring has the stages the loop asks for.
-  if (readsBackOnly()) {
-    busyStages = 0;
+  unsigned busyStages = readsBackOnly() ? 0 : overlapped ? 2 : 1;
+  if (readsBackOnly())
     stages = requestedStages - 1;
-  }
+  else
+    stages = async ? requestedStages + busyStages - 1 : std::min(requestedStages, 2u);
   // Room for the mbarriers of TMA copies, where they may be used.
   int64_t barrierBytes = k.tensorMaps ? 8 : 0;
   if (readBackCostsStages(*bytes, barrierBytes))
@@ -1340,7 +1341,7 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
   function_ref<bool(Operation *)> readsBack;
   if (k.readBackLoads == ReadBackLoads::Always)
     readsBack = everyLoad;
-  else if (k.readBackLoads == ReadBackLoads::WithCpAsync && k.target.hasCpAsync())
+  else if (readsLoadsBack(k.target, k.readBackLoads))
     readsBack = copiedAsync;
   // Where a load read back keeps the loop from being pipelined (its
   // addresses read another loaded value) or costs it stages, the loop goes
@@ -1348,7 +1349,7 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
   bool readBack = static_cast<bool>(readsBack);
   if (dotless && !readBack)
     return false;
-  std::optional<PipelineAnalysis> analysis = analyze(op, k.tensorMaps, readsBack);
+  std::optional<PipelineAnalysis> analysis = analyze(op, dotless, k.tensorMaps, readsBack);
   if (analysis && llvm::any_of(analysis->loads,
                                [](const StagedLoad &staged) { return staged.readBack; })) {
     FailureOr<bool> lowered = PipelinedLoop(k, op, std::move(*analysis), requested).lower(builder);
@@ -1357,7 +1358,7 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
     analysis.reset();
   }
   if (!analysis && readBack)
-    analysis = analyze(op, k.tensorMaps, /*readsBack=*/{});
+    analysis = analyze(op, dotless, k.tensorMaps, /*readsBack=*/{});
   if (!analysis)
     return false;
   return PipelinedLoop(k, op, std::move(*analysis), requested).lower(builder);

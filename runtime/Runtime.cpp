@@ -311,7 +311,7 @@ struct DeviceState {
   CpuDeviceOptions options;
   TargetDescription target;
   cpu::ThreadPool pool;
-  cpu::KernelCache cache;
+  KernelCache cache;
   std::mutex jitMutex;
   std::shared_ptr<cpu::JitEngine> jit; ///< Created by the first compile.
   std::mutex memoMutex;
@@ -327,18 +327,14 @@ struct DeviceState {
     }
     return 0;
   }
-  static bool diskCacheWanted(bool requested) {
-    const char *env = std::getenv("TESSERA_CACHE");
-    if (env && (llvm::StringRef(env) == "0" || llvm::StringRef(env).equals_insensitive("off")))
-      return false;
-    return requested;
-  }
 
   explicit DeviceState(CpuDeviceOptions opts)
       : options(std::move(opts)), target(options.target ? *options.target
                                                         : TargetDescription::host()),
         pool(threadsFor(options.threads)),
-        cache(options.cacheDirectory, diskCacheWanted(options.diskCache)) {}
+        cache(options.cacheDirectory.empty() ? KernelCache::defaultDirectory("cpu")
+                                              : options.cacheDirectory,
+              options.diskCache && KernelCache::enabledByEnvironment()) {}
 
   cpu::CompilerOptions compilerOptions() const {
     cpu::CompilerOptions compiler;
@@ -545,13 +541,14 @@ CpuDevice::~CpuDevice() = default;
 unsigned CpuDevice::numThreads() const { return state_->pool.size(); }
 const TargetDescription &CpuDevice::target() const { return state_->target; }
 CacheStats CpuDevice::cacheStats() const { return state_->cache.stats(); }
-cpu::KernelCache &CpuDevice::cache() { return state_->cache; }
+KernelCache &CpuDevice::cache() { return state_->cache; }
 cpu::ThreadPool &CpuDevice::threadPool() { return state_->pool; }
 
 llvm::Expected<Kernel> CpuDevice::compileWith(
     const cpu::CacheKey &key, llvm::StringRef kernel, const KernelSignature &signature,
     llvm::function_ref<llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>()> build) {
-  std::string digest = key.digest();
+  std::string keyText = key.canonicalText();
+  std::string digest = sha256Hex(keyText);
   {
     std::lock_guard<std::mutex> lock(state_->memoMutex);
     auto it = state_->memo.find(digest);
@@ -583,7 +580,7 @@ llvm::Expected<Kernel> CpuDevice::compileWith(
   std::string entryName = cpu::gridEntryName(kernel);
 
   KernelOrigin origin = KernelOrigin::DiskCache;
-  std::unique_ptr<llvm::MemoryBuffer> object = state_->cache.lookup(key);
+  std::unique_ptr<llvm::MemoryBuffer> object = state_->cache.lookup(keyText);
   if (object) {
     kernelImpl->object = object->getBuffer().str();
     auto address = jit->load(std::move(object), entryName);
@@ -593,7 +590,7 @@ llvm::Expected<Kernel> CpuDevice::compileWith(
       // A well-formed entry the JIT cannot link (should not happen): drop it
       // and rebuild rather than fail.
       llvm::consumeError(address.takeError());
-      (void)llvm::sys::fs::remove(state_->cache.pathFor(key));
+      state_->cache.reject(keyText);
     }
   }
   if (!kernelImpl->entry) {
@@ -603,7 +600,7 @@ llvm::Expected<Kernel> CpuDevice::compileWith(
     if (!built)
       return makeError("kernel '" + kernel + "': " + llvm::toString(built.takeError()));
     kernelImpl->object = (*built)->getBuffer().str();
-    if (llvm::Error err = state_->cache.store(key, kernelImpl->object))
+    if (llvm::Error err = state_->cache.store(keyText, kernelImpl->object))
       llvm::consumeError(std::move(err)); // Counted in the stats; the compile still succeeds.
     auto address = jit->load(std::move(*built), entryName);
     if (!address)

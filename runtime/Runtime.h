@@ -12,8 +12,9 @@
 #ifndef TESSERA_RUNTIME_RUNTIME_H
 #define TESSERA_RUNTIME_RUNTIME_H
 
+#include "runtime/cache/KernelCache.h"
+#include "runtime/cpu/CacheKey.h"
 #include "runtime/cpu/CpuCompiler.h"
-#include "runtime/cpu/KernelCache.h"
 #include "runtime/cpu/ThreadPool.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -33,7 +34,6 @@
 
 namespace tessera::runtime {
 
-using cpu::CacheStats;
 using cpu::Schedule;
 using cpu::TargetDescription;
 
@@ -239,7 +239,7 @@ struct CpuDeviceOptions {
   unsigned optLevel = 3;
   /// The on-disk cache; also off when $TESSERA_CACHE is "0" or "off".
   bool diskCache = true;
-  /// Default: cpu::KernelCache::defaultDirectory().
+  /// Default: KernelCache::defaultDirectory("cpu").
   std::string cacheDirectory;
   /// How the grid is split over the pool.
   Schedule schedule = Schedule::Dynamic;
@@ -293,7 +293,7 @@ public:
   llvm::Error launch(const Kernel &kernel, Grid grid, llvm::ArrayRef<Argument> args);
 
   CacheStats cacheStats() const;
-  cpu::KernelCache &cache();
+  KernelCache &cache();
   cpu::ThreadPool &threadPool();
 
 private:

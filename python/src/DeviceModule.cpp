@@ -13,6 +13,7 @@
 
 #include "lowering/gpu/Compile.h"
 #include "runtime/Runtime.h"
+#include "runtime/cache/GpuKernelCache.h"
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/hip/HipDevice.h"
 #ifdef TESSERA_HAVE_VULKAN_RUNTIME
@@ -306,6 +307,7 @@ struct DeviceKernel {
   std::string name;
   unsigned numWarps = 0;
   gpu::CompiledGpuKernel compiled;
+  runtime::GpuKernelOrigin origin = runtime::GpuKernelOrigin::Compiled;
   runtime::KernelSignature signature;
   /// Loaded on the first launch.
   std::optional<runtime::cuda::CudaKernel> cuda;
@@ -328,19 +330,21 @@ std::shared_ptr<DeviceKernel> compileForDevice(PyModule &m, const std::string &k
   if (!signature)
     raiseError("LaunchError", llvm::toString(signature.takeError()));
   // The GIL stays held: the module's MLIR context is not shared across threads.
-  auto compiled = gpu::compileTileForGpu(*m.module, kernel, device.target, options);
+  auto compiled = runtime::compileTileForGpuCached(*m.module, kernel, device.target, options,
+                                                   runtime::gpuKernelCache());
   if (!compiled)
     raiseCompilationError(m, kernel, "kernel '" + kernel + "' does not compile for " +
                                          device.description + ":\n" +
                                          llvm::toString(compiled.takeError()));
-  if (device.kind == DeviceKind::Vulkan && !compiled->vulkan)
+  if (device.kind == DeviceKind::Vulkan && !compiled->kernel.vulkan)
     raiseError("LaunchError", "kernel '" + kernel + "' was compiled without its Vulkan binding "
                                   "layout");
   auto result = std::make_shared<DeviceKernel>();
   result->device = &device;
   result->name = kernel;
   result->numWarps = numWarps;
-  result->compiled = std::move(*compiled);
+  result->compiled = std::move(compiled->kernel);
+  result->origin = compiled->origin;
   result->signature = std::move(*signature);
   return result;
 }
@@ -517,7 +521,13 @@ void bindDevices(py::module_ &m) {
       .def_property_readonly("device", [](const DeviceKernel &k) { return k.device->description; })
       .def_property_readonly("block_threads",
                              [](const DeviceKernel &k) { return k.compiled.binary.blockThreads; })
-      .def_property_readonly("asm", &assemblyOf);
+      .def_property_readonly("asm", &assemblyOf)
+      .def_property_readonly(
+          "origin",
+          [](const DeviceKernel &k) {
+            return k.origin == runtime::GpuKernelOrigin::DiskCache ? "disk" : "compiled";
+          },
+          "'disk' where the on-disk kernel cache had it, else 'compiled'");
 
   m.def("device_status", &deviceStatus, py::arg("kind"), py::arg("index") = 0,
         "(True, description) for a GPU device that opens, else (False, why not)");

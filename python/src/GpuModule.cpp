@@ -8,6 +8,7 @@
 
 #include "ir/TileDialect.h"
 #include "lowering/gpu/Compile.h"
+#include "runtime/cache/GpuKernelCache.h"
 
 #include "llvm/Support/Regex.h"
 
@@ -140,13 +141,15 @@ py::list tensorMapsOf(const gpu::CompiledGpuKernel &k) {
   return maps;
 }
 
-gpu::CompiledGpuKernel compileGpu(PyModule &m, const std::string &kernel, const std::string &spec,
-                                  unsigned numWarps, unsigned numStages, bool fpFusion,
-                                  unsigned maxRegisters, bool tma, bool warpSpecialize) {
+runtime::CachedGpuKernel compileGpu(PyModule &m, const std::string &kernel,
+                                    const std::string &spec, unsigned numWarps,
+                                    unsigned numStages, bool fpFusion, unsigned maxRegisters,
+                                    bool tma, bool warpSpecialize) {
   gpu::GpuTarget target = parseTarget(spec);
-  llvm::Expected<gpu::CompiledGpuKernel> compiled = gpu::compileTileForGpu(
+  llvm::Expected<runtime::CachedGpuKernel> compiled = runtime::compileTileForGpuCached(
       *m.module, kernel, target,
-      gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters, tma, warpSpecialize));
+      gpuCompileOptions(numWarps, numStages, fpFusion, maxRegisters, tma, warpSpecialize),
+      runtime::gpuKernelCache());
   if (!compiled)
     raiseCompilationError(m, kernel, compiled.takeError());
   return std::move(*compiled);
@@ -192,49 +195,76 @@ gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, 
 }
 
 void bindGpuCompiler(py::module_ &m) {
-  using gpu::CompiledGpuKernel;
-  py::class_<CompiledGpuKernel>(m, "GpuKernel", "A kernel compiled for one GPU target")
+  using runtime::CachedGpuKernel;
+  py::class_<CachedGpuKernel>(m, "GpuKernel", "A kernel compiled for one GPU target")
       .def_property_readonly("binary",
-                             [](const CompiledGpuKernel &k) {
-                               const std::vector<uint8_t> &bytes = k.binary.binary;
+                             [](const CachedGpuKernel &k) {
+                               const std::vector<uint8_t> &bytes = k.kernel.binary.binary;
                                return py::bytes(reinterpret_cast<const char *>(bytes.data()),
                                                 bytes.size());
                              },
                              "cubin, HSACO code object or SPIR-V words")
       .def_property_readonly(
-          "assembly", [](const CompiledGpuKernel &k) { return k.binary.assembly; },
+          "assembly", [](const CachedGpuKernel &k) { return k.kernel.binary.assembly; },
           "PTX, AMDGCN assembly or the spirv.module")
       .def_property_readonly("kernel_name",
-                             [](const CompiledGpuKernel &k) { return k.binary.kernelName; })
+                             [](const CachedGpuKernel &k) { return k.kernel.binary.kernelName; })
       .def_property_readonly("target",
-                             [](const CompiledGpuKernel &k) { return k.binary.target.str(); })
+                             [](const CachedGpuKernel &k) { return k.kernel.binary.target.str(); })
       .def_property_readonly(
-          "block_threads", [](const CompiledGpuKernel &k) { return k.binary.blockThreads; },
+          "block_threads", [](const CachedGpuKernel &k) { return k.kernel.binary.blockThreads; },
           "threads per program (num_warps * warp size, 4 warps more with a producer warpgroup)")
       .def_property_readonly(
           "shared_bytes",
-          [](const CompiledGpuKernel &k) { return k.binary.dynamicSharedMemoryBytes; },
+          [](const CachedGpuKernel &k) { return k.kernel.binary.dynamicSharedMemoryBytes; },
           "dynamic shared memory each launch must give, in bytes")
-      .def_readonly("dots", &CompiledGpuKernel::dots,
-                    "what each tl.dot runs on, in program order: 'file:line:col: "
-                    "instruction' (e.g. wgmma.m64n256k16.bf16, mma.sync.m16n8k16.f16, fma)")
-      .def_readonly("pipelines", &CompiledGpuKernel::pipelines,
-                    "how each software-pipelined loop was lowered, in program order: "
-                    "'file:line:col: N stages (num_stages S), copies ...', or why not")
-      .def_property_readonly("tensor_maps", &tensorMapsOf,
-                             "NVIDIA: the TMA tensor maps a launch passes after the kernel's "
-                             "parameters, one dict each: base, shape, strides (parameter "
-                             "numbers, or ('constant', value)), element, element_bytes, box "
-                             "(innermost first), swizzle (bytes), nan_padding")
       .def_property_readonly(
-          "usage", [](const CompiledGpuKernel &k) { return usageOf(k.binary.usage); },
+          "dots", [](const CachedGpuKernel &k) { return k.kernel.dots; },
+          "what each tl.dot runs on, in program order: 'file:line:col: "
+          "instruction' (e.g. wgmma.m64n256k16.bf16, mma.sync.m16n8k16.f16, fma)")
+      .def_property_readonly(
+          "pipelines", [](const CachedGpuKernel &k) { return k.kernel.pipelines; },
+          "how each software-pipelined loop was lowered, in program order: "
+          "'file:line:col: N stages (num_stages S), copies ...', or why not")
+      .def_property_readonly(
+          "tensor_maps", [](const CachedGpuKernel &k) { return tensorMapsOf(k.kernel); },
+          "NVIDIA: the TMA tensor maps a launch passes after the kernel's "
+          "parameters, one dict each: base, shape, strides (parameter "
+          "numbers, or ('constant', value)), element, element_bytes, box "
+          "(innermost first), swizzle (bytes), nan_padding")
+      .def_property_readonly(
+          "usage", [](const CachedGpuKernel &k) { return usageOf(k.kernel.binary.usage); },
           "registers, scalar_registers, smem (static), spills, spill_stores, spill_loads, stack "
           "(bytes; -1 when unknown) and report (the tool's own lines)")
-      .def_property_readonly("abi", &vulkanAbiOf,
-                             "Vulkan only (else None): storage-buffer bindings and "
-                             "push-constant offsets of the arguments, workgroup size, SPIR-V "
-                             "version, capabilities and extensions");
+      .def_property_readonly(
+          "abi", [](const CachedGpuKernel &k) { return vulkanAbiOf(k.kernel); },
+          "Vulkan only (else None): storage-buffer bindings and "
+          "push-constant offsets of the arguments, workgroup size, SPIR-V "
+          "version, capabilities and extensions")
+      .def_property_readonly(
+          "origin",
+          [](const CachedGpuKernel &k) {
+            return k.origin == runtime::GpuKernelOrigin::DiskCache ? "disk" : "compiled";
+          },
+          "'disk' where the on-disk kernel cache had it, else 'compiled'");
 
+  m.def(
+      "gpu_cache_stats",
+      [] {
+        runtime::KernelCache &cache = runtime::gpuKernelCache();
+        runtime::CacheStats stats = cache.stats();
+        py::dict out;
+        out["directory"] = cache.directory();
+        out["enabled"] = cache.enabled();
+        out["disk_hits"] = stats.diskHits;
+        out["misses"] = stats.misses;
+        out["stores"] = stats.stores;
+        out["rejected"] = stats.rejected;
+        out["write_errors"] = stats.writeErrors;
+        return out;
+      },
+      "The on-disk GPU kernel cache of this process: directory, enabled, disk_hits, misses "
+      "(compiles), stores, rejected (corrupt entries removed), write_errors");
   m.def("compile_gpu", &compileGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
         py::arg("num_warps") = 4, py::arg("num_stages") = 2, py::arg("fp_fusion") = true,
         py::arg("max_registers") = 0, py::arg("tma") = true, py::arg("warp_specialize") = false,

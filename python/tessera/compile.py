@@ -288,6 +288,7 @@ def tensor_map_line(index, tensor_map):
 
 def usage_report(kernel):
     """Human-readable resource usage of a compiled tessera._C.GpuKernel."""
+    from . import _C
     usage = kernel.usage
     target = kernel.target
 
@@ -296,6 +297,8 @@ def usage_report(kernel):
 
     lines = [f"{kernel.kernel_name} for {target}: {kernel.block_threads} threads per program, "
              f"{kernel.shared_bytes} bytes of dynamic shared memory per launch"]
+    if kernel.origin == "disk":
+        lines.append(f"loaded from the kernel cache ({_C.gpu_cache_stats()['directory']})")
     lines += [f"dot at {dot}" for dot in kernel.dots]
     lines += [f"loop at {loop}" for loop in kernel.pipelines]
     if target.startswith("cuda:"):

@@ -3,7 +3,8 @@
 #include "TestKernels.h"
 
 #include "runtime/Runtime.h"
-#include "runtime/cpu/KernelCache.h"
+#include "runtime/cache/KernelCache.h"
+#include "runtime/cpu/CacheKey.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -157,15 +158,15 @@ TEST_F(CacheFixture, AnEntryUnderTheWrongKeyIsRejected) {
   runtime::cpu::CacheKey a = runtime::cpu::CacheKey::make("module A", "llvm", "k", options);
   runtime::cpu::CacheKey b = a;
   b.tesseraVersion = "0.0.0-other";
-  runtime::cpu::KernelCache cache(dir.str());
-  ASSERT_NO_ERR(cache.store(a, "payload of A"));
-  ASSERT_NE(cache.pathFor(a), cache.pathFor(b));
+  KernelCache cache(dir.str());
+  ASSERT_NO_ERR(cache.store(a.canonicalText(), "payload of A"));
+  ASSERT_NE(cache.pathFor(a.canonicalText()), cache.pathFor(b.canonicalText()));
   // The file of A where B's would be (a digest collision, a hand-copied file).
-  writeFile(cache.pathFor(b), readFile(cache.pathFor(a)));
-  EXPECT_EQ(cache.lookup(b), nullptr);
+  writeFile(cache.pathFor(b.canonicalText()), readFile(cache.pathFor(a.canonicalText())));
+  EXPECT_EQ(cache.lookup(b.canonicalText()), nullptr);
   EXPECT_EQ(cache.stats().rejected, 1u);
-  EXPECT_FALSE(llvm::sys::fs::exists(cache.pathFor(b))) << "removed";
-  auto hit = cache.lookup(a);
+  EXPECT_FALSE(llvm::sys::fs::exists(cache.pathFor(b.canonicalText()))) << "removed";
+  auto hit = cache.lookup(a.canonicalText());
   ASSERT_NE(hit, nullptr);
   EXPECT_EQ(hit->getBuffer(), "payload of A");
   EXPECT_EQ(cache.stats().diskHits, 1u);
@@ -174,8 +175,8 @@ TEST_F(CacheFixture, AnEntryUnderTheWrongKeyIsRejected) {
 TEST_F(CacheFixture, EveryKeyFieldChangesTheEntry) {
   runtime::cpu::CompilerOptions options;
   runtime::cpu::CacheKey base = runtime::cpu::CacheKey::make("module text", "llvm", "k", options, "(i32)");
-  runtime::cpu::KernelCache cache(dir.str());
-  ASSERT_NO_ERR(cache.store(base, "object"));
+  KernelCache cache(dir.str());
+  ASSERT_NO_ERR(cache.store(base.canonicalText(), "object"));
   std::vector<std::function<void(runtime::cpu::CacheKey &)>> changes = {
       [](runtime::cpu::CacheKey &k) { k.kernel = "k2"; },
       [](runtime::cpu::CacheKey &k) { k.stage = "tile"; },
@@ -195,12 +196,12 @@ TEST_F(CacheFixture, EveryKeyFieldChangesTheEntry) {
     runtime::cpu::CacheKey key = base;
     changes[i](key);
     EXPECT_NE(key.digest(), base.digest()) << "change " << i;
-    EXPECT_EQ(cache.lookup(key), nullptr) << "change " << i;
+    EXPECT_EQ(cache.lookup(key.canonicalText()), nullptr) << "change " << i;
   }
   EXPECT_EQ(cache.stats().rejected, 0u);
-  EXPECT_NE(cache.lookup(base), nullptr);
-  EXPECT_EQ(base.tesseraVersion, runtime::cpu::tesseraVersion());
-  EXPECT_EQ(base.llvmVersion, runtime::cpu::llvmVersion());
+  EXPECT_NE(cache.lookup(base.canonicalText()), nullptr);
+  EXPECT_EQ(base.tesseraVersion, runtime::tesseraVersion());
+  EXPECT_EQ(base.llvmVersion, runtime::llvmVersion());
 }
 
 TEST_F(CacheFixture, ADifferentTargetMisses) {
@@ -260,11 +261,11 @@ TEST(KernelCacheLocation, EnvironmentDecidesTheDefaultDirectory) {
   setenv("TESSERA_CACHE_DIR", "/tmp/tc", 1);
   setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
   setenv("HOME", "/tmp/home", 1);
-  EXPECT_EQ(runtime::cpu::KernelCache::defaultDirectory(), "/tmp/tc/cpu");
+  EXPECT_EQ(KernelCache::defaultDirectory("cpu"), "/tmp/tc/cpu");
   unsetenv("TESSERA_CACHE_DIR");
-  EXPECT_EQ(runtime::cpu::KernelCache::defaultDirectory(), "/tmp/xdg/tessera/cpu");
+  EXPECT_EQ(KernelCache::defaultDirectory("cpu"), "/tmp/xdg/tessera/cpu");
   unsetenv("XDG_CACHE_HOME");
-  EXPECT_EQ(runtime::cpu::KernelCache::defaultDirectory(), "/tmp/home/.cache/tessera/cpu");
+  EXPECT_EQ(KernelCache::defaultDirectory("cpu"), "/tmp/home/.cache/tessera/cpu");
   restore("TESSERA_CACHE_DIR", tessera);
   restore("XDG_CACHE_HOME", xdg);
   restore("HOME", home);

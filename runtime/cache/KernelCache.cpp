@@ -1,6 +1,6 @@
-#include "runtime/cpu/KernelCache.h"
+#include "runtime/cache/KernelCache.h"
 
-#include "runtime/cpu/CompilerBuildId.inc"
+#include "runtime/cache/CompilerBuildId.inc"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ADT/StringExtras.h"
@@ -20,7 +20,6 @@
 #endif
 
 using namespace tessera::runtime;
-using namespace tessera::runtime::cpu;
 
 namespace {
 constexpr char kMagic[8] = {'T', 'E', 'S', 'S', 'K', 'O', 'B', 'J'};
@@ -28,67 +27,32 @@ constexpr uint32_t kFormatVersion = 1;
 // magic, format version, key length, payload size, payload checksum.
 constexpr size_t kFixedHeader = 8 + 4 + 4 + 8 + 8;
 
-std::string sha256Hex(llvm::StringRef text) {
-  llvm::SHA256 hash;
-  hash.update(text);
-  std::array<uint8_t, 32> bytes = hash.final();
-  return llvm::toHex(bytes, /*LowerCase=*/true);
-}
-
 std::string envOr(const char *name) {
   const char *value = std::getenv(name);
   return value ? std::string(value) : std::string();
 }
 } // namespace
 
-llvm::StringRef tessera::runtime::cpu::tesseraVersion() {
+llvm::StringRef tessera::runtime::tesseraVersion() {
   return TESSERA_VERSION "+" TESSERA_COMPILER_BUILD_ID;
 }
-llvm::StringRef tessera::runtime::cpu::llvmVersion() { return LLVM_VERSION_STRING; }
+llvm::StringRef tessera::runtime::llvmVersion() { return LLVM_VERSION_STRING; }
 
-//===----------------------------------------------------------------------===//
-// CacheKey
-//===----------------------------------------------------------------------===//
-
-CacheKey CacheKey::make(llvm::StringRef sourceText, llvm::StringRef stage, llvm::StringRef kernel,
-                        const CompilerOptions &options, llvm::StringRef extra) {
-  CacheKey key;
-  key.kernel = kernel.str();
-  key.stage = stage.str();
-  key.sourceHash = sha256Hex(sourceText);
-  key.triple = options.target.triple;
-  key.cpu = options.target.cpu;
-  key.features = options.target.features;
-  key.vectorBits = options.target.vectorBits;
-  key.optLevel = options.optLevel;
-  key.tesseraVersion = cpu::tesseraVersion().str();
-  key.llvmVersion = cpu::llvmVersion().str();
-  key.extra = extra.str();
-  return key;
+std::string tessera::runtime::sha256Hex(llvm::StringRef text) {
+  llvm::SHA256 hash;
+  hash.update(text);
+  std::array<uint8_t, 32> bytes = hash.final();
+  return llvm::toHex(bytes, /*LowerCase=*/true);
 }
-
-std::string CacheKey::canonicalText() const {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "kernel=" << kernel << "\nstage=" << stage << "\nsource-sha256=" << sourceHash
-     << "\ntriple=" << triple << "\ncpu=" << cpu << "\nfeatures=" << features
-     << "\nvector-bits=" << vectorBits << "\nopt-level=" << optLevel
-     << "\ntessera-version=" << tesseraVersion << "\nllvm-version=" << llvmVersion
-     << "\nextra=" << extra << "\n";
-  return text;
-}
-
-std::string CacheKey::digest() const { return sha256Hex(canonicalText()); }
 
 //===----------------------------------------------------------------------===//
 // KernelCache
 //===----------------------------------------------------------------------===//
 
 KernelCache::KernelCache(std::string directory, bool enabled)
-    : directory_(directory.empty() ? defaultDirectory() : std::move(directory)),
-      enabled_(enabled) {}
+    : directory_(std::move(directory)), enabled_(enabled) {}
 
-std::string KernelCache::defaultDirectory() {
+std::string KernelCache::defaultDirectory(llvm::StringRef kind) {
   llvm::SmallString<256> path;
   if (std::string dir = envOr("TESSERA_CACHE_DIR"); !dir.empty()) {
     path = dir;
@@ -102,20 +66,25 @@ std::string KernelCache::defaultDirectory() {
     llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/false, path);
     llvm::sys::path::append(path, "tessera-cache");
   }
-  llvm::sys::path::append(path, "cpu");
+  llvm::sys::path::append(path, kind);
   return std::string(path);
 }
 
-std::string KernelCache::pathFor(const CacheKey &key) const {
+bool KernelCache::enabledByEnvironment() {
+  std::string value = envOr("TESSERA_CACHE");
+  return value != "0" && !llvm::StringRef(value).equals_insensitive("off");
+}
+
+std::string KernelCache::pathFor(llvm::StringRef keyText) const {
   llvm::SmallString<256> path(directory_);
-  llvm::sys::path::append(path, key.digest() + ".tkobj");
+  llvm::sys::path::append(path, sha256Hex(keyText) + ".tkobj");
   return std::string(path);
 }
 
-std::unique_ptr<llvm::MemoryBuffer> KernelCache::lookup(const CacheKey &key) {
+std::unique_ptr<llvm::MemoryBuffer> KernelCache::lookup(llvm::StringRef keyText) {
   if (!enabled_)
     return nullptr;
-  std::string path = pathFor(key);
+  std::string path = pathFor(keyText);
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                           /*RequiresNullTerminator=*/false);
   if (!file)
@@ -142,8 +111,7 @@ std::unique_ptr<llvm::MemoryBuffer> KernelCache::lookup(const CacheKey &key) {
   uint64_t headerSize = kFixedHeader + uint64_t(keyLength);
   if (headerSize > bytes.size() || bytes.size() - headerSize != payloadSize)
     return reject();
-  std::string expectedKey = key.canonicalText();
-  if (bytes.substr(kFixedHeader, keyLength) != expectedKey)
+  if (bytes.substr(kFixedHeader, keyLength) != keyText)
     return reject();
   llvm::StringRef payload = bytes.substr(headerSize);
   if (llvm::xxh3_64bits(payload) != checksum)
@@ -153,7 +121,7 @@ std::unique_ptr<llvm::MemoryBuffer> KernelCache::lookup(const CacheKey &key) {
   return llvm::MemoryBuffer::getMemBufferCopy(payload, path);
 }
 
-llvm::Error KernelCache::store(const CacheKey &key, llvm::StringRef payload) {
+llvm::Error KernelCache::store(llvm::StringRef keyText, llvm::StringRef payload) {
   if (!enabled_)
     return llvm::Error::success();
   auto fail = [&](const llvm::Twine &what, std::error_code ec) {
@@ -164,7 +132,6 @@ llvm::Error KernelCache::store(const CacheKey &key, llvm::StringRef payload) {
   if (std::error_code ec = llvm::sys::fs::create_directories(directory_))
     return fail("create the directory", ec);
 
-  std::string keyText = key.canonicalText();
   std::string header(kFixedHeader, '\0');
   std::memcpy(header.data(), kMagic, 8);
   using llvm::support::endian::write32le;
@@ -174,7 +141,7 @@ llvm::Error KernelCache::store(const CacheKey &key, llvm::StringRef payload) {
   write64le(header.data() + 16, payload.size());
   write64le(header.data() + 24, llvm::xxh3_64bits(payload));
 
-  std::string path = pathFor(key);
+  std::string path = pathFor(keyText);
   llvm::SmallString<256> temp;
   int fd = -1;
   if (std::error_code ec =
@@ -197,6 +164,11 @@ llvm::Error KernelCache::store(const CacheKey &key, llvm::StringRef payload) {
   }
   ++stores_;
   return llvm::Error::success();
+}
+
+void KernelCache::reject(llvm::StringRef keyText) {
+  ++rejected_;
+  (void)llvm::sys::fs::remove(pathFor(keyText));
 }
 
 CacheStats KernelCache::stats() const {

@@ -1,0 +1,83 @@
+// The on-disk cache of compiled kernels, shared by the CPU runtime (object
+// files) and the GPU compilers (cubin, HSACO, SPIR-V with their launch facts).
+//
+// An entry is one file, `<dir>/<digest>.tkobj`, where digest is the SHA-256 of
+// the key's canonical text (what a kernel depends on, one `name=value` per
+// line; runtime/cpu/CacheKey.h and GpuKernelCache.h make them). The file holds
+// a header (magic, format version, the full key text, payload size, xxh3-64
+// checksum of the payload) followed by the payload. A lookup re-reads and
+// checks all of it: an entry whose key differs, whose size is wrong
+// (truncated) or whose checksum fails (flipped bytes) is removed and reported
+// as a miss, never trusted. Writes go to a unique temporary file renamed into
+// place, so readers see whole entries only.
+#ifndef TESSERA_RUNTIME_CACHE_KERNELCACHE_H
+#define TESSERA_RUNTIME_CACHE_KERNELCACHE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tessera::runtime {
+
+struct CacheStats {
+  uint64_t memoryHits = 0;  ///< Compiles answered by an in-memory cache.
+  uint64_t diskHits = 0;    ///< Compiles answered by a valid disk entry.
+  uint64_t misses = 0;      ///< Compiles that ran the compiler.
+  uint64_t stores = 0;      ///< Entries written.
+  uint64_t rejected = 0;    ///< Entries found corrupt or mismatched and removed.
+  uint64_t writeErrors = 0; ///< Entries that could not be written (compile still succeeds).
+};
+
+class KernelCache {
+public:
+  /// A disabled cache never touches the disk (lookups miss, stores do
+  /// nothing) but still counts.
+  explicit KernelCache(std::string directory, bool enabled = true);
+
+  /// The `kind` subfolder ("cpu", "gpu") of $TESSERA_CACHE_DIR, else of
+  /// $XDG_CACHE_HOME/tessera, else of ~/.cache/tessera.
+  static std::string defaultDirectory(llvm::StringRef kind);
+  /// False when $TESSERA_CACHE is "0" or "off": no disk cache at all.
+  static bool enabledByEnvironment();
+
+  const std::string &directory() const { return directory_; }
+  bool enabled() const { return enabled_; }
+  std::string pathFor(llvm::StringRef keyText) const;
+
+  /// The payload of a valid entry for `keyText`, or null (absent,
+  /// unreadable, or rejected and removed).
+  std::unique_ptr<llvm::MemoryBuffer> lookup(llvm::StringRef keyText);
+  /// Writes the entry atomically.
+  llvm::Error store(llvm::StringRef keyText, llvm::StringRef payload);
+  /// Removes an entry whose payload passed the checks but that its user
+  /// cannot take (an object the JIT cannot link, a payload that does not
+  /// decode), counting it as rejected.
+  void reject(llvm::StringRef keyText);
+
+  void noteMemoryHit() { ++memoryHits_; }
+  void noteMiss() { ++misses_; }
+  CacheStats stats() const;
+
+private:
+  std::string directory_;
+  bool enabled_;
+  std::atomic<uint64_t> memoryHits_{0}, diskHits_{0}, misses_{0}, stores_{0}, rejected_{0},
+      writeErrors_{0};
+};
+
+/// This build's Tessera version (the project version, `+`, a hash of the
+/// code generator's sources) and LLVM version: part of every key.
+llvm::StringRef tesseraVersion();
+llvm::StringRef llvmVersion();
+
+/// SHA-256 of `text`, in lowercase hex.
+std::string sha256Hex(llvm::StringRef text);
+
+} // namespace tessera::runtime
+
+#endif // TESSERA_RUNTIME_CACHE_KERNELCACHE_H

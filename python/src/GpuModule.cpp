@@ -261,10 +261,12 @@ void bindGpuCompiler(py::module_ &m) {
         out["stores"] = stats.stores;
         out["rejected"] = stats.rejected;
         out["write_errors"] = stats.writeErrors;
+        out["evicted"] = stats.evicted;
         return out;
       },
       "The on-disk GPU kernel cache of this process: directory, enabled, disk_hits, misses "
-      "(compiles), stores, rejected (corrupt entries removed), write_errors");
+      "(compiles), stores, rejected (corrupt entries removed), write_errors, evicted (least "
+      "recently used entries removed beyond the size limit)");
   m.def("compile_gpu", &compileGpu, py::arg("module"), py::arg("kernel"), py::arg("target"),
         py::arg("num_warps") = 4, py::arg("num_stages") = 2, py::arg("fp_fusion") = true,
         py::arg("max_registers") = 0, py::arg("tma") = true, py::arg("warp_specialize") = false,

@@ -14,6 +14,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <optional>
 
 #ifndef TESSERA_VERSION
 #define TESSERA_VERSION "unknown"
@@ -49,8 +52,15 @@ std::string tessera::runtime::sha256Hex(llvm::StringRef text) {
 // KernelCache
 //===----------------------------------------------------------------------===//
 
-KernelCache::KernelCache(std::string directory, bool enabled)
-    : directory_(std::move(directory)), enabled_(enabled) {}
+KernelCache::KernelCache(std::string directory, bool enabled, uint64_t maxBytes)
+    : directory_(std::move(directory)), enabled_(enabled), maxBytes_(maxBytes) {}
+
+uint64_t KernelCache::defaultMaxBytes() {
+  uint64_t megabytes = 0;
+  if (llvm::StringRef(envOr("TESSERA_CACHE_MAX_MB")).getAsInteger(10, megabytes) || !megabytes)
+    megabytes = 1024;
+  return megabytes << 20;
+}
 
 std::string KernelCache::defaultDirectory(llvm::StringRef kind) {
   llvm::SmallString<256> path;
@@ -81,24 +91,16 @@ std::string KernelCache::pathFor(llvm::StringRef keyText) const {
   return std::string(path);
 }
 
-std::unique_ptr<llvm::MemoryBuffer> KernelCache::lookup(llvm::StringRef keyText) {
-  if (!enabled_)
-    return nullptr;
-  std::string path = pathFor(keyText);
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-  if (!file)
-    return nullptr; // Absent (or unreadable): an ordinary miss.
-
-  auto reject = [&]() -> std::unique_ptr<llvm::MemoryBuffer> {
-    ++rejected_;
-    file->reset();
-    (void)llvm::sys::fs::remove(path);
-    return nullptr;
-  };
-  llvm::StringRef bytes = (*file)->getBuffer();
+namespace {
+/// The key text and payload of an entry file's bytes, where its header is
+/// whole: the magic, the format version, sizes that add up to the file's,
+/// and the payload's checksum.
+struct EntryParts {
+  llvm::StringRef keyText, payload;
+};
+std::optional<EntryParts> entryParts(llvm::StringRef bytes) {
   if (bytes.size() < kFixedHeader || std::memcmp(bytes.data(), kMagic, 8) != 0)
-    return reject();
+    return std::nullopt;
   using llvm::support::endian::read32le;
   using llvm::support::endian::read64le;
   const char *p = bytes.data() + 8;
@@ -107,18 +109,68 @@ std::unique_ptr<llvm::MemoryBuffer> KernelCache::lookup(llvm::StringRef keyText)
   uint64_t payloadSize = read64le(p + 8);
   uint64_t checksum = read64le(p + 16);
   if (format != kFormatVersion)
-    return reject();
+    return std::nullopt;
   uint64_t headerSize = kFixedHeader + uint64_t(keyLength);
   if (headerSize > bytes.size() || bytes.size() - headerSize != payloadSize)
-    return reject();
-  if (bytes.substr(kFixedHeader, keyLength) != keyText)
-    return reject();
-  llvm::StringRef payload = bytes.substr(headerSize);
-  if (llvm::xxh3_64bits(payload) != checksum)
-    return reject();
+    return std::nullopt;
+  EntryParts parts{bytes.substr(kFixedHeader, keyLength), bytes.substr(headerSize)};
+  if (llvm::xxh3_64bits(parts.payload) != checksum)
+    return std::nullopt;
+  return parts;
+}
+
+bool isTemporary(llvm::StringRef name) { return name.contains(".tkobj.tmp-"); }
+} // namespace
+
+std::unique_ptr<llvm::MemoryBuffer> KernelCache::lookup(llvm::StringRef keyText) {
+  if (!enabled_)
+    return nullptr;
+  std::string path = pathFor(keyText);
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return nullptr; // Absent (or unreadable): an ordinary miss.
+  std::optional<EntryParts> parts = entryParts((*file)->getBuffer());
+  if (!parts || parts->keyText != keyText) {
+    ++rejected_;
+    file->reset();
+    (void)llvm::sys::fs::remove(path);
+    return nullptr;
+  }
   ++diskHits_;
+  // Used now: the last entry trim() would remove.
+  (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
   // A copy: the JIT takes ownership, and aligned storage suits the object reader.
-  return llvm::MemoryBuffer::getMemBufferCopy(payload, path);
+  return llvm::MemoryBuffer::getMemBufferCopy(parts->payload, path);
+}
+
+std::vector<CacheEntry> KernelCache::entries() const {
+  std::vector<CacheEntry> found;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(directory_, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (!name.ends_with(".tkobj") && !isTemporary(name))
+      continue;
+    CacheEntry entry;
+    entry.path = it->path();
+    entry.temporary = isTemporary(name);
+    auto file = llvm::MemoryBuffer::getFile(entry.path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+    if (!file)
+      continue; // Gone meanwhile (another process's clear or rename).
+    entry.bytes = (*file)->getBufferSize();
+    std::optional<EntryParts> parts =
+        entry.temporary ? std::nullopt : entryParts((*file)->getBuffer());
+    entry.whole = parts && name == sha256Hex(parts->keyText) + ".tkobj";
+    if (parts)
+      for (llvm::StringRef line : llvm::split(parts->keyText, '\n'))
+        if (line.consume_front("kernel="))
+          entry.kernel = line.str();
+    found.push_back(std::move(entry));
+  }
+  llvm::sort(found, [](const CacheEntry &a, const CacheEntry &b) { return a.path < b.path; });
+  return found;
 }
 
 llvm::Error KernelCache::store(llvm::StringRef keyText, llvm::StringRef payload) {
@@ -163,7 +215,44 @@ llvm::Error KernelCache::store(llvm::StringRef keyText, llvm::StringRef payload)
     return fail("rename an entry into place", ec);
   }
   ++stores_;
+  if ((storedSinceTrim_ += header.size() + keyText.size() + payload.size()) > maxBytes_ / 10)
+    trim();
   return llvm::Error::success();
+}
+
+unsigned KernelCache::trim() {
+  storedSinceTrim_ = 0;
+  struct File {
+    std::string path;
+    uint64_t bytes;
+    llvm::sys::TimePoint<> modified;
+  };
+  std::vector<File> files;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(directory_, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::path::filename(it->path()).ends_with(".tkobj") ||
+        llvm::sys::fs::status(it->path(), status))
+      continue;
+    files.push_back({it->path(), status.getSize(), status.getLastModificationTime()});
+    total += status.getSize();
+  }
+  if (total <= maxBytes_)
+    return 0;
+  llvm::sort(files, [](const File &a, const File &b) { return a.modified < b.modified; });
+  unsigned removed = 0;
+  for (const File &file : files) {
+    if (total <= maxBytes_ / 10 * 9)
+      break;
+    if (llvm::sys::fs::remove(file.path))
+      continue;
+    total -= file.bytes;
+    ++removed;
+  }
+  evicted_ += removed;
+  return removed;
 }
 
 void KernelCache::reject(llvm::StringRef keyText) {
@@ -179,5 +268,6 @@ CacheStats KernelCache::stats() const {
   stats.stores = stores_;
   stats.rejected = rejected_;
   stats.writeErrors = writeErrors_;
+  stats.evicted = evicted_;
   return stats;
 }

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tessera::runtime {
 
@@ -31,22 +32,43 @@ struct CacheStats {
   uint64_t stores = 0;      ///< Entries written.
   uint64_t rejected = 0;    ///< Entries found corrupt or mismatched and removed.
   uint64_t writeErrors = 0; ///< Entries that could not be written (compile still succeeds).
+  uint64_t evicted = 0;     ///< Least recently used entries removed to keep under the limit.
+};
+
+/// An entry file as `tessera cache` shows it, or a temporary file a writer
+/// left (a crash between its write and its rename).
+struct CacheEntry {
+  std::string path;
+  uint64_t bytes = 0;
+  /// The kernel its key names ("" where the header is not whole).
+  std::string kernel;
+  /// The checks of a lookup but the caller's key: header, sizes, checksum,
+  /// and the file named for the digest of the key it holds.
+  bool whole = false;
+  bool temporary = false;
 };
 
 class KernelCache {
 public:
   /// A disabled cache never touches the disk (lookups miss, stores do
-  /// nothing) but still counts.
-  explicit KernelCache(std::string directory, bool enabled = true);
+  /// nothing) but still counts. Its entries are kept under `maxBytes`: the
+  /// first store, and each store after a tenth of that was written, removes
+  /// the least recently used entries (a hit renews an entry's modification
+  /// time) until a tenth is free again.
+  explicit KernelCache(std::string directory, bool enabled = true,
+                       uint64_t maxBytes = defaultMaxBytes());
 
   /// The `kind` subfolder ("cpu", "gpu") of $TESSERA_CACHE_DIR, else of
   /// $XDG_CACHE_HOME/tessera, else of ~/.cache/tessera.
   static std::string defaultDirectory(llvm::StringRef kind);
   /// False when $TESSERA_CACHE is "0" or "off": no disk cache at all.
   static bool enabledByEnvironment();
+  /// $TESSERA_CACHE_MAX_MB megabytes where it is a positive integer, else 1 GiB.
+  static uint64_t defaultMaxBytes();
 
   const std::string &directory() const { return directory_; }
   bool enabled() const { return enabled_; }
+  uint64_t maxBytes() const { return maxBytes_; }
   std::string pathFor(llvm::StringRef keyText) const;
 
   /// The payload of a valid entry for `keyText`, or null (absent,
@@ -59,6 +81,13 @@ public:
   /// decode), counting it as rejected.
   void reject(llvm::StringRef keyText);
 
+  /// The directory's entry and temporary files, by path (none where it
+  /// does not exist). Other files are not the cache's and are left out.
+  std::vector<CacheEntry> entries() const;
+  /// Removes the least recently modified entries until they take at most
+  /// nine tenths of maxBytes(); the number removed.
+  unsigned trim();
+
   void noteMemoryHit() { ++memoryHits_; }
   void noteMiss() { ++misses_; }
   CacheStats stats() const;
@@ -66,8 +95,12 @@ public:
 private:
   std::string directory_;
   bool enabled_;
+  uint64_t maxBytes_;
   std::atomic<uint64_t> memoryHits_{0}, diskHits_{0}, misses_{0}, stores_{0}, rejected_{0},
-      writeErrors_{0};
+      writeErrors_{0}, evicted_{0};
+  /// Bytes stored since the last trim; starts above any limit, so that the
+  /// first store trims.
+  std::atomic<uint64_t> storedSinceTrim_{UINT64_MAX / 2};
 };
 
 /// This build's Tessera version (the project version, `+`, a hash of the

@@ -140,3 +140,34 @@ def test_a_second_process_launches_the_cached_kernel(cache_env):
         origins.append(r.stdout.decode().split()[-1])
     assert origins == ["compiled", "disk"]
     assert len(entries(tmp_path)) == 1
+
+
+def cache_command(env, *args):
+    r = subprocess.run([CLI, "cache", *args], capture_output=True, env=env, timeout=60)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+def test_tessera_cache_lists_verifies_and_clears(cache_env):
+    tmp_path, env = cache_env
+    compile_ptx(tmp_path, env)
+    gpu = tmp_path / "cache" / "gpu"
+    (gpu / "notes.txt").write_text("not the cache's")
+    code, out, _ = cache_command(env, "list", "--kind", "gpu")
+    assert code == 0
+    assert out.startswith(f"gpu: {gpu}: 1 entries"), out
+    assert "scaled_add" in out
+    [entry] = entries(tmp_path)
+    entry.write_bytes(entry.read_bytes()[:-3])
+    code, out, _ = cache_command(env, "info")
+    assert f"cpu: {tmp_path / 'cache' / 'cpu'}: 0 entries" in out
+    assert "1 broken (`tessera cache verify` removes them)" in out, out
+    code, out, _ = cache_command(env, "verify", "--kind", "gpu")
+    assert code == 0 and "0 entries whole, 1 broken removed" in out, out
+    assert entries(tmp_path) == []
+    compile_ptx(tmp_path, env)
+    code, out, _ = cache_command(env, "clear")
+    assert code == 0 and "removed 1 files" in out, out
+    assert entries(tmp_path) == []
+    assert (gpu / "notes.txt").read_text() == "not the cache's"
+    code, _, err = cache_command(env, "wipe")
+    assert code == 2 and "unexpected argument 'wipe'" in err

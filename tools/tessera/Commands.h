@@ -19,6 +19,10 @@ int runBench(llvm::ArrayRef<llvm::StringRef> args);
 /// kernel, by the Python front end (python/tessera/compile.py).
 int runCompile(llvm::ArrayRef<llvm::StringRef> args);
 
+/// `tessera cache [info|list|verify|clear] [--kind cpu|gpu]`: the on-disk
+/// kernel caches (runtime/cache/KernelCache.h).
+int runCache(llvm::ArrayRef<llvm::StringRef> args);
+
 } // namespace tessera::cli
 
 #endif // TESSERA_TOOLS_TESSERA_COMMANDS_H

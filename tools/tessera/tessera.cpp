@@ -22,6 +22,7 @@ const Command kCommands[] = {
      tessera::cli::runCompile},
     {"bench", "time a kernel against the library a user would use instead",
      tessera::cli::runBench},
+    {"cache", "show, verify or clear the on-disk kernel caches", tessera::cli::runCache},
 };
 
 void printUsage(llvm::raw_ostream &os) {

@@ -2,7 +2,7 @@
 # Everything the NVIDIA checks and benchmark measure, in one call on a lent GPU
 # machine that has PyTorch, Triton and a driver but no Tessera build.
 #
-# Here (no GPU needed, about 2 minutes on 2 cores):
+# Here (no GPU needed, about 3 minutes on 2 cores; 20 s from the kernel cache):
 #     bench/gpu/lent_device.sh export
 # There (the device tool's run, carry=["build/gpu-aot", "build/gpu-aot-sweep",
 # "build/gpu-aot-tf32", "build/gpu-aot-fp8", "build/gpu-aot-descriptors",

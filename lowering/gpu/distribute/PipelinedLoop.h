@@ -8,6 +8,7 @@
 
 #include "lowering/gpu/distribute/DotPlan.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
+#include "lowering/gpu/distribute/StageCopies.h"
 #include "lowering/gpu/distribute/TensorMaps.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -53,14 +54,20 @@ struct PipelineAnalysis {
   bool speculatableAddresses = true;
 };
 
+/// Finds the staged loads and the ops that compute their operands; nullopt
+/// when nothing can be staged or the operands need ops with effects of the
+/// body. The body's other loads that can be and that `readsBack` takes (if
+/// given) are read back. A loop without a dot (`dotless`) stages nothing:
+/// its loads read back are its pipeline (lowerPipelinedFor lets only those
+/// that ask for stages come here).
+std::optional<PipelineAnalysis>
+analyzePipeline(mlir::scf::ForOp loop, bool dotless, bool nanPaddedDescriptors,
+                llvm::function_ref<bool(mlir::Operation *)> readsBack);
+
 /// The registers of several values, one after the other.
 llvm::SmallVector<mlir::Value> flatten(llvm::ArrayRef<Registers> values);
 /// `flat` cut into values of as many registers as those of `like`.
 llvm::SmallVector<Registers> regroup(mlir::ValueRange flat, llvm::ArrayRef<Registers> like);
-
-/// DotPlan::sharedRunPlaces of a ring's operand by run width, found once
-/// for all the stages' copies.
-using RunPlaces = llvm::SmallDenseMap<unsigned, llvm::SmallVector<SharedRunPlace>, 1>;
 
 /// The lowering of one pipelined loop.
 class PipelinedLoop {

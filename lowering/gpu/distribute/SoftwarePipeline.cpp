@@ -83,18 +83,16 @@
 //   for t:    wait for the copies of t; read stage t % (S-1) into registers
 //             copy iteration t + S - 1 into stage t % (S-1)
 //             the body
+//
+// Which loads are staged or read back, and the ops their addresses need:
+// PipelineAnalysis.cpp. How a load goes into a stage and back: StageCopies.h.
 #include "lowering/gpu/distribute/PipelinedLoop.h"
 
 #include "lowering/gpu/distribute/LoadsReadBack.h"
+#include "lowering/gpu/distribute/StageCopies.h"
 #include "lowering/gpu/distribute/TensorMapStores.h"
 
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Transforms/RegionUtils.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -133,42 +131,6 @@ static scf::IfOp emptyIf(OpBuilder &builder, Location loc, TypeRange types, Valu
   return branch;
 }
 
-/// `op` as a staged load: one whose elements outside fill with zeros (what
-/// cp.async writes there), or with `nanPaddedDescriptors` (TMA's NaN fill at
-/// hand) a descriptor load padded with NaN.
-static std::optional<StagedLoad> stagedLoadOf(Operation *op, bool nanPaddedDescriptors) {
-  if (!isa<tile::LoadOp, tile::DescriptorLoadOp>(op))
-    return std::nullopt;
-  if (!fillsWithZero(op) && !(nanPaddedDescriptors && isa<tile::DescriptorLoadOp>(op)))
-    return std::nullopt;
-  Value result = op->getResult(0);
-  auto type = dyn_cast<RankedTensorType>(result.getType());
-  // Elements go to shared memory as they are (no i1 or pointer widening).
-  if (!type || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
-      sharedElementType(type.getElementType()) != type.getElementType() || !result.hasOneUse())
-    return std::nullopt;
-  Operation *user = *result.getUsers().begin();
-  auto trans = dyn_cast<tile::TransOp>(user);
-  if (trans) {
-    if (trans.getOrder() != ArrayRef<int32_t>{1, 0} || !trans.getResult().hasOneUse() ||
-        trans->getBlock() != op->getBlock())
-      return std::nullopt;
-    result = trans.getResult();
-    user = *result.getUsers().begin();
-  }
-  auto dot = dyn_cast<tile::DotOp>(user);
-  if (!dot || dot->getBlock() != op->getBlock() || dot.getA() == dot.getB())
-    return std::nullopt;
-  if (dot.getA() == result)
-    return StagedLoad{op, trans, dot, DotOperand::A};
-  if (dot.getB() == result)
-    return StagedLoad{op, trans, dot, DotOperand::B};
-  return std::nullopt;
-}
-
-/// Alignment in bytes of a read-back ring: its 16-byte chunks.
-constexpr int64_t kReadBackAlignment = 16;
-
 /// The element type of a load's tile.
 static Type loadedElement(Operation *load) {
   return cast<RankedTensorType>(load->getResult(0).getType()).getElementType();
@@ -177,374 +139,6 @@ static Type loadedElement(Operation *load) {
 /// Whether `loop` (its nested regions included) has a tile.dot.
 static bool containsDot(scf::ForOp loop) {
   return loop->walk([](tile::DotOp) { return WalkResult::interrupt(); }).wasInterrupted();
-}
-
-/// Finds the staged loads and the ops that compute their operands; nullopt
-/// when nothing can be staged or the operands need ops with effects of the
-/// body. The body's other loads that can be and that `readsBack` takes (if
-/// given) are read back. A loop without a dot (`dotless`) stages nothing:
-/// its loads read back are its pipeline (lowerPipelinedFor lets only those
-/// that ask for stages come here).
-static std::optional<PipelineAnalysis> analyze(scf::ForOp loop, bool dotless,
-                                               bool nanPaddedDescriptors,
-                                               function_ref<bool(Operation *)> readsBack) {
-  if (loop.getUnsignedCmp())
-    return std::nullopt;
-  Block *body = loop.getBody();
-  PipelineAnalysis analysis;
-  llvm::DenseSet<Operation *> stagedOps;
-  for (Operation &op : body->without_terminator())
-    if (std::optional<StagedLoad> staged = stagedLoadOf(&op, nanPaddedDescriptors)) {
-      analysis.loads.push_back(*staged);
-      stagedOps.insert(&op);
-      if (staged->trans)
-        stagedOps.insert(staged->trans);
-    }
-  if (analysis.loads.empty() && !dotless)
-    return std::nullopt;
-  // A load whose value only goes to the next iteration was issued ahead by
-  // tile-gpu-prefetch-loads already: copied ahead again it gains nothing.
-  auto onlyCarried = [](tile::LoadOp load) {
-    return llvm::all_of(load->getUsers(), [](Operation *user) { return isa<scf::YieldOp>(user); });
-  };
-  if (readsBack)
-    for (tile::LoadOp load : loadsReadBack(body))
-      if (!stagedOps.contains(load) && readsBack(load) && !onlyCarried(load)) {
-        StagedLoad staged;
-        staged.load = load;
-        staged.readBack = true;
-        analysis.loads.push_back(staged);
-        stagedOps.insert(load);
-      }
-  if (analysis.loads.empty())
-    return std::nullopt;
-
-  // Walks backwards from `worklist` through the body: every iteration
-  // argument reached goes into `iterArgs` (and its yielded value is walked),
-  // every op of the loop reached goes to `visit`, which may refuse it.
-  auto walkBack = [&](SmallVector<Value> worklist, llvm::SmallDenseSet<unsigned> &iterArgs,
-                      llvm::function_ref<LogicalResult(Operation *, SmallVector<Value> &)> visit) {
-    llvm::DenseSet<Value> seen;
-    while (!worklist.empty()) {
-      Value value = worklist.pop_back_val();
-      if (!seen.insert(value).second || value == loop.getInductionVar())
-        continue;
-      auto arg = dyn_cast<BlockArgument>(value);
-      if (arg && arg.getOwner() == body) {
-        iterArgs.insert(arg.getArgNumber() - 1);
-        worklist.push_back(body->getTerminator()->getOperand(arg.getArgNumber() - 1));
-        continue;
-      }
-      Operation *def = value.getDefiningOp();
-      if (def && loop->isProperAncestor(def) && failed(visit(def, worklist)))
-        return failure();
-    }
-    return success();
-  };
-
-  // The address slice: backwards from the staged loads' operands (a
-  // descriptor made in the body is made again for the later iteration).
-  SmallVector<Value> loadOperands;
-  for (const StagedLoad &staged : analysis.loads)
-    llvm::append_range(loadOperands, staged.load->getOperands());
-  llvm::SmallDenseSet<unsigned> recurrence;
-  llvm::DenseSet<Operation *> slice;
-  LogicalResult sliced =
-      walkBack(loadOperands, recurrence, [&](Operation *def, SmallVector<Value> &worklist) {
-        if (def->getBlock() != body || stagedOps.contains(def) ||
-            !tile::hasNoEffectsButPromises(def))
-          return failure();
-        analysis.speculatableAddresses &= isSpeculatable(def);
-        slice.insert(def);
-        llvm::append_range(worklist, def->getOperands());
-        // A branch that computes addresses (a persistent loop moving to its
-        // next tile) reads what its regions use too.
-        llvm::SetVector<Value> captured;
-        getUsedValuesDefinedAbove(def->getRegions(), captured);
-        llvm::append_range(worklist, captured);
-        return success();
-      });
-  if (failed(sliced))
-    return std::nullopt;
-  for (Operation &op : body->without_terminator())
-    if (slice.contains(&op))
-      analysis.addressOps.insert(&op);
-  analysis.recurrence.assign(recurrence.begin(), recurrence.end());
-  llvm::sort(analysis.recurrence);
-
-  // What the current iteration needs: ops with effects (other than the
-  // staged loads) and the loop's used results, backwards.
-  auto need = [&](Operation *op, SmallVector<Value> &worklist) {
-    if (op->getBlock() != body || stagedOps.contains(op) || !analysis.liveOps.insert(op).second)
-      return success();
-    llvm::append_range(worklist, op->getOperands());
-    llvm::SetVector<Value> captured;
-    getUsedValuesDefinedAbove(op->getRegions(), captured);
-    llvm::append_range(worklist, captured);
-    return success();
-  };
-  SmallVector<Value> roots;
-  for (Operation &op : body->without_terminator())
-    if (!stagedOps.contains(&op) && !isMemoryEffectFree(&op))
-      (void)need(&op, roots);
-  for (OpResult result : loop->getResults())
-    if (!result.use_empty())
-      roots.push_back(body->getArgument(result.getResultNumber() + 1));
-  llvm::SmallDenseSet<unsigned> carried;
-  (void)walkBack(roots, carried, need);
-  analysis.carried.assign(carried.begin(), carried.end());
-  llvm::sort(analysis.carried);
-  return analysis;
-}
-
-/// Where a copy puts each run of a load's registers in a stage: the stage
-/// index of the run starting at register `first`, the rest of the run after
-/// it.
-using StageIndexOf = function_ref<Value(OpBuilder &, unsigned first)>;
-
-/// The cp.async copies of a load's runs of `width` registers (4, 8 or 16
-/// bytes) into a stage, at `at`; runs not proved aligned and wholly in or
-/// out of their mask, or not proved consecutive, check that at run time and
-/// copy element by element where it fails. Registers `skip` names are copies of others.
-static void copyRuns(KernelLowering &k, OpBuilder &builder, Location loc,
-                     const LoadAccesses &load, unsigned width, unsigned registers,
-                     const SharedOperand &stage, StageIndexOf at,
-                     function_ref<bool(unsigned)> skip) {
-  int64_t elementBytes = load.element.getIntOrFloatBitWidth() / 8;
-  int64_t runBytes = width * elementBytes;
-  auto fill = [&](unsigned first) {
-    return [&load, first](OpBuilder &, unsigned i) { return load.fillOf(first + i); };
-  };
-  // Runs the analysis proved aligned and wholly in or out of their mask
-  // (sub-runs of a proved run are too) need no run-time check but their
-  // endpoints' where those are in question; nor do runs of a descriptor
-  // block proved aligned, whose copies take the elements inside the shape
-  // and zero-fill the rest.
-  bool aligned = load.runs.provedAligned && load.runs.width % width == 0;
-  bool proved = (aligned && load.runs.provedWhole()) ||
-                (load.rows && load.rows->startAlignment % runBytes == 0);
-  Value address = proved || aligned
-                      ? Value()
-                      : memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, load.base);
-  // A copy narrower than the run (a transposing copy of 4-byte elements)
-  // and the elements of the fallback below address from the run's endpoints
-  // where its addresses allow: one or two offsets per run of memory stay live
-  // across the loop, not one per access.
-  auto offsetOf = [&](OpBuilder &b, unsigned reg) {
-    return accessInRun(b, loc, load.accesses, load.runs, reg).offset;
-  };
-  for (unsigned first = 0; first < registers; first += width) {
-    if (skip(first))
-      continue;
-    Value runAt = at(builder, first);
-    ArrayRef<ElementAccess> run = ArrayRef(load.accesses).slice(first, width);
-    Value offset = offsetOf(builder, first);
-    // Its token is unused: groups are closed and waited for with
-    // cp.async.commit_group / wait_group, across loop iterations.
-    auto copyRun = [&](OpBuilder &b, Value srcElements) {
-      nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), stage.buffer, ValueRange{runAt},
-          load.base, ValueRange{offset}, b.getIndexAttr(width), srcElements,
-          runBytes == 16 ? b.getUnitAttr() : UnitAttr());
-    };
-    // Copies `width` elements where `in` holds, else zero-fills.
-    auto elementsWhere = [&](Value in) -> Value {
-      if (!in)
-        return Value();
-      return arith::SelectOp::create(builder, loc, in, indexConstant(builder, loc, width),
-                                     indexConstant(builder, loc, 0));
-    };
-    auto [inBoundsPrefix, prefixIsAll] =
-        load.rows ? leadingElementsInBounds(k, builder, loc, *load.rows, first, width, proved)
-                  : std::pair<Value, Value>();
-    if (proved) {
-      copyRun(builder, load.rows ? inBoundsPrefix : elementsWhere(run.front().condition));
-      continue;
-    }
-
-    // Aligned, and (under the vector condition) wholly in or out of bounds,
-    // or for a descriptor block only aligned.
-    Value whole = runAddressesAllowVector(builder, loc, address, elementBytes, load.accesses,
-                                          first, width, load.runs);
-    Value srcElements = inBoundsPrefix;
-    if (aligned) {
-      // Only the run's endpoints are left to check.
-      srcElements = elementsWhere(run.front().condition);
-    } else if (load.rows) {
-      whole = arith::AndIOp::create(builder, loc, whole, prefixIsAll);
-    } else {
-      SmallVector<Value> inBounds, outOfBounds;
-      Value one = arith::ConstantIntOp::create(builder, loc, 1, 1);
-      for (const ElementAccess &access : run)
-        if (access.condition) {
-          inBounds.push_back(access.condition);
-          outOfBounds.push_back(arith::XOrIOp::create(builder, loc, access.condition, one));
-        }
-      Value allIn = allOf(builder, loc, inBounds);
-      if (allIn)
-        whole = arith::AndIOp::create(
-            builder, loc, whole,
-            arith::OrIOp::create(builder, loc, allIn, allOf(builder, loc, outOfBounds)));
-      srcElements = elementsWhere(allIn);
-    }
-    scf::IfOp::create(
-        builder, loc, whole,
-        [&](OpBuilder &then, Location loc) {
-          copyRun(then, srcElements);
-          scf::YieldOp::create(then, loc);
-        },
-        [&](OpBuilder &orElse, Location loc) {
-          SmallVector<ElementAccess> elements(run);
-          for (auto [i, access] : llvm::enumerate(elements))
-            access.offset = offsetOf(orElse, first + i);
-          Registers values = loadElements(orElse, loc, load.base, load.element, elements,
-                                          RunAccess{1, RunAddresses::Consecutive, Value()},
-                                          fill(first));
-          for (auto [i, value] : llvm::enumerate(values))
-            memref::StoreOp::create(
-                orElse, loc, value, stage.buffer,
-                ValueRange{arith::AddIOp::create(orElse, loc, runAt, indexConstant(orElse, loc, i))});
-          scf::YieldOp::create(orElse, loc);
-        });
-  }
-}
-
-/// Copies one staged load's elements into its stage: one cp.async per run
-/// where `async` and the run allows, else loads and shared stores.
-static void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
-                        const LoadAccesses &load, const DotPlan &plan, DotOperand slot,
-                        const OperandSource &source, const SharedOperand &stage, bool async,
-                        RunPlaces &runPlaces) {
-  const LinearLayout &layout = source.layout;
-  // cp.async copies runs that are contiguous in memory too: runs along the
-  // source's rows.
-  SharedRuns shared = plan.sharedRuns(slot, source);
-  unsigned width = shared.stride == 1 ? std::min(load.runs.width, shared.width) : 1;
-  int64_t runBytes = width * load.element.getIntOrFloatBitWidth() / 8;
-  if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
-    Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
-                                  load.runs, [&](OpBuilder &, unsigned i) { return load.fillOf(i); });
-    storeOperandToShared(k, builder, loc, plan, slot, source, regs, stage);
-    return;
-  }
-  auto places = runPlaces.find(width);
-  if (places == runPlaces.end()) {
-    SmallVector<SharedRunPlace> found =
-        plan.sharedRunPlaces(builder.getContext(), slot, source, SharedRuns{width, 1});
-    places = runPlaces.try_emplace(width, std::move(found)).first;
-  }
-  SharedRunIndices indices(k, plan, slot, source, SharedRuns{width, 1}, stage.start,
-                           places->second);
-  copyRuns(
-      k, builder, loc, load, width, layout.numRegisters(), stage,
-      [&](OpBuilder &b, unsigned first) { return indices.at(b, loc, first); },
-      [&](unsigned first) { return layout.isDuplicateRegister(first); });
-}
-
-/// Where a load read back keeps its registers in a stage. Each thread's
-/// distinct registers (one with a bit of a zero basis set repeats the one
-/// without it) are its slots, squeezed together; the slots go chunk after
-/// chunk of 16 bytes (or all of them where they are fewer), the chunk of every
-/// thread in turn, so that a warp's copies and reads of one chunk are
-/// consecutive 16-byte pieces. A run of registers along the last dimension
-/// (bits of non-zero bases) stays a run of slots.
-class ReadBackPlacement {
-public:
-  ReadBackPlacement(const LinearLayout &layout, Type element, unsigned threads)
-      : threads_(threads) {
-    for (const Basis &basis : layout.registers)
-      distinctBits_.push_back(llvm::any_of(basis, [](int64_t x) { return x != 0; }));
-    slots_ = 1u << llvm::count(distinctBits_, true);
-    unsigned perVector = 16 / (element.getIntOrFloatBitWidth() / 8);
-    chunk_ = std::max(1u, std::min(slots_, perVector));
-  }
-  unsigned slots() const { return slots_; }
-  unsigned chunk() const { return chunk_; }
-  int64_t stageElements() const { return int64_t(slots_) * threads_; }
-  /// The slot of register `reg`: its bits of distinct bases, squeezed.
-  unsigned slotOf(unsigned reg) const {
-    unsigned slot = 0, next = 0;
-    for (auto [bit, distinct] : llvm::enumerate(distinctBits_))
-      if (distinct)
-        slot |= ((reg >> bit) & 1u) << next++;
-    return slot;
-  }
-  /// This thread's first element of every chunk, before the chunk's offset.
-  Value threadChunk(KernelLowering &k, OpBuilder &builder, Location loc) const {
-    Value thread =
-        arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), k.thread.threadId());
-    return arith::MulIOp::create(builder, loc, thread, indexConstant(builder, loc, chunk_));
-  }
-  /// The stage index of `slot` of the thread whose threadChunk is given.
-  Value index(OpBuilder &builder, Location loc, Value start, Value threadChunk,
-              unsigned slot) const {
-    int64_t offset = (slot / chunk_) * static_cast<int64_t>(threads_ * chunk_) + slot % chunk_;
-    return arith::AddIOp::create(
-        builder, loc, start,
-        arith::AddIOp::create(builder, loc, threadChunk, indexConstant(builder, loc, offset)));
-  }
-
-private:
-  unsigned threads_;
-  SmallVector<bool> distinctBits_;
-  unsigned slots_ = 1, chunk_ = 1;
-};
-
-/// Copies a load read back into registers into its stage, each distinct
-/// register at its slot: cp.async where `async` and its runs allow, else
-/// loads and shared stores.
-static void copyToReadBackStage(KernelLowering &k, OpBuilder &builder, Location loc,
-                                const LoadAccesses &load, const LinearLayout &layout,
-                                const SharedOperand &stage, unsigned threads, bool async) {
-  ReadBackPlacement placement(layout, load.element, threads);
-  Value threadChunk = placement.threadChunk(k, builder, loc);
-  auto at = [&](OpBuilder &b, unsigned reg) {
-    return placement.index(b, loc, stage.start, threadChunk, placement.slotOf(reg));
-  };
-  auto repeats = [&](unsigned reg) { return layout.isDuplicateRegister(reg); };
-  unsigned width = std::min(load.runs.width, placement.chunk());
-  int64_t runBytes = width * load.element.getIntOrFloatBitWidth() / 8;
-  if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
-    Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
-                                  load.runs, [&](OpBuilder &, unsigned i) { return load.fillOf(i); });
-    for (auto [reg, value] : llvm::enumerate(regs))
-      if (!repeats(reg))
-        memref::StoreOp::create(builder, loc, value, stage.buffer, ValueRange{at(builder, reg)});
-    return;
-  }
-  copyRuns(k, builder, loc, load, width, layout.numRegisters(), stage, at, repeats);
-}
-
-/// The registers of a load read back from its stage: each slot once, a chunk
-/// at a time where the target has vector accesses.
-static Registers readBackFromStage(KernelLowering &k, OpBuilder &builder, Location loc,
-                                   const LinearLayout &layout, Type element,
-                                   const SharedOperand &stage, unsigned threads) {
-  ReadBackPlacement placement(layout, element, threads);
-  Value threadChunk = placement.threadChunk(k, builder, loc);
-  unsigned chunk = placement.chunk();
-  SmallVector<Value> slots;
-  if (chunk == 1 || !k.target.hasVectorAccesses()) {
-    for (unsigned slot = 0; slot < placement.slots(); ++slot)
-      slots.push_back(memref::LoadOp::create(
-          builder, loc, stage.buffer,
-          ValueRange{placement.index(builder, loc, stage.start, threadChunk, slot)}));
-  } else {
-    // Chunks start at multiples of their size, the ring at 16 bytes.
-    auto type = VectorType::get({chunk}, element);
-    llvm::MaybeAlign alignment(chunk * element.getIntOrFloatBitWidth() / 8);
-    for (unsigned first = 0; first < placement.slots(); first += chunk) {
-      Value at = placement.index(builder, loc, stage.start, threadChunk, first);
-      Value values = vector::LoadOp::create(builder, loc, type, stage.buffer, ValueRange{at},
-                                            /*nontemporal=*/false, alignment);
-      for (unsigned i = 0; i < chunk; ++i)
-        slots.push_back(vector::ExtractOp::create(builder, loc, values, i));
-    }
-  }
-  Registers regs;
-  for (unsigned reg = 0; reg < layout.numRegisters(); ++reg)
-    regs.push_back(slots[placement.slotOf(reg)]);
-  return regs;
 }
 
 Value PipelinedLoop::nextStage(OpBuilder &builder, Value stage) {
@@ -1349,7 +943,7 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
   bool readBack = static_cast<bool>(readsBack);
   if (dotless && !readBack)
     return false;
-  std::optional<PipelineAnalysis> analysis = analyze(op, dotless, k.tensorMaps, readsBack);
+  std::optional<PipelineAnalysis> analysis = analyzePipeline(op, dotless, k.tensorMaps, readsBack);
   if (analysis && llvm::any_of(analysis->loads,
                                [](const StagedLoad &staged) { return staged.readBack; })) {
     FailureOr<bool> lowered = PipelinedLoop(k, op, std::move(*analysis), requested).lower(builder);
@@ -1358,7 +952,7 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
     analysis.reset();
   }
   if (!analysis && readBack)
-    analysis = analyze(op, dotless, k.tensorMaps, /*readsBack=*/{});
+    analysis = analyzePipeline(op, dotless, k.tensorMaps, /*readsBack=*/{});
   if (!analysis)
     return false;
   return PipelinedLoop(k, op, std::move(*analysis), requested).lower(builder);

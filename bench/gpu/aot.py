@@ -184,6 +184,9 @@ def compile_launches(kernels, launches, target):
             except Exception as error:  # reported by the caller; the others still compile
                 yield entry, error
                 continue
+            if kernel.ptx_for_driver_jit:
+                yield entry, RuntimeError(f"cannot write a cubin: {kernel.usage['report']}")
+                continue
             entry.update(params=[p[0] for p in plan if p is not None], function=kernel.kernel_name,
                          block_threads=kernel.block_threads, shared_bytes=kernel.shared_bytes,
                          tensor_maps=kernel.tensor_maps,

@@ -210,6 +210,9 @@ llvm::Expected<std::string> emitTileForGpu(ModuleOp tileModule, llvm::StringRef 
       return compiled.takeError();
     if (stage == GpuStage::Assembly)
       return std::move(compiled->binary.assembly);
+    if (compiled->binary.ptxForDriverJit)
+      return compileError(kernel, target,
+                          "cannot write a cubin: " + compiled->binary.usage.report);
     const std::vector<uint8_t> &bytes = compiled->binary.binary;
     return std::string(bytes.begin(), bytes.end());
   }

@@ -61,8 +61,13 @@ struct KernelBinary {
   GpuTarget target;
   /// The entry point's symbol.
   std::string kernelName;
-  /// cubin, HSACO (ELF code object) or SPIR-V words as bytes.
+  /// cubin, HSACO (ELF code object) or SPIR-V words as bytes; NVIDIA
+  /// without ptxas, the PTX and a NUL (ptxForDriverJit).
   std::vector<uint8_t> binary;
+  /// NVIDIA: no ptxas was found, so `binary` is the PTX, which the driver's
+  /// JIT compiles when the module is loaded (cuModuleLoadData takes either);
+  /// `usage` is then unknown.
+  bool ptxForDriverJit = false;
   /// PTX, AMDGCN assembly or SPIR-V disassembly.
   std::string assembly;
   /// Threads per program (num_warps * warp size).

@@ -203,7 +203,12 @@ void bindGpuCompiler(py::module_ &m) {
                                return py::bytes(reinterpret_cast<const char *>(bytes.data()),
                                                 bytes.size());
                              },
-                             "cubin, HSACO code object or SPIR-V words")
+                             "cubin, HSACO code object or SPIR-V words; the PTX where "
+                             "ptx_for_driver_jit")
+      .def_property_readonly(
+          "ptx_for_driver_jit",
+          [](const CachedGpuKernel &k) { return k.kernel.binary.ptxForDriverJit; },
+          "NVIDIA: no ptxas was found, so binary is the PTX the driver's JIT compiles at load")
       .def_property_readonly(
           "assembly", [](const CachedGpuKernel &k) { return k.kernel.binary.assembly; },
           "PTX, AMDGCN assembly or the spirv.module")

@@ -379,6 +379,8 @@ def _compile_gpu(compiled, target, emit, verbose, **options):
                          "its parameters, encoded by the launch (--verbose lists them)\n")
     if out is not None:
         return out
+    if emit in BINARY_SUFFIXES and kernel.ptx_for_driver_jit:
+        raise FailedError(f"cannot write a cubin: {kernel.usage['report']}")
     return kernel.binary if emit in BINARY_SUFFIXES else kernel.assembly
 
 

@@ -142,6 +142,7 @@ std::string tessera::runtime::encodeGpuKernel(const gpu::CompiledGpuKernel &kern
       {"format", kPayloadFormat},
       {"kernel_name", binary.kernelName},
       {"binary", llvm::encodeBase64(binary.binary)},
+      {"ptx_for_driver_jit", binary.ptxForDriverJit},
       {"assembly", binary.assembly},
       {"block_threads", binary.blockThreads},
       {"dynamic_shared_memory_bytes", binary.dynamicSharedMemoryBytes},
@@ -177,6 +178,7 @@ tessera::runtime::decodeGpuKernel(llvm::StringRef payload, const gpu::GpuTarget 
   std::string base64;
   std::optional<gpu::vulkan::VulkanKernel> shader;
   if (!(o.map("kernel_name", binary.kernelName) && o.map("binary", base64) &&
+        o.map("ptx_for_driver_jit", binary.ptxForDriverJit) &&
         o.map("assembly", binary.assembly) && o.map("block_threads", binary.blockThreads) &&
         o.map("dynamic_shared_memory_bytes", binary.dynamicSharedMemoryBytes) &&
         o.map("tensor_maps", binary.tensorMaps) && o.map("usage", binary.usage) &&

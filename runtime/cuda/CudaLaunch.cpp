@@ -97,8 +97,14 @@ loadKernel(const DeviceState &state, const tessera::gpu::KernelBinary &binary,
 
   llvm::Error err = state.inContext(where, [&]() -> llvm::Error {
     if (llvm::Error err = driver.check(api.moduleLoadData(&kernel->module, binary.binary.data()),
-                                       "cuModuleLoadData", where))
-      return err;
+                                       "cuModuleLoadData", where)) {
+      if (!binary.ptxForDriverJit)
+        return err;
+      return llvm::createStringError(
+          llvm::toString(std::move(err)) +
+          "; the kernel was compiled to PTX alone (no ptxas was found), which this driver's JIT "
+          "refused: install the CUDA toolkit (ptxas) or set TESSERA_PTXAS, or update the driver");
+    }
     auto configure = [&]() -> llvm::Error {
       if (llvm::Error err = driver.check(api.moduleGetFunction(&kernel->function, kernel->module,
                                                                kernel->name.c_str()),

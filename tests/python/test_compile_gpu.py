@@ -1077,3 +1077,26 @@ def test_fp8_dot_of_e4m3_and_e5m2_operands(kernels, target, instruction):
             "--target", target, "--emit", "ptx", "--num-warps", "8")
     assert r.returncode == 0, r.stderr.decode()
     assert instruction in r.stdout.decode()
+
+
+@cli
+def test_without_ptxas_the_ptx_is_left_to_the_driver(kernels, tmp_path):
+    """A machine with a driver but no CUDA toolkit: the kernel compiles to PTX
+    alone, which the driver's JIT compiles at load (the JIT's launches take
+    it); --verbose says so; a cubin cannot be written."""
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + ":/usr/bin:/bin",
+               CUDA_HOME=str(tmp_path / "no-cuda"), TESSERA_CACHE="0")
+    env.pop("TESSERA_PTXAS", None)
+    if shutil.which("ptxas", path=env["PATH"]):
+        pytest.skip("ptxas is on the system PATH")
+    args = [CLI, "compile", f"{kernels}:add_kernel", "-s", ADD_SIG, "--target", "cuda:sm_90a"]
+    r = subprocess.run(args + ["--emit", "ptx", "--verbose"], capture_output=True, env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert ".entry add_kernel" in r.stdout.decode()
+    assert "the driver's JIT compiles this PTX when it is loaded" in r.stderr.decode()
+    assert "unknown registers" in r.stderr.decode()
+    r = subprocess.run(args + ["--emit", "cubin", "-o", str(tmp_path / "k.cubin")],
+                       capture_output=True, env=env)
+    assert r.returncode == 1
+    assert "cannot write a cubin: no ptxas" in r.stderr.decode()
+    assert not (tmp_path / "k.cubin").exists()

@@ -8,6 +8,8 @@
 #include "lowering/gpu/nvidia/Ptxas.h"
 #include "lowering/gpu/nvidia/PtxEmitter.h"
 
+#include <cstdlib>
+
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -257,20 +259,53 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
   }
 
   CudaToolkit toolkit = CudaToolkit::locate(options.cudaRoot);
-  llvm::Expected<std::string> ptxas = toolkit.ptxas();
-  if (!ptxas)
-    return llvm::createStringError(where + ": " + llvm::toString(ptxas.takeError()));
-  struct Build {
-    std::string ptx;
-    PtxasOutput assembled;
-  };
-  auto emitAndAssemble = [&]() -> llvm::Expected<Build> {
+  auto emitChecked = [&]() -> llvm::Expected<std::string> {
     FailureOr<std::string> ptx = emitPtx(gpuModule, toolkit, options.fpFusion);
     if (failed(ptx))
       return failedWith("PTX generation");
     if (SmallVector<llvm::StringRef> calls = unresolvedLibdeviceCalls(*ptx); !calls.empty())
       return llvm::createStringError(where + ": the PTX still declares " +
                                      llvm::join(calls, ", ") + " (libdevice was not linked)");
+    return std::move(*ptx);
+  };
+  auto binaryOf = [&](std::string ptx) {
+    KernelBinary binary;
+    binary.target = target;
+    binary.kernelName = kernelName;
+    binary.assembly = std::move(ptx);
+    binary.blockThreads = facts->blockThreads;
+    binary.dynamicSharedMemoryBytes = facts->dynamicSharedMemoryBytes;
+    binary.tensorMaps = std::move(facts->tensorMaps);
+    return binary;
+  };
+
+  llvm::Expected<std::string> ptxas = toolkit.ptxas();
+  if (!ptxas) {
+    std::string why = llvm::toString(ptxas.takeError());
+    // A ptxas the user named must be there; without any, a machine with a
+    // driver but no CUDA toolkit (a pip-installed PyTorch's) still runs the
+    // kernel through the driver's JIT.
+    if (const char *named = std::getenv("TESSERA_PTXAS"); named && *named)
+      return llvm::createStringError(where + ": " + why);
+    llvm::Expected<std::string> ptx = emitChecked();
+    if (!ptx)
+      return ptx.takeError();
+    KernelBinary binary = binaryOf(std::move(*ptx));
+    binary.binary.assign(binary.assembly.begin(), binary.assembly.end());
+    binary.binary.push_back(0);
+    binary.ptxForDriverJit = true;
+    binary.usage.report = "no ptxas, so the driver's JIT compiles this PTX when it is loaded (" +
+                          llvm::StringRef(why).split('\n').first.str() + ")";
+    return binary;
+  }
+  struct Build {
+    std::string ptx;
+    PtxasOutput assembled;
+  };
+  auto emitAndAssemble = [&]() -> llvm::Expected<Build> {
+    llvm::Expected<std::string> ptx = emitChecked();
+    if (!ptx)
+      return ptx.takeError();
     llvm::Expected<PtxasOutput> assembled =
         assembleWithPtxas(*ptxas, *ptx, kernelName, {target.assembledChip(), options.optLevel});
     if (!assembled)
@@ -306,14 +341,8 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
                       target.maxSharedMemoryBytes, target.chip)
             .str());
 
-  KernelBinary binary;
-  binary.target = target;
-  binary.kernelName = kernelName;
+  KernelBinary binary = binaryOf(std::move(build->ptx));
   binary.binary = std::move(assembled.cubin);
-  binary.assembly = std::move(build->ptx);
-  binary.blockThreads = facts->blockThreads;
-  binary.dynamicSharedMemoryBytes = facts->dynamicSharedMemoryBytes;
-  binary.tensorMaps = std::move(facts->tensorMaps);
   binary.usage = std::move(assembled.usage);
   return binary;
 }

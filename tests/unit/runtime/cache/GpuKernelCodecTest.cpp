@@ -26,6 +26,7 @@ gpu::CompiledGpuKernel nvidiaKernel() {
   for (int byte = 0; byte < 256; ++byte)
     binary.binary.push_back(uint8_t(byte));
   binary.assembly = ".version 9.0\n.target sm_90a\n// \"quoted\" \\ and a tab\t\n";
+  binary.ptxForDriverJit = true;
   binary.blockThreads = 384;
   binary.dynamicSharedMemoryBytes = 147504;
   gpu::TensorMapParam a;
@@ -58,6 +59,7 @@ void expectSameBinary(const gpu::KernelBinary &got, const gpu::KernelBinary &wan
   EXPECT_EQ(got.target.str(), want.target.str());
   EXPECT_EQ(got.kernelName, want.kernelName);
   EXPECT_EQ(got.binary, want.binary);
+  EXPECT_EQ(got.ptxForDriverJit, want.ptxForDriverJit);
   EXPECT_EQ(got.assembly, want.assembly);
   EXPECT_EQ(got.blockThreads, want.blockThreads);
   EXPECT_EQ(got.dynamicSharedMemoryBytes, want.dynamicSharedMemoryBytes);

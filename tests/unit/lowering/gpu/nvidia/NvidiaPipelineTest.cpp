@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 
 using namespace tessera::gpu;
@@ -465,17 +467,39 @@ TEST_F(NvidiaToolkitTest, KernelsWithoutMathNeedNoLibdevice) {
   EXPECT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
 }
 
-TEST_F(NvidiaToolkitTest, MissingPtxasIsAClearError) {
+TEST_F(NvidiaToolkitTest, WithoutPtxasTheDriverCompilesThePtx) {
+  // A machine with a driver but no CUDA toolkit: no ptxas anywhere.
   ScopedEnvironment ptxas("TESSERA_PTXAS", std::nullopt);
   ScopedEnvironment path("PATH", emptyRoot.str().str());
   NvidiaCompileOptions options;
   options.cudaRoot = emptyRoot.str().str();
+  llvm::Expected<KernelBinary> binary = compile(kernels::kBlockSum, "cuda:sm_90a", options);
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_TRUE(binary->ptxForDriverJit);
+  ASSERT_EQ(binary->binary.size(), binary->assembly.size() + 1);
+  EXPECT_EQ(binary->binary.back(), 0) << "cuModuleLoadData reads PTX up to a NUL";
+  EXPECT_TRUE(std::equal(binary->assembly.begin(), binary->assembly.end(),
+                         binary->binary.begin()));
+  EXPECT_NE(binary->assembly.find(".entry block_sum"), std::string::npos);
+  EXPECT_GT(binary->blockThreads, 0u);
+  EXPECT_EQ(binary->usage.registers, -1) << "unknown without ptxas";
+  const std::string &report = binary->usage.report;
+  EXPECT_NE(report.find("no ptxas, so the driver's JIT compiles this PTX when it is loaded (ptxas "
+                        "(the CUDA assembler that turns PTX into a cubin) not found"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("TESSERA_PTXAS"), std::string::npos) << report;
+}
+
+TEST_F(NvidiaToolkitTest, APtxasTheUserNamesMustBeThere) {
+  std::string missing = (emptyRoot + "/ptxas").str();
+  ScopedEnvironment ptxas("TESSERA_PTXAS", missing);
+  NvidiaCompileOptions options;
+  options.cudaRoot = emptyRoot.str().str();
   std::string error = compileError(kernels::kBlockSum, "cuda:sm_90a", options);
-  EXPECT_NE(error.find("kernel 'block_sum' for cuda:sm_90a: ptxas (the CUDA assembler that turns "
-                       "PTX into a cubin) not found"),
+  EXPECT_NE(error.find("kernel 'block_sum' for cuda:sm_90a: $TESSERA_PTXAS is " + missing),
             std::string::npos)
       << error;
-  EXPECT_NE(error.find("TESSERA_PTXAS"), std::string::npos) << error;
 }
 
 } // namespace

@@ -4,6 +4,8 @@
 // binary depends on is in the key; failed compiles store nothing.
 #include "runtime/cache/GpuKernelCache.h"
 
+#include "tests/unit/runtime/cache/CacheTestUtils.h"
+
 #include "ir/TileDialect.h"
 #include "tests/unit/kernels/TileKernels.h"
 
@@ -22,29 +24,9 @@
 
 using namespace tessera;
 using namespace tessera::runtime;
+using namespace tessera::runtime::cache_testing;
 
 namespace {
-
-struct TempDir {
-  llvm::SmallString<128> path;
-  TempDir() { EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tessera-gpu-cache", path)); }
-  ~TempDir() { (void)llvm::sys::fs::remove_directories(path); }
-  std::string str() const { return std::string(path); }
-};
-
-std::vector<std::string> filesIn(const std::string &dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    files.push_back(it->path());
-  return files;
-}
-
-gpu::GpuTarget targetFor(llvm::StringRef spec) {
-  llvm::Expected<gpu::GpuTarget> target = gpu::GpuTarget::parse(spec);
-  EXPECT_TRUE(static_cast<bool>(target)) << spec.str();
-  return target ? *target : gpu::GpuTarget();
-}
 
 class GpuKernelCacheTest : public ::testing::Test {
 protected:

@@ -2,18 +2,15 @@
 // field, and text that is not such a payload is refused, not half-read.
 #include "runtime/cache/GpuKernelCodec.h"
 
+#include "tests/unit/runtime/cache/CacheTestUtils.h"
+
 #include <gtest/gtest.h>
 
 using namespace tessera;
 using namespace tessera::runtime;
+using namespace tessera::runtime::cache_testing;
 
 namespace {
-
-gpu::GpuTarget targetFor(llvm::StringRef spec) {
-  llvm::Expected<gpu::GpuTarget> target = gpu::GpuTarget::parse(spec);
-  EXPECT_TRUE(static_cast<bool>(target));
-  return target ? *target : gpu::GpuTarget();
-}
 
 /// A kernel with every field away from its default: two tensor maps (one of
 /// argument extents, one with a constant and NaN padding), ptxas's report,

@@ -3,6 +3,8 @@
 // unfinished writes apart, and ignores files that are not the cache's.
 #include "runtime/cache/KernelCache.h"
 
+#include "tests/unit/runtime/cache/CacheTestUtils.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -15,15 +17,9 @@
 #include <set>
 
 using namespace tessera::runtime;
+using namespace tessera::runtime::cache_testing;
 
 namespace {
-
-struct TempDir {
-  llvm::SmallString<128> path;
-  TempDir() { EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tessera-cache-trim", path)); }
-  ~TempDir() { (void)llvm::sys::fs::remove_directories(path); }
-  std::string str() const { return std::string(path); }
-};
 
 std::string keyOf(int i) { return "kernel=k" + std::to_string(i) + "\nstage=test\n"; }
 

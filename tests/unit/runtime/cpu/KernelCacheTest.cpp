@@ -5,6 +5,7 @@
 #include "runtime/Runtime.h"
 #include "runtime/cache/KernelCache.h"
 #include "runtime/cpu/CacheKey.h"
+#include "tests/unit/runtime/cache/CacheTestUtils.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -19,16 +20,9 @@
 using namespace tessera;
 using namespace tessera::runtime;
 using namespace tessera::testing;
+using tessera::runtime::cache_testing::filesIn;
 
 namespace {
-
-std::vector<std::string> filesIn(const std::string &dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    files.push_back(it->path());
-  return files;
-}
 
 std::string readFile(const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, false, false);

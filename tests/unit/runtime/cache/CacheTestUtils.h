@@ -1,9 +1,10 @@
 // What the kernel cache's tests share: a directory of their own, its files,
-// GPU targets by name.
+// GPU targets by name, compiled kernels compared field by field.
 #ifndef TESSERA_TESTS_UNIT_RUNTIME_CACHE_CACHETESTUTILS_H
 #define TESSERA_TESTS_UNIT_RUNTIME_CACHE_CACHETESTUTILS_H
 
 #include "lowering/gpu/GpuTarget.h"
+#include "lowering/gpu/KernelBinary.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -42,6 +43,38 @@ inline gpu::GpuTarget targetFor(llvm::StringRef spec) {
     return gpu::GpuTarget();
   }
   return *target;
+}
+
+/// Every field of two kernel binaries is the same.
+inline void expectSameBinary(const gpu::KernelBinary &got, const gpu::KernelBinary &want) {
+  EXPECT_EQ(got.target.str(), want.target.str());
+  EXPECT_EQ(got.kernelName, want.kernelName);
+  EXPECT_EQ(got.binary, want.binary);
+  EXPECT_EQ(got.ptxForDriverJit, want.ptxForDriverJit);
+  EXPECT_EQ(got.assembly, want.assembly);
+  EXPECT_EQ(got.blockThreads, want.blockThreads);
+  EXPECT_EQ(got.dynamicSharedMemoryBytes, want.dynamicSharedMemoryBytes);
+  ASSERT_EQ(got.tensorMaps.size(), want.tensorMaps.size());
+  for (size_t i = 0; i < want.tensorMaps.size(); ++i) {
+    const gpu::TensorMapParam &g = got.tensorMaps[i], &w = want.tensorMaps[i];
+    EXPECT_EQ(g.base, w.base);
+    EXPECT_EQ(g.shape, w.shape);
+    EXPECT_EQ(g.outerStrides, w.outerStrides);
+    EXPECT_EQ(g.element, w.element);
+    EXPECT_EQ(g.elementBytes, w.elementBytes);
+    EXPECT_EQ(g.box, w.box);
+    EXPECT_EQ(g.swizzleBytes, w.swizzleBytes);
+    EXPECT_EQ(g.nanPadding, w.nanPadding);
+  }
+  const gpu::ResourceUsage &g = got.usage, &w = want.usage;
+  EXPECT_EQ(g.registers, w.registers);
+  EXPECT_EQ(g.scalarRegisters, w.scalarRegisters);
+  EXPECT_EQ(g.sharedMemoryBytes, w.sharedMemoryBytes);
+  EXPECT_EQ(g.spillStoreBytes, w.spillStoreBytes);
+  EXPECT_EQ(g.spillLoadBytes, w.spillLoadBytes);
+  EXPECT_EQ(g.stackFrameBytes, w.stackFrameBytes);
+  EXPECT_EQ(g.serializedWgmma, w.serializedWgmma);
+  EXPECT_EQ(g.report, w.report);
 }
 
 } // namespace tessera::runtime::cache_testing

@@ -72,15 +72,8 @@ TEST_P(EveryVendor, ASecondProcessLoadsTheKernelFromDisk) {
   EXPECT_EQ(second.origin, GpuKernelOrigin::DiskCache);
   EXPECT_EQ(cache.stats().diskHits, 1u);
   EXPECT_EQ(cache.stats().misses, 0u);
-  const gpu::KernelBinary &got = second.kernel.binary, &want = first.kernel.binary;
-  EXPECT_EQ(got.target.str(), want.target.str());
-  EXPECT_EQ(got.kernelName, want.kernelName);
-  EXPECT_EQ(got.binary, want.binary);
-  EXPECT_EQ(got.assembly, want.assembly);
-  EXPECT_EQ(got.blockThreads, want.blockThreads);
-  EXPECT_EQ(got.dynamicSharedMemoryBytes, want.dynamicSharedMemoryBytes);
-  EXPECT_EQ(got.usage.registers, want.usage.registers);
-  EXPECT_EQ(got.usage.report, want.usage.report);
+  const gpu::KernelBinary &want = first.kernel.binary;
+  expectSameBinary(second.kernel.binary, want);
   EXPECT_EQ(second.kernel.dots, first.kernel.dots);
   EXPECT_EQ(second.kernel.vulkan.has_value(), first.kernel.vulkan.has_value());
   if (first.kernel.vulkan) {

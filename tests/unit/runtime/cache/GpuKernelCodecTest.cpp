@@ -52,37 +52,6 @@ gpu::CompiledGpuKernel nvidiaKernel() {
   return kernel;
 }
 
-void expectSameBinary(const gpu::KernelBinary &got, const gpu::KernelBinary &want) {
-  EXPECT_EQ(got.target.str(), want.target.str());
-  EXPECT_EQ(got.kernelName, want.kernelName);
-  EXPECT_EQ(got.binary, want.binary);
-  EXPECT_EQ(got.ptxForDriverJit, want.ptxForDriverJit);
-  EXPECT_EQ(got.assembly, want.assembly);
-  EXPECT_EQ(got.blockThreads, want.blockThreads);
-  EXPECT_EQ(got.dynamicSharedMemoryBytes, want.dynamicSharedMemoryBytes);
-  ASSERT_EQ(got.tensorMaps.size(), want.tensorMaps.size());
-  for (size_t i = 0; i < want.tensorMaps.size(); ++i) {
-    const gpu::TensorMapParam &g = got.tensorMaps[i], &w = want.tensorMaps[i];
-    EXPECT_EQ(g.base, w.base);
-    EXPECT_EQ(g.shape, w.shape);
-    EXPECT_EQ(g.outerStrides, w.outerStrides);
-    EXPECT_EQ(g.element, w.element);
-    EXPECT_EQ(g.elementBytes, w.elementBytes);
-    EXPECT_EQ(g.box, w.box);
-    EXPECT_EQ(g.swizzleBytes, w.swizzleBytes);
-    EXPECT_EQ(g.nanPadding, w.nanPadding);
-  }
-  const gpu::ResourceUsage &g = got.usage, &w = want.usage;
-  EXPECT_EQ(g.registers, w.registers);
-  EXPECT_EQ(g.scalarRegisters, w.scalarRegisters);
-  EXPECT_EQ(g.sharedMemoryBytes, w.sharedMemoryBytes);
-  EXPECT_EQ(g.spillStoreBytes, w.spillStoreBytes);
-  EXPECT_EQ(g.spillLoadBytes, w.spillLoadBytes);
-  EXPECT_EQ(g.stackFrameBytes, w.stackFrameBytes);
-  EXPECT_EQ(g.serializedWgmma, w.serializedWgmma);
-  EXPECT_EQ(g.report, w.report);
-}
-
 } // namespace
 
 TEST(GpuKernelCodec, NvidiaKernelRoundTrips) {

@@ -114,7 +114,8 @@ std::string tessera::runtime::gpuCacheKey(mlir::ModuleOp tileModule, llvm::Strin
      << "\namd-opt-level=" << options.amd.optLevel
      << "\namd-code-object-version=" << options.amd.codeObjectVersion
      << "\namd-rocm-path=" << options.amd.rocmPath
-     << "\nvulkan-features=" << options.vulkan.str() << "\ntoolchain=" << toolchainIdentity(target, options)
+     << "\nvulkan-features=" << options.vulkan.str()
+     << "\ntoolchain=" << toolchainIdentity(target, options)
      << "\ntessera-version=" << tesseraVersion() << "\nllvm-version=" << llvmVersion() << "\n";
   return text;
 }

@@ -118,7 +118,8 @@ void copyRuns(KernelLowering &k, OpBuilder &builder, Location loc,
           for (auto [i, value] : llvm::enumerate(values))
             memref::StoreOp::create(
                 orElse, loc, value, stage.buffer,
-                ValueRange{arith::AddIOp::create(orElse, loc, runAt, indexConstant(orElse, loc, i))});
+                ValueRange{arith::AddIOp::create(orElse, loc, runAt,
+                                                 indexConstant(orElse, loc, i))});
           scf::YieldOp::create(orElse, loc);
         });
   }
@@ -169,7 +170,8 @@ void copyToStage(KernelLowering &k, OpBuilder &builder, Location loc,
   int64_t runBytes = width * load.element.getIntOrFloatBitWidth() / 8;
   if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
     Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
-                                  load.runs, [&](OpBuilder &, unsigned i) { return load.fillOf(i); });
+                                  load.runs,
+                                  [&](OpBuilder &, unsigned i) { return load.fillOf(i); });
     storeOperandToShared(k, builder, loc, plan, slot, source, regs, stage);
     return;
   }
@@ -200,7 +202,8 @@ void copyToReadBackStage(KernelLowering &k, OpBuilder &builder, Location loc,
   int64_t runBytes = width * load.element.getIntOrFloatBitWidth() / 8;
   if (!async || (runBytes != 4 && runBytes != 8 && runBytes != 16)) {
     Registers regs = loadElements(builder, loc, load.base, load.element, load.accesses,
-                                  load.runs, [&](OpBuilder &, unsigned i) { return load.fillOf(i); });
+                                  load.runs,
+                                  [&](OpBuilder &, unsigned i) { return load.fillOf(i); });
     for (auto [reg, value] : llvm::enumerate(regs))
       if (!repeats(reg))
         memref::StoreOp::create(builder, loc, value, stage.buffer, ValueRange{at(builder, reg)});

@@ -1,4 +1,4 @@
-"""Registers, spills, SASS and barriers of one kernel as Tessera and Triton compile it.
+"""Registers, spills, SASS, barriers and compile time of one kernel as Tessera and Triton compile it.
 
 Needs no GPU: both compilers build the same source (bench/gpu/kernels.py by
 default, loaded as run.py loads it) for a named NVIDIA target, the same
@@ -13,7 +13,10 @@ project, never a dependency: without it this script says so and exits 2.
 The signature is `tessera compile`'s (Triton's AOT form): pointers and
 scalars with an optional `:16` divisibility, then the constexprs' values.
 `--rows ROWS,WARPS ...` compares several ROWS/num_warps configs of a row
-kernel at once (the last constexpr replaced by ROWS).
+kernel at once (the last constexpr replaced by ROWS). The compile time is each
+compiler's from the kernel's source to the assembled kernel (ptxas included),
+with both on-disk caches bypassed (TESSERA_CACHE=0, TRITON_ALWAYS_COMPILE=1);
+the first config's includes what a process pays once (a cold start).
 """
 
 import argparse
@@ -23,6 +26,11 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
+
+# Each compile runs whole: neither compiler answers from its on-disk cache.
+os.environ["TESSERA_CACHE"] = "0"
+os.environ["TRITON_ALWAYS_COMPILE"] = "1"
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import KERNELS, load_kernels, tessera_kernels  # noqa: E402
@@ -134,7 +142,7 @@ def main():
         configs = [(f"{head}, {rows}", int(warps))
                    for rows, warps in (config.split(",") for config in args.rows)]
     print(f"{args.kernel} for {args.target}, num_stages={args.stages}: "
-          "registers / spill bytes / SASS instructions / BAR.SYNCs")
+          "registers / spill bytes / SASS instructions / BAR.SYNCs / compile ms")
     with tempfile.TemporaryDirectory() as directory:
         for signature, warps in configs:
             row = [f"[{signature}] warps={warps}"]
@@ -144,9 +152,13 @@ def main():
                     ("triton", lambda: triton_ptx(theirs, args.kernel, signature, warps,
                                                   args.stages, capability))):
                 try:
+                    start = time.perf_counter()
+                    text = ptx()
+                    milliseconds = (time.perf_counter() - start) * 1e3
                     registers, spills, instructions, barriers = measure(
-                        ptx(), args.target, directory, label, tools)
-                    row.append(f"{label} {registers} / {spills} / {instructions} / {barriers}")
+                        text, args.target, directory, label, tools)
+                    row.append(f"{label} {registers} / {spills} / {instructions} / {barriers} / "
+                               f"{milliseconds:.0f}")
                 except Exception as error:  # one compiler's failure leaves the other's row
                     row.append(f"{label} failed: {str(error).splitlines()[0][:120]}")
             print("  " + "  |  ".join(row))

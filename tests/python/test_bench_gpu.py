@@ -512,7 +512,7 @@ def test_aot_encodes_tensor_maps_as_the_runtime_does():
 @pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
 def test_compare_with_triton_reports_both_compilers():
     """compare_with_triton.py: where Triton is installed beside the project,
-    both compilers' registers, spills, SASS and barriers for each config;
+    both compilers' registers, spills, SASS, barriers and compile time for each config;
     without it (CI), exit 2 saying so."""
     result = subprocess.run(
         [sys.executable, os.path.join(os.path.dirname(RUN), "compare_with_triton.py"),
@@ -529,4 +529,4 @@ def test_compare_with_triton_reports_both_compilers():
     assert len(rows) == 2, result.stdout
     for row in rows:
         for compiler in ("tessera", "triton"):
-            assert re.search(compiler + r" \d+ / \d+ / \d+ / \d+", row), row
+            assert re.search(compiler + r" \d+ / \d+ / \d+ / \d+ / \d+", row), row

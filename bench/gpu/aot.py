@@ -25,8 +25,10 @@ from timing import time_ms
 MANIFEST = "manifest.json"
 # Tessera's own launch options that change the code (part of a cubin's key),
 # with the JIT's defaults: TMA copies and stores, and a producer warpgroup for
-# a TMA-copied loop.
-COMPILER_FLAGS = {"tma": True, "warp_specialize": False}
+# a TMA-copied loop. An export's own option beside them: `driver_jit` writes
+# the kernel's PTX (and a NUL) instead of its cubin, which cuModuleLoadData
+# hands to the driver's JIT, as Tessera does where no ptxas is found.
+COMPILER_FLAGS = {"tma": True, "warp_specialize": False, "driver_jit": False}
 _DTYPE_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32",
                 torch.float64: "fp64", torch.int32: "i32", torch.int64: "i64", torch.int8: "i8",
                 torch.uint8: "u8", torch.int16: "i16", torch.bool: "i1",
@@ -71,11 +73,13 @@ def flags_of(options):
 
 
 def flag_words(entry):
-    """' tma', ' no-tma', ' warp_specialize' for a manifest entry: whose kernel
-    copies or stores with TMA (it takes tensor maps), that was asked for
-    cp.async, that has a producer warpgroup."""
+    """' tma', ' no-tma', ' driver-jit', ' warp_specialize' for a manifest
+    entry: whose kernel copies or stores with TMA (it takes tensor maps), that
+    was asked for cp.async, that is exported as PTX, that has a producer
+    warpgroup."""
     words = " tma" if entry.get("tensor_maps") else ""
     words += " no-tma" if not entry.get("tma", True) else ""
+    words += " driver-jit" if entry.get("driver_jit") else ""
     return words + (" warp_specialize" if entry.get("warp_specialize") else "")
 
 
@@ -179,8 +183,9 @@ def compile_launches(kernels, launches, target):
             try:
                 planned_values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
                 compiled = fn.compile_for(planned_values, plan, "interpreter")
+                compiler_flags = {k: v for k, v in flags.items() if k != "driver_jit"}
                 kernel = _C.compile_gpu(compiled.module, compiled.module.kernel_name, target, warps,
-                                        stages, **flags)
+                                        stages, **compiler_flags)
             except Exception as error:  # reported by the caller; the others still compile
                 yield entry, error
                 continue
@@ -223,9 +228,10 @@ def export(directory, kernels, launches, target, log=print):
             log(f"  FAILED {what}: {str(kernel).splitlines()[0]}")
             failed += 1
             continue
-        entry["file"] = f"{entry['kernel']}-{len(entries)}.cubin"
+        suffix = "ptx" if entry["driver_jit"] else "cubin"
+        entry["file"] = f"{entry['kernel']}-{len(entries)}.{suffix}"
         with open(os.path.join(directory, entry["file"]), "wb") as out:
-            out.write(kernel.binary)
+            out.write(kernel.assembly.encode() + b"\0" if entry["driver_jit"] else kernel.binary)
         entries.append(entry)
         log(f"  {entry['file']:<16} {what} regs={entry['registers']} spills={entry['spills']} "
             f"{dot_words(entry)}{'WGMMA SERIALIZED ' if entry['serialized_wgmma'] else ''}"

@@ -158,9 +158,12 @@ ROUNDED = dict(rtol=1e-2, atol=2e-2)
 
 
 def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 64, 32),
-                precision="ieee", on_cpu=True, out=None, untried=False):
+                precision="ieee", on_cpu=True, out=None, untried=False, driver_jit=False):
     """C = A @ B, written as `out` (default: the fp32 or i32 accumulator; a
-    16-bit `out` goes through the epilogue's stmatrix stores on sm_90)."""
+    16-bit `out` goes through the epilogue's stmatrix stores on sm_90). With
+    `driver_jit` its PTX is exported instead of its cubin, and the driver's
+    JIT compiles it at load, as where Tessera finds no ptxas (the launch
+    option exists only for the export: such a case runs on GPUs alone)."""
     M, N, K = size
     BM, BN, BK = block
 
@@ -177,15 +180,17 @@ def matmul_case(dtype, layout, warps, stages, size=(150, 136, 200), block=(64, 6
         kernels.matmul[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
             a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
             c.stride(1), BM=BM, BN=BN, BK=BK, PRECISION=precision,
-            ACC="i32" if dtype == "i8" else "fp32", num_warps=warps, num_stages=stages)
+            ACC="i32" if dtype == "i8" else "fp32", num_warps=warps, num_stages=stages,
+            **({"driver_jit": True} if driver_jit else {}))
         # fp8 products are exact in fp32, but wgmma sums them at less than
         # fp32's precision.
         rounded = precision == "tf32" or out or dtype.startswith("fp8")
         tol = ROUNDED if rounded else EXACT_PRODUCTS
         on.check(c, lambda: host(a) @ host(b), **(tol if dtype != "i8" else {}))
     return Case(f"matmul {dtype} {layout} {M}x{N}x{K} tile {BM}x{BN}x{BK} {precision} "
-                f"warps={warps} stages={stages}" + (f" -> {out}" if out else ""), run, on_cpu,
-                untried)
+                f"warps={warps} stages={stages}" + (f" -> {out}" if out else "")
+                + (" through the driver's JIT (PTX)" if driver_jit else ""), run,
+                on_cpu and not driver_jit, untried or driver_jit)
 
 
 def tutorial_matmul_case(dtype, warps, stages, size, block, group=8, on_cpu=True):
@@ -670,6 +675,9 @@ def cases():
     # CPU backend: correctness.py --cpu leaves them to the GPU.
     found.append(matmul_case("fp16", "nn", 4, 3, block=(128, 128, 64), on_cpu=False))
     found.append(matmul_case("fp16", "nn", 2, 2, block=(32, 32, 16)))  # mma.sync
+    # Where no ptxas is found the driver's JIT compiles the PTX (wgmma's sm_90a
+    # PTX on an H100/H200; mma.sync's sm_80 PTX in the sm_80 set).
+    found.append(matmul_case("bf16", "nn", 4, 3, driver_jit=True))
     found.append(matmul_case("fp32", "nn", 4, 3, precision="tf32"))
     found.append(matmul_case("fp32", "nt", 4, 3, precision="tf32"))
     found.append(matmul_case("fp32", "nn", 4, 2, precision="ieee"))

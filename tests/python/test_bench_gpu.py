@@ -140,6 +140,31 @@ def test_aot_export_writes_cubins_and_a_manifest(tmp_path):
     assert (out / entry["file"]).read_bytes()[:4] == b"\x7fELF"
 
 
+@pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
+def test_aot_export_of_a_driver_jit_launch_writes_ptx(tmp_path):
+    """A launch with the export's `driver_jit` option is exported as its PTX
+    and a NUL (what cuModuleLoadData hands the driver's JIT, as Tessera does
+    where no ptxas is found), beside the same launch's cubin."""
+    torch = pytest.importorskip("torch")
+    aot = bench_module("aot")
+    recorder = aot.Recorder(bench_module("run").tessera_kernels())
+    x = aot.TensorSpec((1000,), torch.float32)
+    for driver_jit in (False, True):
+        recorder.vector_add[(1,)](x, x, x, 1000, BLOCK=1024, num_warps=4, driver_jit=driver_jit)
+    assert aot.export(str(tmp_path), recorder.kernels, recorder.launches, "cuda:sm_90a",
+                      log=lambda line: None) == 0
+    import json
+    entries = json.loads((tmp_path / "manifest.json").read_text())["entries"]
+    by_flag = {entry["driver_jit"]: entry for entry in entries}
+    assert set(by_flag) == {False, True} and len(entries) == 2
+    assert by_flag[False]["file"].endswith(".cubin")
+    assert (tmp_path / by_flag[False]["file"]).read_bytes()[:4] == b"\x7fELF"
+    ptx = (tmp_path / by_flag[True]["file"]).read_bytes()
+    assert by_flag[True]["file"].endswith(".ptx")
+    assert ptx.endswith(b"}\n\0") and ptx.count(b"\0") == 1
+    assert b".entry vector_add" in ptx and b".target sm_90a" in ptx
+    assert aot.flag_words(by_flag[True]) == " driver-jit"
+
 def compile_large_gemm_tile(kernel, target):
     """The benchmark GEMM `kernel` (bf16, unit inner strides) compiled for
     `target` at its largest config: 128x256x64, 8 warps, 3 stages."""
@@ -404,8 +429,8 @@ def test_device_correctness_cases_on_cpu(name):
 
 
 def test_untried_cases_run_apart_and_a_hang_is_reported(monkeypatch):
-    """On a GPU, the TMA, fp8 and f16-accumulator (wgmma) cases run one per
-    child process (`--case N`)
+    """On a GPU, the TMA, fp8, f16-accumulator (wgmma) and driver-JIT cases
+    run one per child process (`--case N`)
     with a time limit: a kernel whose mbarrier never completes is reported
     HUNG and the cases after it still run; the child's verdict line is the
     case's."""
@@ -416,7 +441,8 @@ def test_untried_cases_run_apart_and_a_hang_is_reported(monkeypatch):
     assert untried and all(" tma" in c.name
                            or c.name.startswith(("matmul fp8", "float8", "weight-only matmul",
                                                  "int4-weight matmul"))
-                           or " into f16 " in c.name for _, c in untried)
+                           or " into f16 " in c.name or "the driver's JIT" in c.name
+                           for _, c in untried)
     assert all(c.untried for c in correctness.cases() if " tma" in c.name)
     seed, case = untried[0]
     commands = []

@@ -54,15 +54,6 @@ std::string typeString(mlir::Type type) {
   return text;
 }
 
-/// The IR text a cache key hashes: with locations, which assert messages use.
-std::string moduleText(mlir::ModuleOp module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os, mlir::OpPrintingFlags().enableDebugInfo(/*enable=*/true,
-                                                              /*prettyForm=*/false));
-  return text;
-}
-
 /// Collects the error diagnostics emitted while it lives.
 struct DiagnosticCollector {
   std::string text;
@@ -649,7 +640,7 @@ llvm::Expected<Kernel> CpuDevice::compile(mlir::ModuleOp lowered, llvm::StringRe
     signature = std::move(*found);
   }
   cpu::CompilerOptions compiler = state_->compilerOptions();
-  cpu::CacheKey key = cpu::CacheKey::make(moduleText(lowered), "llvm", kernel, compiler,
+  cpu::CacheKey key = cpu::CacheKey::make(keyedModuleText(lowered), "llvm", kernel, compiler,
                                           signature.str());
   return compileWith(key, kernel, signature,
                      [&]() { return cpu::compileToObject(lowered, compiler); });
@@ -671,7 +662,8 @@ llvm::Expected<Kernel> CpuDevice::compileTile(mlir::ModuleOp tileModule, llvm::S
   }
   cpu::CompilerOptions compiler = state_->compilerOptions();
   std::string extra = signature.str() + (options.lowering ? " lowering=custom" : "");
-  cpu::CacheKey key = cpu::CacheKey::make(moduleText(tileModule), "tile", kernel, compiler, extra);
+  cpu::CacheKey key =
+      cpu::CacheKey::make(keyedModuleText(tileModule), "tile", kernel, compiler, extra);
   auto build = [&]() -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
     mlir::OwningOpRef<mlir::ModuleOp> clone = tileModule.clone();
     mlir::LogicalResult lowered = mlir::failure();

@@ -15,14 +15,6 @@ using namespace tessera::runtime;
 
 namespace {
 
-std::string moduleText(mlir::ModuleOp module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os, mlir::OpPrintingFlags().enableDebugInfo(/*enable=*/true,
-                                                              /*prettyForm=*/false));
-  return text;
-}
-
 /// `path` as "path size mtime" (the file it links to, for a link), so that
 /// a tool replaced in place changes the key; "path absent" where it is not
 /// there (a compile that needs it fails, and failures are not stored).
@@ -78,18 +70,6 @@ std::string toolchainIdentity(const gpu::GpuTarget &target,
   return llvm::join(lines, "; ");
 }
 
-const char *readBackName(gpu::ReadBackLoads mode) {
-  switch (mode) {
-  case gpu::ReadBackLoads::WithCpAsync:
-    return "cp-async";
-  case gpu::ReadBackLoads::Always:
-    return "always";
-  case gpu::ReadBackLoads::Never:
-    return "never";
-  }
-  return "?";
-}
-
 } // namespace
 
 std::string tessera::runtime::gpuCacheKey(mlir::ModuleOp tileModule, llvm::StringRef kernel,
@@ -99,14 +79,14 @@ std::string tessera::runtime::gpuCacheKey(mlir::ModuleOp tileModule, llvm::Strin
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "kernel=" << kernel << "\nstage=gpu-tile\nsource-sha256="
-     << sha256Hex(moduleText(tileModule)) << "\ntarget=" << target.str()
+     << sha256Hex(keyedModuleText(tileModule)) << "\ntarget=" << target.str()
      << "\nvendor=" << static_cast<int>(target.vendor) << "\nchip=" << target.chip
      << "\ncubin-chip=" << target.cubinChip << "\nwarp-size=" << target.warpSize
      << "\nmax-shared-memory=" << target.maxSharedMemoryBytes
      << "\ncooperative-matrix=" << target.cooperativeMatrix
      << "\nnum-warps=" << lowering.numWarps << "\nnum-stages=" << lowering.numStages
      << "\ntensor-maps=" << lowering.tensorMaps << "\nwarp-specialize=" << lowering.warpSpecialize
-     << "\nread-back-loads=" << readBackName(lowering.readBackLoads)
+     << "\nread-back-loads=" << static_cast<int>(lowering.readBackLoads)
      << "\nnvidia-opt-level=" << options.nvidia.optLevel
      << "\nnvidia-max-registers=" << options.nvidia.maxRegisters
      << "\nnvidia-fp-fusion=" << options.nvidia.fpFusion

@@ -48,6 +48,14 @@ std::string tessera::runtime::sha256Hex(llvm::StringRef text) {
   return llvm::toHex(bytes, /*LowerCase=*/true);
 }
 
+std::string tessera::runtime::keyedModuleText(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, mlir::OpPrintingFlags().enableDebugInfo(/*enable=*/true,
+                                                              /*prettyForm=*/false));
+  return text;
+}
+
 //===----------------------------------------------------------------------===//
 // KernelCache
 //===----------------------------------------------------------------------===//
@@ -132,9 +140,8 @@ std::unique_ptr<llvm::MemoryBuffer> KernelCache::lookup(llvm::StringRef keyText)
     return nullptr; // Absent (or unreadable): an ordinary miss.
   std::optional<EntryParts> parts = entryParts((*file)->getBuffer());
   if (!parts || parts->keyText != keyText) {
-    ++rejected_;
     file->reset();
-    (void)llvm::sys::fs::remove(path);
+    reject(keyText);
     return nullptr;
   }
   ++diskHits_;

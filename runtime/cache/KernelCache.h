@@ -13,6 +13,7 @@
 #ifndef TESSERA_RUNTIME_CACHE_KERNELCACHE_H
 #define TESSERA_RUNTIME_CACHE_KERNELCACHE_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -110,6 +111,10 @@ llvm::StringRef llvmVersion();
 
 /// SHA-256 of `text`, in lowercase hex.
 std::string sha256Hex(llvm::StringRef text);
+
+/// The text of `module` that a key hashes: printed with its locations,
+/// which assert messages and debug info carry.
+std::string keyedModuleText(mlir::ModuleOp module);
 
 } // namespace tessera::runtime
 

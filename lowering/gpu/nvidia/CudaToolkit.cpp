@@ -31,8 +31,14 @@ llvm::Expected<std::string> CudaToolkit::libdevice() const {
       "); install the CUDA toolkit's NVVM component or set CUDA_HOME to a toolkit that has it");
 }
 
+bool CudaToolkit::ptxasNamed() {
+  const char *named = std::getenv("TESSERA_PTXAS");
+  return named && *named;
+}
+
 llvm::Expected<std::string> CudaToolkit::ptxas() const {
-  if (const char *explicitPath = std::getenv("TESSERA_PTXAS"); explicitPath && *explicitPath) {
+  if (ptxasNamed()) {
+    const char *explicitPath = std::getenv("TESSERA_PTXAS");
     if (llvm::sys::fs::can_execute(explicitPath))
       return std::string(explicitPath);
     return llvm::createStringError(llvm::Twine("$TESSERA_PTXAS is ") + explicitPath +

@@ -27,6 +27,10 @@ struct CudaToolkit {
   /// ptxas: $TESSERA_PTXAS, else `<root>/bin/ptxas`, else the first ptxas on
   /// PATH; an error lists the places tried.
   llvm::Expected<std::string> ptxas() const;
+
+  /// Whether $TESSERA_PTXAS names the ptxas to use: a missing one is then the
+  /// user's mistake, not a machine without the toolkit.
+  static bool ptxasNamed();
 };
 
 } // namespace tessera::gpu

@@ -8,8 +8,6 @@
 #include "lowering/gpu/nvidia/Ptxas.h"
 #include "lowering/gpu/nvidia/PtxEmitter.h"
 
-#include <cstdlib>
-
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
@@ -285,7 +283,7 @@ llvm::Expected<KernelBinary> compileForNvidia(ModuleOp distributed, const GpuTar
     // A ptxas the user named must be there; without any, a machine with a
     // driver but no CUDA toolkit (a pip-installed PyTorch's) still runs the
     // kernel through the driver's JIT.
-    if (const char *named = std::getenv("TESSERA_PTXAS"); named && *named)
+    if (CudaToolkit::ptxasNamed())
       return llvm::createStringError(where + ": " + why);
     llvm::Expected<std::string> ptx = emitChecked();
     if (!ptx)

@@ -3,6 +3,7 @@
 #define TESSERA_PYTHON_SRC_BINDINGS_H
 
 #include "lowering/gpu/Compile.h"
+#include "runtime/cache/GpuKernelCache.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -28,6 +29,9 @@ struct PyModule {
 /// producer warpgroup for such a loop's copies). ValueError on bad values.
 gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
                                          unsigned maxRegisters, bool tma, bool warpSpecialize);
+
+/// "disk" or "compiled": the `origin` of the kernel objects.
+const char *originName(runtime::GpuKernelOrigin origin);
 
 void bindBuilder(pybind11::module_ &m);
 void bindRuntime(pybind11::module_ &m);

@@ -13,7 +13,6 @@
 
 #include "lowering/gpu/Compile.h"
 #include "runtime/Runtime.h"
-#include "runtime/cache/GpuKernelCache.h"
 #include "runtime/cuda/CudaDevice.h"
 #include "runtime/hip/HipDevice.h"
 #ifdef TESSERA_HAVE_VULKAN_RUNTIME
@@ -523,10 +522,7 @@ void bindDevices(py::module_ &m) {
                              [](const DeviceKernel &k) { return k.compiled.binary.blockThreads; })
       .def_property_readonly("asm", &assemblyOf)
       .def_property_readonly(
-          "origin",
-          [](const DeviceKernel &k) {
-            return k.origin == runtime::GpuKernelOrigin::DiskCache ? "disk" : "compiled";
-          },
+          "origin", [](const DeviceKernel &k) { return originName(k.origin); },
           "'disk' where the on-disk kernel cache had it, else 'compiled'");
 
   m.def("device_status", &deviceStatus, py::arg("kind"), py::arg("index") = 0,

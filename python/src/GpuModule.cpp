@@ -8,7 +8,6 @@
 
 #include "ir/TileDialect.h"
 #include "lowering/gpu/Compile.h"
-#include "runtime/cache/GpuKernelCache.h"
 
 #include "llvm/Support/Regex.h"
 
@@ -175,6 +174,10 @@ py::object emitGpu(PyModule &m, const std::string &kernel, const std::string &sp
 
 } // namespace
 
+const char *originName(runtime::GpuKernelOrigin origin) {
+  return origin == runtime::GpuKernelOrigin::DiskCache ? "disk" : "compiled";
+}
+
 gpu::GpuCompileOptions gpuCompileOptions(unsigned numWarps, unsigned numStages, bool fpFusion,
                                          unsigned maxRegisters, bool tma, bool warpSpecialize) {
   if (numWarps == 0 || (numWarps & (numWarps - 1)) != 0)
@@ -247,10 +250,7 @@ void bindGpuCompiler(py::module_ &m) {
           "push-constant offsets of the arguments, workgroup size, SPIR-V "
           "version, capabilities and extensions")
       .def_property_readonly(
-          "origin",
-          [](const CachedGpuKernel &k) {
-            return k.origin == runtime::GpuKernelOrigin::DiskCache ? "disk" : "compiled";
-          },
+          "origin", [](const CachedGpuKernel &k) { return originName(k.origin); },
           "'disk' where the on-disk kernel cache had it, else 'compiled'");
 
   m.def(

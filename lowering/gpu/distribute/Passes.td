@@ -3,6 +3,14 @@
 
 include "mlir/Pass/PassBase.td"
 
+
+// The values of the passes' read-back-loads options (ReadBackLoads).
+defvar readBackLoadsValues = [{::llvm::cl::values(
+    clEnumValN(::tessera::gpu::ReadBackLoads::WithCpAsync, "cp-async",
+               "where the target has cp.async"),
+    clEnumValN(::tessera::gpu::ReadBackLoads::Always, "always",
+               "on every target, elsewhere as loads and shared stores"),
+    clEnumValN(::tessera::gpu::ReadBackLoads::Never, "never", "none"))}];
 def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
   let summary = "Lower tile kernels whose tiles carry #tgpu.layout to per-thread gpu.func kernels";
   let description = [{
@@ -67,12 +75,7 @@ def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
            "Loads of a pipelined loop that reach a dot through other ops (a "
            "conversion), copied ahead into shared memory and read back into "
            "registers in their iteration",
-           [{::llvm::cl::values(
-               clEnumValN(::tessera::gpu::ReadBackLoads::WithCpAsync, "cp-async",
-                          "where the target has cp.async"),
-               clEnumValN(::tessera::gpu::ReadBackLoads::Always, "always",
-                          "on every target, elsewhere as loads and shared stores"),
-               clEnumValN(::tessera::gpu::ReadBackLoads::Never, "never", "none"))}]>
+           readBackLoadsValues>
   ];
 }
 
@@ -205,11 +208,7 @@ def TileGpuPrefetchLoads : Pass<"tile-gpu-prefetch-loads", "::mlir::ModuleOp"> {
     Option<"readBackLoads", "read-back-loads", "::tessera::gpu::ReadBackLoads",
            /*default=*/"::tessera::gpu::ReadBackLoads::WithCpAsync",
            "Where tile-gpu-distribute reads loads back (its option of that name)",
-           [{::llvm::cl::values(
-               clEnumValN(::tessera::gpu::ReadBackLoads::WithCpAsync, "cp-async",
-                          "where the target has cp.async"),
-               clEnumValN(::tessera::gpu::ReadBackLoads::Always, "always", "on every target"),
-               clEnumValN(::tessera::gpu::ReadBackLoads::Never, "never", "none"))}]>
+           readBackLoadsValues>
   ];
 }
 

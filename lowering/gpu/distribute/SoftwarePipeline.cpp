@@ -951,7 +951,8 @@ FailureOr<bool> lowerPipelinedFor(KernelLowering &k, scf::ForOp op, OpBuilder &b
       return lowered;
     analysis.reset();
   }
-  if (!analysis && readBack)
+  // A loop without a dot stages nothing but its loads read back.
+  if (!analysis && readBack && !dotless)
     analysis = analyzePipeline(op, dotless, k.tensorMaps, /*readsBack=*/{});
   if (!analysis)
     return false;

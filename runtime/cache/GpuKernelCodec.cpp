@@ -14,32 +14,29 @@ namespace {
 /// Bumped whenever a field is added, removed or changes meaning.
 constexpr int64_t kPayloadFormat = 1;
 
-template <typename T, typename Fn> Array arrayOf(const std::vector<T> &items, Fn toJson) {
-  Array array;
-  for (const T &item : items)
-    array.push_back(toJson(item));
-  return array;
-}
+} // namespace
 
-Value toJson(const gpu::TensorMapValue &value) {
+namespace tessera::gpu {
+
+// The converters llvm::json finds by argument-dependent lookup (a
+// std::vector of such values converts element by element).
+
+Value toJSON(const TensorMapValue &value) {
   return Object{{"argument", value.argument}, {"constant", value.constant}};
 }
 
-Value toJson(const gpu::TensorMapParam &map) {
-  auto values = [](const std::vector<gpu::TensorMapValue> &list) {
-    return arrayOf(list, [](const gpu::TensorMapValue &v) { return toJson(v); });
-  };
+Value toJSON(const TensorMapParam &map) {
   return Object{{"base", map.base},
-                {"shape", values(map.shape)},
-                {"outer_strides", values(map.outerStrides)},
+                {"shape", map.shape},
+                {"outer_strides", map.outerStrides},
                 {"element", map.element},
                 {"element_bytes", map.elementBytes},
-                {"box", arrayOf(map.box, [](unsigned extent) { return Value(extent); })},
+                {"box", map.box},
                 {"swizzle_bytes", map.swizzleBytes},
                 {"nan_padding", map.nanPadding}};
 }
 
-Value toJson(const gpu::ResourceUsage &usage) {
+Value toJSON(const ResourceUsage &usage) {
   return Object{{"registers", usage.registers},
                 {"scalar_registers", usage.scalarRegisters},
                 {"shared_memory_bytes", usage.sharedMemoryBytes},
@@ -49,32 +46,6 @@ Value toJson(const gpu::ResourceUsage &usage) {
                 {"serialized_wgmma", usage.serializedWgmma},
                 {"report", usage.report}};
 }
-
-Value toJson(const gpu::vulkan::VulkanKernel &shader) {
-  Array params = arrayOf(shader.abi.params, [](const gpu::vulkan::VulkanKernelParam &param) {
-    return Value(Object{{"buffer", param.isBuffer()},
-                        {"type", param.type},
-                        {"bytes", param.bytes},
-                        {"binding", param.binding},
-                        {"offset", param.offset}});
-  });
-  auto strings = [](const std::vector<std::string> &list) {
-    return arrayOf(list, [](const std::string &s) { return Value(s); });
-  };
-  return Object{{"params", std::move(params)},
-                {"push_constant_bytes", shader.abi.pushConstantBytes},
-                {"workgroup_size", Array{shader.workgroupSize[0], shader.workgroupSize[1],
-                                         shader.workgroupSize[2]}},
-                {"spirv_version", shader.spirvVersion},
-                {"capabilities", strings(shader.capabilities)},
-                {"extensions", strings(shader.extensions)}};
-}
-
-} // namespace
-
-namespace tessera::gpu {
-
-// The decoders llvm::json::ObjectMapper finds by argument-dependent lookup.
 
 bool fromJSON(const Value &json, TensorMapValue &value, llvm::json::Path path) {
   llvm::json::ObjectMapper o(json, path);
@@ -101,6 +72,24 @@ bool fromJSON(const Value &json, ResourceUsage &usage, llvm::json::Path path) {
 }
 
 namespace vulkan {
+
+Value toJSON(const VulkanKernelParam &param) {
+  return Object{{"buffer", param.isBuffer()},
+                {"type", param.type},
+                {"bytes", param.bytes},
+                {"binding", param.binding},
+                {"offset", param.offset}};
+}
+
+Value toJSON(const VulkanKernel &shader) {
+  return Object{{"params", shader.abi.params},
+                {"push_constant_bytes", shader.abi.pushConstantBytes},
+                {"workgroup_size", Array{shader.workgroupSize[0], shader.workgroupSize[1],
+                                         shader.workgroupSize[2]}},
+                {"spirv_version", shader.spirvVersion},
+                {"capabilities", shader.capabilities},
+                {"extensions", shader.extensions}};
+}
 
 bool fromJSON(const Value &json, VulkanKernelParam &param, llvm::json::Path path) {
   llvm::json::ObjectMapper o(json, path);
@@ -135,23 +124,18 @@ bool fromJSON(const Value &json, VulkanKernel &shader, llvm::json::Path path) {
 
 std::string tessera::runtime::encodeGpuKernel(const gpu::CompiledGpuKernel &kernel) {
   const gpu::KernelBinary &binary = kernel.binary;
-  auto strings = [](const std::vector<std::string> &list) {
-    return arrayOf(list, [](const std::string &s) { return Value(s); });
-  };
-  Object payload{
-      {"format", kPayloadFormat},
-      {"kernel_name", binary.kernelName},
-      {"binary", llvm::encodeBase64(binary.binary)},
-      {"ptx_for_driver_jit", binary.ptxForDriverJit},
-      {"assembly", binary.assembly},
-      {"block_threads", binary.blockThreads},
-      {"dynamic_shared_memory_bytes", binary.dynamicSharedMemoryBytes},
-      {"tensor_maps",
-       arrayOf(binary.tensorMaps, [](const gpu::TensorMapParam &map) { return toJson(map); })},
-      {"usage", toJson(binary.usage)},
-      {"dots", strings(kernel.dots)},
-      {"pipelines", strings(kernel.pipelines)},
-      {"vulkan", kernel.vulkan ? toJson(*kernel.vulkan) : Value(nullptr)}};
+  Object payload{{"format", kPayloadFormat},
+                 {"kernel_name", binary.kernelName},
+                 {"binary", llvm::encodeBase64(binary.binary)},
+                 {"ptx_for_driver_jit", binary.ptxForDriverJit},
+                 {"assembly", binary.assembly},
+                 {"block_threads", binary.blockThreads},
+                 {"dynamic_shared_memory_bytes", binary.dynamicSharedMemoryBytes},
+                 {"tensor_maps", binary.tensorMaps},
+                 {"usage", binary.usage},
+                 {"dots", kernel.dots},
+                 {"pipelines", kernel.pipelines},
+                 {"vulkan", kernel.vulkan ? Value(*kernel.vulkan) : Value(nullptr)}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << Value(std::move(payload));

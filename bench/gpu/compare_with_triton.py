@@ -13,8 +13,10 @@ project, never a dependency: without it this script says so and exits 2.
 The signature is `tessera compile`'s (Triton's AOT form): pointers and
 scalars with an optional `:16` divisibility, then the constexprs' values.
 `--rows ROWS,WARPS ...` compares several ROWS/num_warps configs of a row
-kernel at once (the last constexpr replaced by ROWS). The compile time is each
-compiler's from the kernel's source to the assembled kernel (ptxas included),
+kernel at once (the last constexpr replaced by ROWS); `--keep DIR` leaves
+both compilers' PTX, cubin and SASS there (tessera.sass, triton.ptx, ...).
+The compile time is each compiler's from the kernel's source to the
+assembled kernel (ptxas included),
 with both on-disk caches bypassed (TESSERA_CACHE=0, TRITON_ALWAYS_COMPILE=1);
 the first config's includes what a process pays once (a cold start).
 """
@@ -101,6 +103,8 @@ def measure(ptx, arch, directory, label, tools):
     spills = int(re.search(r"(\d+) bytes spill stores", assembled.stderr).group(1))
     sass = subprocess.run([os.path.join(tools, "nvdisasm"), "-c", cubin_path],
                           capture_output=True, text=True, check=True).stdout
+    with open(os.path.join(directory, f"{label}.sass"), "w") as out:
+        out.write(sass)
     instructions = [line for line in sass.splitlines() if re.match(r"\s+/\*[0-9a-f]{4}\*/", line)]
     barriers = sum("BAR.SYNC" in line for line in instructions)
     return registers, spills, len(instructions), barriers
@@ -119,6 +123,9 @@ def main():
     parser.add_argument("--rows", nargs="+", metavar="ROWS,WARPS",
                         help="compare these configs instead: the signature's last constexpr "
                              "replaced by ROWS, num_warps by WARPS")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="leave each compiler's PTX, cubin and SASS in DIR "
+                             "(tessera.ptx, triton.sass, ...; the last config's)")
     args = parser.parse_args()
     # Fused multiply-adds, as Tessera's default (and Triton 3.9's, which warns when unset).
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
@@ -143,7 +150,10 @@ def main():
                    for rows, warps in (config.split(",") for config in args.rows)]
     print(f"{args.kernel} for {args.target}, num_stages={args.stages}: "
           "registers / spill bytes / SASS instructions / BAR.SYNCs / compile ms")
-    with tempfile.TemporaryDirectory() as directory:
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = args.keep or scratch
         for signature, warps in configs:
             row = [f"[{signature}] warps={warps}"]
             for label, ptx in (

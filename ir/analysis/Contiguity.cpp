@@ -197,12 +197,15 @@ ContiguityAnalysis::Pieces ContiguityAnalysis::provenScalarPieces(Value value) {
     pieces.nonNegative = lhs.nonNegative && rhs.nonNegative;
   } else if (isa<arith::SubIOp>(def)) {
     pieces.divisibility = std::gcd(lhs.divisibility, rhs.divisibility);
-  } else if (isa<arith::DivSIOp, arith::MinSIOp>(def)) {
+  } else if (isa<arith::DivSIOp>(def)) {
     pieces.nonNegative = lhs.nonNegative && rhs.nonNegative;
   } else if (isa<arith::RemSIOp>(def)) {
     pieces.nonNegative = lhs.nonNegative; // the remainder has the dividend's sign
-  } else if (isa<arith::MaxSIOp>(def)) {
-    pieces.nonNegative = lhs.nonNegative || rhs.nonNegative;
+  } else if (isa<arith::MinSIOp, arith::MaxSIOp>(def)) {
+    // The result is one of the operands.
+    pieces.divisibility = std::gcd(lhs.divisibility, rhs.divisibility);
+    pieces.nonNegative = isa<arith::MinSIOp>(def) ? lhs.nonNegative && rhs.nonNegative
+                                                  : lhs.nonNegative || rhs.nonNegative;
   }
   return pieces;
 }

@@ -267,6 +267,53 @@ TEST_F(ContiguityTest, AssumptionsMakeWrappedDividendsNonNegative) {
   EXPECT_TRUE(checked(ptrs[5]));  // only inside the scf.if
 }
 
+// A maximum or minimum is one of its operands: it keeps the divisibility
+// both have, and max(x, 0) is non-negative (what
+// tile-gpu-version-signed-remainders reads a dividend's scalar as).
+constexpr llvm::StringLiteral kExtrema = R"mlir(
+tile.func @k(%p: !tile.ptr<f32>, %n: i32 {tile.divisibility = 16 : i32}, %m: i32) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %r = tile.make_range 0 to 64 : tensor<64xi32>
+  %ns = tile.splat %n : i32 -> tensor<64xi32>
+  %b = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %f = arith.muli %m, %c64 : i32
+  %max = arith.maxsi %f, %c0 : i32
+  %min = arith.minsi %f, %c0 : i32
+  %maxOfM = arith.maxsi %m, %c0 : i32
+  %s0 = tile.splat %max : i32 -> tensor<64xi32>
+  %o0 = arith.addi %s0, %r : tensor<64xi32>
+  %w0 = arith.remsi %o0, %ns : tensor<64xi32>
+  %p0 = tile.addptr %b, %w0 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %s1 = tile.splat %min : i32 -> tensor<64xi32>
+  %o1 = arith.addi %s1, %r : tensor<64xi32>
+  %w1 = arith.remsi %o1, %ns : tensor<64xi32>
+  %p1 = tile.addptr %b, %w1 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %s2 = tile.splat %maxOfM : i32 -> tensor<64xi32>
+  %o2 = arith.addi %s2, %r : tensor<64xi32>
+  %w2 = arith.remsi %o2, %ns : tensor<64xi32>
+  %p2 = tile.addptr %b, %w2 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.return
+}
+)mlir";
+
+TEST_F(ContiguityTest, ExtremaKeepTheDivisibilityOfBothOperands) {
+  auto module = parse(kExtrema);
+  ASSERT_TRUE(module);
+  std::vector<mlir::Value> ptrs;
+  module->walk([&](tile::AddPtrOp op) { ptrs.push_back(op.getResult()); });
+  ASSERT_EQ(ptrs.size(), 3u);
+  ContiguityAnalysis analysis;
+  auto runsOf = [&](mlir::Value ptrs) {
+    ContiguityAnalysis::ContiguousRuns runs = analysis.contiguousRuns(ptrs);
+    return std::pair(runs.elements, runs.checkEndpoints);
+  };
+  using Runs = std::pair<int64_t, bool>;
+  EXPECT_EQ(runsOf(ptrs[0]), Runs(16, false)); // max(64m, 0): non-negative
+  EXPECT_EQ(runsOf(ptrs[1]), Runs(16, true));  // min(64m, 0): maybe negative
+  EXPECT_EQ(runsOf(ptrs[2]), Runs(1, false));  // max(m, 0): groups start anywhere
+}
+
 // Masks that are constant over aligned groups, and the alignment of the
 // groups' first addresses, let the GPUs access a masked row in vectors
 // without run-time checks.

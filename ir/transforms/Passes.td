@@ -30,6 +30,28 @@ def TileLibdeviceToMath : Pass<"tile-libdevice-to-math"> {
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
 }
 
+def TileMergeScalars : Pass<"tile-merge-scalars"> {
+  let summary = "Merge the scalar expressions a kernel spells more than once";
+  let description = [{
+    A pure scalar op equal to one before it (same name, attributes, operands
+    and result types) in its block or in a block of the control flow (`scf`)
+    around it is replaced by that one, in every `tile.func`:
+
+    ```mlir
+    %s = arith.muli %pid_n, %c256 : i32      // the loads' columns
+    ...
+    %t = arith.muli %pid_n, %c256 : i32      // the store's: replaced by %s
+    ```
+
+    The analyses read facts off values: `tile.assume(%s >= 0)` (tl.assume)
+    and the versioning of signed remainders speak of one value, so each
+    spelling of the expression must be that value. Tiles are left alone:
+    two uses of one tile may want it in different layouts, and a tile made
+    for each use costs nothing to convert. (The scalars' copies would
+    otherwise only be merged after the distribution, by CSE and LLVM.)
+  }];
+}
+
 def TileFlattenLoops : Pass<"tile-flatten-loops"> {
   let summary = "Flatten a loop nest marked tile.flatten into one loop";
   let description = [{

@@ -31,6 +31,10 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   if (!target.hasFp8())
     pm.addPass(tile::createTileExpandFloat8Conversions());
   pm.addPass(createCanonicalizerPass());
+  // One value for each scalar the source spells twice (`pid_n * BN` in a
+  // GEMM's loads and in its store): what tl.assume says of one then holds
+  // for every use.
+  pm.addPass(tile::createTileMergeScalars());
   // After canonicalization, which hoists a K loop's zero accumulator out of
   // the tile loop: the flattened loop restarts from it. A producer
   // warpgroup's loop keeps the form that redoes the tile's work every step.

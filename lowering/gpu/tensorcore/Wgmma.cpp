@@ -9,6 +9,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -85,12 +86,32 @@ Value bitAnd(OpBuilder &b, Location loc, Value x, int64_t mask) {
   return b.createOrFold<arith::AndIOp>(loc, x, constant(b, loc, x.getType(), mask));
 }
 
+constexpr llvm::StringLiteral kWaitGroup = "wgmma.wait_group.sync.aligned";
+
+/// How many waits passing registers through the function being built
+/// already holds (0 in a block not yet placed in it: a loop's body).
+unsigned waitsSoFar(OpBuilder &builder) {
+  Operation *func = builder.getInsertionBlock()->getParentOp();
+  while (func && !isa<FunctionOpInterface>(func))
+    func = func->getParentOp();
+  unsigned waits = 0;
+  if (func)
+    func->walk([&](LLVM::InlineAsmOp op) { waits += op.getAsmString().starts_with(kWaitGroup); });
+  return waits;
+}
+
 /// `wgmma.wait_group.sync.aligned pending` that passes the accumulator
 /// registers `acc` through (inline assembly with each tied to a result), so
 /// that whatever reads them afterwards is ordered after the wait. After a
 /// bare nvvm.wgmma.wait.group, which does not name the registers, LLVM may
 /// schedule an epilogue's conversions of the accumulator above the wait, and
 /// ptxas then serializes every wgmma of the kernel (its warning C7514).
+/// Each such wait carries, in a PTX comment, how many the kernel held when
+/// it was made: LLVM merges identical inline assembly that ends two
+/// branches into one after their join, and where one wait retires the
+/// wgmmas of two loops (the two versions of
+/// tile-gpu-version-signed-remainders), ptxas serializes every wgmma of the
+/// kernel too (C7515).
 SmallVector<Value> waitForWgmma(OpBuilder &builder, Location loc, unsigned pending,
                                 ValueRange acc) {
   if (acc.empty()) {
@@ -103,9 +124,10 @@ SmallVector<Value> waitForWgmma(OpBuilder &builder, Location loc, unsigned pendi
     out << (value.getType().isF32() ? "=f," : "=r,");
   for (size_t tied = 0; tied < acc.size(); ++tied)
     out << (tied ? "," : "") << tied;
-  return inlinePtx(builder, loc, acc.getTypes(), acc,
-                   ("wgmma.wait_group.sync.aligned " + llvm::Twine(pending) + ";").str(),
-                   constraints);
+  std::string wait = (kWaitGroup + " " + llvm::Twine(pending) + "; // wait " +
+                      llvm::Twine(waitsSoFar(builder)) + "\n")
+                         .str();
+  return inlinePtx(builder, loc, acc.getTypes(), acc, wait, constraints);
 }
 
 /// The pass stored the operands with ordinary (generic-proxy) stores; wgmma

@@ -31,7 +31,7 @@
 // EARLY: nvgpu.device_async_copy %arg1[%{{.*}}], %{{.*}}[%[[B1]]]
 // EARLY: nvvm.cp.async.commit.group
 // EARLY-NOT: gpu.barrier
-// EARLY: "wgmma.wait_group.sync.aligned 1;"
+// EARLY: "wgmma.wait_group.sync.aligned 1; // wait {{[0-9]+}}\0A"
 // EARLY-NOT: gpu.barrier
 // EARLY-NOT: nvgpu.device_async_copy
 // EARLY: scf.yield
@@ -51,7 +51,7 @@
 // LATE-NEXT: gpu.barrier
 // LATE-NOT: nvgpu.device_async_copy
 // LATE: nvvm.wgmma.mma_async
-// LATE: "wgmma.wait_group.sync.aligned 1;"
+// LATE: "wgmma.wait_group.sync.aligned 1; // wait {{[0-9]+}}\0A"
 // LATE-NOT: nvgpu.device_async_copy
 // LATE: gpu.barrier
 // LATE: nvgpu.device_async_copy

@@ -63,12 +63,12 @@ tile.func @ws_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, 
 // CHECK: mbarrier.try_wait.parity
 // CHECK-NOT: gpu.barrier
 // CHECK: nvvm.wgmma.mma_async
-// CHECK: "wgmma.wait_group.sync.aligned 1;"
+// CHECK: "wgmma.wait_group.sync.aligned 1; // wait {{[0-9]+}}\0A"
 // CHECK-NOT: gpu.barrier
 // CHECK: mbarrier.arrive.shared::cta.b64
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
 // CHECK: "mbarrier.inval.shared::cta.b64 [$0];"
 // CHECK-NOT: gpu.barrier
@@ -176,7 +176,7 @@ tile.func @flattened(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: mbarrier.arrive.shared::cta.b64
 // CHECK: scf.if
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
 // CHECK: scf.yield
 // CHECK: "mbarrier.inval.shared::cta.b64 [$0];"

@@ -391,10 +391,10 @@ tile.func @transposed_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
 // WGMMA: nvvm.cp.async.commit.group
 // WGMMA-NOT: gpu.barrier
 // The waits pass the accumulator through, so that its readers follow them.
-// WGMMA: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 1;", "{{(=f,)+}}0,1,2,{{.*}},31"
+// WGMMA: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 1; // wait {{[0-9]+}}\0A", "{{(=f,)+}}0,1,2,{{.*}},31"
 // WGMMA: scf.yield
 // WGMMA-NEXT: }
-// WGMMA-NEXT: {{.*}} = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;"
+// WGMMA-NEXT: {{.*}} = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // WGMMA: scf.yield
 // WGMMA-NEXT: } else {
 // WGMMA-NEXT: scf.yield %cst, %cst,
@@ -454,7 +454,7 @@ tile.func @accumulator_read_in_the_loop(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>
 // WGMMA: scf.for
 // WGMMA-NEXT: nvvm.cp.async.wait.group 1
 // WGMMA: nvvm.wgmma.commit.group.sync.aligned
-// WGMMA: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;"
+// WGMMA: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // WGMMA-NOT: wgmma.wait
 
 // -----
@@ -633,10 +633,10 @@ tile.func @persistent_tiles(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, 
 // WGMMA-NEXT: arith.divsi
 // WGMMA: nvgpu.device_async_copy %arg1
 // WGMMA: nvvm.cp.async.commit.group
-// WGMMA-NEXT: "wgmma.wait_group.sync.aligned 1;"
+// WGMMA-NEXT: "wgmma.wait_group.sync.aligned 1; // wait {{[0-9]+}}\0A"
 // WGMMA-NOT: wgmma.wait_group
 // WGMMA: scf.if %{{.*}} -> ([[ACC:(f32, ){31}f32]]) {
-// WGMMA-NEXT: "wgmma.wait_group.sync.aligned 0;"
+// WGMMA-NEXT: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // WGMMA: gpu.barrier
 // WGMMA: "mov.b32 $0, $32;
 // WGMMA-NEXT: llvm.extractvalue
@@ -645,7 +645,7 @@ tile.func @persistent_tiles(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, 
 // WGMMA-NEXT: }
 // WGMMA: scf.yield
 // WGMMA-NEXT: }
-// WGMMA-NEXT: "wgmma.wait_group.sync.aligned 0;"
+// WGMMA-NEXT: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 
 // mma.sync finishes in its step; the accumulator restarts in the branch
 // that stores it, through one inline asm, not by a select of every register

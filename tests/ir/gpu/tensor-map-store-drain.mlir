@@ -12,7 +12,7 @@
 // CHECK-LABEL: gpu.func @no_room_left
 // CHECK-SAME: tessera.shared_memory_bytes = 222208
 // CHECK: scf.for {{.*}} : i64
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // CHECK-COUNT-8: nvvm.stmatrix
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK-NEXT: "cp.async.bulk.commit_group;"

@@ -41,7 +41,7 @@ tile.func @persistent_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %
 // CHECK-LABEL: gpu.func @persistent_gemm
 // CHECK-SAME: tessera.shared_memory_bytes = 230400
 // CHECK: scf.for {{.*}} : i64
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // CHECK: "cp.async.bulk.wait_group.read 0;"
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-8: nvvm.stmatrix
@@ -58,7 +58,7 @@ tile.func @persistent_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK-NEXT: "cp.async.bulk.commit_group;"
 // CHECK-NOT: cp.async.bulk.wait_group
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // CHECK: "cp.async.bulk.wait_group.read 0;"
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.for {{.*}} : i32
@@ -74,7 +74,7 @@ tile.func @persistent_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %
 // WS-LABEL: gpu.func @persistent_gemm
 // WS-SAME: tessera.shared_memory_bytes = 214016
 // WS: nvvm.exit
-// WS: "wgmma.wait_group.sync.aligned 0;"
+// WS: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // WS: "cp.async.bulk.wait_group.read 0;"
 // WS-NEXT: nvvm.barrier id = %c1_i32 number_of_threads = %c256_i32
 // WS-COUNT-16: nvvm.stmatrix
@@ -82,7 +82,7 @@ tile.func @persistent_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %
 // WS: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // WS-NEXT: "cp.async.bulk.commit_group;"
 // WS-NOT: cp.async.bulk.wait_group
-// WS: "wgmma.wait_group.sync.aligned 0;"
+// WS: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // WS: "cp.async.bulk.wait_group.read 0;"
 // WS-NEXT: nvvm.barrier id = %c1_i32
 // WS: gpu.return
@@ -127,7 +127,7 @@ tile.func @two_outputs(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i
 
 // CHECK-LABEL: gpu.func @two_outputs
 // CHECK: scf.for {{.*}} : i64
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // CHECK: "cp.async.bulk.wait_group.read 0;"
 // CHECK-NEXT: gpu.barrier
 // CHECK: "cp.async.bulk.wait_group 0;"
@@ -139,7 +139,7 @@ tile.func @two_outputs(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK-NEXT: "cp.async.bulk.commit_group;"
 // CHECK-NOT: cp.async.bulk.wait_group
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // CHECK: "cp.async.bulk.wait_group.read 0;"
 // CHECK-NEXT: gpu.barrier
 // CHECK: gpu.return
@@ -155,7 +155,7 @@ tile.func @two_outputs(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i
 // WS: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // WS-NEXT: "cp.async.bulk.commit_group;"
 // WS-NOT: cp.async.bulk.wait_group
-// WS: "wgmma.wait_group.sync.aligned 0;"
+// WS: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // WS: "cp.async.bulk.wait_group.read 0;"
 // WS-NEXT: nvvm.barrier id = %c1_i32
 // WS: gpu.return
@@ -215,5 +215,5 @@ tile.func @side_by_side(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: 
 // CHECK: "cp.async.bulk.wait_group 0;"
 // CHECK: "cp.async.bulk.commit_group;"
 // CHECK-NOT: cp.async.bulk.wait_group
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // CHECK: "cp.async.bulk.wait_group.read 0;"

@@ -46,7 +46,7 @@ tile.func @epilogue_in_pieces(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}
 // CHECK-LABEL: gpu.func @epilogue_in_pieces
 // CHECK-SAME: tessera.shared_memory_bytes = 230400
 // CHECK: scf.for {{.*}} : i64
-// CHECK: "wgmma.wait_group.sync.aligned 0;"
+// CHECK: "wgmma.wait_group.sync.aligned 0; // wait {{[0-9]+}}\0A"
 // The accumulator, columns 0-127 then 128-255:
 // CHECK-COUNT-8: nvvm.stmatrix
 // CHECK-NOT: nvvm.stmatrix

@@ -101,7 +101,7 @@ tile.func @gemm_f32_64x64x32(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, 
 // CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NOT: nvvm.wgmma.fence.aligned
-// CHECK: "wgmma.wait_group.sync.aligned 1;"
+// CHECK: "wgmma.wait_group.sync.aligned 1; // wait {{[0-9]+}}\0A"
 // CHECK: scf.yield
 tile.func @gemm_f32_128x64x32(%a: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %K: i32 {tile.divisibility = 16 : i32}) {
   %c0 = arith.constant 0 : i32

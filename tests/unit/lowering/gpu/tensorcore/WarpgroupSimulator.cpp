@@ -248,13 +248,15 @@ private:
       resultOf(value)[thread].elements = {number};
   }
 
-  /// `wgmma.wait_group.sync.aligned N;` as inline PTX: its group count, or
-  /// -1 for any other inline assembly.
+  /// `wgmma.wait_group.sync.aligned N; // wait K` as inline PTX: its group
+  /// count, or -1 for any other inline assembly.
   static int64_t tiedWaitGroup(LLVM::InlineAsmOp asmOp) {
     llvm::StringRef text = asmOp.getAsmString();
     int64_t pending = -1;
-    if (!text.consume_front("wgmma.wait_group.sync.aligned ") || !text.consume_back(";") ||
-        text.getAsInteger(10, pending))
+    if (!text.consume_front("wgmma.wait_group.sync.aligned "))
+      return -1;
+    auto [count, numbered] = text.split(';');
+    if (!numbered.ltrim().starts_with("// wait ") || count.getAsInteger(10, pending))
       return -1;
     return pending;
   }

@@ -226,6 +226,24 @@ def wrapped_columns_case(n=48, first_block=-3, programs=6, block=128):
     return Case(f"columns {first_block * block}.. modulo {n}", run)
 
 
+def wrapped_columns_sum_case(n=48, first_block=-3, programs=6, block=512, rows=5):
+    """wrapped_columns_case's columns summed over `rows` rows in a loop: the
+    programs before column 0 run the version that checks each run's
+    endpoints, the others the one whose runs are proved (each thread of 4
+    warps holds runs of a 512-column block)."""
+    def run(kernels, on):
+        x = on.input((rows, 2 * n), "fp32")
+        out = on.output((programs * block,), "fp32")
+        kernels.wrapped_columns_sum[(programs,)](x, out, first_block, n, rows, BLOCK=block)
+
+        def reference():
+            cols = first_block * block + np.arange(programs * block)
+            return host(x)[:, n + np.fmod(cols, n)].sum(axis=0)
+        on.check(out, reference, rtol=1e-6, atol=1e-5)  # fp32 sums of 5 values below 1
+    return Case(f"columns {first_block * block}.. modulo {n} summed over {rows} rows in a loop",
+                run)
+
+
 def persistent_layernorm_case(dtype, warps, rows_per_block, stages, programs=7, n_rows=301,
                               n_cols=1000, block=1024):
     """layernorm on `programs` programs that walk blocks of rows in a loop
@@ -776,6 +794,7 @@ def cases():
                                       on_cpu=False))
     found.append(tutorial_matmul_case("fp16", 4, 3, (150, 136, 200), (64, 64, 32)))
     found.append(wrapped_columns_case())
+    found.append(wrapped_columns_sum_case())
     # A loop without a dot that asks for stages: rows read back from one and
     # two stages of shared memory, 16-bit and 32-bit elements.
     for dtype, warps, rows_per_block, stages in (("fp16", 4, 2, 2), ("fp16", 8, 4, 3),

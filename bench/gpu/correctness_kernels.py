@@ -92,6 +92,21 @@ def wrapped_columns(x_ptr, out_ptr, first_block, n, BLOCK: tl.constexpr):
 
 
 @jit
+def wrapped_columns_sum(x_ptr, out_ptr, first_block, n, rows, BLOCK: tl.constexpr):
+    """out[p * BLOCK + i] = the sum over r < rows of x[r, n + ((first_block + p)
+    * BLOCK + i) % n] for x [rows, 2n]: wrapped_columns's offsets read in a
+    loop, where the kernel runs in two versions, one for a non-negative
+    dividend and one for any (tile-gpu-version-signed-remainders). From a
+    negative first block the programs take both."""
+    cols = (first_block + tl.program_id(0)) * BLOCK + tl.arange(0, BLOCK)
+    offsets = n + cols % n
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for r in range(rows):
+        acc += tl.load(x_ptr + r * 2 * n + offsets)
+    tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), acc)
+
+
+@jit
 def persistent_layernorm(x_ptr, y_ptr, w_ptr, b_ptr, n_rows, n_cols, eps, BLOCK: tl.constexpr,
                          ROWS: tl.constexpr, STAGES: tl.constexpr):
     """layernorm over blocks of ROWS rows, each program taking every

@@ -413,7 +413,7 @@ def test_correctness_script_loads_where_tessera_is_not_built():
     "attention fp16 200x300x64 tile 64x64 warps=4 stages=3",
     "descriptor matmul bf16 nn 150x137x192 tile 64x64x32 warps=4 stages=3 tma nan padding",
     "tutorial matmul fp16 150x136x200 tile 64x64x32 group 8 warps=4 stages=3",
-    "columns -384.. modulo 48"])
+    "columns -384.. modulo 48", "columns -1536.. modulo 48 summed over 5 rows in a loop"])
 def test_device_correctness_cases_on_cpu(name):
     """bench/gpu/correctness.py's cases (what a lent GPU machine checks from
     exported cubins) on Tessera's CPU backend: the harness, the inputs and

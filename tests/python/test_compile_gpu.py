@@ -1100,3 +1100,65 @@ def test_without_ptxas_the_ptx_is_left_to_the_driver(kernels, tmp_path):
     assert r.returncode == 1
     assert "cannot write a cubin: no ptxas" in r.stderr.decode()
     assert not (tmp_path / "k.cubin").exists()
+
+
+GROUPED_GEMM = textwrap.dedent('''
+    import tessera.compat.triton as triton
+    import tessera.compat.triton.language as tl
+
+
+    @triton.jit
+    def grouped(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, ASSUME: tl.constexpr):
+        # Triton's tutorial GEMM: programs in grouped order, rows and columns
+        # wrapped with % M and % N; tl.assume only where ASSUME says.
+        pid = tl.program_id(0)
+        num_pid_m = tl.cdiv(M, BM)
+        num_pid_in_group = 8 * tl.cdiv(N, BN)
+        first_pid_m = (pid // num_pid_in_group) * 8
+        group_size_m = min(num_pid_m - first_pid_m, 8)
+        pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+        pid_n = (pid % num_pid_in_group) // group_size_m
+        if ASSUME:
+            tl.assume(pid_n >= 0)
+        offs_am = (pid_m * BM + tl.arange(0, BM)) % M
+        offs_bn = (pid_n * BN + tl.arange(0, BN)) % N
+        offs_k = tl.arange(0, BK)
+        a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :]
+        b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BK
+            b_ptrs += BK * stride_bk
+        offs_cm = pid_m * BM + tl.arange(0, BM)
+        offs_cn = pid_n * BN + tl.arange(0, BN)
+        tl.store(c_ptr + offs_cm[:, None] * stride_cm + offs_cn[None, :], acc,
+                 mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+''')
+
+
+def test_columns_of_unknown_sign_run_in_two_versions(tmp_path):
+    """tile-gpu-version-signed-remainders: without tl.assume, nothing proves
+    pid_n non-negative, so B's 16-byte runs hold only where their endpoints
+    are consecutive. The kernel then runs in two versions on the sign of
+    pid_n * BN: twice the wgmmas of the kernel with the assumption, each
+    version with its own final wait (numbered apart, or LLVM merges them and
+    ptxas serializes every wgmma), and no spills."""
+    source = tmp_path / "grouped.py"
+    source.write_text(GROUPED_GEMM)
+    signature = ("*bf16:16, *bf16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, i32:16, "
+                 "128, 256, 64, {}")
+    built = {assume: _C.compile_gpu(traced(source, "grouped", signature.format(assume)),
+                                    "grouped", "cuda:sm_90a", num_warps=8, num_stages=3)
+             for assume in (True, False)}
+    wgmmas = {assume: kernel.assembly.count("wgmma.mma_async") for assume, kernel in built.items()}
+    assert wgmmas[True] > 0 and wgmmas[False] == 2 * wgmmas[True]
+    versioned = built[False]
+    assert not versioned.usage["serialized_wgmma"]
+    assert versioned.usage["spills"] == 0
+    final_waits = re.findall(r"wgmma\.wait_group\.sync\.aligned 0; // wait (\d+)",
+                             versioned.assembly)
+    assert len(final_waits) == 2 and len(set(final_waits)) == 2

@@ -28,12 +28,13 @@ namespace tessera::gpu {
 #include "lowering/gpu/distribute/Passes.h.inc"
 
 /// Registers tile-gpu-assign-layouts, tile-gpu-widen-float8-dots,
-/// tile-gpu-transpose-column-loads, tile-gpu-prefetch-loads and
-/// tile-gpu-issue-loads-early.
+/// tile-gpu-transpose-column-loads, tile-gpu-version-signed-remainders,
+/// tile-gpu-prefetch-loads and tile-gpu-issue-loads-early.
 inline void registerGpuLayoutPasses() {
   registerTileGpuAssignLayouts();
   registerTileGpuWidenFloat8Dots();
   registerTileGpuTransposeColumnLoads();
+  registerTileGpuVersionSignedRemainders();
   registerTileGpuPrefetchLoads();
   registerTileGpuIssueLoadsEarly();
 }

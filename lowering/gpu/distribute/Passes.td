@@ -235,6 +235,49 @@ def TileGpuIssueLoadsEarly : Pass<"tile-gpu-issue-loads-early", "::mlir::ModuleO
   }];
 }
 
+def TileGpuVersionSignedRemainders
+    : Pass<"tile-gpu-version-signed-remainders", "::mlir::ModuleOp"> {
+  let summary = "Split a kernel where the dividends of its signed remainders are non-negative";
+  let description = [{
+    A tile of offsets wrapped with a signed `%`, as `(pid_n * BN +
+    arange(0, BN)) % N` in Triton's tutorial GEMM written before `tl.assume`,
+    holds runs of consecutive values only where the run's endpoints are
+    consecutive when nothing proves the dividend non-negative
+    (ir/analysis/Contiguity.h): every access of such a run checks that at
+    run time and keeps an element-wise fallback beside its vector access or
+    `cp.async`. Where such a tile addresses a load or store inside a loop
+    (each K step of a GEMM checks each run again) and its layout gives each
+    thread runs of more than one element (run after
+    tile-gpu-assign-layouts, which names the kernel's target), the rest of
+    the block after the scalars that decide the dividends' sign (`pid_n *
+    BN`) becomes an `scf.if` on all of them being non-negative. In its
+    `then` branch, which every program of an ordinary launch takes, each
+    such scalar `s` is read as `max(s, 0)`, equal to it there, which the
+    analysis proves non-negative: its runs are proved and its loop has no
+    check. The `else` branch keeps the original ops. The condition is one
+    value for the whole program, so both branches may hold barriers.
+
+    ```mlir
+    %s = arith.muli %pid_n, %c256 : i32
+    ...                                  // the loop, its copies checked
+    // becomes
+    %s = arith.muli %pid_n, %c256 : i32
+    %ok = arith.cmpi sge, %s, %c0 : i32
+    scf.if %ok {
+      %s1 = arith.maxsi %s, %c0 : i32
+      ...                                // the loop on %s1, its runs proved
+    } else {
+      ...                                // as before
+    }
+    ```
+
+    A dividend not built from scalars by sums, products, splats and
+    broadcasts (a loaded tile), remainders in different blocks, and kernels
+    whose checked accesses are outside loops or one element a thread stay
+    as they are.
+  }];
+}
+
 def TileGpuTransposeColumnLoads : Pass<"tile-gpu-transpose-column-loads", "::mlir::ModuleOp"> {
   let summary = "Load dot operands whose addresses run down columns as the transpose of a row load";
   let description = [{

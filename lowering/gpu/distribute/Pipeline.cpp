@@ -32,8 +32,8 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
     pm.addPass(tile::createTileExpandFloat8Conversions());
   pm.addPass(createCanonicalizerPass());
   // One value for each scalar the source spells twice (`pid_n * BN` in a
-  // GEMM's loads and in its store): what tl.assume says of one then holds
-  // for every use.
+  // GEMM's loads and in its store): what tl.assume and the remainders'
+  // versioning say of one then holds for every use.
   pm.addPass(tile::createTileMergeScalars());
   // After canonicalization, which hoists a K loop's zero accumulator out of
   // the tile loop: the flattened loop restarts from it. A producer
@@ -52,6 +52,9 @@ void buildLayoutAssignmentPipeline(OpPassManager &pm, const GpuTarget &target,
   assign.target = target.str();
   assign.numWarps = options.numWarps;
   pm.addPass(createTileGpuAssignLayouts(assign));
+  // Where the layouts give threads runs of a checked tile (Vulkan's are one
+  // element long: its storage buffers are arrays of scalars).
+  pm.addPass(createTileGpuVersionSignedRemainders());
   // A conversion that only one branch reads moves into it: a persistent
   // GEMM's epilogue, under `if the tile is done`, converts its accumulator
   // there, and the dot need not finish on the other path.

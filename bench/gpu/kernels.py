@@ -222,18 +222,12 @@ def store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M: tl
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
 
 
-@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
 @jit
-def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-           stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-           BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
-    """C = A @ B, one program per output tile."""
-    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
-    # As in Triton's tutorial: facts the compilers cannot prove. With them
-    # `% M` and `% N` below provably keep runs of consecutive offsets.
-    tl.assume(pid_m >= 0)
-    tl.assume(pid_n >= 0)
-    assume_positive_strides(stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn)
+def matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                stride_cm, stride_cn, pid_m, pid_n, BLOCK_M: tl.constexpr,
+                BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """The output tile (pid_m, pid_n) of C = A @ B, rows and columns wrapped
+    with `% M` and `% N` as in Triton's tutorial."""
     rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M  # [BLOCK_M]
     rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N  # [BLOCK_N]
     rk = tl.arange(0, BLOCK_K)  # [BLOCK_K]
@@ -247,6 +241,36 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
     store_tile(c_ptr, acc, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
+
+
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
+@jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+           stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+           BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """C = A @ B, one program per output tile."""
+    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    # As in Triton's tutorial: facts the compilers cannot prove. With them
+    # `% M` and `% N` provably keep runs of consecutive offsets.
+    tl.assume(pid_m >= 0)
+    tl.assume(pid_n >= 0)
+    assume_positive_strides(stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn)
+    matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N, BLOCK_K)
+
+
+@autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
+@jit
+def matmul_unassumed(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                     stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    """`matmul` as Triton's tutorial wrote it before tl.assume: nothing
+    proves pid_n non-negative, so `% N` keeps B's runs consecutive only where
+    their endpoints are. Triton trusts them; Tessera tests the sign once and
+    runs a version whose runs are proved (tile-gpu-version-signed-remainders)."""
+    pid_m, pid_n = grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    matmul_tile(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N, BLOCK_K)
 
 
 @autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])

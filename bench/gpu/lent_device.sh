@@ -30,10 +30,11 @@
 # warpgroup), descriptors.json/.log (the GEMMs on host tensor descriptors at 4096,
 # which Triton copies with TMA, and Tessera with cp.async and with TMA),
 # ncu-nn4096.txt where Nsight Compute can read the counters, and
-# sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as the tiled and
-# the two persistent kernels). On an H200 the correctness cases took about a
-# minute, the quick and tf32 rows two and a half, the descriptor rows 40 s and
-# the sweep of two kernels 100 s: with Nsight Compute and an A/B, `measure`
+# sweep.json/.log (GEMM bf16 at 1024..8192, NN and NT, each as the tiled
+# kernel, the same without tl.assume and the two persistent kernels). On an
+# H200 the correctness cases took about a minute, the quick and tf32 rows two
+# and a half, the descriptor rows 40 s and the sweep of two kernels 100 s
+# (of four, about 200 s): with Nsight Compute and an A/B, `measure`
 # may reach the device tool's 600 s a call, so split it where time is short.
 #
 # `core "$OUT"` (carry build/gpu-check, build/gpu-check-sm80, build/gpu-aot,
@@ -61,7 +62,7 @@ sweep_dir=$repo/build/gpu-aot-sweep
 check_dir=$repo/build/gpu-check
 sm80_check_dir=$repo/build/gpu-check-sm80
 baseline_dir=$repo/build/gpu-aot-sweep-base
-gemm_kernels=(--gemm-kernels matmul,matmul_persistent,matmul_persistent_carried)
+gemm_kernels=(--gemm-kernels matmul,matmul_unassumed,matmul_persistent,matmul_persistent_carried)
 # The quick table's GEMMs: the tiled one and the persistent one in Triton's
 # tutorial form, each compiler's fastest at 4096^3 on an H100.
 quick_rows=(--quick --gemm-kernels matmul,matmul_persistent_carried)

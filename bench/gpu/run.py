@@ -175,7 +175,9 @@ DESCRIPTOR_GEMMS = {"matmul_descriptors": "-d", "matmul_descriptors_tma": "-dt",
                     "matmul_descriptors_persistent": "-dp",
                     "matmul_descriptors_persistent_tma": "-dpt",
                     "matmul_descriptors_persistent_ws": "-dpw"}
-GEMM_ROW_SUFFIXES = {**PERSISTENT_GEMMS, **DESCRIPTOR_GEMMS}
+# `matmul` without its tl.assume (Triton's tutorial before 3.2): rows -u.
+UNASSUMED_GEMMS = {"matmul_unassumed": "-u"}
+GEMM_ROW_SUFFIXES = {**PERSISTENT_GEMMS, **DESCRIPTOR_GEMMS, **UNASSUMED_GEMMS}
 
 
 def launch_descriptor_gemm(module, a, b, c, kernel, programs):
@@ -639,6 +641,8 @@ def main():
                              "bf16 result; cuBLAS through torch._scaled_mm, NT only)")
     parser.add_argument("--gemm-kernels", default="matmul",
                         help="GEMM kernels of kernels.py: matmul (a program per tile), "
+                             "matmul_unassumed (the same without tl.assume, as Triton's "
+                             "tutorial before 3.2; rows gemm-nn-u, gemm-nt-u), "
                              "matmul_persistent (a program per SM; rows gemm-nn-p, gemm-nt-p), "
                              "matmul_persistent_carried (the same in the form of Triton's "
                              "tutorial; rows gemm-nn-pc, gemm-nt-pc), matmul_descriptors (host "

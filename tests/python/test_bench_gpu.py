@@ -281,7 +281,8 @@ def test_gelu_kernel_matches_torch_on_a_ragged_size():
         torch.testing.assert_close(out.float(), expected, atol=tol, rtol=tol)
 
 
-@pytest.mark.parametrize("kernel", ["matmul", "matmul_persistent", "matmul_persistent_carried"])
+@pytest.mark.parametrize("kernel", ["matmul", "matmul_unassumed", "matmul_persistent",
+                                    "matmul_persistent_carried"])
 def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     """The benchmark's GEMM sources on Tessera's CPU backend against PyTorch:
     150x136 has ragged tiles of 32x32, and the persistent kernel's 4
@@ -296,7 +297,7 @@ def test_gemm_kernels_match_torch_on_ragged_shapes(kernel):
     c = torch.full((M, N), float("nan"), dtype=torch.bfloat16)
     meta = dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=2)
     tiles = run.triton_cdiv(M, 32) * run.triton_cdiv(N, 32)
-    grid = (tiles,) if kernel == "matmul" else (4,)
+    grid = (tiles,) if kernel in ("matmul", "matmul_unassumed") else (4,)
     getattr(kernels, kernel).fn[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
                                       b.stride(1), c.stride(0), c.stride(1), **meta)
     torch.testing.assert_close(c.float(), a.float() @ b.float(), atol=0.1, rtol=2e-2)

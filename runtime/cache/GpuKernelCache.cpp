@@ -103,21 +103,28 @@ std::string tessera::runtime::gpuCacheKey(mlir::ModuleOp tileModule, llvm::Strin
 llvm::Expected<CachedGpuKernel> tessera::runtime::compileTileForGpuCached(
     mlir::ModuleOp tileModule, llvm::StringRef kernel, const gpu::GpuTarget &target,
     const gpu::GpuCompileOptions &options, KernelCache &cache) {
-  std::string key = gpuCacheKey(tileModule, kernel, target, options);
-  if (std::unique_ptr<llvm::MemoryBuffer> payload = cache.lookup(key)) {
-    llvm::Expected<gpu::CompiledGpuKernel> decoded = decodeGpuKernel(payload->getBuffer(), target);
-    if (decoded)
-      return CachedGpuKernel{std::move(*decoded), GpuKernelOrigin::DiskCache};
-    llvm::consumeError(decoded.takeError());
-    cache.reject(key);
+  // A cache that is off is never read nor written: no key to make (the
+  // module printed with its locations, the tools stat'ed).
+  std::string key;
+  if (cache.enabled()) {
+    key = gpuCacheKey(tileModule, kernel, target, options);
+    if (std::unique_ptr<llvm::MemoryBuffer> payload = cache.lookup(key)) {
+      llvm::Expected<gpu::CompiledGpuKernel> decoded =
+          decodeGpuKernel(payload->getBuffer(), target);
+      if (decoded)
+        return CachedGpuKernel{std::move(*decoded), GpuKernelOrigin::DiskCache};
+      llvm::consumeError(decoded.takeError());
+      cache.reject(key);
+    }
   }
   cache.noteMiss();
   llvm::Expected<gpu::CompiledGpuKernel> compiled =
       gpu::compileTileForGpu(tileModule, kernel, target, options);
   if (!compiled)
     return compiled.takeError();
-  if (llvm::Error err = cache.store(key, encodeGpuKernel(*compiled)))
-    llvm::consumeError(std::move(err)); // Counted in the stats; the compile still succeeds.
+  if (cache.enabled())
+    if (llvm::Error err = cache.store(key, encodeGpuKernel(*compiled)))
+      llvm::consumeError(std::move(err)); // Counted in the stats; the compile still succeeds.
   return CachedGpuKernel{std::move(*compiled), GpuKernelOrigin::Compiled};
 }
 

@@ -3,14 +3,9 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The values of the passes' read-back-loads options (Pipeline.h).
+defvar readBackLoadsValues = [{::tessera::gpu::readBackLoadsValues()}];
 
-// The values of the passes' read-back-loads options (ReadBackLoads).
-defvar readBackLoadsValues = [{::llvm::cl::values(
-    clEnumValN(::tessera::gpu::ReadBackLoads::WithCpAsync, "cp-async",
-               "where the target has cp.async"),
-    clEnumValN(::tessera::gpu::ReadBackLoads::Always, "always",
-               "on every target, elsewhere as loads and shared stores"),
-    clEnumValN(::tessera::gpu::ReadBackLoads::Never, "never", "none"))}];
 def TileGpuDistribute : Pass<"tile-gpu-distribute", "::mlir::ModuleOp"> {
   let summary = "Lower tile kernels whose tiles carry #tgpu.layout to per-thread gpu.func kernels";
   let description = [{

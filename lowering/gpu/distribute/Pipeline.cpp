@@ -108,12 +108,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "read-back-loads",
       llvm::cl::desc("Loads of a pipelined loop that reach a dot through other ops, copied "
                      "ahead and read back into registers"),
-      llvm::cl::init(ReadBackLoads::WithCpAsync),
-      llvm::cl::values(
-          clEnumValN(ReadBackLoads::WithCpAsync, "cp-async", "where the target has cp.async"),
-          clEnumValN(ReadBackLoads::Always, "always",
-                     "on every target, elsewhere as loads and shared stores"),
-          clEnumValN(ReadBackLoads::Never, "never", "none"))};
+      llvm::cl::init(ReadBackLoads::WithCpAsync), readBackLoadsValues()};
 };
 } // namespace
 

@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/Support/CommandLine.h"
 
 namespace tessera::gpu {
 
@@ -26,6 +27,15 @@ enum class ReadBackLoads {
   /// None: each such load is issued in its iteration (for comparisons).
   Never,
 };
+
+/// ReadBackLoads's spellings, for the passes' and the pipeline's options.
+inline llvm::cl::ValuesClass readBackLoadsValues() {
+  return llvm::cl::values(
+      clEnumValN(ReadBackLoads::WithCpAsync, "cp-async", "where the target has cp.async"),
+      clEnumValN(ReadBackLoads::Always, "always",
+                 "on every target, elsewhere as loads and shared stores"),
+      clEnumValN(ReadBackLoads::Never, "never", "none"));
+}
 
 struct GpuLoweringOptions {
   /// Warps per program: the block has numWarps * target.warpSize threads.

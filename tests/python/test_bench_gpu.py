@@ -557,3 +557,33 @@ def test_compare_with_triton_reports_both_compilers():
     for row in rows:
         for compiler in ("tessera", "triton"):
             assert re.search(compiler + r" \d+ / \d+ / \d+ / \d+ / \d+", row), row
+
+
+@pytest.mark.skipif(not has_ptxas(), reason="ptxas (CUDA toolkit) not found")
+def test_the_gemm_without_tl_assume_runs_in_two_versions():
+    """tile-gpu-version-signed-remainders: without matmul's tl.assume nothing
+    proves pid_n non-negative, so B's 16-byte runs of `% N` hold only where
+    their endpoints are consecutive. matmul_unassumed then runs in two
+    versions on the sign of pid_n * BLOCK_N: twice matmul's wgmmas, each
+    version with its own final wait (numbered apart, or LLVM merges them and
+    ptxas serializes every wgmma), and no spills."""
+    pytest.importorskip("torch")
+    from tessera import _C
+    from tessera.compile import parse_signature
+    kernels = bench_module("run").tessera_kernels()
+    signature = ("*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, "
+                 "i32:16, 1, 128, 256, 64, 8")
+    built = {}
+    for name in ("matmul", "matmul_unassumed"):
+        fn = getattr(kernels, name).fn
+        values, plan = parse_signature(signature, fn.arg_names, fn.constexprs)
+        module = fn.compile_for(values, plan, "interpreter").module
+        built[name] = _C.compile_gpu(module, name, "cuda:sm_90a", num_warps=8, num_stages=3)
+    wgmmas = {name: kernel.assembly.count("wgmma.mma_async") for name, kernel in built.items()}
+    assert wgmmas["matmul"] > 0 and wgmmas["matmul_unassumed"] == 2 * wgmmas["matmul"]
+    versioned = built["matmul_unassumed"]
+    assert not versioned.usage["serialized_wgmma"]
+    assert versioned.usage["spills"] == 0
+    final_waits = re.findall(r"wgmma\.wait_group\.sync\.aligned 0; // wait (\d+)",
+                             versioned.assembly)
+    assert len(final_waits) == 2 and len(set(final_waits)) == 2

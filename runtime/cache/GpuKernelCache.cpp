@@ -122,7 +122,7 @@ llvm::Expected<CachedGpuKernel> tessera::runtime::compileTileForGpuCached(
       gpu::compileTileForGpu(tileModule, kernel, target, options);
   if (!compiled)
     return compiled.takeError();
-  if (cache.enabled())
+  if (cache.enabled()) // else no payload to encode
     if (llvm::Error err = cache.store(key, encodeGpuKernel(*compiled)))
       llvm::consumeError(std::move(err)); // Counted in the stats; the compile still succeeds.
   return CachedGpuKernel{std::move(*compiled), GpuKernelOrigin::Compiled};

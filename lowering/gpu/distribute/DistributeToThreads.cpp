@@ -439,8 +439,6 @@ LogicalResult KernelLowering::lowerOp(Operation *op, OpBuilder &builder) {
 // The pass
 //===----------------------------------------------------------------------===//
 
-namespace {
-
 FailureOr<GpuTarget> kernelTarget(tile::FuncOp kernel) {
   auto spec = kernel->getAttrOfType<StringAttr>(TileGpuDialect::kTargetAttr);
   if (!spec)
@@ -451,6 +449,8 @@ FailureOr<GpuTarget> kernelTarget(tile::FuncOp kernel) {
     return kernel.emitOpError() << llvm::toString(target.takeError());
   return *target;
 }
+
+namespace {
 
 FailureOr<unsigned> kernelNumWarps(tile::FuncOp kernel) {
   auto attr = kernel->getAttrOfType<IntegerAttr>(TileGpuDialect::kNumWarpsAttr);

@@ -297,6 +297,10 @@ mlir::LogicalResult declareDeviceFunction(KernelLowering &k, tile::ExternElement
 mlir::Value callDeviceFunction(tile::ExternElementwiseOp call, mlir::OpBuilder &builder,
                                mlir::ValueRange operands);
 
+/// The target tile-gpu-assign-layouts gave `kernel` (tgpu.target); an
+/// error at the kernel where it has none or it does not parse.
+mlir::FailureOr<GpuTarget> kernelTarget(tile::FuncOp kernel);
+
 /// Moves a tile between two layouts through a shared buffer (store, barrier,
 /// load, barrier). With `ownersOnly`, only the first copy of each element is
 /// stored (needed when copies may differ, as the results of atomics do).

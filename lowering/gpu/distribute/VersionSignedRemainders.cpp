@@ -6,7 +6,7 @@
 
 #include "ir/TileDialect.h"
 #include "ir/analysis/Contiguity.h"
-#include "lowering/gpu/distribute/ElementAccess.h"
+#include "lowering/gpu/distribute/KernelLowering.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -109,27 +109,28 @@ bool accessedInRuns(Value pointer, const tessera::gpu::GpuTarget &target) {
   return layout && tessera::gpu::vectorAccessWidth(target, *layout, element) > 1;
 }
 
-/// The versioning that removes the run checks of `func`'s accesses inside
-/// loops, if there is one.
-std::optional<Versioning> planVersioning(tile::FuncOp func, tile::ContiguityAnalysis &contiguity) {
-  auto spec = func->getAttrOfType<StringAttr>(tessera::gpu::TileGpuDialect::kTargetAttr);
-  if (!spec)
-    return std::nullopt;
-  llvm::Expected<tessera::gpu::GpuTarget> target = tessera::gpu::GpuTarget::parse(spec.getValue());
-  if (!target) {
-    llvm::consumeError(target.takeError());
-    return std::nullopt;
-  }
+/// Whether `op` is `first` or after it in `first`'s block, or nested in
+/// such an op.
+bool atOrAfter(Operation *first, Operation &op) {
+  Operation *inBlock = first->getBlock()->findAncestorOpInBlock(op);
+  return inBlock && (inBlock == first || first->isBeforeInBlock(inBlock));
+}
+
+/// The versioning that removes the run checks of `kernel`'s accesses
+/// inside loops, if there is one.
+std::optional<Versioning> planVersioning(tile::FuncOp kernel,
+                                         const tessera::gpu::GpuTarget &target,
+                                         tile::ContiguityAnalysis &contiguity) {
   llvm::SetVector<Operation *> remainders;
   SmallVector<Operation *> accesses;
-  func.walk([&](Operation *op) {
+  kernel.walk([&](Operation *op) {
     Value pointer;
     if (auto load = dyn_cast<tile::LoadOp>(op))
       pointer = load.getPtr();
     else if (auto store = dyn_cast<tile::StoreOp>(op))
       pointer = store.getPtr();
     if (pointer && isa<RankedTensorType>(pointer.getType()) &&
-        op->getParentOfType<scf::ForOp>() && accessedInRuns(pointer, *target) &&
+        op->getParentOfType<scf::ForOp>() && accessedInRuns(pointer, target) &&
         contiguity.contiguousRuns(pointer).checkEndpoints) {
       accesses.push_back(op);
       collectCheckedRemainders(pointer, contiguity, remainders);
@@ -152,10 +153,7 @@ std::optional<Versioning> planVersioning(tile::FuncOp func, tile::ContiguityAnal
       lastLeaf = inBlock;
   }
   versioning.first = lastLeaf ? lastLeaf->getNextNode() : &block->front();
-  auto inVersions = [&](Operation *op) {
-    Operation *inBlock = block->findAncestorOpInBlock(*op);
-    return inBlock && (inBlock == versioning.first || versioning.first->isBeforeInBlock(inBlock));
-  };
+  auto inVersions = [&](Operation *op) { return atOrAfter(versioning.first, *op); };
   // A remainder computed once per tile of a flattened loop, under an `if`
   // whose results the loop carries, is versioned in vain: the loop's
   // accesses read both branches' offsets.
@@ -173,20 +171,19 @@ void version(const Versioning &versioning) {
     ops.push_back(op);
   // The terminator's operands the versions compute: the `if` yields them.
   SmallVector<Value> carried;
-  for (Value operand : terminator->getOperands()) {
-    Operation *def = operand.getDefiningOp();
-    Operation *inBlock = def ? block->findAncestorOpInBlock(*def) : nullptr;
-    if (inBlock && (inBlock == first || first->isBeforeInBlock(inBlock)))
+  for (Value operand : terminator->getOperands())
+    if (Operation *def = operand.getDefiningOp(); def && atOrAfter(first, *def))
       carried.push_back(operand);
-  }
 
   OpBuilder builder(first);
   Location loc = first->getLoc();
+  SmallVector<Value> zeros;
   Value allNonNegative;
   for (Value leaf : versioning.leaves) {
-    Value zero = arith::ConstantOp::create(builder, loc, builder.getZeroAttr(leaf.getType()));
+    zeros.push_back(
+        arith::ConstantOp::create(builder, loc, builder.getZeroAttr(leaf.getType())));
     Value nonNegative =
-        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, leaf, zero);
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge, leaf, zeros.back());
     allNonNegative = allNonNegative
                          ? arith::AndIOp::create(builder, loc, allNonNegative, nonNegative)
                          : nonNegative;
@@ -202,10 +199,8 @@ void version(const Versioning &versioning) {
 
   builder.setInsertionPointToEnd(branch.thenBlock());
   IRMapping mapping;
-  for (Value leaf : versioning.leaves) {
-    Value zero = arith::ConstantOp::create(builder, loc, builder.getZeroAttr(leaf.getType()));
+  for (auto [leaf, zero] : llvm::zip(versioning.leaves, zeros))
     mapping.map(leaf, arith::MaxSIOp::create(builder, loc, leaf, zero).getResult());
-  }
   for (Operation *op : ops)
     builder.clone(*op, mapping);
   SmallVector<Value> thenCarried;
@@ -223,10 +218,15 @@ struct VersionSignedRemainders
     // Planned on the unchanged module: the analysis caches what it has seen.
     tile::ContiguityAnalysis contiguity(tile::LoopCarriedStrides::Inductive);
     SmallVector<Versioning> versionings;
-    getOperation().walk([&](tile::FuncOp func) {
-      if (std::optional<Versioning> versioning = planVersioning(func, contiguity))
+    for (auto kernel : getOperation().getOps<tile::FuncOp>()) {
+      if (!kernel.isKernel())
+        continue;
+      FailureOr<tessera::gpu::GpuTarget> target = tessera::gpu::kernelTarget(kernel);
+      if (failed(target))
+        return signalPassFailure();
+      if (std::optional<Versioning> versioning = planVersioning(kernel, *target, contiguity))
         versionings.push_back(std::move(*versioning));
-    });
+    }
     for (const Versioning &versioning : versionings)
       version(versioning);
   }

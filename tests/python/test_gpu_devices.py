@@ -571,6 +571,31 @@ def test_narrowing_and_widening_stores(place, rng, src, dst, block):
     np.testing.assert_array_equal(place.get(out), x.astype(dst))
 
 
+@tessera.jit
+def transpose_blocks(x_ptr, out_ptr, rows, cols, BM: tl.constexpr, BN: tl.constexpr):
+    """out = x.T, a program per [BM, BN] block of x."""
+    r = tl.program_id(0) * BM + tl.arange(0, BM)
+    c = tl.program_id(1) * BN + tl.arange(0, BN)
+    x = tl.load(x_ptr + r[:, None] * cols + c[None, :],
+                mask=(r[:, None] < rows) & (c[None, :] < cols))
+    tl.store(out_ptr + c[:, None] * rows + r[None, :], tl.trans(x),
+             mask=(c[:, None] < cols) & (r[None, :] < rows))
+
+
+@pytest.mark.parametrize("dtype,BN", [(np.float32, 128), (np.float16, 256)])
+def test_transpose_larger_than_shared_memory(place, rng, dtype, BN):
+    """Blocks of 64 KiB transposed: where shared memory holds less (32 KiB on
+    lavapipe) the conversion between the load's layout and the store's goes
+    through in pieces (lowering/gpu/distribute/ExchangePieces.h). Ragged
+    edges masked, the rows and columns multiples of 16, so that both layouts
+    move vectors."""
+    rows, cols = 128 + 48, 2 * BN - 32
+    x = rng.standard_normal((rows, cols)).astype(dtype)
+    out = place.empty((cols, rows), dtype)
+    transpose_blocks[(2, 2)](place.put(x), out, rows, cols, BM=128, BN=BN, num_warps=16)
+    np.testing.assert_array_equal(place.get(out), x.T)
+
+
 @pytest.mark.parametrize("op,axis", [(op, axis) for op in sorted(REDUCE) + ["cumsum"]
                                       for axis in (0, 1, None) if not (op == "cumsum" and axis is None)])
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])

@@ -1,11 +1,14 @@
 // A layout conversion through shared memory in pieces. Where the whole tile
 // does not fit in the shared memory left (a software-pipelined loop's stages
 // hold most of it while a persistent GEMM's epilogue converts its
-// accumulator), the tile goes through one buffer a piece at a time: store a
-// piece, barrier, load it, barrier. A piece is half the tile, split along a
-// coordinate bit that one register bit alone holds in both layouts, so that
-// every thread stores and loads whole registers of each piece; halving
-// again gives quarters, and so on.
+// accumulator, or a device has little of it), the tile goes through one
+// buffer a piece at a time: store a piece, barrier, load it, barrier. A piece
+// is half the tile, split along a coordinate bit that one basis alone holds
+// in each layout; halving again gives quarters, and so on. Where a register
+// bit holds it in both layouts, every thread stores and loads whole
+// registers of each piece. Where a warp or lane bit holds it in a layout,
+// that layout's piece is held by the threads whose bit matches it, and only
+// they store it (or load it) while the others wait at the barrier.
 #ifndef TESSERA_LOWERING_GPU_DISTRIBUTE_EXCHANGEPIECES_H
 #define TESSERA_LOWERING_GPU_DISTRIBUTE_EXCHANGEPIECES_H
 
@@ -16,13 +19,35 @@
 
 namespace tessera::gpu {
 
+/// The coordinate bits a conversion may be split along.
+enum class PieceSplits {
+  /// Only bits a register bit holds in both layouts.
+  Registers,
+  /// Those first; where none is left, bits a warp bit (else a lane bit)
+  /// holds in either layout.
+  RegistersThenThreads,
+};
+
+/// Bit `bit` of the thread's warp index (or of its lane) is `value`.
+struct ThreadBit {
+  bool warp;
+  unsigned bit;
+  bool value;
+
+  bool operator==(const ThreadBit &other) const {
+    return warp == other.warp && bit == other.bit && value == other.value;
+  }
+};
+
 /// Pieces of a conversion from `from` to `to`, each the same part of the tile
 /// at another offset: the layouts of one piece (over the piece's shape), and
 /// for each piece the register of the whole tile that holds each register of
-/// the piece, in either layout.
+/// the piece, in either layout, and the thread bits of the threads that hold
+/// part of the piece in either layout (none: every thread).
 struct ExchangePieces {
   LinearLayout from, to;
   llvm::SmallVector<llvm::SmallVector<unsigned>> fromRegisters, toRegisters;
+  llvm::SmallVector<llvm::SmallVector<ThreadBit>> fromThreads, toThreads;
 
   unsigned count() const { return fromRegisters.size(); }
   /// Elements of one piece.
@@ -31,10 +56,12 @@ struct ExchangePieces {
 
 /// The fewest pieces whose element count `fits` accepts: halves along the
 /// leading dimensions first (the last one keeps vector runs), each highest
-/// bit first. Where no more halving is possible, the smallest pieces there
-/// are (the whole tile when the layouts share no such register bit).
+/// bit first, among the bits `splits` allows, register bits before warp bits
+/// before lane bits. Where no more halving is possible, the smallest pieces
+/// there are (the whole tile when the layouts share no such bit).
 ExchangePieces planExchangePieces(const LinearLayout &from, const LinearLayout &to,
-                                  llvm::function_ref<bool(int64_t elements)> fits);
+                                  llvm::function_ref<bool(int64_t elements)> fits,
+                                  PieceSplits splits);
 
 } // namespace tessera::gpu
 

@@ -308,8 +308,11 @@ mlir::FailureOr<Registers> exchangeThroughShared(KernelLowering &k, mlir::Operat
                                                  mlir::OpBuilder &builder, mlir::ValueRange regs,
                                                  const LinearLayout &from, const LinearLayout &to,
                                                  mlir::Type registerType, bool ownersOnly);
-/// The least shared memory (bytes) lowering `op` needs: 0 for a renaming,
-/// else the smallest pieces exchangeThroughShared can move it in.
+/// The least shared memory (bytes) lowering `op` needs, as a loop budgets
+/// it beside its stages: 0 for a renaming, else the smallest pieces
+/// exchangeThroughShared moves it in with every thread storing and loading
+/// (split along register bits; splits that make threads take turns are its
+/// last resort, not a budget).
 mlir::FailureOr<int64_t> leastConversionBytes(KernelLowering &k, ConvertLayoutOp op);
 
 } // namespace tessera::gpu

@@ -5,8 +5,9 @@
 // stmatrix where the source holds its fragments (MatrixStores.h).
 // Where the whole tile does not fit in the shared memory left, it goes
 // through in pieces, one after the other through one buffer
-// (ExchangePieces.h). A conversion for a TMA store is left to the store
-// (TensorMapStores.h).
+// (ExchangePieces.h): split along register bits where the layouts share
+// them, else also along warp and lane bits, whose threads take turns. A
+// conversion for a TMA store is left to the store (TensorMapStores.h).
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/ExchangePieces.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
@@ -33,6 +34,38 @@ int64_t elementsWithPadding(ArrayRef<int64_t> shape, int64_t padding) {
   return elements;
 }
 
+/// i1: this thread has every bit of `bits` (null when there are none).
+Value hasThreadBits(ThreadContext &thread, OpBuilder &builder, Location loc,
+                    ArrayRef<ThreadBit> bits) {
+  SmallVector<Value> conditions;
+  for (const ThreadBit &bit : bits) {
+    Value index = bit.warp ? thread.warp() : thread.lane();
+    Type i32 = builder.getI32Type();
+    Value mask = arith::ConstantOp::create(builder, loc, builder.getIntegerAttr(i32, 1 << bit.bit));
+    Value masked = arith::AndIOp::create(builder, loc, index, mask);
+    Value zero = arith::ConstantOp::create(builder, loc, builder.getIntegerAttr(i32, 0));
+    conditions.push_back(arith::CmpIOp::create(
+        builder, loc, bit.value ? arith::CmpIPredicate::ne : arith::CmpIPredicate::eq, masked,
+        zero));
+  }
+  return allOf(builder, loc, conditions);
+}
+
+/// The registers `load` gives where `holds`, else `otherwise`.
+Registers loadWhere(OpBuilder &builder, Location loc, Value holds, ArrayRef<Value> otherwise,
+                    function_ref<Registers()> load) {
+  SmallVector<Type> types;
+  for (Value value : otherwise)
+    types.push_back(value.getType());
+  auto ifOp = scf::IfOp::create(builder, loc, types, holds, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard insertion(builder);
+  builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  scf::YieldOp::create(builder, loc, ValueRange(load()));
+  builder.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  scf::YieldOp::create(builder, loc, otherwise);
+  return Registers(ifOp.getResults().begin(), ifOp.getResults().end());
+}
+
 } // namespace
 
 FailureOr<Registers> exchangeThroughShared(KernelLowering &k, Operation *user, OpBuilder &builder,
@@ -42,36 +75,64 @@ FailureOr<Registers> exchangeThroughShared(KernelLowering &k, Operation *user, O
   Type elementType = sharedElementType(registerType);
   k.shared.beginUser();
   ExchangePieces pieces = planExchangePieces(
-      from, to, [&](int64_t elements) { return k.shared.canAllocate(elementType, elements); });
+      from, to, [&](int64_t elements) { return k.shared.canAllocate(elementType, elements); },
+      PieceSplits::RegistersThenThreads);
   int64_t padding = k.shared.conversionRowPadding(pieces.from.shape, elementType);
   FailureOr<Value> buffer =
       k.shared.allocate(user, elementType, elementsWithPadding(pieces.from.shape, padding));
   if (failed(buffer))
     return failure();
   Location loc = user->getLoc();
+  bool storersTakeTurns =
+      llvm::any_of(pieces.fromThreads, [](auto &bits) { return !bits.empty(); });
   std::optional<MatrixStores> matrixStores;
-  if (k.target.hasStMatrix() && !ownersOnly && elementType.getIntOrFloatBitWidth() == 16)
+  if (k.target.hasStMatrix() && !ownersOnly && !storersTakeTurns &&
+      elementType.getIntOrFloatBitWidth() == 16)
     matrixStores = planMatrixStores(pieces.from);
+  // A piece's layout makes the threads that take turns look like copies of
+  // each other: the first copies of the whole tile are the owners.
+  Value owner = ownersOnly && storersTakeTurns ? k.thread.ownsElements(from) : Value();
   // One piece after another through the same buffer.
   Registers result(to.numRegisters());
-  for (auto [fromRegisters, toRegisters] :
-       llvm::zip_equal(pieces.fromRegisters, pieces.toRegisters)) {
+  for (unsigned piece = 0; piece < pieces.count(); ++piece) {
     SmallVector<Value> stored;
-    for (unsigned reg : fromRegisters)
+    for (unsigned reg : pieces.fromRegisters[piece])
       stored.push_back(regs[reg]);
     if (matrixStores) {
       RegisterIndices rowStarts(k.thread, builder, loc, matrixStores->rowStarts, padding);
       storeTileWithMatrixStores(builder, loc, *buffer, *matrixStores, stored, rowStarts);
+    } else if (Value stores = allOf(builder, loc,
+                                    {hasThreadBits(k.thread, builder, loc,
+                                                   pieces.fromThreads[piece]),
+                                     owner})) {
+      auto ifOp = scf::IfOp::create(builder, loc, stores, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard insertion(builder);
+      builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      storeTileToShared(k.thread, builder, loc, *buffer, pieces.from, stored,
+                        /*ownersOnly=*/false, {}, padding);
     } else {
       storeTileToShared(k.thread, builder, loc, *buffer, pieces.from, stored, ownersOnly, {},
                         padding);
     }
     mlir::gpu::BarrierOp::create(builder, loc);
-    Registers loaded =
-        loadTileFromShared(k.thread, builder, loc, *buffer, pieces.to, registerType,
-                           vectorAccessWidth(k.target, pieces.to, elementType), padding);
+    auto load = [&] {
+      return loadTileFromShared(k.thread, builder, loc, *buffer, pieces.to, registerType,
+                                vectorAccessWidth(k.target, pieces.to, elementType), padding);
+    };
+    Registers loaded;
+    if (Value loads = hasThreadBits(k.thread, builder, loc, pieces.toThreads[piece])) {
+      // The other threads keep what an earlier piece gave them (or will get it later).
+      SmallVector<Value> kept;
+      for (unsigned reg : pieces.toRegisters[piece])
+        kept.push_back(result[reg] ? result[reg]
+                                   : Value(arith::ConstantOp::create(
+                                         builder, loc, builder.getZeroAttr(registerType))));
+      loaded = loadWhere(builder, loc, loads, kept, load);
+    } else {
+      loaded = load();
+    }
     k.shared.endUser(builder, loc);
-    for (auto [reg, value] : llvm::zip_equal(toRegisters, loaded))
+    for (auto [reg, value] : llvm::zip_equal(pieces.toRegisters[piece], loaded))
       result[reg] = value;
   }
   return result;
@@ -85,7 +146,8 @@ FailureOr<int64_t> leastConversionBytes(KernelLowering &k, ConvertLayoutOp op) {
   if (renamingOf(*from, *to))
     return int64_t(0);
   Type elementType = sharedElementType(KernelLowering::registerType(op.getType()));
-  ExchangePieces pieces = planExchangePieces(*from, *to, [](int64_t) { return false; });
+  ExchangePieces pieces =
+      planExchangePieces(*from, *to, [](int64_t) { return false; }, PieceSplits::Registers);
   return pieces.elements() * int64_t(llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8));
 }
 

@@ -64,11 +64,12 @@ tile.func @select_bases(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>, %c: i1)
 
 // -----
 
-// An op that would need more shared memory than the target has: no
-// register bit of #T alone moves along one coordinate bit (each also moves
-// along bit 0), so the conversion cannot go through in pieces.
+// An op that would need more shared memory than the target has: no basis
+// of #T alone moves along one coordinate bit (each register also moves
+// along bit 0, each lane along two bits), so the conversion cannot go
+// through in pieces.
 #L = #tgpu.layout<rank = 1, reg = [[1], [2], [4], [8], [16], [32], [64], [128], [256], [512], [1024], [2048]], lane = [[4096], [8192], [16384]], warp = []>
-#T = #tgpu.layout<rank = 1, reg = [[9], [17], [33], [65], [129], [257], [513], [1025], [2049], [4097], [8193], [16385]], lane = [[1], [2], [4]], warp = []>
+#T = #tgpu.layout<rank = 1, reg = [[9], [17], [33], [65], [129], [257], [513], [1025], [2049], [4097], [8193], [16385]], lane = [[3], [5], [7]], warp = []>
 tile.func @too_much_shared(%n: i32)
     attributes {tgpu.num_warps = 1 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
   %r = tile.make_range 0 to 32768 : tensor<32768xi32, #L>

@@ -519,6 +519,82 @@ tile.func @conversion_in_pieces(%out: !tile.ptr<i32>)
 
 // -----
 
+// The same 128 KiB where the layouts share no register bit: #L's warp bits
+// hold the coordinate's top bits, #T's register bits. The warps take turns
+// with the four pieces (warp bits 2 and 1: 00, 01, 10, 11), each storing its
+// 128 registers while the others wait at the barrier; every thread loads a
+// quarter of its registers from each piece.
+#L = #tgpu.layout<rank = 1, reg = [[1], [2], [4], [8], [16], [32], [64]], lane = [[128], [256], [512], [1024], [2048]], warp = [[4096], [8192], [16384]]>
+#T = #tgpu.layout<rank = 1, reg = [[256], [512], [1024], [2048], [4096], [8192], [16384]], lane = [[1], [2], [4], [8], [16]], warp = [[32], [64], [128]]>
+tile.func @storing_warps_take_turns(%out: !tile.ptr<i32>)
+    attributes {tgpu.num_warps = 8 : i32, tgpu.target = "vulkan:1.3:subgroup=32"} {
+  %r = tile.make_range 0 to 32768 : tensor<32768xi32, #L>
+  %c = tgpu.convert_layout %r : tensor<32768xi32, #L> -> tensor<32768xi32, #T>
+  %base = tile.splat %out : !tile.ptr<i32> -> tensor<32768x!tile.ptr<i32>, #T>
+  %ptrs = tile.addptr %base, %c : tensor<32768x!tile.ptr<i32>, #T>, tensor<32768xi32, #T>
+  tile.store %ptrs, %c : tensor<32768x!tile.ptr<i32>, #T>
+  tile.return
+}
+// CHECK-LABEL: gpu.func @storing_warps_take_turns
+// CHECK-SAME: workgroup(%{{.*}} : memref<8192xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: %[[BIT2:.*]] = arith.andi %[[WARP:.*]], %c4_i32
+// CHECK: arith.cmpi eq, %[[BIT2]]
+// CHECK: %[[BIT1:.*]] = arith.andi %[[WARP]], %c2_i32
+// CHECK: arith.cmpi eq, %[[BIT1]]
+// CHECK: scf.if
+// CHECK-COUNT-128: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-32: memref.load
+// CHECK: gpu.barrier {tessera.ends_shared_memory_user}
+// CHECK: arith.cmpi eq
+// CHECK: arith.cmpi ne
+// CHECK: scf.if
+// CHECK: arith.cmpi ne
+// CHECK: arith.cmpi eq
+// CHECK: scf.if
+// CHECK: arith.cmpi ne
+// CHECK: arith.cmpi ne
+// CHECK: scf.if
+// CHECK-COUNT-128: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: scf.if
+// CHECK: gpu.barrier {tessera.ends_shared_memory_user}
+
+// -----
+
+// Back from #T to #L: every thread stores a quarter of its registers to
+// each piece, and the warps take turns loading theirs. Registers of a warp
+// not loading a piece keep what an earlier piece gave them (zero before).
+#L = #tgpu.layout<rank = 1, reg = [[1], [2], [4], [8], [16], [32], [64]], lane = [[128], [256], [512], [1024], [2048]], warp = [[4096], [8192], [16384]]>
+#T = #tgpu.layout<rank = 1, reg = [[256], [512], [1024], [2048], [4096], [8192], [16384]], lane = [[1], [2], [4], [8], [16]], warp = [[32], [64], [128]]>
+tile.func @loading_warps_take_turns(%out: !tile.ptr<i32>)
+    attributes {tgpu.num_warps = 8 : i32, tgpu.target = "vulkan:1.3:subgroup=32"} {
+  %r = tile.make_range 0 to 32768 : tensor<32768xi32, #T>
+  %c = tgpu.convert_layout %r : tensor<32768xi32, #T> -> tensor<32768xi32, #L>
+  %base = tile.splat %out : !tile.ptr<i32> -> tensor<32768x!tile.ptr<i32>, #L>
+  %ptrs = tile.addptr %base, %c : tensor<32768x!tile.ptr<i32>, #L>, tensor<32768xi32, #L>
+  tile.store %ptrs, %c : tensor<32768x!tile.ptr<i32>, #L>
+  tile.return
+}
+// CHECK-LABEL: gpu.func @loading_warps_take_turns
+// CHECK-COUNT-32: memref.store %{{.*}} : memref<8192xi32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[FIRST:.*]]:128 = scf.if %{{.*}} -> (i32,
+// CHECK-COUNT-128: memref.load
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %c0_i32
+// CHECK: gpu.barrier {tessera.ends_shared_memory_user}
+// CHECK: %[[SECOND:.*]]:128 = scf.if
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[FIRST]]#0, %[[FIRST]]#1,
+// CHECK: scf.if
+// CHECK: %[[FOURTH:.*]]:128 = scf.if
+// CHECK: memref.store %[[FOURTH]]#0, %arg0
+
+// -----
+
 // A row kept in the registers of its broadcast: register bits 2 and 3 are
 // zero (the [4, 16] tile's rows), so each thread's 4 columns are held 4
 // times over. They are loaded once and shared (CSE merges the copies' sums).

@@ -12,7 +12,10 @@
 #include "tests/unit/kernels/TileKernels.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "lowering/gpu/distribute/Passes.h"
+
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <gtest/gtest.h>
@@ -163,8 +166,38 @@ protected:
       ADD_FAILURE() << "lowerTileToGpu failed (diagnostics above)";
       return results;
     }
+    results.device = runOnDevice(*compiled, args, grid);
+    return results;
+  }
+
+  /// The buffers after `source` (tile IR with layouts already assigned, for
+  /// the target TARGET names) is distributed alone and run on the device.
+  std::vector<std::vector<uint8_t>> runDistributed(llvm::StringRef source,
+                                                   const std::vector<HostArgument> &args,
+                                                   runtime::Grid grid) {
+    mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(
+        withReplaced(source, "TARGET", device->target().str()), context.get());
+    if (!module) {
+      ADD_FAILURE() << "the kernel does not parse";
+      return {};
+    }
+    mlir::PassManager pm(context.get());
+    pm.addPass(gpu::createTileGpuDistribute());
+    if (failed(pm.run(*module))) {
+      ADD_FAILURE() << "tile-gpu-distribute failed (diagnostics above)";
+      return {};
+    }
+    return runOnDevice(*module, args, grid);
+  }
+
+  /// The buffers after the distributed `module` runs on the device on a copy
+  /// of `args`.
+  std::vector<std::vector<uint8_t>> runOnDevice(mlir::ModuleOp module,
+                                                const std::vector<HostArgument> &args,
+                                                runtime::Grid grid) {
+    std::vector<std::vector<uint8_t>> results;
     llvm::Expected<gpu::vulkan::VulkanKernel> kernel =
-        gpu::vulkan::compileForVulkan(*compiled, device->target(), device->info().features);
+        gpu::vulkan::compileForVulkan(module, device->target(), device->info().features);
     if (!kernel) {
       ADD_FAILURE() << llvm::toString(kernel.takeError());
       return results;
@@ -185,7 +218,7 @@ protected:
       buffers.push_back(std::move(*buffer));
     }
     std::vector<VulkanArgument> deviceArgs;
-    next = 0;
+    size_t next = 0;
     for (const HostArgument &arg : args) {
       if (arg.isBuffer)
         deviceArgs.emplace_back(buffers[next++]);
@@ -202,7 +235,7 @@ protected:
       std::vector<uint8_t> bytes(buffer.size());
       if (llvm::Error err = buffer.copyToHost(bytes.data(), bytes.size()))
         ADD_FAILURE() << llvm::toString(std::move(err));
-      results.device.push_back(std::move(bytes));
+      results.push_back(std::move(bytes));
     }
     return results;
   }
@@ -490,6 +523,49 @@ TEST_F(DistributeOnVulkan, DescriptorPaddingWithZeroOrNaN) {
                      HostArgument::i32(n), HostArgument::i32(5), HostArgument::i32(-3)},
                     {1});
     r.expectClose(1, 0);
+  }
+}
+
+/// 32768 values moved from #FROM to #TO, layouts of 32 warps of 8 lanes
+/// (lavapipe's subgroups) that share no register bit: #L's warps hold the
+/// coordinate's top five bits, #T's registers. 128 KiB go through 32 KiB of
+/// shared memory in four pieces whose warps take turns storing (#L to #T) or
+/// loading (#T to #L).
+constexpr llvm::StringLiteral kExchangeInPieces = R"mlir(
+#L = #tgpu.layout<rank = 1, reg = [[1], [2], [4], [8], [16], [32], [64]],
+                  lane = [[128], [256], [512]], warp = [[1024], [2048], [4096], [8192], [16384]]>
+#T = #tgpu.layout<rank = 1, reg = [[256], [512], [1024], [2048], [4096], [8192], [16384]],
+                  lane = [[1], [2], [4]], warp = [[8], [16], [32], [64], [128]]>
+tile.func @exchange(%x: !tile.ptr<i32>, %out: !tile.ptr<i32>)
+    attributes {tgpu.num_warps = 32 : i32, tgpu.target = "TARGET"} {
+  %r = tile.make_range 0 to 32768 : tensor<32768xi32, #FROM>
+  %xb = tile.splat %x : !tile.ptr<i32> -> tensor<32768x!tile.ptr<i32>, #FROM>
+  %xp = tile.addptr %xb, %r : tensor<32768x!tile.ptr<i32>, #FROM>, tensor<32768xi32, #FROM>
+  %v = tile.load %xp : tensor<32768x!tile.ptr<i32>, #FROM>
+  %c = tgpu.convert_layout %v : tensor<32768xi32, #FROM> -> tensor<32768xi32, #TO>
+  %i = tile.make_range 0 to 32768 : tensor<32768xi32, #TO>
+  %ob = tile.splat %out : !tile.ptr<i32> -> tensor<32768x!tile.ptr<i32>, #TO>
+  %op = tile.addptr %ob, %i : tensor<32768x!tile.ptr<i32>, #TO>, tensor<32768xi32, #TO>
+  tile.store %op, %c : tensor<32768x!tile.ptr<i32>, #TO>
+  tile.return
+}
+)mlir";
+
+TEST_F(DistributeOnVulkan, ExchangeInPiecesWhoseWarpsTakeTurns) {
+  if (device->target().warpSize != 8 || device->target().maxSharedMemoryBytes != 32768)
+    GTEST_SKIP() << "the layouts are for 8-lane subgroups and 32 KiB of shared memory "
+                 << "(lavapipe's), "
+                 << "not " << device->target().str();
+  for (auto [from, to] : {std::pair("#L", "#T"), std::pair("#T", "#L")}) {
+    SCOPED_TRACE(std::string(from) + " to " + to);
+    std::vector<int32_t> x = randomInts(32768, -1000000, 1000000);
+    std::vector<std::vector<uint8_t>> buffers = runDistributed(
+        withReplaced(withReplaced(kExchangeInPieces, "#FROM", from), "#TO", to),
+        {HostArgument::buffer(x), HostArgument::buffer(std::vector<int32_t>(32768, -1))}, {1});
+    ASSERT_EQ(buffers.size(), 2u);
+    std::vector<int32_t> out(32768);
+    std::memcpy(out.data(), buffers[1].data(), buffers[1].size());
+    EXPECT_EQ(out, x);
   }
 }
 

@@ -23,8 +23,9 @@ namespace tessera::gpu {
 enum class PieceSplits {
   /// Only bits a register bit holds in both layouts.
   Registers,
-  /// Those first; where none is left, bits a warp bit (else a lane bit)
-  /// holds in either layout.
+  /// Those first; where none is left, bits that one register, warp or
+  /// lane bit holds in each layout, the cheapest first (a warp bit costs
+  /// less than a lane bit).
   RegistersThenThreads,
 };
 

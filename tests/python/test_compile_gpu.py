@@ -1100,4 +1100,3 @@ def test_without_ptxas_the_ptx_is_left_to_the_driver(kernels, tmp_path):
     assert r.returncode == 1
     assert "cannot write a cubin: no ptxas" in r.stderr.decode()
     assert not (tmp_path / "k.cubin").exists()
-

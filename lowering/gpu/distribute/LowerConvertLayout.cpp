@@ -40,13 +40,11 @@ Value hasThreadBits(ThreadContext &thread, OpBuilder &builder, Location loc,
   SmallVector<Value> conditions;
   for (const ThreadBit &bit : bits) {
     Value index = bit.warp ? thread.warp() : thread.lane();
-    Type i32 = builder.getI32Type();
-    Value mask = arith::ConstantOp::create(builder, loc, builder.getIntegerAttr(i32, 1 << bit.bit));
-    Value masked = arith::AndIOp::create(builder, loc, index, mask);
-    Value zero = arith::ConstantOp::create(builder, loc, builder.getIntegerAttr(i32, 0));
+    Value masked =
+        arith::AndIOp::create(builder, loc, index, i32Constant(builder, loc, 1 << bit.bit));
     conditions.push_back(arith::CmpIOp::create(
         builder, loc, bit.value ? arith::CmpIPredicate::ne : arith::CmpIPredicate::eq, masked,
-        zero));
+        i32Constant(builder, loc, 0)));
   }
   return allOf(builder, loc, conditions);
 }

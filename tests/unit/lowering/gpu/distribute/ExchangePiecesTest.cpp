@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <tuple>
@@ -35,6 +36,13 @@ LinearLayout wgmmaAccumulator() {
 LinearLayout rowsOfRuns() {
   return layoutOf({128, 256}, {{0, 1}, {0, 2}, {0, 4}, {8, 0}, {16, 0}, {32, 0}, {64, 0}},
                   {{0, 8}, {0, 16}, {0, 32}, {0, 64}, {0, 128}}, {{1, 0}, {2, 0}, {4, 0}});
+}
+
+/// The plan whose pieces hold at most `limit` elements.
+ExchangePieces planAtMost(const LinearLayout &from, const LinearLayout &to, int64_t limit,
+                          PieceSplits splits) {
+  return planExchangePieces(from, to, [&](int64_t elements) { return elements <= limit; },
+                            splits);
 }
 
 /// Runs the exchange of `pieces` on the model and checks every register of
@@ -89,9 +97,8 @@ void expectExchanges(const LinearLayout &from, const LinearLayout &to,
 }
 
 TEST(ExchangePieces, AWholeTileThatFitsIsOnePiece) {
-  ExchangePieces pieces =
-      planExchangePieces(wgmmaAccumulator(), rowsOfRuns(), [](int64_t) { return true; },
-                         PieceSplits::RegistersThenThreads);
+  ExchangePieces pieces = planAtMost(wgmmaAccumulator(), rowsOfRuns(), INT64_MAX,
+                                     PieceSplits::RegistersThenThreads);
   EXPECT_EQ(pieces.count(), 1u);
   EXPECT_EQ(pieces.from, wgmmaAccumulator());
   expectExchanges(wgmmaAccumulator(), rowsOfRuns(), pieces);
@@ -99,9 +106,8 @@ TEST(ExchangePieces, AWholeTileThatFitsIsOnePiece) {
 
 TEST(ExchangePieces, AGemmEpilogueGoesThroughInHalvesOfRows) {
   // 128x256 bf16 (64 KiB) beside four 48 KiB stages of a pipelined loop.
-  ExchangePieces pieces = planExchangePieces(
-      wgmmaAccumulator(), rowsOfRuns(), [](int64_t elements) { return elements <= 17000; },
-      PieceSplits::RegistersThenThreads);
+  ExchangePieces pieces =
+      planAtMost(wgmmaAccumulator(), rowsOfRuns(), 17000, PieceSplits::RegistersThenThreads);
   ASSERT_EQ(pieces.count(), 2u);
   // Row bit 3 is a register bit of both layouts; the columns keep their runs.
   EXPECT_EQ(pieces.from.shape, (llvm::SmallVector<int64_t, 4>{64, 256}));
@@ -110,16 +116,12 @@ TEST(ExchangePieces, AGemmEpilogueGoesThroughInHalvesOfRows) {
 }
 
 TEST(ExchangePieces, SmallestPiecesSplitTheLastDimensionToo) {
-  ExchangePieces pieces =
-      planExchangePieces(wgmmaAccumulator(), rowsOfRuns(), [](int64_t) { return false; },
-                         PieceSplits::Registers);
+  ExchangePieces pieces = planAtMost(wgmmaAccumulator(), rowsOfRuns(), 0, PieceSplits::Registers);
   // Row bit 3, then column bit 0: the only register bits the layouts share.
   ASSERT_EQ(pieces.count(), 4u);
   EXPECT_EQ(pieces.from.shape, (llvm::SmallVector<int64_t, 4>{64, 128}));
   expectExchanges(wgmmaAccumulator(), rowsOfRuns(), pieces);
-  ExchangePieces back =
-      planExchangePieces(rowsOfRuns(), wgmmaAccumulator(), [](int64_t) { return false; },
-                         PieceSplits::Registers);
+  ExchangePieces back = planAtMost(rowsOfRuns(), wgmmaAccumulator(), 0, PieceSplits::Registers);
   ASSERT_EQ(back.count(), 4u);
   expectExchanges(rowsOfRuns(), wgmmaAccumulator(), back);
 }
@@ -133,14 +135,11 @@ TEST(ExchangePieces, RegisterCopiesAndThreeDimensions) {
                              {{0, 0, 1}, {0, 0, 2}, {0, 0, 4}, {0, 1, 0}, {0, 2, 0}}, {});
   for (int64_t limit : {256, 128, 64, 32}) {
     SCOPED_TRACE("at most " + std::to_string(limit) + " elements");
-    ExchangePieces pieces = planExchangePieces(
-        from, to, [&](int64_t elements) { return elements <= limit; }, PieceSplits::Registers);
+    ExchangePieces pieces = planAtMost(from, to, limit, PieceSplits::Registers);
     EXPECT_EQ(pieces.count(), unsigned(std::max<int64_t>(1, 256 / std::max<int64_t>(limit, 64))));
     expectExchanges(from, to, pieces);
     // Below 64 elements, a lane bit (row bit 0 or 1, column bit 2) splits.
-    ExchangePieces turns = planExchangePieces(
-        from, to, [&](int64_t elements) { return elements <= limit; },
-        PieceSplits::RegistersThenThreads);
+    ExchangePieces turns = planAtMost(from, to, limit, PieceSplits::RegistersThenThreads);
     EXPECT_EQ(turns.count(), unsigned(256 / limit));
     expectExchanges(from, to, turns);
   }
@@ -158,8 +157,8 @@ LinearLayout transposeColumns() {
 }
 
 TEST(ExchangePieces, LayoutsSharingNoRegisterBitStayWholeWhereOnlyRegistersSplit) {
-  ExchangePieces pieces = planExchangePieces(transposeRows(), transposeColumns(),
-                                             [](int64_t) { return false; }, PieceSplits::Registers);
+  ExchangePieces pieces =
+      planAtMost(transposeRows(), transposeColumns(), 0, PieceSplits::Registers);
   EXPECT_EQ(pieces.count(), 1u);
   expectExchanges(transposeRows(), transposeColumns(), pieces);
 }
@@ -170,9 +169,8 @@ TEST(ExchangePieces, ALaneBitMakesItsLanesTakeTurns) {
   // warp bit of one and a lane bit of the other): every thread stores half
   // its registers, then the lanes with bit 2 clear load, then those with it
   // set.
-  ExchangePieces pieces = planExchangePieces(
-      transposeRows(), transposeColumns(), [](int64_t elements) { return elements <= 512; },
-      PieceSplits::RegistersThenThreads);
+  ExchangePieces pieces =
+      planAtMost(transposeRows(), transposeColumns(), 512, PieceSplits::RegistersThenThreads);
   ASSERT_EQ(pieces.count(), 2u);
   EXPECT_EQ(pieces.from.shape, (llvm::SmallVector<int64_t, 4>{16, 32}));
   EXPECT_TRUE(pieces.fromThreads[0].empty() && pieces.fromThreads[1].empty());
@@ -191,9 +189,7 @@ TEST(ExchangePieces, ThreadSplitsGoDownToSmallPieces) {
     LinearLayout to = back ? transposeRows() : transposeColumns();
     for (int64_t limit : {256, 64, 16, 2}) {
       SCOPED_TRACE("at most " + std::to_string(limit) + " elements" + (back ? ", back" : ""));
-      ExchangePieces pieces = planExchangePieces(
-          from, to, [&](int64_t elements) { return elements <= limit; },
-          PieceSplits::RegistersThenThreads);
+      ExchangePieces pieces = planAtMost(from, to, limit, PieceSplits::RegistersThenThreads);
       EXPECT_EQ(pieces.elements(), limit);
       expectExchanges(from, to, pieces);
     }
@@ -209,13 +205,8 @@ TEST(ExchangePieces, AnEpilogueOfSixteenWarpsSplitsAlongWarpsAndRegisters) {
   LinearLayout rows = layoutOf({128, 128}, {{0, 1}, {0, 2}, {32, 0}, {64, 0}},
                                {{0, 4}, {0, 8}, {0, 16}, {0, 32}, {0, 64}, {1, 0}},
                                {{2, 0}, {4, 0}, {8, 0}, {16, 0}});
-  EXPECT_EQ(planExchangePieces(accumulator, rows, [](int64_t elements) { return elements <= 8192; },
-                               PieceSplits::Registers)
-                .count(),
-            1u);
-  ExchangePieces pieces = planExchangePieces(
-      accumulator, rows, [](int64_t elements) { return elements <= 8192; },
-      PieceSplits::RegistersThenThreads);
+  EXPECT_EQ(planAtMost(accumulator, rows, 8192, PieceSplits::Registers).count(), 1u);
+  ExchangePieces pieces = planAtMost(accumulator, rows, 8192, PieceSplits::RegistersThenThreads);
   ASSERT_EQ(pieces.count(), 2u);
   // Row bit 6: the accumulator's warp bit 3, a register bit of the rows.
   EXPECT_EQ(pieces.fromThreads[1], (llvm::SmallVector<ThreadBit>{{true, 3, true}}));

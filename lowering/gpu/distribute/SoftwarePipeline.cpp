@@ -142,30 +142,31 @@ static bool containsDot(scf::ForOp loop) {
 }
 
 Value PipelinedLoop::nextStage(OpBuilder &builder, Value stage) {
-  Value next = arith::AddIOp::create(builder, loc, stage, indexConstant(builder, loc, 1));
+  Value next = arith::AddIOp::create(builder, loc, stage, i32Constant(builder, loc, 1));
   if (llvm::isPowerOf2_32(stages))
-    return arith::AndIOp::create(builder, loc, next, indexConstant(builder, loc, stages - 1));
+    return arith::AndIOp::create(builder, loc, next, i32Constant(builder, loc, stages - 1));
   Value wraps = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, next,
-                                      indexConstant(builder, loc, stages));
-  return arith::SelectOp::create(builder, loc, wraps, indexConstant(builder, loc, 0), next);
+                                      i32Constant(builder, loc, stages));
+  return arith::SelectOp::create(builder, loc, wraps, i32Constant(builder, loc, 0), next);
 }
 
 Value PipelinedLoop::stageStart(OpBuilder &builder, const Ring &ring, Value stage) {
-  return arith::MulIOp::create(builder, loc, stage,
-                               indexConstant(builder, loc, ring.stageElements));
+  Value start =
+      arith::MulIOp::create(builder, loc, stage, i32Constant(builder, loc, ring.stageElements));
+  return arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), start);
 }
 
 Value PipelinedLoop::previousStage(OpBuilder &builder, Value stage) {
   Value first = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, stage,
-                                      indexConstant(builder, loc, 0));
+                                      i32Constant(builder, loc, 0));
   return arith::SelectOp::create(
-      builder, loc, first, indexConstant(builder, loc, stages - 1),
-      arith::SubIOp::create(builder, loc, stage, indexConstant(builder, loc, 1)));
+      builder, loc, first, i32Constant(builder, loc, stages - 1),
+      arith::SubIOp::create(builder, loc, stage, i32Constant(builder, loc, 1)));
 }
 
 Value PipelinedLoop::flipAtWrap(OpBuilder &builder, Value phase, Value next) {
   Value wraps = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, next,
-                                      indexConstant(builder, loc, 0));
+                                      i32Constant(builder, loc, 0));
   return arith::XOrIOp::create(builder, loc, phase,
                                arith::ExtUIOp::create(builder, loc, builder.getI32Type(), wraps));
 }
@@ -783,7 +784,7 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
         builder, loc, lowerBound,
         arith::MulIOp::create(builder, loc, step, ivConstant(builder, iteration)));
     FailureOr<SmallVector<Registers>> next =
-        copyAhead(builder, iv, state, indexConstant(builder, loc, iteration),
+        copyAhead(builder, iv, state, i32Constant(builder, loc, iteration),
                   isIteration(builder, lowerBound, iteration));
     if (failed(next))
       return failure();
@@ -798,8 +799,8 @@ FailureOr<bool> PipelinedLoop::lower(OpBuilder &builder) {
   SmallVector<Value> inits = k.flatRegisters(carriedInits);
   size_t carriedCount = inits.size();
   llvm::append_range(inits, flatten(state));
-  inits.push_back(indexConstant(builder, loc, 0));
-  inits.push_back(indexConstant(builder, loc, ahead % stages));
+  inits.push_back(i32Constant(builder, loc, 0));
+  inits.push_back(i32Constant(builder, loc, ahead % stages));
   // The phase of the read stage's mbarrier, which flips each time the reads
   // wrap around the ring.
   if (barriers)

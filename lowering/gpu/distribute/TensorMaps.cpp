@@ -17,13 +17,17 @@ Value i32Of(OpBuilder &builder, Location loc, Value index) {
   return arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), index);
 }
 
+/// The shared address (i32) of `buffer`'s first element.
+Value bufferAddress(OpBuilder &builder, Location loc, Value buffer) {
+  return i32Of(builder, loc, memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer));
+}
+
 /// The shared address (i32) of `operand`'s first element.
 Value sharedAddress(OpBuilder &builder, Location loc, const SharedOperand &operand,
                     int64_t elementBytes) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, operand.buffer);
-  Value first = arith::MulIOp::create(builder, loc, operand.start,
-                                      indexConstant(builder, loc, elementBytes));
-  return i32Of(builder, loc, arith::AddIOp::create(builder, loc, base, first));
+  Value first = arith::MulIOp::create(builder, loc, i32Of(builder, loc, operand.start),
+                                      i32Constant(builder, loc, elementBytes));
+  return arith::AddIOp::create(builder, loc, bufferAddress(builder, loc, operand.buffer), first);
 }
 
 /// The kernel's tensor-map parameter for `recipe`, appended on first use:
@@ -195,14 +199,15 @@ FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *us
 }
 
 Value StageBarriers::address(OpBuilder &builder, Location loc, Value stage) const {
-  return sharedAddress(builder, loc, {buffer, stage}, kBarrierBytes);
+  Value offset = arith::MulIOp::create(builder, loc, stage, i32Constant(builder, loc, kBarrierBytes));
+  return arith::AddIOp::create(builder, loc, bufferAddress(builder, loc, buffer), offset);
 }
 
 void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location loc,
                                ValueRange tensorMaps) const {
   scf::IfOp::create(builder, loc, k.thread.isFirstThread(), [&](OpBuilder &then, Location loc) {
     for (unsigned stage = 0; stage < stages; ++stage)
-      inlinePtx(then, loc, {}, {address(then, loc, indexConstant(then, loc, stage))},
+      inlinePtx(then, loc, {}, {address(then, loc, i32Constant(then, loc, stage))},
                 "mbarrier.init.shared::cta.b64 [$0], " + std::to_string(arrivals) + ";", "r");
     inlinePtx(then, loc, {}, {}, "fence.mbarrier_init.release.cluster;", "");
     for (Value map : tensorMaps)
@@ -242,7 +247,7 @@ void StageBarriers::wait(OpBuilder &builder, Location loc, Value stage, Value ph
 void StageBarriers::invalidate(KernelLowering &k, OpBuilder &builder, Location loc) const {
   scf::IfOp::create(builder, loc, k.thread.isFirstThread(), [&](OpBuilder &then, Location loc) {
     for (unsigned stage = 0; stage < stages; ++stage)
-      inlinePtx(then, loc, {}, {address(then, loc, indexConstant(then, loc, stage))},
+      inlinePtx(then, loc, {}, {address(then, loc, i32Constant(then, loc, stage))},
                 "mbarrier.inval.shared::cta.b64 [$0];", "r");
     scf::YieldOp::create(then, loc);
   });

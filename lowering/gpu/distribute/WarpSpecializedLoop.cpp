@@ -183,7 +183,7 @@ LogicalResult PipelinedLoop::produce(OpBuilder &builder, const StageBarriers &fu
   for (unsigned arg : analysis.recurrence)
     state.push_back(k.registers(loop.getInitArgs()[arg]));
   SmallVector<Value> inits = flatten(state);
-  inits.push_back(indexConstant(builder, loc, 0));
+  inits.push_back(i32Constant(builder, loc, 0));
   inits.push_back(i32Constant(builder, loc, 1));
   // The address ops are lowered here for the producer alone; the consumers
   // lower those they need again.
@@ -217,7 +217,7 @@ FailureOr<SmallVector<Value>> PipelinedLoop::consume(OpBuilder &builder,
                                                      const StageBarriers &empty) {
   SmallVector<Value> inits = k.flatRegisters(carriedInits);
   size_t carriedCount = inits.size();
-  inits.push_back(indexConstant(builder, loc, 0));
+  inits.push_back(i32Constant(builder, loc, 0));
   inits.push_back(i32Constant(builder, loc, 0));
   scf::IfOp runs = openIfLoopRuns(builder, inits);
   k.overlap(overlapped, WhileDotRuns());

@@ -20,7 +20,7 @@
 // CP: nvvm.cp.async.commit.group
 // CP: nvgpu.device_async_copy %arg0[%{{.*}}], %[[RING]][%{{.*}}]
 // CP: nvvm.cp.async.commit.group
-// CP: scf.for %{{.*}} iter_args(%[[READ:.*]] = %{{.*}}, %[[WRITE:.*]] = %{{.*}}) -> (index, index)
+// CP: scf.for %{{.*}} iter_args(%[[READ:.*]] = %{{.*}}, %[[WRITE:.*]] = %{{.*}}) -> (i32, i32)
 // CP-NEXT: nvvm.cp.async.wait.group 1
 // CP-NOT: gpu.barrier
 // CP: vector.load %[[RING]]
@@ -32,7 +32,7 @@
 
 // SYNC-LABEL: gpu.func @centered_rows
 // SYNC-SAME: "{{.*}}: 2 stages (num_stages 3), copies 2 iterations ahead by loads and shared stores (1 load read back into registers)"
-// SYNC: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (index, index)
+// SYNC: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (i32, i32)
 // SYNC-NOT: gpu.barrier
 // SYNC: memref.load %[[RING:.*]][%{{.*}}] : memref<512xf32, #gpu.address_space<workgroup>>
 // SYNC-NOT: gpu.barrier
@@ -40,7 +40,7 @@
 // SYNC: memref.store %{{.*}}, %[[RING]]
 
 // The ring is free for other users once every thread is past the loop.
-// CHECK: scf.yield %{{.*}}, %{{.*}} : index, index
+// CHECK: scf.yield %{{.*}}, %{{.*}} : i32, i32
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 

@@ -51,7 +51,7 @@ tile.func @ws_gemm(%a: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %M: i32, 
 // CHECK-NOT: setmaxnreg
 // CHECK-NEXT: %[[ISSUER:.*]] = arith.cmpi eq, %[[WARP]], %c4_i32 : i32
 // CHECK-NEXT: scf.if %[[ISSUER]] {
-// CHECK-NEXT: scf.for {{.*}} iter_args(%[[STAGE:.*]] = %c0, %[[PHASE:.*]] = %c1_i32) -> (index, i32)
+// CHECK-NEXT: scf.for {{.*}} iter_args(%[[STAGE:.*]] = %c0_i32, %[[PHASE:.*]] = %c1_i32) -> (i32, i32)
 // CHECK: mbarrier.try_wait.parity{{.*}}, "r,r" %{{.*}}, %[[PHASE]]
 // 64x64 (A) + 2x64x64 (B) bf16, announced and copied by the producer alone:
 // CHECK: mbarrier.arrive.expect_tx{{.*}}, "r,r,r" %{{.*}}, %c24576_i32, %c1_i32

@@ -87,7 +87,7 @@ tile.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %l
 // The loop carries the accumulator (32 registers), the pointers two
 // iterations ahead (16 + 16 offsets) and the stages it reads (from 0) and
 // writes (from 2); not the current pointers.
-// CUDA: scf.for %[[IV:.*]] = %c0_i32 to %arg6 step %c32_i32 iter_args({{.*}}, %[[READ:.*]] = %c0, %[[WRITE:.*]] = %c2) -> ([[F32S:(f32, ){31}]]f32, [[INDICES:(index, ){33}]]index) : i32 {
+// CUDA: scf.for %[[IV:.*]] = %c0_i32 to %arg6 step %c32_i32 iter_args({{.*}}, %[[READ:.*]] = %c0_i32, %[[WRITE:.*]] = %c2_i32) -> ([[F32S:(f32, ){31}]]f32, [[INDICES:(index, ){31}]]index, i32, i32) : i32 {
 // CUDA-NEXT: nvvm.cp.async.wait.group 1
 // CUDA-NEXT: gpu.barrier
 // Iteration t + 2 goes to the stage written.
@@ -100,10 +100,10 @@ tile.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %l
 // CUDA: nvvm.mma.sync
 // CUDA-NOT: gpu.barrier
 // Both stages move on by one, wrapping after 3 (no remainder of a count).
-// CUDA: %[[R1:.*]] = arith.addi %[[READ]], %c1 : index
-// CUDA-NEXT: %[[RW:.*]] = arith.cmpi eq, %[[R1]], %c3 : index
-// CUDA-NEXT: arith.select %[[RW]], %c0, %[[R1]] : index
-// CUDA-NEXT: %[[W1:.*]] = arith.addi %[[WRITE]], %c1 : index
+// CUDA: %[[R1:.*]] = arith.addi %[[READ]], %c1_i32 : i32
+// CUDA-NEXT: %[[RW:.*]] = arith.cmpi eq, %[[R1]], %c3_i32 : i32
+// CUDA-NEXT: arith.select %[[RW]], %c0_i32, %[[R1]] : i32
+// CUDA-NEXT: %[[W1:.*]] = arith.addi %[[WRITE]], %c1_i32 : i32
 // CUDA-NOT: arith.remui
 // CUDA: scf.yield
 // CUDA-NEXT: }
@@ -254,7 +254,7 @@ tile.func @descriptors(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32
 // CUDA: nvgpu.device_async_copy %arg0
 // CUDA: nvgpu.device_async_copy %arg1
 // CUDA: nvvm.cp.async.commit.group
-// CUDA: scf.for %{{.*}} iter_args({{.*}}) -> ([[ACC:(f32, ){7}]]f32, index, index) : i32 {
+// CUDA: scf.for %{{.*}} iter_args({{.*}}) -> ([[ACC:(f32, ){7}]]f32, i32, i32) : i32 {
 // CUDA-NEXT: nvvm.cp.async.wait.group 1
 // CUDA: nvgpu.device_async_copy %arg0
 // CUDA: nvgpu.device_async_copy %arg1

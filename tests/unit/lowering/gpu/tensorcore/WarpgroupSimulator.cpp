@@ -286,7 +286,7 @@ private:
   llvm::Error step(Operation &op) {
     return llvm::TypeSwitch<Operation *, llvm::Error>(&op)
         .Case<arith::ConstantOp>([&](arith::ConstantOp c) { return constant(c); })
-        .Case<arith::IndexCastOp, arith::IndexCastUIOp>([&](Operation *cast) {
+        .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp>([&](Operation *cast) {
           Value from = cast->getOperand(0);
           for (unsigned t = 0; t < kWarpgroupThreads; ++t) {
             uint64_t bits = get(from, t).bits;

@@ -242,12 +242,44 @@ struct SwizzledOperand {
   /// the stride byte offset steps between groups of 8 lines; the leading one
   /// between panels, which only an MN-major instruction tile spans several of
   /// (a K-major one reads 32 bytes of K, inside one panel, and ignores it).
-  uint64_t descriptorFields(bool mnMajor) const {
-    uint64_t leading = mnMajor ? panelBytes() >> kDescriptorUnitBits : 1;
-    uint64_t stride = (kCoreMatrixRows * swizzleBytes) >> kDescriptorUnitBits;
-    uint64_t mode = static_cast<uint64_t>(swizzleMode(swizzleBytes));
-    return leading << 16 | stride << 32 | mode << 62;
+  /// The leading offset is in the low word, beside the start address; the
+  /// stride and the swizzle mode make the high word.
+  uint32_t leadingField(bool mnMajor) const {
+    uint32_t leading = mnMajor ? panelBytes() >> kDescriptorUnitBits : 1;
+    return leading << 16;
   }
+  uint32_t highWord() const {
+    uint32_t stride = (kCoreMatrixRows * swizzleBytes) >> kDescriptorUnitBits;
+    uint32_t mode = static_cast<uint32_t>(swizzleMode(swizzleBytes));
+    return stride | mode << 30;
+  }
+};
+
+/// The matrix descriptors of one operand in shared memory, which differ
+/// only in their start address: the low word of the first, in 32 bits, and
+/// the constant high word. A step adds to the low word alone, in 32 bits: no
+/// carry leaves the start-address field, whose 14 bits hold every address
+/// of the 256 KiB shared window.
+struct OperandDescriptors {
+  OperandDescriptors(OpBuilder &builder, Location loc, Value firstLow, uint32_t high)
+      : firstLow(firstLow), high(high), first(withHighWord(builder, loc, firstLow)) {}
+  /// The i64 descriptor of the matrix `bytes` after the first.
+  Value at(OpBuilder &builder, Location loc, int64_t bytes) const {
+    int64_t units = bytes >> kDescriptorUnitBits;
+    return units == 0 ? first : withHighWord(builder, loc, add(builder, loc, firstLow, units));
+  }
+
+private:
+  Value withHighWord(OpBuilder &builder, Location loc, Value low) const {
+    Type i64 = builder.getI64Type();
+    return builder.createOrFold<arith::OrIOp>(
+        loc, builder.createOrFold<arith::ExtUIOp>(loc, i64, low),
+        constant(builder, loc, i64, static_cast<int64_t>(uint64_t(high) << 32)));
+  }
+
+  Value firstLow;
+  uint32_t high;
+  Value first;
 };
 
 class WgmmaDot final : public TensorCoreDot {
@@ -378,10 +410,11 @@ private:
   };
   WarpgroupPlace warpgroupPlace(OpBuilder &builder, Location loc, Value warp) const;
 
-  /// The descriptor of `stored`, placed at `shared`, starting `offsetBytes`
-  /// bytes in (a runtime value).
-  Value descriptor(OpBuilder &builder, Location loc, const SharedOperand &shared,
-                   const SwizzledOperand &stored, bool mnMajor, Value offsetBytes) const;
+  /// The descriptors of `stored`, placed at `shared`, the first starting
+  /// `offsetBytes` bytes in (a runtime value).
+  OperandDescriptors descriptors(OpBuilder &builder, Location loc, const SharedOperand &shared,
+                                 const SwizzledOperand &stored, bool mnMajor,
+                                 Value offsetBytes) const;
   /// Byte offset of B's sub-matrix at (k, n) before swizzling.
   int64_t bOffset(int64_t k, int64_t n) const {
     return plan.bNMajor ? b.byteOffset(k, n) : b.byteOffset(n, k);
@@ -428,8 +461,9 @@ private:
   SwizzledOperand a, b;
 };
 
-Value WgmmaDot::descriptor(OpBuilder &builder, Location loc, const SharedOperand &shared,
-                          const SwizzledOperand &stored, bool mnMajor, Value offsetBytes) const {
+OperandDescriptors WgmmaDot::descriptors(OpBuilder &builder, Location loc,
+                                         const SharedOperand &shared, const SwizzledOperand &stored,
+                                         bool mnMajor, Value offsetBytes) const {
   // The start address field is bits 4..17 of the shared address, which
   // 32-bit arithmetic gives: in 64 bits each of a loop's descriptors costs
   // a carry and a funnel shift more.
@@ -438,20 +472,13 @@ Value WgmmaDot::descriptor(OpBuilder &builder, Location loc, const SharedOperand
     return builder.createOrFold<arith::IndexCastUIOp>(loc, i32, index);
   };
   Value base = toI32(memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, shared.buffer));
-  Value firstByte = builder.createOrFold<arith::MulIOp>(
-      loc, toI32(shared.start), constant(builder, loc, i32, stored.elementBytes));
-  Value start = builder.createOrFold<arith::AddIOp>(
-      loc, builder.createOrFold<arith::AddIOp>(loc, base, firstByte), toI32(offsetBytes));
-  Value field = builder.createOrFold<arith::AndIOp>(
-      loc,
-      builder.createOrFold<arith::ShRUIOp>(loc, start,
-                                           constant(builder, loc, i32, kDescriptorUnitBits)),
-      constant(builder, loc, i32, kStartAddressMask));
-  Type i64 = builder.getI64Type();
-  Value address = arith::ExtUIOp::create(builder, loc, i64, field);
-  return arith::OrIOp::create(
-      builder, loc, address,
-      constant(builder, loc, i64, static_cast<int64_t>(stored.descriptorFields(mnMajor))));
+  Value firstByte = mul(builder, loc, toI32(shared.start), stored.elementBytes);
+  Value start = add(builder, loc, add(builder, loc, base, firstByte), toI32(offsetBytes));
+  Value field =
+      bitAnd(builder, loc, shiftRight(builder, loc, start, kDescriptorUnitBits), kStartAddressMask);
+  Value low = builder.createOrFold<arith::OrIOp>(
+      loc, field, constant(builder, loc, i32, stored.leadingField(mnMajor)));
+  return OperandDescriptors(builder, loc, low, stored.highWord());
 }
 
 LLVM::LLVMStructType WgmmaDot::tileType(MLIRContext *context) const {
@@ -498,10 +525,12 @@ FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, 
                                               const WhileDotRuns &whileRunning) const {
   orderOperandStores(builder, loc, aShared, bShared);
   WarpgroupPlace place = warpgroupPlace(builder, loc, warp);
-  Value aFirst = descriptor(builder, loc, aShared, a, /*mnMajor=*/false,
-                            mul(builder, loc, place.row, a.byteOffset(warpgroupTileM(), 0)));
-  Value bFirst = descriptor(builder, loc, bShared, b, plan.bNMajor,
-                            mul(builder, loc, place.col, bOffset(0, warpgroupTileN())));
+  OperandDescriptors aDescriptors =
+      descriptors(builder, loc, aShared, a, /*mnMajor=*/false,
+                  mul(builder, loc, place.row, a.byteOffset(warpgroupTileM(), 0)));
+  OperandDescriptors bDescriptors =
+      descriptors(builder, loc, bShared, b, plan.bNMajor,
+                  mul(builder, loc, place.col, bOffset(0, warpgroupTileN())));
 
   bool fromZeros = startsFromZeros(acc);
   int64_t tiles = plan.tilesM * plan.tilesN;
@@ -517,10 +546,8 @@ FailureOr<SmallVector<Value>> WgmmaDot::issue(OpBuilder &builder, Location loc, 
       for (int64_t tm = 0; tm < plan.tilesM; ++tm)
         for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
           int64_t k = step * instruction.k;
-          Value aDescriptor =
-              add(builder, loc, aFirst, a.byteOffset(tm * kTileM, k) >> kDescriptorUnitBits);
-          Value bDescriptor = add(builder, loc, bFirst,
-                                  bOffset(k, tn * plan.instructionN) >> kDescriptorUnitBits);
+          Value aDescriptor = aDescriptors.at(builder, loc, a.byteOffset(tm * kTileM, k));
+          Value bDescriptor = bDescriptors.at(builder, loc, bOffset(k, tn * plan.instructionN));
           Value &tile = tileValues[tn + plan.tilesN * tm];
           // A row-major (K-major); B column-major (K-major) or, transposed,
           // row-major (N-major).
@@ -722,8 +749,9 @@ FailureOr<SmallVector<Value>> WgmmaDot::issueSwapped(OpBuilder &builder, Locatio
                                                      const WhileDotRuns &whileRunning) const {
   orderOperandStores(builder, loc, aShared, bShared);
   WarpgroupPlace place = warpgroupPlace(builder, loc, warp);
-  Value bFirst = descriptor(builder, loc, aShared, a, /*mnMajor=*/false,
-                            mul(builder, loc, place.col, a.byteOffset(warpgroupTileN(), 0)));
+  OperandDescriptors bDescriptors =
+      descriptors(builder, loc, aShared, a, /*mnMajor=*/false,
+                  mul(builder, loc, place.col, a.byteOffset(warpgroupTileN(), 0)));
   SmallVector<Value> bases = swappedFragmentBases(builder, loc, lane, place, bShared);
 
   bool fromZeros = startsFromZeros(acc);
@@ -745,8 +773,8 @@ FailureOr<SmallVector<Value>> WgmmaDot::issueSwapped(OpBuilder &builder, Locatio
       for (int64_t tm = 0; tm < plan.tilesM; ++tm)
         for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
           int64_t k = step * instruction.k;
-          Value bDescriptor = add(builder, loc, bFirst,
-                                  a.byteOffset(tn * plan.instructionN, k) >> kDescriptorUnitBits);
+          Value bDescriptor =
+              bDescriptors.at(builder, loc, a.byteOffset(tn * plan.instructionN, k));
           ValueRange stepFragments = ValueRange(fragments).slice(
               ((step - first) * plan.tilesM + tm) * kFragmentRegisters, kFragmentRegisters);
           SmallVector<Value> &tile = tiles[tn + plan.tilesN * tm];
@@ -793,8 +821,9 @@ SmallVector<Value> WgmmaDot::emitWithRegisterA(OpBuilder &builder, Location loc,
   SharedOperand inRegisters{Value(), Value(), /*ready=*/true};
   orderOperandStores(builder, loc, inRegisters, bShared);
   WarpgroupPlace place = warpgroupPlace(builder, loc, warp);
-  Value bFirst = descriptor(builder, loc, bShared, b, plan.bNMajor,
-                            mul(builder, loc, place.col, bOffset(0, warpgroupTileN())));
+  OperandDescriptors bDescriptors =
+      descriptors(builder, loc, bShared, b, plan.bNMajor,
+                  mul(builder, loc, place.col, bOffset(0, warpgroupTileN())));
   bool fromZeros = startsFromZeros(acc);
   SmallVector<SmallVector<Value>> tiles = accumulatorTiles(builder, loc, acc, fromZeros);
   // wgmma.fence follows every ordinary write of the registers a wgmma reads:
@@ -804,8 +833,7 @@ SmallVector<Value> WgmmaDot::emitWithRegisterA(OpBuilder &builder, Location loc,
     for (int64_t tm = 0; tm < plan.tilesM; ++tm)
       for (int64_t tn = 0; tn < plan.tilesN; ++tn) {
         int64_t k = step * instruction.k;
-        Value bDescriptor = add(builder, loc, bFirst,
-                                bOffset(k, tn * plan.instructionN) >> kDescriptorUnitBits);
+        Value bDescriptor = bDescriptors.at(builder, loc, bOffset(k, tn * plan.instructionN));
         SmallVector<Value> &tile = tiles[tn + plan.tilesN * tm];
         tile = registerAWgmma(builder, loc, tile, fragments[step * plan.tilesM + tm], bDescriptor,
                               /*accumulate=*/!(fromZeros && step == 0));

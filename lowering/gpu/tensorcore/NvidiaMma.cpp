@@ -171,9 +171,11 @@ private:
   };
   LaneCoordinates laneCoordinates(OpBuilder &builder, Location loc, Value lane,
                                   Value warp) const;
+  /// The matrices whose lanes address row `row + rows` (`rows` a constant)
+  /// and chunk `chunk`.
   SmallVector<Value> loadMatrices(OpBuilder &builder, Location loc, const SharedOperand &shared,
-                                  const SwizzledMatrix &matrix, Value row, Value chunk,
-                                  int64_t count, bool transpose) const;
+                                  const SwizzledMatrix &matrix, Value row, int64_t rows,
+                                  Value chunk, int64_t count, bool transpose) const;
   AFragment loadA(OpBuilder &builder, Location loc, const SharedOperand &shared,
                   const LaneCoordinates &lane,
                   int64_t step, int64_t tm) const;
@@ -242,14 +244,20 @@ MmaSyncDot::LaneCoordinates MmaSyncDot::laneCoordinates(OpBuilder &builder, Loca
 // 16-byte half of the instruction's K.
 SmallVector<Value> MmaSyncDot::loadMatrices(OpBuilder &builder, Location loc,
                                             const SharedOperand &shared,
-                                            const SwizzledMatrix &matrix, Value row, Value chunk,
-                                            int64_t count, bool transpose) const {
+                                            const SwizzledMatrix &matrix, Value row, int64_t rows,
+                                            Value chunk, int64_t count, bool transpose) const {
   // The buffer's own type: fp8 A and B may differ.
   Type element = cast<MemRefType>(shared.buffer.getType()).getElementType();
   int64_t perRegister = 32 / element.getIntOrFloatBitWidth();
   auto type = VectorType::get({count, perRegister}, element);
-  Value start = arith::AddIOp::create(builder, loc, shared.start,
-                                      matrix.chunkStart(builder, loc, row, chunk));
+  // Whole swizzle periods of rows move every chunk by the same number of
+  // elements: added last, they become the ldmatrix's immediate offset, and
+  // the instruction tiles of a step share one address.
+  int64_t periods = rows / matrix.periodRows();
+  Value swizzled = matrix.chunkStart(
+      builder, loc, add(builder, loc, row, rows - periods * matrix.periodRows()), chunk);
+  Value start = add(builder, loc, arith::AddIOp::create(builder, loc, shared.start, swizzled),
+                    periods * matrix.periodRows() * matrix.cols);
   Value loaded = nvgpu::LdMatrixOp::create(builder, loc, type, shared.buffer, ValueRange{start},
                                            transpose, static_cast<uint32_t>(count));
   // mma.sync takes f16 pairs as vector<2xf16> and every other type as i32.
@@ -272,9 +280,10 @@ MmaSyncDot::AFragment MmaSyncDot::loadA(OpBuilder &builder, Location loc,
                                         int64_t tm) const {
   // Matrix j covers rows 8 * (j % 2) and chunk j / 2 of the step: registers
   // a0a1 (rows 0-7, low k), a2a3 (rows 8-15), a4a5, a6a7 (high k) in order.
-  Value row = add(builder, loc, add(builder, loc, lane.rowBaseA, tm * kTileM), lane.low16);
+  Value row = add(builder, loc, lane.rowBaseA, lane.low16);
   Value chunk = add(builder, loc, lane.high, step * kChunksPerStep);
-  SmallVector<Value> regs = loadMatrices(builder, loc, shared, a, row, chunk, 4, false);
+  SmallVector<Value> regs =
+      loadMatrices(builder, loc, shared, a, row, tm * kTileM, chunk, 4, /*transpose=*/false);
   return {regs[0], regs[1], regs[2], regs[3]};
 }
 
@@ -291,21 +300,24 @@ SmallVector<MmaSyncDot::BFragment, 2> MmaSyncDot::loadB(OpBuilder &builder, Loca
     return fragments;
   }
   Value row, chunk;
+  int64_t rows;
   if (plan.bKContiguous) {
     // Stored [N, K]: matrix j is n rows 8 * (j / 2) and chunk j % 2 of the step.
-    row = add(builder, loc, add(builder, loc, lane.rowOrChunkBaseB, tn * kTileN), lane.low8);
+    row = add(builder, loc, lane.rowOrChunkBaseB, lane.low8);
+    rows = tn * kTileN;
     if (pair)
       row = add(builder, loc, row, mul(builder, loc, lane.high, kTileN));
     chunk = add(builder, loc, lane.bit3, step * kChunksPerStep);
   } else {
     // Stored [K, N] and transposed by ldmatrix: matrix j is k rows 8 * (j % 2)
     // of the step and n chunk (instruction column) j / 2.
-    row = add(builder, loc, lane.low16, step * instruction.k);
+    row = lane.low16;
+    rows = step * instruction.k;
     chunk = add(builder, loc, lane.rowOrChunkBaseB, tn);
     if (pair)
       chunk = add(builder, loc, chunk, lane.high);
   }
-  SmallVector<Value> regs = loadMatrices(builder, loc, shared, b, row, chunk, count,
+  SmallVector<Value> regs = loadMatrices(builder, loc, shared, b, row, rows, chunk, count,
                                          /*transpose=*/!plan.bKContiguous);
   SmallVector<BFragment, 2> fragments;
   for (int64_t i = 0; i < count; i += 2)

@@ -85,6 +85,9 @@ struct SwizzledMatrix {
   int64_t chunkElements = 0, rowsPerPhase = 1, phases = 1;
 
   static SwizzledMatrix get(int64_t rows, int64_t cols, unsigned elementBytes);
+  /// Rows after which the swizzle repeats: row r + periodRows() holds its
+  /// chunks where row r does, periodRows() * cols elements on.
+  int64_t periodRows() const { return rowsPerPhase * phases; }
   /// Index of the first element of chunk `chunk` of row `row` (index values).
   mlir::Value chunkStart(mlir::OpBuilder &builder, mlir::Location loc, mlir::Value row,
                          mlir::Value chunk) const;

@@ -230,8 +230,8 @@ private:
   /// i1: `iv + stepsAhead * step` is still an iteration of the loop.
   mlir::Value isIteration(mlir::OpBuilder &builder, mlir::Value iv, int64_t stepsAhead);
   /// The stage after `stage`, wrapping around the ring. Stages are i32
-  /// counters: as `index` they are 64-bit on NVPTX, and each step of a ring
-  /// costs a carry, an extended compare and two selects.
+  /// counters: `index` is 64-bit on NVPTX, where each step of a ring would
+  /// cost a carry, an extended compare and two selects more.
   mlir::Value nextStage(mlir::OpBuilder &builder, mlir::Value stage);
   /// The stage before `stage`, wrapping around the ring.
   mlir::Value previousStage(mlir::OpBuilder &builder, mlir::Value stage);

@@ -199,7 +199,8 @@ FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *us
 }
 
 Value StageBarriers::address(OpBuilder &builder, Location loc, Value stage) const {
-  Value offset = arith::MulIOp::create(builder, loc, stage, i32Constant(builder, loc, kBarrierBytes));
+  Value offset =
+      arith::MulIOp::create(builder, loc, stage, i32Constant(builder, loc, kBarrierBytes));
   return arith::AddIOp::create(builder, loc, bufferAddress(builder, loc, buffer), offset);
 }
 

@@ -96,7 +96,11 @@ tile.func @matmul(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %l
 // CUDA: nvvm.cp.async.commit.group
 // The dot reads its stage with no store of its own and no barrier after.
 // CUDA-NOT: gpu.barrier
-// CUDA: nvgpu.ldmatrix %[[A]]
+// CUDA: nvgpu.ldmatrix %[[A]][%[[A0:[0-9]+]]]
+// The warp's second M tile is 16 rows on, whole periods of the swizzle: the
+// first tile's address plus a constant (the ldmatrix's immediate offset).
+// CUDA: %[[A1:.*]] = arith.addi %[[A0]], %c512 : index
+// CUDA-NEXT: nvgpu.ldmatrix %[[A]][%[[A1]]]
 // CUDA: nvvm.mma.sync
 // CUDA-NOT: gpu.barrier
 // Both stages move on by one, wrapping after 3 (no remainder of a count).
@@ -382,7 +386,18 @@ tile.func @transposed_b(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %c: !tile.ptr<
 // WGMMA-NEXT: gpu.barrier
 // WGMMA-NOT: nvgpu.device_async_copy
 // WGMMA-NOT: nvvm.fence.proxy
-// WGMMA: nvvm.wgmma.mma_async
+// A's descriptors: the stage's start (an i32 counter) and the start-address
+// field in 32 bits, the stride and swizzle high word a constant; the next K
+// step adds 32 bytes (2 units) to the low word alone.
+// WGMMA: arith.muli %{{.*}}, %c4096_i32 : i32
+// WGMMA: %[[FIELD:.*]] = arith.andi %{{.*}}, %c16383_i32 : i32
+// WGMMA-NEXT: %[[LOW:.*]] = arith.ori %[[FIELD]], %c65536_i32 : i32
+// WGMMA-NEXT: %[[WIDE:.*]] = arith.extui %[[LOW]] : i32 to i64
+// WGMMA-NEXT: %[[FIRST:.*]] = arith.ori %[[WIDE]], %[[HIGH:.*]] : i64
+// WGMMA: nvvm.wgmma.mma_async %[[FIRST]]
+// WGMMA-NEXT: %[[NEXT:.*]] = arith.addi %[[LOW]], %c2_i32 : i32
+// WGMMA-NEXT: %[[NEXTWIDE:.*]] = arith.extui %[[NEXT]] : i32 to i64
+// WGMMA-NEXT: arith.ori %[[NEXTWIDE]], %[[HIGH]] : i64
 // WGMMA: nvvm.wgmma.commit.group.sync.aligned
 // The copies go out while the dot runs, before it waits for the one before.
 // WGMMA-NOT: gpu.barrier

@@ -41,6 +41,14 @@ int64_t log2Exact(int64_t value) { return llvm::Log2_64(static_cast<uint64_t>(va
 
 } // namespace
 
+int64_t LinearLayout::threadBits(unsigned dim) const {
+  int64_t bits = 0;
+  for (llvm::ArrayRef<Basis> bases : {llvm::ArrayRef(lanes), llvm::ArrayRef(warps)})
+    for (const Basis &basis : bases)
+      bits |= basis[dim];
+  return bits;
+}
+
 Basis LinearLayout::coordinates(unsigned reg, unsigned lane, unsigned warp) const {
   Basis coords(rank(), 0);
   xorBasesOf(coords, registers, reg);

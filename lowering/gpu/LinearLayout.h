@@ -51,6 +51,8 @@ struct LinearLayout {
   /// The part of the coordinates contributed by the register index alone
   /// (coordinates(reg, 0, 0)): a compile-time constant per register.
   Basis registerOffset(unsigned reg) const { return coordinates(reg, 0, 0); }
+  /// The bits of dimension `dim` that some lane or warp basis moves along.
+  int64_t threadBits(unsigned dim) const;
 
   /// Every basis vector has rank() entries, each entry is below the shape's
   /// extent and every extent is a power of two; the non-zero bases together

@@ -223,8 +223,8 @@ LogicalResult lowerMakeRange(KernelLowering &k, tile::MakeRangeOp op, OpBuilder 
   Value start = arith::ConstantIntOp::create(builder, loc, op.getStart(), 32);
   Registers regs;
   for (unsigned reg = 0; reg < layout->numRegisters(); ++reg)
-    regs.push_back(arith::AddIOp::create(builder, loc, start,
-                                         k.thread.coordinate(builder, loc, *layout, reg, 0)));
+    regs.push_back(builder.createOrFold<arith::AddIOp>(
+        loc, start, k.thread.coordinate(builder, loc, *layout, reg, 0)));
   k.map(op, std::move(regs));
   return success();
 }
@@ -293,6 +293,59 @@ Value lowerTileElementwise(Operation *op, OpBuilder &builder, ArrayRef<Value> op
   return arith::DivFOp::create(builder, loc, operands[0], operands[1]);
 }
 
+std::optional<APInt> constantOf(Value value) {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return constant;
+  return std::nullopt;
+}
+
+/// The register of an integer `op` (add or multiply) with a constant term
+/// of its operands moved outermost: (x + c) * k as x * k + c * k, (x + c) + y
+/// as (x + y) + c; null where no operand is such a sum. A tile's registers
+/// differ by constants (a range's register r is its thread part plus r's
+/// offset), and so do the addresses built from them. Written innermost, the
+/// constant is lost to LLVM, which turns `x + c` into `x | c` (their bits are
+/// apart) and moves no constant through that; outermost, it reaches each
+/// access as an immediate offset from one address, where attention's copies
+/// otherwise computed an address per register.
+Value withConstantOutermost(Operation *op, OpBuilder &builder, ArrayRef<Value> operands) {
+  if (!isa<arith::MulIOp, arith::AddIOp>(op) || operands.size() != 2 ||
+      !operands[0].getType().isIntOrIndex())
+    return {};
+  Location loc = op->getLoc();
+  Type type = operands[0].getType();
+  auto constant = [&](const APInt &value) -> Value {
+    return arith::ConstantOp::create(builder, loc, builder.getIntegerAttr(type, value));
+  };
+  for (int side = 0; side < 2; ++side) {
+    auto sum = operands[side].getDefiningOp<arith::AddIOp>();
+    Value other = operands[1 - side];
+    if (!sum)
+      continue;
+    Value variable = sum.getLhs();
+    std::optional<APInt> term = constantOf(sum.getRhs());
+    if (!term) {
+      variable = sum.getRhs();
+      term = constantOf(sum.getLhs());
+    }
+    if (!term)
+      continue;
+    std::optional<APInt> otherConstant = constantOf(other);
+    if (isa<arith::MulIOp>(op)) {
+      if (!otherConstant)
+        continue;
+      Value scaled = arith::MulIOp::create(builder, loc, variable, other);
+      return arith::AddIOp::create(builder, loc, scaled, constant(*term * *otherConstant));
+    }
+    if (otherConstant)
+      continue;
+    Value variables = arith::AddIOp::create(builder, loc, variable, other);
+    return arith::AddIOp::create(builder, loc, variables, constant(*term));
+  }
+  return {};
+}
+
 LogicalResult lowerElementwise(KernelLowering &k, Operation *op, OpBuilder &builder) {
   if (op->getNumRegions() != 0 || op->getNumResults() == 0)
     return k.unsupported(op, "this op");
@@ -356,6 +409,10 @@ LogicalResult lowerElementwise(KernelLowering &k, Operation *op, OpBuilder &buil
     }
     if (Value fast = lowerWithFastMath(k.target, op, builder, operands)) {
       resultRegs.front().push_back(fast);
+      continue;
+    }
+    if (Value moved = withConstantOutermost(op, builder, operands)) {
+      resultRegs.front().push_back(moved);
       continue;
     }
     IRMapping mapping;

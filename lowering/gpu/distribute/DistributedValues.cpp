@@ -78,6 +78,13 @@ Value ThreadContext::coordinate(OpBuilder &builder, Location loc, const LinearLa
     return i32Constant(builder, loc, offset);
   if (offset == 0)
     return part;
+  // Where the thread part leaves the offset's bits clear, the XOR is a sum
+  // that cannot wrap: as one, the offset is a constant term that later
+  // arithmetic carries outward (withConstantOutermost) into the addresses.
+  if ((layout.threadBits(dim) & offset) == 0)
+    return arith::AddIOp::create(
+        builder, loc, part, i32Constant(builder, loc, offset),
+        arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
   return arith::XOrIOp::create(builder, loc, part, i32Constant(builder, loc, offset));
 }
 

@@ -238,13 +238,10 @@ namespace {
 /// moves along.
 bool registerBitsApartFromThreadBits(const LinearLayout &layout) {
   for (unsigned dim = 0; dim < layout.rank(); ++dim) {
-    int64_t threadBits = 0, registerBits = 0;
-    for (llvm::ArrayRef<Basis> bases : {llvm::ArrayRef(layout.lanes), llvm::ArrayRef(layout.warps)})
-      for (const Basis &basis : bases)
-        threadBits |= basis[dim];
+    int64_t registerBits = 0;
     for (const Basis &basis : layout.registers)
       registerBits |= basis[dim];
-    if (threadBits & registerBits)
+    if (layout.threadBits(dim) & registerBits)
       return false;
   }
   return true;

@@ -46,11 +46,15 @@ tile.func @add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n:
 // CHECK: arith.andi %[[WARP]]
 // CHECK: %[[COORD:.*]] = arith.xori
 // CHECK: gpu.block_id x
-// Register 0 is at the thread's coordinate, register 1 one further (XOR 1).
-// CHECK: %[[R0:.*]] = arith.addi %{{.*}}, %[[COORD]] : i32
+// Register 0 is at the thread's coordinate, register 1 one further: the
+// coordinate's bit 0 is clear, so that is a sum, and the block's start joins
+// the coordinate before the register's constant, which stays outermost.
+// CHECK: %[[START:.*]] = arith.muli
+// CHECK: arith.addi %[[COORD]], %{{.*}} overflow<nsw, nuw> : i32
+// CHECK: %[[R0:.*]] = arith.addi %[[START]], %[[COORD]] : i32
+// CHECK: %[[BOTH:.*]] = arith.addi %[[COORD]], %[[START]] : i32
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK: %[[C1:.*]] = arith.xori %[[COORD]], %[[ONE]]
-// CHECK: %[[R1:.*]] = arith.addi %{{.*}}, %[[C1]] : i32
+// CHECK: %[[R1:.*]] = arith.addi %[[BOTH]], %[[ONE]] : i32
 // CHECK: %[[M0:.*]] = arith.cmpi slt
 // CHECK: %[[M1:.*]] = arith.cmpi slt
 // CHECK: arith.index_cast %{{.*}} : i32 to index
@@ -91,12 +95,9 @@ tile.func @rename(%p: !tile.ptr<i32>)
 // CHECK-NOT: workgroup
 // The range registers 0..3 hold offsets 0, 1, 2, 3; #B's registers 1 and 2
 // are #A's registers 2 and 1, so the second store writes the value 2 apart.
-// CHECK: %[[R0:.*]] = arith.addi %{{.*}}, %[[T:.*]] : i32
-// CHECK: %[[X1:.*]] = arith.xori %[[T]], %c1_i32
-// CHECK: %[[R1:.*]] = arith.addi %{{.*}}, %[[X1]]
-// CHECK: %[[X2:.*]] = arith.xori %[[T]], %c2_i32
-// CHECK: %[[R2:.*]] = arith.addi %{{.*}}, %[[X2]]
-// CHECK: memref.store %[[R0]]
+// CHECK: %[[R1:.*]] = arith.addi %[[T:.*]], %c1_i32{{.*}} overflow<nsw, nuw> : i32
+// CHECK: %[[R2:.*]] = arith.addi %[[T]], %c2_i32{{.*}} overflow<nsw, nuw> : i32
+// CHECK: memref.store %[[T]]
 // CHECK: memref.store %[[R2]]
 // CHECK: memref.store %[[R1]]
 // CHECK-NOT: gpu.barrier
@@ -710,3 +711,36 @@ tile.func @row_sums_spread_over_threads(%out: !tile.ptr<f32>)
 // CHECK-COUNT-4: memref.load %[[BUF]]
 // CHECK-NOT: memref.load
 // CHECK: gpu.barrier
+
+// -----
+
+// A range's registers differ by constants, and arithmetic keeps each
+// register's constant outermost, where LLVM folds it into the access:
+// register 1 of `r * 128 + n` is `(t * 128 + n) + 128`, t the thread's
+// coordinate, which register 1 extends by a sum (its bit 0 is clear).
+#R = #tgpu.layout<rank = 1, reg = [[1]], lane = [[2], [4], [8]], warp = [[16]]>
+tile.func @constant_outermost(%p: !tile.ptr<i32>, %n: i32)
+    attributes {tgpu.num_warps = 2 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
+  %r = tile.make_range 0 to 32 : tensor<32xi32, #R>
+  %k = arith.constant dense<128> : tensor<32xi32, #R>
+  %s = arith.muli %r, %k : tensor<32xi32, #R>
+  %ns = tile.splat %n : i32 -> tensor<32xi32, #R>
+  %o = arith.addi %s, %ns : tensor<32xi32, #R>
+  %pb = tile.splat %p : !tile.ptr<i32> -> tensor<32x!tile.ptr<i32>, #R>
+  %pp = tile.addptr %pb, %o : tensor<32x!tile.ptr<i32>, #R>, tensor<32xi32, #R>
+  tile.store %pp, %s : tensor<32x!tile.ptr<i32>, #R>
+  tile.return
+}
+
+// CHECK-LABEL: gpu.func @constant_outermost
+// CHECK: arith.addi %[[T:.*]], %c1_i32{{.*}} overflow<nsw, nuw> : i32
+// CHECK: %[[S0:.*]] = arith.muli %[[T]], %[[K:.*]] : i32
+// CHECK-NEXT: %[[TK:.*]] = arith.muli %[[T]], %[[K]] : i32
+// CHECK-NEXT: %[[C128:.*]] = arith.constant 128 : i32
+// CHECK-NEXT: %[[S1:.*]] = arith.addi %[[TK]], %[[C128]] : i32
+// CHECK-NEXT: %[[O0:.*]] = arith.addi %[[S0]], %arg1 : i32
+// CHECK-NEXT: %[[TN:.*]] = arith.addi %[[TK]], %arg1 : i32
+// CHECK-NEXT: %[[C128B:.*]] = arith.constant 128 : i32
+// CHECK-NEXT: %[[O1:.*]] = arith.addi %[[TN]], %[[C128B]] : i32
+// CHECK: memref.store %[[S0]]
+// CHECK: memref.store %[[S1]]

@@ -300,50 +300,55 @@ std::optional<APInt> constantOf(Value value) {
   return std::nullopt;
 }
 
-/// The register of an integer `op` (add or multiply) with a constant term
-/// of its operands moved outermost: (x + c) * k as x * k + c * k, (x + c) + y
-/// as (x + y) + c; null where no operand is such a sum. A tile's registers
-/// differ by constants (a range's register r is its thread part plus r's
-/// offset), and so do the addresses built from them. Written innermost, the
-/// constant is lost to LLVM, which turns `x + c` into `x | c` (their bits are
-/// apart) and moves no constant through that; outermost, it reaches each
-/// access as an immediate offset from one address, where attention's copies
-/// otherwise computed an address per register.
+/// `value` as a variable plus a constant term: (x, c) for `x + c` or
+/// `c + x`, else (value, none).
+std::pair<Value, std::optional<APInt>> splitConstantTerm(Value value) {
+  auto sum = value.getDefiningOp<arith::AddIOp>();
+  if (!sum)
+    return {value, std::nullopt};
+  if (std::optional<APInt> term = constantOf(sum.getRhs()))
+    return {sum.getLhs(), term};
+  if (std::optional<APInt> term = constantOf(sum.getLhs()))
+    return {sum.getRhs(), term};
+  return {value, std::nullopt};
+}
+
+/// The register of an integer `op` (add or multiply) with the constant
+/// terms of its operands moved outermost: (x + c) * k as x * k + c * k,
+/// (x + c) + (y + d) as (x + y) + (c + d); null where no operand has one. A
+/// tile's registers differ by constants (a range's register r is its thread
+/// part plus r's offset), and so do the addresses built from them. Written
+/// innermost, the constant is lost to LLVM, which turns `x + c` into `x | c`
+/// (their bits are apart) and moves no constant through that; outermost, it
+/// reaches each access as an immediate offset from one address, where
+/// attention's copies otherwise computed an address per register.
 Value withConstantOutermost(Operation *op, OpBuilder &builder, ArrayRef<Value> operands) {
   if (!isa<arith::MulIOp, arith::AddIOp>(op) || operands.size() != 2 ||
       !operands[0].getType().isIntOrIndex())
+    return {};
+  auto [x, c] = splitConstantTerm(operands[0]);
+  auto [y, d] = splitConstantTerm(operands[1]);
+  if (!c && !d)
     return {};
   Location loc = op->getLoc();
   Type type = operands[0].getType();
   auto constant = [&](const APInt &value) -> Value {
     return arith::ConstantOp::create(builder, loc, builder.getIntegerAttr(type, value));
   };
-  for (int side = 0; side < 2; ++side) {
-    auto sum = operands[side].getDefiningOp<arith::AddIOp>();
-    Value other = operands[1 - side];
-    if (!sum)
-      continue;
-    Value variable = sum.getLhs();
-    std::optional<APInt> term = constantOf(sum.getRhs());
-    if (!term) {
-      variable = sum.getRhs();
-      term = constantOf(sum.getLhs());
-    }
-    if (!term)
-      continue;
-    std::optional<APInt> otherConstant = constantOf(other);
-    if (isa<arith::MulIOp>(op)) {
-      if (!otherConstant)
-        continue;
-      Value scaled = arith::MulIOp::create(builder, loc, variable, other);
-      return arith::AddIOp::create(builder, loc, scaled, constant(*term * *otherConstant));
-    }
-    if (otherConstant)
-      continue;
-    Value variables = arith::AddIOp::create(builder, loc, variable, other);
-    return arith::AddIOp::create(builder, loc, variables, constant(*term));
+  if (isa<arith::MulIOp>(op)) {
+    // Only a constant factor keeps the term a constant.
+    Value factorValue = c ? operands[1] : operands[0];
+    std::optional<APInt> factor = constantOf(factorValue);
+    if (!factor || (c && d))
+      return {};
+    Value scaled = arith::MulIOp::create(builder, loc, c ? x : y, factorValue);
+    return arith::AddIOp::create(builder, loc, scaled, constant(*(c ? c : d) * *factor));
   }
-  return {};
+  if ((c && constantOf(operands[1])) || (d && constantOf(operands[0])))
+    return {};
+  APInt term = c && d ? *c + *d : *(c ? c : d);
+  Value variables = arith::AddIOp::create(builder, loc, x, y);
+  return arith::AddIOp::create(builder, loc, variables, constant(term));
 }
 
 LogicalResult lowerElementwise(KernelLowering &k, Operation *op, OpBuilder &builder) {

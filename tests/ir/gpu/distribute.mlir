@@ -52,7 +52,7 @@ tile.func @add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n:
 // CHECK: %[[START:.*]] = arith.muli
 // CHECK: arith.addi %[[COORD]], %{{.*}} overflow<nsw, nuw> : i32
 // CHECK: %[[R0:.*]] = arith.addi %[[START]], %[[COORD]] : i32
-// CHECK: %[[BOTH:.*]] = arith.addi %[[COORD]], %[[START]] : i32
+// CHECK: %[[BOTH:.*]] = arith.addi %[[START]], %[[COORD]] : i32
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK: %[[R1:.*]] = arith.addi %[[BOTH]], %[[ONE]] : i32
 // CHECK: %[[M0:.*]] = arith.cmpi slt
@@ -716,8 +716,9 @@ tile.func @row_sums_spread_over_threads(%out: !tile.ptr<f32>)
 
 // A range's registers differ by constants, and arithmetic keeps each
 // register's constant outermost, where LLVM folds it into the access:
-// register 1 of `r * 128 + n` is `(t * 128 + n) + 128`, t the thread's
-// coordinate, which register 1 extends by a sum (its bit 0 is clear).
+// register 1 of `r * 128 + n + r` is `(t * 128 + n + t) + 129`, t the
+// thread's coordinate, which register 1 extends by a sum (its bit 0 is
+// clear), and the two terms' constants add up.
 #R = #tgpu.layout<rank = 1, reg = [[1]], lane = [[2], [4], [8]], warp = [[16]]>
 tile.func @constant_outermost(%p: !tile.ptr<i32>, %n: i32)
     attributes {tgpu.num_warps = 2 : i32, tgpu.target = "vulkan:1.3:subgroup=8"} {
@@ -726,8 +727,9 @@ tile.func @constant_outermost(%p: !tile.ptr<i32>, %n: i32)
   %s = arith.muli %r, %k : tensor<32xi32, #R>
   %ns = tile.splat %n : i32 -> tensor<32xi32, #R>
   %o = arith.addi %s, %ns : tensor<32xi32, #R>
+  %o2 = arith.addi %o, %r : tensor<32xi32, #R>
   %pb = tile.splat %p : !tile.ptr<i32> -> tensor<32x!tile.ptr<i32>, #R>
-  %pp = tile.addptr %pb, %o : tensor<32x!tile.ptr<i32>, #R>, tensor<32xi32, #R>
+  %pp = tile.addptr %pb, %o2 : tensor<32x!tile.ptr<i32>, #R>, tensor<32xi32, #R>
   tile.store %pp, %s : tensor<32x!tile.ptr<i32>, #R>
   tile.return
 }
@@ -741,6 +743,10 @@ tile.func @constant_outermost(%p: !tile.ptr<i32>, %n: i32)
 // CHECK-NEXT: %[[O0:.*]] = arith.addi %[[S0]], %arg1 : i32
 // CHECK-NEXT: %[[TN:.*]] = arith.addi %[[TK]], %arg1 : i32
 // CHECK-NEXT: %[[C128B:.*]] = arith.constant 128 : i32
-// CHECK-NEXT: %[[O1:.*]] = arith.addi %[[TN]], %[[C128B]] : i32
+// CHECK-NEXT: arith.addi %[[TN]], %[[C128B]] : i32
+// CHECK-NEXT: arith.addi %[[O0]], %[[T]] : i32
+// CHECK-NEXT: %[[TNT:.*]] = arith.addi %[[TN]], %[[T]] : i32
+// CHECK-NEXT: %[[C129:.*]] = arith.constant 129 : i32
+// CHECK-NEXT: arith.addi %[[TNT]], %[[C129]] : i32
 // CHECK: memref.store %[[S0]]
 // CHECK: memref.store %[[S1]]

@@ -35,9 +35,7 @@ struct ThreadBit {
   unsigned bit;
   bool value;
 
-  bool operator==(const ThreadBit &other) const {
-    return warp == other.warp && bit == other.bit && value == other.value;
-  }
+  bool operator==(const ThreadBit &) const = default;
 };
 
 /// Pieces of a conversion from `from` to `to`, each the same part of the tile

@@ -52,10 +52,8 @@ Value hasThreadBits(ThreadContext &thread, OpBuilder &builder, Location loc,
 /// The registers `load` gives where `holds`, else `otherwise`.
 Registers loadWhere(OpBuilder &builder, Location loc, Value holds, ArrayRef<Value> otherwise,
                     function_ref<Registers()> load) {
-  SmallVector<Type> types;
-  for (Value value : otherwise)
-    types.push_back(value.getType());
-  auto ifOp = scf::IfOp::create(builder, loc, types, holds, /*withElseRegion=*/true);
+  auto ifOp = scf::IfOp::create(builder, loc, ValueRange(otherwise).getTypes(), holds,
+                                /*withElseRegion=*/true);
   OpBuilder::InsertionGuard insertion(builder);
   builder.setInsertionPointToStart(&ifOp.getThenRegion().front());
   scf::YieldOp::create(builder, loc, ValueRange(load()));

@@ -4,6 +4,7 @@
 // pipeline and the Vulkan runtime (lavapipe in CI), and must give the
 // interpreter's results on the same fresh random inputs. Skips, saying why,
 // where there is no Vulkan device.
+#include "lowering/gpu/distribute/Passes.h"
 #include "lowering/gpu/distribute/Pipeline.h"
 #include "lowering/gpu/ir/TileGpuDialect.h"
 #include "lowering/gpu/spirv/SpirvPipeline.h"
@@ -12,8 +13,6 @@
 #include "tests/unit/kernels/TileKernels.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "lowering/gpu/distribute/Passes.h"
-
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
@@ -554,8 +553,8 @@ tile.func @exchange(%x: !tile.ptr<i32>, %out: !tile.ptr<i32>)
 TEST_F(DistributeOnVulkan, ExchangeInPiecesWhoseWarpsTakeTurns) {
   if (device->target().warpSize != 8 || device->target().maxSharedMemoryBytes != 32768)
     GTEST_SKIP() << "the layouts are for 8-lane subgroups and 32 KiB of shared memory "
-                 << "(lavapipe's), "
-                 << "not " << device->target().str();
+                    "(lavapipe's), not "
+                 << device->target().str();
   for (auto [from, to] : {std::pair("#L", "#T"), std::pair("#T", "#L")}) {
     SCOPED_TRACE(std::string(from) + " to " + to);
     std::vector<int32_t> x = randomInts(32768, -1000000, 1000000);

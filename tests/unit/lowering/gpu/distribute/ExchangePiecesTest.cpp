@@ -45,14 +45,15 @@ ExchangePieces planAtMost(const LinearLayout &from, const LinearLayout &to, int6
                             splits);
 }
 
-/// Runs the exchange of `pieces` on the model and checks every register of
-/// `to` against the element `from` holds there.
+/// Whether lane `lane` of warp `warp` has every bit of `bits`.
 bool hasBits(llvm::ArrayRef<ThreadBit> bits, unsigned lane, unsigned warp) {
   return llvm::all_of(bits, [&](const ThreadBit &bit) {
     return (((bit.warp ? warp : lane) >> bit.bit) & 1) == unsigned(bit.value);
   });
 }
 
+/// Runs the exchange of `pieces` on the model and checks every register of
+/// `to` against the element `from` holds there.
 void expectExchanges(const LinearLayout &from, const LinearLayout &to,
                      const ExchangePieces &pieces) {
   ASSERT_EQ(pieces.fromRegisters.size(), pieces.toRegisters.size());

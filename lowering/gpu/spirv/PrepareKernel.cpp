@@ -8,6 +8,7 @@
 #include "lowering/gpu/spirv/VulkanFeatures.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
@@ -43,6 +44,17 @@ bool computesWithFloat8(Operation *op) {
   return tessera::gpu::isArithmetic(op) &&
          llvm::any_of(llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()),
                       isFloat8);
+}
+
+/// Math ops whose GLSL.std.450 instructions, or the polynomial expansions
+/// tessera-spirv-convert-gpu-kernel writes for them, take 16 or 32-bit
+/// floats only.
+bool isSinglePrecisionMath(Operation *op) {
+  return isa<math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp, math::Log2Op, math::Log10Op,
+             math::Log1pOp, math::SinOp, math::CosOp, math::TanOp, math::AsinOp, math::AcosOp,
+             math::AtanOp, math::Atan2Op, math::SinhOp, math::CoshOp, math::TanhOp,
+             math::AsinhOp, math::AcoshOp, math::AtanhOp, math::PowFOp, math::ErfOp,
+             math::ErfcOp, math::CbrtOp>(op);
 }
 
 /// Where a value of some type lives, which decides the features it needs.
@@ -294,6 +306,14 @@ LogicalResult KernelChecker::checkOp(Operation *op) {
   if (computesWithFloat8(op)) {
     fail(op) << "8-bit floats have no SPIR-V arithmetic (tile-emulate-float8-arithmetic and "
                 "tile-expand-float8-conversions compute them in f32 before distribution)";
+    return failure();
+  }
+  if (isSinglePrecisionMath(op) &&
+      llvm::any_of(op->getOperandTypes(),
+                   [](Type type) { return getElementTypeOrSelf(type).isF64(); })) {
+    fail(op) << "f64 " << op->getName().stripDialect()
+             << " has no SPIR-V lowering: GLSL.std.450's exponential, logarithmic, "
+                "trigonometric, hyperbolic and power functions take 16 or 32-bit floats";
     return failure();
   }
   if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op))

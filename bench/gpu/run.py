@@ -548,6 +548,18 @@ def triton_cdiv(a, b):
     return (a + b - 1) // b
 
 
+def autotuned_choices(module):
+    """Per autotuned kernel of a loaded kernels module and tuning key (the key
+    arguments' values and dtypes): the config its autotuner kept, to set
+    beside the cubins Tessera's tuning picked."""
+    lines = []
+    for name in sorted(vars(module)):
+        cache = getattr(getattr(module, name), "cache", None)
+        if isinstance(cache, dict):
+            lines += [f"{name} {key}: {config}" for key, config in sorted(cache.items(), key=str)]
+    return lines
+
+
 def print_table(rows):
     names = []
     for row in rows:
@@ -694,6 +706,8 @@ def main():
     print_table(rows)
     if hasattr(kernels.get("tessera"), "choices"):
         print("\nTessera's cubins, as tuned here:\n  " + "\n  ".join(kernels["tessera"].choices()))
+    if not isinstance(kernels.get("triton"), Exception) and "triton" in kernels:
+        print("\nTriton's autotuner kept:\n  " + "\n  ".join(autotuned_choices(kernels["triton"])))
     if args.json:
         with open(args.json, "w") as out:
             json.dump([dict(kernel=r.kernel, shape=r.shape, dtype=r.dtype, unit=r.unit,

@@ -243,6 +243,26 @@ def test_row_kernels_match_torch_on_ragged_rows(rows_per_program):
         torch.testing.assert_close(y.float(), expected, atol=1e-2, rtol=1e-2)
 
 
+def test_autotuned_choices_name_each_kept_config():
+    """run.py prints the config each compiler's autotuner kept per key: here
+    Tessera's own autotuner on the CPU, tuning the benchmark's layernorm over
+    its row configs for two widths."""
+    torch = pytest.importorskip("torch")
+    run = bench_module("run")
+    kernels = run.tessera_kernels()
+    assert run.autotuned_choices(kernels) == []
+    for cols in (100, 200):
+        x = torch.randn(16, cols)
+        w, b, y = torch.ones(cols), torch.zeros(cols), torch.empty(16, cols)
+        run.launch_rows(kernels, "layernorm", x, y, w, b, sms=1)
+    lines = run.autotuned_choices(kernels)
+    assert len(lines) == 2, lines
+    for line, cols in zip(sorted(lines, key=lambda l: int(l.split("(")[1].split(",")[0])),
+                          (100, 200)):
+        assert line.startswith(f"layernorm ({cols}, "), line
+        assert "ROWS: " in line and "num_warps: " in line, line
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_kernel_matches_torch_on_a_ragged_length(causal):
     """The benchmark's flash attention on Tessera's CPU backend against

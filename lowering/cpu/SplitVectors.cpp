@@ -56,6 +56,8 @@ struct Splitter {
     return b.create<LLVM::ShuffleVectorOp>(loc, value, value, mask);
   }
 
+  Value shuffledChunk(OpBuilder &b, Location loc, LLVM::ShuffleVectorOp shuffle, int64_t k);
+
   /// Records the chunks of `result`, replacing it outright when it is one chunk.
   void define(Value result, Chunks parts) { chunks[result] = std::move(parts); }
 
@@ -63,6 +65,57 @@ struct Splitter {
   void splitBlock(Block &block, llvm::SmallVectorImpl<Operation *> &replaced);
   void finish(llvm::ArrayRef<Operation *> replaced);
 };
+
+/// Chunk `k` of `shuffle`'s result (whose operands are split): the input
+/// chunk itself where its lanes are one aligned chunk in order, else two-input
+/// shuffles of the input chunks in the order the lanes first name them, each
+/// adding one chunk's lanes to those gathered so far.
+Value Splitter::shuffledChunk(OpBuilder &b, Location loc, LLVM::ShuffleVectorOp shuffle,
+                              int64_t k) {
+  int64_t inLanes = llvm::cast<VectorType>(shuffle.getV1().getType()).getNumElements();
+  llvm::ArrayRef<int32_t> mask = shuffle.getMask().slice(k * lanes, lanes);
+  // Source chunks in first-use order, as (operand, chunk index); each lane's
+  // place among them (-1: any value).
+  llvm::SmallVector<std::pair<Value, int64_t>> sources;
+  llvm::SmallVector<int64_t> sourceOf(lanes, -1);
+  for (int64_t i = 0; i < lanes; ++i) {
+    if (mask[i] < 0)
+      continue;
+    std::pair<Value, int64_t> source =
+        mask[i] < inLanes ? std::make_pair(shuffle.getV1(), int64_t(mask[i]) / lanes)
+                          : std::make_pair(shuffle.getV2(), (mask[i] - inLanes) / lanes);
+    auto found = llvm::find(sources, source);
+    sourceOf[i] = found - sources.begin();
+    if (found == sources.end())
+      sources.push_back(source);
+  }
+  auto laneIn = [&](int64_t i) { return int32_t(mask[i] % inLanes % lanes); };
+  if (sources.empty())
+    return b.create<LLVM::PoisonOp>(loc, chunkType(shuffle.getType()));
+  Value first = chunk(b, loc, sources[0].first, sources[0].second);
+  bool aligned = sources.size() == 1 && llvm::all_of(llvm::seq<int64_t>(0, lanes), [&](int64_t i) {
+                   return sourceOf[i] == 0 && laneIn(i) == i;
+                 });
+  if (aligned)
+    return first;
+  // The first two sources in one shuffle, then one more per shuffle.
+  Value second = sources.size() > 1 ? chunk(b, loc, sources[1].first, sources[1].second) : first;
+  llvm::SmallVector<int32_t> step(lanes, -1);
+  for (int64_t i = 0; i < lanes; ++i)
+    if (sourceOf[i] == 0 || sourceOf[i] == 1)
+      step[i] = laneIn(i) + (sourceOf[i] == 1 ? lanes : 0);
+  Value gathered = b.create<LLVM::ShuffleVectorOp>(loc, first, second, step);
+  for (size_t next = 2; next < sources.size(); ++next) {
+    for (int64_t i = 0; i < lanes; ++i)
+      if (sourceOf[i] == int64_t(next))
+        step[i] = lanes + laneIn(i);
+      else if (sourceOf[i] >= 0 && sourceOf[i] < int64_t(next))
+        step[i] = i;
+    gathered = b.create<LLVM::ShuffleVectorOp>(
+        loc, gathered, chunk(b, loc, sources[next].first, sources[next].second), step);
+  }
+  return gathered;
+}
 
 bool Splitter::splitOp(Operation *op) {
   OpBuilder b(op);
@@ -125,29 +178,35 @@ bool Splitter::splitOp(Operation *op) {
     return true;
   }
 
-  // Shuffles whose every output chunk is one aligned input chunk (the
-  // halving steps of a reduction, row selections).
+  // Shuffles of split vectors: an output chunk that is one aligned input
+  // chunk (the halving steps of a reduction, row selections) is that chunk;
+  // any other is gathered from the input chunks its lanes come from. Left
+  // whole, a transpose of a 128x128 tile was one 16384-lane shuffle, on which
+  // LLVM's VectorCombine spent 18 s.
   if (auto shuffle = llvm::dyn_cast<LLVM::ShuffleVectorOp>(op)) {
     Type inType = shuffle.getV1().getType();
     int64_t outLanes = llvm::cast<VectorType>(shuffle.getType()).getNumElements();
     if (!isLong(inType) || outLanes % lanes != 0)
       return false;
+    // Extracting whole chunks from an unsplit vector gains nothing; any other
+    // shuffle is cheaper in chunks even then.
     int64_t inLanes = llvm::cast<VectorType>(inType).getNumElements();
     llvm::ArrayRef<int32_t> mask = shuffle.getMask();
-    Chunks parts;
-    for (int64_t k = 0; k < outLanes / lanes; ++k) {
-      int32_t first = mask[k * lanes];
-      if (first < 0 || first % lanes != 0)
-        return false;
-      for (int64_t i = 1; i < lanes; ++i)
-        if (mask[k * lanes + i] != first + i)
-          return false;
-      Value source = first < inLanes ? shuffle.getV1() : shuffle.getV2();
-      int64_t index = first < inLanes ? first : first - inLanes;
-      if (!chunks.count(source)) // Extracting from an unsplit vector gains nothing.
-        return false;
-      parts.push_back(chunk(b, loc, source, index / lanes));
+    bool selectsChunks = true, unsplitOperand = false;
+    for (int64_t i = 0; i < outLanes; ++i) {
+      if (mask[i] < 0) {
+        selectsChunks = false;
+        continue;
+      }
+      selectsChunks &= mask[i] % lanes == i % lanes &&
+                       (i % lanes == 0 || mask[i] == mask[i - 1] + 1);
+      unsplitOperand |= !chunks.count(mask[i] < inLanes ? shuffle.getV1() : shuffle.getV2());
     }
+    if (selectsChunks && unsplitOperand)
+      return false;
+    Chunks parts;
+    for (int64_t k = 0; k < outLanes / lanes; ++k)
+      parts.push_back(shuffledChunk(b, loc, shuffle, k));
     if (parts.size() == 1) {
       shuffle.getResult().replaceAllUsesWith(parts.front());
       return true;
@@ -166,6 +225,39 @@ bool Splitter::splitOp(Operation *op) {
     Value position = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), i % lanes);
     extract.getResult().replaceAllUsesWith(
         b.create<LLVM::ExtractElementOp>(loc, part, position).getResult());
+    return true;
+  }
+
+  // Whole-vector loads and stores (a tile kept in a stack slot across the
+  // program's loop): one per chunk, at consecutive addresses.
+  if (auto load = llvm::dyn_cast<LLVM::LoadOp>(op)) {
+    Type type = load.getRes().getType();
+    if (!isLong(type) || load.getVolatile_() || load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+      return false;
+    Type element = llvm::cast<VectorType>(type).getElementType();
+    Chunks parts;
+    for (int64_t k = 0; k < numChunks(type); ++k) {
+      Value address = b.create<LLVM::GEPOp>(loc, load.getAddr().getType(), element, load.getAddr(),
+                                            llvm::ArrayRef<LLVM::GEPArg>{k * lanes});
+      parts.push_back(b.create<LLVM::LoadOp>(loc, chunkType(type), address,
+                                             load.getAlignment().value_or(0)));
+    }
+    define(load.getRes(), std::move(parts));
+    return true;
+  }
+  if (auto store = llvm::dyn_cast<LLVM::StoreOp>(op)) {
+    Type type = store.getValue().getType();
+    if (!isLong(type) || !chunks.count(store.getValue()) || store.getVolatile_() ||
+        store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+      return false;
+    Type element = llvm::cast<VectorType>(type).getElementType();
+    for (int64_t k = 0; k < numChunks(type); ++k) {
+      Value address = b.create<LLVM::GEPOp>(loc, store.getAddr().getType(), element,
+                                            store.getAddr(), llvm::ArrayRef<LLVM::GEPArg>{k * lanes});
+      b.create<LLVM::StoreOp>(loc, chunk(b, loc, store.getValue(), k), address,
+                              store.getAlignment().value_or(0));
+    }
+    op->erase();
     return true;
   }
 
@@ -209,7 +301,7 @@ void Splitter::splitBlock(Block &block, llvm::SmallVectorImpl<Operation *> &repl
   for (Operation &op : block)
     ops.push_back(&op);
   for (Operation *op : ops) {
-    bool isStore = llvm::isa<LLVM::MaskedStoreOp>(op);
+    bool isStore = llvm::isa<LLVM::MaskedStoreOp, LLVM::StoreOp>(op);
     if (splitOp(op) && !isStore)
       replaced.push_back(op);
   }

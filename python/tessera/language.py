@@ -992,10 +992,19 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         _error("boundary_check applies to block pointers (tl.make_block_ptr); use a mask with a "
                "pointer tile")
     pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
-    value = _to_tensor(value, pointee)
+    value = _as_pointee(_to_tensor(value, pointee), pointee)
     mask = _mask(mask)
     _builder().store(pointer.handle, value.handle, mask.handle if mask is not None else None,
                      _modifier(cache_modifier), _eviction(eviction_policy), _loc())
+
+
+def _as_pointee(value, pointee):
+    """A uint8 `value` converted (zero-extended) to the type a store or atomic
+    writes; the builder's own conversion reads integers as signed."""
+    if value.dtype is uint8 and isinstance(pointee, dtype) and pointee is not uint8 and \
+            pointee.kind in ("int", "float"):
+        return _cast(value, pointee)
+    return value
 
 
 def _modifier(value):
@@ -1021,7 +1030,7 @@ def _scope(scope):
 def _atomic(kind, pointer, val, mask, sem, scope):
     pointer = _pointer(pointer, f"atomic_{kind}")
     pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
-    val = _to_tensor(val, pointee)
+    val = _as_pointee(_to_tensor(val, pointee), pointee)
     mask = _mask(mask)
     h = _builder().atomic(kind, pointer.handle, val.handle, mask.handle if mask is not None else None,
                           _sem(sem), _scope(scope), _loc())

@@ -868,6 +868,33 @@ def test_uint8(backend, rng):
 
 
 @tessera.jit
+def uint8_stores(x_ptr, f32_ptr, i32_ptr, i16_ptr, sum_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)           # uint8, converted by each store
+    tl.store(f32_ptr + offs, x, mask=mask)
+    tl.store(i32_ptr + offs, x, mask=mask)
+    tl.store(i16_ptr + offs, x, mask=mask)
+    tl.atomic_add(sum_ptr + offs, x, mask=mask)
+
+
+def test_uint8_values_stored_and_added_through_wider_pointers(backend, rng):
+    """A store or an atomic converts a uint8 value to the pointer's type by its
+    value (245 -> 245.0), as .to() does, not by its bits as int8's (-11)."""
+    x = rng.integers(0, 256, 45).astype(np.uint8)
+    x[:3] = (255, 128, 245)
+    f32, i32, i16 = np.zeros(64, np.float32), np.zeros(64, np.int32), np.zeros(64, np.int16)
+    sums = rng.integers(-1000, 1000, 64).astype(np.int32)
+    before = sums.copy()
+    uint8_stores[(1,)](x, f32, i32, i16, sums, 45, BLOCK=64)
+    np.testing.assert_array_equal(f32[:45], x.astype(np.float32))
+    np.testing.assert_array_equal(i32[:45], x.astype(np.int32))
+    np.testing.assert_array_equal(i16[:45], x.astype(np.int16))
+    np.testing.assert_array_equal(sums[:45], before[:45] + x)
+    np.testing.assert_array_equal(sums[45:], before[45:])
+
+
+@tessera.jit
 def wrapped_copy(x_ptr, out_ptr, n, first_block, BLOCK: tl.constexpr):
     block = first_block + tl.program_id(0)
     tl.assume(block >= 0)

@@ -702,6 +702,21 @@ def _to_tensor(value, peer=None):
     _error(f"expected a tensor or a number, got {_describe(value)}")
 
 
+def _check_fits(value, peer):
+    """A Python integer operand next to an integer tensor takes the tensor's
+    type (a uint8 one's int32): as in Triton, one outside its range is an
+    error, not a value wrapped silently."""
+    peer_type = peer.dtype if isinstance(peer, tensor) else peer
+    if not isinstance(peer_type, dtype) or peer_type.kind != "int" or \
+            peer_type.primitive_bitwidth == 1:
+        return
+    bits = 32 if peer_type is uint8 else peer_type.primitive_bitwidth
+    if not -2**(bits - 1) <= value < 2**(bits - 1):
+        _error(f"integer constant {value} is out of range for "
+               f"{'int32 (uint8 computes in int32)' if peer_type is uint8 else peer_type.name}, "
+               "the type of the tensor it is used with; cast one of them")
+
+
 def _describe(value):
     value = _unwrap(value)
     if isinstance(value, (tensor, block_ptr)):
@@ -730,6 +745,9 @@ def _operands(*values):
     peer = next((v for v in values if isinstance(v, tensor)), None)
     if peer is None:
         peer = values[-1] = _to_tensor(values[-1])
+    for v in values:
+        if isinstance(v, int) and not isinstance(v, bool):
+            _check_fits(v, peer)
     return tuple(_to_tensor(v, peer) for v in values)
 
 

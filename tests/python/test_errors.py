@@ -52,6 +52,33 @@ def test_shape_mismatch():
 
 
 @tessera.jit
+def integer_out_of_range(out_ptr, n):
+    big: tl.constexpr = 0xFFFFFFFFFFFFFF
+    x = tl.full((), 32, dtype=tl.int32)
+    tl.store(out_ptr, x + big)  # <- range
+
+
+@tessera.jit
+def integer_in_range(out_ptr, n):
+    x = tl.full((), 32, dtype=tl.int32)
+    tl.store(out_ptr, x ^ 0x7FFFFFFF)
+    tl.store(out_ptr + 1, x + (-2**31), mask=n < 2**31 - 1)
+    tl.store(out_ptr + 2, 300)  # a stored literal is converted, not checked
+
+
+def test_integer_operand_out_of_the_tensors_range():
+    """As in Triton: a Python integer operand of an int32 tensor outside
+    int32's range is an error (it was wrapped to 31 silently); the bounds of
+    the range themselves are fine."""
+    expect_error(lambda: integer_out_of_range[(1,)](np.zeros(4, np.int32), 4),
+                 "integer constant 72057594037927935 is out of range for int32, the type of the "
+                 "tensor it is used with; cast one of them", "range")
+    out = np.zeros(3, np.int32)
+    integer_in_range[(1,)](out, 4)
+    np.testing.assert_array_equal(out, [32 ^ 0x7FFFFFFF, 32 - 2**31, 300])
+
+
+@tessera.jit
 def negative_stages(x_ptr):
     for i in tl.range(0, 4, num_stages=-1):  # <- stages
         tl.store(x_ptr + i, 1.0)

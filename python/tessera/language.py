@@ -1750,9 +1750,17 @@ def expand_dims(input, axis):
     x = _to_tensor(input)
     axes = _as_list(axis)
     rank = len(x.shape) + len(axes)
-    axes = sorted((_const_int(a, "expand_dims axis") + rank) % rank if _const_int(a, "expand_dims axis") < 0
-                  else _const_int(a, "expand_dims axis") for a in axes)
+    normalized = []
     for a in axes:
+        a = _const_int(a, "expand_dims axis")
+        if not -rank <= a < rank:
+            _error(f"expand_dims: axis {a} is out of range for a result of rank {rank} "
+                   f"(-{rank} <= axis < {rank})")
+        normalized.append(a % rank)
+    if len(set(normalized)) != len(normalized):
+        _error(f"expand_dims: duplicate axes {sorted(normalized)} (after counting negative "
+               "ones from the end)")
+    for a in sorted(normalized):
         x = tensor(_builder().expand_dims(x.handle, a, _loc()), x.dtype)
     return x
 

@@ -79,6 +79,27 @@ def test_integer_operand_out_of_the_tensors_range():
 
 
 @tessera.jit
+def expand_dims_axes(x_ptr, AXES: tl.constexpr):
+    t = tl.expand_dims(tl.arange(0, 32), AXES)  # <- axes
+    tl.store(x_ptr + tl.arange(0, 32), tl.reshape(t, [32]).to(tl.float32))
+
+
+def test_expand_dims_axes_out_of_range_or_repeated():
+    """As in Triton: an axis outside the result's rank, or one named twice
+    (-3 is 0 for a rank-3 result), is an error; they were accepted."""
+    expect_error(lambda: expand_dims_axes[(1,)](X, AXES=-3),
+                 "expand_dims: axis -3 is out of range for a result of rank 2 (-2 <= axis < 2)",
+                 "axes")
+    for axes in ((0, 0), (0, -3)):
+        expect_error(lambda: expand_dims_axes[(1,)](X, AXES=axes),
+                     "expand_dims: duplicate axes [0, 0] (after counting negative ones from the "
+                     "end)", "axes")
+    out = np.zeros(32, np.float32)
+    expand_dims_axes[(1,)](out, AXES=(0, -1))
+    np.testing.assert_array_equal(out, np.arange(32))
+
+
+@tessera.jit
 def negative_stages(x_ptr):
     for i in tl.range(0, 4, num_stages=-1):  # <- stages
         tl.store(x_ptr + i, 1.0)

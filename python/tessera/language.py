@@ -441,6 +441,8 @@ class tensor:
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
         return cast(self, dtype, fp_downcast_rounding, bitcast)
 
+    cast = to
+
     @property
     def T(self):
         return trans(self)

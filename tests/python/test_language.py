@@ -226,11 +226,16 @@ def test_promotion(backend, rng):
 
 
 @tessera.jit
-def cast_kernel(x_ptr, out_ptr, n, DTYPE: tl.constexpr, BITCAST: tl.constexpr, BLOCK: tl.constexpr):
+def cast_kernel(x_ptr, out_ptr, n, DTYPE: tl.constexpr, BITCAST: tl.constexpr, BLOCK: tl.constexpr,
+                METHOD: tl.constexpr = "to"):
     offs = tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, x.to(DTYPE, bitcast=BITCAST), mask=mask)
+    if METHOD == "to":
+        y = x.to(DTYPE, bitcast=BITCAST)
+    else:  # Triton's tensor.cast, of which .to is the alias
+        y = x.cast(DTYPE, bitcast=BITCAST)
+    tl.store(out_ptr + offs, y, mask=mask)
 
 
 @pytest.mark.parametrize("src,dst", [
@@ -247,12 +252,14 @@ def test_to(backend, rng, src, dst):
     out = np.empty(n, dtype=dst)
     names = {np.float16: tl.float16, np.float32: tl.float32, np.float64: tl.float64,
              np.int8: tl.int8, np.int32: tl.int32, np.int64: tl.int64}
-    cast_kernel[(1,)](x, out, n, DTYPE=names[dst], BITCAST=False, BLOCK=64)
     if np.issubdtype(dst, np.integer) and np.issubdtype(src, np.floating):
         ref = np.trunc(x).astype(dst)
     else:
         ref = x.astype(dst)
-    np.testing.assert_array_equal(out, ref)
+    for method in ("to", "cast"):
+        out[:] = 0
+        cast_kernel[(1,)](x, out, n, DTYPE=names[dst], BITCAST=False, BLOCK=64, METHOD=method)
+        np.testing.assert_array_equal(out, ref)
 
 
 def test_bitcast(backend, rng):

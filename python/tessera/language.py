@@ -22,7 +22,7 @@ __all__ = [
     # types
     "dtype", "pointer_type", "constexpr", "tensor", "tensor_descriptor", "block_ptr",
     "int1", "int8", "int16", "int32", "int64", "uint8", "float8e4nv", "float8e5",
-    "float16", "bfloat16", "float32", "float64",
+    "float16", "bfloat16", "float32", "float64", "pi32_t",
     # program
     "program_id", "num_programs",
     # creation
@@ -118,6 +118,14 @@ class dtype:
     def is_ptr(self):
         return False
 
+    @property
+    def fp_mantissa_width(self):
+        """The bits of a float type's stored mantissa (fp32: 23)."""
+        widths = {"f16": 10, "bf16": 7, "f32": 23, "f64": 52, "f8E4M3FN": 3, "f8E5M2": 2}
+        if self.ir not in widths:
+            _error(f"{self.name} is not a floating-point type: it has no mantissa width")
+        return widths[self.ir]
+
     def is_fp16(self):
         return self is float16
 
@@ -197,6 +205,7 @@ float16 = dtype("fp16", "f16", "float", 16)
 bfloat16 = dtype("bf16", "bf16", "float", 16)
 float32 = dtype("fp32", "f32", "float", 32)
 float64 = dtype("fp64", "f64", "float", 64)
+pi32_t = pointer_type(int32)
 
 _PUBLIC_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
                  "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}

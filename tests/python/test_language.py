@@ -262,6 +262,29 @@ def test_to(backend, rng, src, dst):
         np.testing.assert_array_equal(out, ref)
 
 
+@tessera.jit
+def mantissa_and_pointer_cast(x_ptr, out_ptr, bits_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    # Rounds away the low mantissa bits, as Triton's tests use the width.
+    keep: tl.constexpr = x.dtype.fp_mantissa_width - 10
+    tl.store(out_ptr + offs, tl.full([BLOCK], keep, tl.int32))
+    tl.store(bits_ptr + offs, tl.load(x_ptr.to(tl.pi32_t) + offs))
+
+
+def test_mantissa_width_and_pointer_alias(backend, rng):
+    """dtype.fp_mantissa_width (fp32: 23) and tl.pi32_t, Triton's int32 pointer type."""
+    assert [t.fp_mantissa_width for t in (tl.float16, tl.bfloat16, tl.float32, tl.float64,
+                                          tl.float8e4nv, tl.float8e5)] == [10, 7, 23, 52, 3, 2]
+    x = rng.standard_normal(16).astype(np.float32)
+    out, bits = np.zeros(16, np.int32), np.zeros(16, np.int32)
+    mantissa_and_pointer_cast[(1,)](x, out, bits, BLOCK=16)
+    np.testing.assert_array_equal(out, 13)
+    np.testing.assert_array_equal(bits, x.view(np.int32))
+    with pytest.raises(tessera.CompilationError, match="int32 is not a floating-point type"):
+        tl.int32.fp_mantissa_width
+
+
 def test_bitcast(backend, rng):
     x = rng.standard_normal(20).astype(np.float32)
     out = np.empty(20, dtype=np.int32)

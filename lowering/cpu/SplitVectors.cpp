@@ -58,6 +58,12 @@ struct Splitter {
 
   Value shuffledChunk(OpBuilder &b, Location loc, LLVM::ShuffleVectorOp shuffle, int64_t k);
 
+  /// The address of chunk `k` of a vector of `element`s stored at `base`.
+  Value chunkAddress(OpBuilder &b, Location loc, Value base, Type element, int64_t k) const {
+    return b.create<LLVM::GEPOp>(loc, base.getType(), element, base,
+                                 llvm::ArrayRef<LLVM::GEPArg>{k * lanes});
+  }
+
   /// Records the chunks of `result`, replacing it outright when it is one chunk.
   void define(Value result, Chunks parts) { chunks[result] = std::move(parts); }
 
@@ -218,7 +224,8 @@ bool Splitter::splitOp(Operation *op) {
   // One element of a split vector.
   if (auto extract = llvm::dyn_cast<LLVM::ExtractElementOp>(op)) {
     APInt index;
-    if (!chunks.count(extract.getVector()) || !matchPattern(extract.getPosition(), m_ConstantInt(&index)))
+    if (!chunks.count(extract.getVector()) ||
+        !matchPattern(extract.getPosition(), m_ConstantInt(&index)))
       return false;
     int64_t i = index.getSExtValue();
     Value part = chunks[extract.getVector()][i / lanes];
@@ -232,13 +239,13 @@ bool Splitter::splitOp(Operation *op) {
   // program's loop): one per chunk, at consecutive addresses.
   if (auto load = llvm::dyn_cast<LLVM::LoadOp>(op)) {
     Type type = load.getRes().getType();
-    if (!isLong(type) || load.getVolatile_() || load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+    if (!isLong(type) || load.getVolatile_() ||
+        load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
       return false;
     Type element = llvm::cast<VectorType>(type).getElementType();
     Chunks parts;
     for (int64_t k = 0; k < numChunks(type); ++k) {
-      Value address = b.create<LLVM::GEPOp>(loc, load.getAddr().getType(), element, load.getAddr(),
-                                            llvm::ArrayRef<LLVM::GEPArg>{k * lanes});
+      Value address = chunkAddress(b, loc, load.getAddr(), element, k);
       parts.push_back(b.create<LLVM::LoadOp>(loc, chunkType(type), address,
                                              load.getAlignment().value_or(0)));
     }
@@ -252,8 +259,7 @@ bool Splitter::splitOp(Operation *op) {
       return false;
     Type element = llvm::cast<VectorType>(type).getElementType();
     for (int64_t k = 0; k < numChunks(type); ++k) {
-      Value address = b.create<LLVM::GEPOp>(loc, store.getAddr().getType(), element,
-                                            store.getAddr(), llvm::ArrayRef<LLVM::GEPArg>{k * lanes});
+      Value address = chunkAddress(b, loc, store.getAddr(), element, k);
       b.create<LLVM::StoreOp>(loc, chunk(b, loc, store.getValue(), k), address,
                               store.getAlignment().value_or(0));
     }
@@ -269,8 +275,7 @@ bool Splitter::splitOp(Operation *op) {
     Type element = llvm::cast<VectorType>(type).getElementType();
     Chunks parts;
     for (int64_t k = 0; k < numChunks(type); ++k) {
-      Value address = b.create<LLVM::GEPOp>(loc, load.getData().getType(), element, load.getData(),
-                                            llvm::ArrayRef<LLVM::GEPArg>{k * lanes});
+      Value address = chunkAddress(b, loc, load.getData(), element, k);
       Value mask = chunk(b, loc, load.getMask(), k);
       Value passThru = load.getPassThru() ? chunk(b, loc, load.getPassThru(), k) : Value();
       parts.push_back(b.create<LLVM::MaskedLoadOp>(loc, chunkType(type), address, mask, passThru,
@@ -285,8 +290,7 @@ bool Splitter::splitOp(Operation *op) {
       return false;
     Type element = llvm::cast<VectorType>(type).getElementType();
     for (int64_t k = 0; k < numChunks(type); ++k) {
-      Value address = b.create<LLVM::GEPOp>(loc, store.getData().getType(), element,
-                                            store.getData(), llvm::ArrayRef<LLVM::GEPArg>{k * lanes});
+      Value address = chunkAddress(b, loc, store.getData(), element, k);
       b.create<LLVM::MaskedStoreOp>(loc, chunk(b, loc, store.getValue(), k), address,
                                     chunk(b, loc, store.getMask(), k), store.getAlignment());
     }

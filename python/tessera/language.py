@@ -714,18 +714,15 @@ def _to_tensor(value, peer=None):
 
 
 def _check_fits(value, peer):
-    """A Python integer operand next to an integer tensor takes the tensor's
-    type (a uint8 one's int32): as in Triton, one outside its range is an
-    error, not a value wrapped silently."""
-    peer_type = peer.dtype if isinstance(peer, tensor) else peer
-    if not isinstance(peer_type, dtype) or peer_type.kind != "int" or \
-            peer_type.primitive_bitwidth == 1:
+    """A Python integer operand next to an integer tensor (uint8 ones are
+    widened to int32 by then) takes the tensor's type: as in Triton, one
+    outside its range is an error, not a value wrapped silently."""
+    if peer.dtype.kind != "int" or peer.dtype.primitive_bitwidth == 1:
         return
-    bits = 32 if peer_type is uint8 else peer_type.primitive_bitwidth
+    bits = peer.dtype.primitive_bitwidth
     if not -2**(bits - 1) <= value < 2**(bits - 1):
-        _error(f"integer constant {value} is out of range for "
-               f"{'int32 (uint8 computes in int32)' if peer_type is uint8 else peer_type.name}, "
-               "the type of the tensor it is used with; cast one of them")
+        _error(f"integer constant {value} is out of range for {peer.dtype.name}, the type of "
+               "the tensor it is used with; cast one of them")
 
 
 def _describe(value):

@@ -72,10 +72,10 @@ struct Splitter {
   void finish(llvm::ArrayRef<Operation *> replaced);
 };
 
-/// Chunk `k` of `shuffle`'s result (whose operands are split): the input
-/// chunk itself where its lanes are one aligned chunk in order, else two-input
-/// shuffles of the input chunks in the order the lanes first name them, each
-/// adding one chunk's lanes to those gathered so far.
+/// Chunk `k` of `shuffle`'s result: the input chunk itself where its lanes
+/// are one aligned chunk in order, else two-input shuffles of the input chunks
+/// (split ones', or register-aligned extracts) in the order the lanes first
+/// name them, each adding one chunk's lanes to those gathered so far.
 Value Splitter::shuffledChunk(OpBuilder &b, Location loc, LLVM::ShuffleVectorOp shuffle,
                               int64_t k) {
   int64_t inLanes = llvm::cast<VectorType>(shuffle.getV1().getType()).getNumElements();

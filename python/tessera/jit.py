@@ -304,14 +304,17 @@ class CodeGenerator(ast.NodeVisitor):
         pass
 
     def visit_Assign(self, node):
-        value = self.visit(node.value)
+        value = tl._local(_unwrap(self.visit(node.value)))
         for target in node.targets:
             self.assign(target, value)
 
     def visit_AnnAssign(self, node):
         if node.value is None:
             return
-        self.assign(node.target, self.visit(node.value))
+        value = _unwrap(self.visit(node.value))
+        if not _is_constexpr_annotation(node.annotation):
+            value = tl._local(value)
+        self.assign(node.target, value)
 
     def visit_AugAssign(self, node):
         if not isinstance(node.target, ast.Name):

@@ -263,6 +263,78 @@ def _unwrap(value):
     return value.value if isinstance(value, constexpr) else value
 
 
+def _toward_zero(a, b):
+    """a // b as C and Triton's integer tensors divide: rounded toward zero."""
+    quotient = builtins.abs(a) // builtins.abs(b)
+    return -quotient if (a < 0) != (b < 0) else quotient
+
+
+class _LocalInt(int):
+    """A Python integer assigned to a kernel's local variable (`n = 7`).
+    Triton makes such a local an int32 (int64 where it does not fit) scalar
+    tensor: its `//` and `%` round toward zero and it has `.to()` and
+    `.dtype`. Tessera keeps it a number, which may still size a tl.arange,
+    with those semantics; arithmetic on it stays a local integer."""
+
+    def _same_kind(self, value):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return _LocalInt(value)
+        return value
+
+    def __floordiv__(self, other):
+        if not isinstance(other, int) or isinstance(other, bool):
+            return int.__floordiv__(self, other)
+        return _LocalInt(_toward_zero(int(self), int(other)))
+
+    def __rfloordiv__(self, other):
+        if not isinstance(other, int) or isinstance(other, bool):
+            return int.__rfloordiv__(self, other)
+        return _LocalInt(_toward_zero(int(other), int(self)))
+
+    def __mod__(self, other):
+        if not isinstance(other, int) or isinstance(other, bool):
+            return int.__mod__(self, other)
+        return _LocalInt(int(self) - int(other) * _toward_zero(int(self), int(other)))
+
+    def __rmod__(self, other):
+        if not isinstance(other, int) or isinstance(other, bool):
+            return int.__rmod__(self, other)
+        return _LocalInt(int(other) - int(self) * _toward_zero(int(other), int(self)))
+
+    def __neg__(self):
+        return _LocalInt(-int(self))
+
+    @property
+    def dtype(self):
+        return int32 if -2**31 <= self < 2**31 else int64
+
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        return cast(_to_tensor(int(self)), dtype, fp_downcast_rounding, bitcast)
+
+    cast = to
+
+
+def _same_arithmetic(name):
+    method = getattr(int, name)
+    return lambda self, other: self._same_kind(method(self, other))
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__lshift__",
+              "__rlshift__", "__rshift__", "__rrshift__", "__and__", "__rand__", "__or__",
+              "__ror__", "__xor__", "__rxor__"):
+    setattr(_LocalInt, _name, _same_arithmetic(_name))
+
+
+def _local(value):
+    """`value` as an assignment to a local keeps it: plain integers (in tuples
+    too) become _LocalInt."""
+    if type(value) in (tuple, list):
+        return type(value)(_local(v) for v in value)
+    if type(value) is int:
+        return _LocalInt(value)
+    return value
+
+
 def _is_scalar_const(value):
     return isinstance(value, (bool, int, float)) and not isinstance(value, tensor)
 

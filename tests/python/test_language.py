@@ -798,6 +798,35 @@ OFFSET = tl.constexpr(10)
 
 
 @tessera.jit
+def local_integers(out_ptr, A: tl.constexpr, B: tl.constexpr):
+    a = A  # a local: Triton's int32 scalar tensor
+    b = B
+    q = a // b
+    r = a % b
+    c: tl.constexpr = A  # a constexpr: Python's arithmetic
+    a += 1
+    offs = tl.arange(0, 8)
+    tl.store(out_ptr + offs,
+             tl.where(offs == 0, q, tl.where(offs == 1, r, tl.where(offs == 2, c // B,
+             tl.where(offs == 3, c % B, tl.where(offs == 4, a // b, a.to(tl.float32)))))))
+
+
+def test_integers_assigned_to_locals_divide_as_triton_tensors(backend, rng):
+    """As in Triton, where an integer assigned to a local is an int32 tensor:
+    its // and % round toward zero (C), while constexpr ones keep Python's;
+    .to() works on it."""
+    for _ in range(3):
+        a, b = (int(v) for v in rng.integers(-50, 50, 2))
+        b = b or 3
+        out = np.zeros(8, np.float32)
+        local_integers[(1,)](out, A=a, B=b)
+        toward_zero = int(np.fix(a / b))
+        np.testing.assert_array_equal(
+            out[:6], [toward_zero, a - b * toward_zero, a // b, a % b, int(np.fix((a + 1) / b)),
+                      a + 1])
+
+
+@tessera.jit
 def scale_and_shift(x, factor):
     return x * factor + OFFSET, factor
 

@@ -339,6 +339,11 @@ def _is_scalar_const(value):
     return isinstance(value, (bool, int, float)) and not isinstance(value, tensor)
 
 
+# Triton's TRITON_MAX_TENSOR_NUMEL: a tile of more elements is refused there
+# too, and one of 2^20 already takes the CPU backend a minute to compile.
+MAX_TENSOR_NUMEL = 1 << 20
+
+
 class tensor:
     """A value of the kernel: a scalar or a tile (block) of elements."""
 
@@ -346,6 +351,9 @@ class tensor:
         self.handle = handle
         self.shape = [int(d) for d in handle.shape]
         self.dtype = dtype_ if dtype_ is not None else _dtype_of_ir(handle.element_type)
+        if self.numel > MAX_TENSOR_NUMEL:
+            _error(f"a tile of shape {self.shape} holds {self.numel} elements, more than the "
+                   f"{MAX_TENSOR_NUMEL} a tile may hold (Triton's limit too)")
 
     # -- introspection -------------------------------------------------------
     @property

@@ -100,6 +100,21 @@ def test_expand_dims_axes_out_of_range_or_repeated():
 
 
 @tessera.jit
+def oversized_tile(x_ptr):
+    rows = tl.arange(0, 2048)
+    cols = tl.arange(0, 1024)
+    tl.store(x_ptr + rows[:, None] * 1024 + cols[None, :], 1.0)  # <- numel
+
+
+def test_a_tile_over_triton_s_element_limit():
+    """Triton refuses tiles of more than 2^20 elements; so does Tessera, at
+    the op that makes one (compiling it ran out of memory)."""
+    expect_error(lambda: oversized_tile[(1,)](X),
+                 "a tile of shape [2048, 1024] holds 2097152 elements, more than the 1048576 a "
+                 "tile may hold (Triton's limit too)", "numel")
+
+
+@tessera.jit
 def negative_stages(x_ptr):
     for i in tl.range(0, 4, num_stages=-1):  # <- stages
         tl.store(x_ptr + i, 1.0)

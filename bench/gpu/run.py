@@ -706,8 +706,9 @@ def main():
     print_table(rows)
     if hasattr(kernels.get("tessera"), "choices"):
         print("\nTessera's cubins, as tuned here:\n  " + "\n  ".join(kernels["tessera"].choices()))
-    if not isinstance(kernels.get("triton"), Exception) and "triton" in kernels:
-        print("\nTriton's autotuner kept:\n  " + "\n  ".join(autotuned_choices(kernels["triton"])))
+    triton_module = kernels.get("triton")
+    if triton_module is not None and not isinstance(triton_module, Exception):
+        print("\nTriton's autotuner kept:\n  " + "\n  ".join(autotuned_choices(triton_module)))
     if args.json:
         with open(args.json, "w") as out:
             json.dump([dict(kernel=r.kernel, shape=r.shape, dtype=r.dtype, unit=r.unit,

@@ -7,6 +7,7 @@
 // converter cannot see.
 #include "lowering/gpu/Diagnostics.h"
 #include "lowering/gpu/DistributedFormAttrs.h"
+#include "lowering/gpu/distribute/ConstantTerms.h"
 #include "lowering/gpu/distribute/FastMath.h"
 #include "lowering/gpu/distribute/KernelLowering.h"
 #include "lowering/gpu/distribute/Passes.h"
@@ -291,26 +292,6 @@ Value lowerTileElementwise(Operation *op, OpBuilder &builder, ArrayRef<Value> op
   if (isa<tile::PreciseSqrtOp>(op))
     return math::SqrtOp::create(builder, loc, operands[0]);
   return arith::DivFOp::create(builder, loc, operands[0], operands[1]);
-}
-
-std::optional<APInt> constantOf(Value value) {
-  APInt constant;
-  if (matchPattern(value, m_ConstantInt(&constant)))
-    return constant;
-  return std::nullopt;
-}
-
-/// `value` as a variable plus a constant term: (x, c) for `x + c` or
-/// `c + x`, else (value, none).
-std::pair<Value, std::optional<APInt>> splitConstantTerm(Value value) {
-  auto sum = value.getDefiningOp<arith::AddIOp>();
-  if (!sum)
-    return {value, std::nullopt};
-  if (std::optional<APInt> term = constantOf(sum.getRhs()))
-    return {sum.getLhs(), term};
-  if (std::optional<APInt> term = constantOf(sum.getLhs()))
-    return {sum.getRhs(), term};
-  return {value, std::nullopt};
 }
 
 /// The register of an integer `op` (add or multiply) with the constant

@@ -1,6 +1,7 @@
 #include "lowering/gpu/distribute/TensorMapStores.h"
 
 #include "lowering/gpu/InlinePtx.h"
+#include "lowering/gpu/distribute/ConstantTerms.h"
 #include "lowering/gpu/distribute/ElementAccess.h"
 #include "lowering/gpu/distribute/MatrixStores.h"
 #include "lowering/gpu/distribute/TensorMaps.h"
@@ -9,7 +10,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -208,14 +208,8 @@ bool computedAlike(Value a, Value b, unsigned depth = 4) {
 /// b - a where both are one value plus constants (arith.addi), else nullopt.
 std::optional<int64_t> constantDifference(Value a, Value b) {
   auto split = [](Value value) -> std::pair<Value, int64_t> {
-    APInt constant;
-    if (auto add = value.getDefiningOp<arith::AddIOp>()) {
-      if (matchPattern(add.getRhs(), m_ConstantInt(&constant)))
-        return {add.getLhs(), constant.getSExtValue()};
-      if (matchPattern(add.getLhs(), m_ConstantInt(&constant)))
-        return {add.getRhs(), constant.getSExtValue()};
-    }
-    return {value, 0};
+    auto [variable, term] = splitConstantTerm(value);
+    return {variable, term ? term->getSExtValue() : 0};
   };
   auto [baseA, constantA] = split(a);
   auto [baseB, constantB] = split(b);

@@ -17,17 +17,15 @@ Value i32Of(OpBuilder &builder, Location loc, Value index) {
   return arith::IndexCastUIOp::create(builder, loc, builder.getI32Type(), index);
 }
 
-/// The shared address (i32) of `buffer`'s first element.
-Value bufferAddress(OpBuilder &builder, Location loc, Value buffer) {
-  return i32Of(builder, loc, memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer));
-}
-
-/// The shared address (i32) of `operand`'s first element.
-Value sharedAddress(OpBuilder &builder, Location loc, const SharedOperand &operand,
-                    int64_t elementBytes) {
-  Value first = arith::MulIOp::create(builder, loc, i32Of(builder, loc, operand.start),
-                                      i32Constant(builder, loc, elementBytes));
-  return arith::AddIOp::create(builder, loc, bufferAddress(builder, loc, operand.buffer), first);
+/// The shared address (i32) of element `element` (i32) of `buffer`, whose
+/// elements are `elementBytes` long.
+Value elementAddress(OpBuilder &builder, Location loc, Value buffer, Value element,
+                     int64_t elementBytes) {
+  Value offset =
+      arith::MulIOp::create(builder, loc, element, i32Constant(builder, loc, elementBytes));
+  Value base =
+      i32Of(builder, loc, memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer));
+  return arith::AddIOp::create(builder, loc, base, offset);
 }
 
 /// The kernel's tensor-map parameter for `recipe`, appended on first use:
@@ -142,7 +140,8 @@ unsigned spreadOverWarps(KernelLowering &k, OpBuilder &builder, Location loc,
   int64_t warps = issuers.soleIssuer ? 1 : k.numWarps;
   unsigned firstWarp = issuers.firstWarp;
   auto i32 = [&](int64_t value) { return i32Constant(builder, loc, value); };
-  Value start = sharedAddress(builder, loc, buffer, panels.elementBytes);
+  Value start = elementAddress(builder, loc, buffer.buffer, i32Of(builder, loc, buffer.start),
+                               panels.elementBytes);
   // Warp firstWarp + i (mod warps) is the i-th in turn: its panel in each
   // round of `warps` panels. A round of one panel is firstWarp's alone.
   Value turn;
@@ -199,9 +198,7 @@ FailureOr<StageBarriers> StageBarriers::reserve(KernelLowering &k, Operation *us
 }
 
 Value StageBarriers::address(OpBuilder &builder, Location loc, Value stage) const {
-  Value offset =
-      arith::MulIOp::create(builder, loc, stage, i32Constant(builder, loc, kBarrierBytes));
-  return arith::AddIOp::create(builder, loc, bufferAddress(builder, loc, buffer), offset);
+  return elementAddress(builder, loc, buffer, stage, kBarrierBytes);
 }
 
 void StageBarriers::initialize(KernelLowering &k, OpBuilder &builder, Location loc,

@@ -590,6 +590,27 @@ def test_shapes(backend, rng, op):
 
 
 @tessera.jit
+def long_shuffles(x_ptr, t_ptr, sums_ptr, R: tl.constexpr, C: tl.constexpr):
+    rows, cols = tl.arange(0, R), tl.arange(0, C)
+    x = tl.load(x_ptr + rows[:, None] * C + cols[None, :])
+    tl.store(t_ptr + cols[:, None] * R + rows[None, :], tl.trans(x))
+    # A permuted 4-D view summed over three axes, as Triton's chained reductions.
+    parts = tl.permute(tl.reshape(x, (4, R // 4, C // 8, 8)), (2, 1, 0, 3))
+    tl.store(sums_ptr + tl.arange(0, 8), tl.sum(tl.sum(tl.sum(parts, 0), 0), 0))
+
+
+def test_long_transposes_and_permutes(backend, rng):
+    """Shuffles of tiles many vector registers long (the CPU backend gathers
+    each result chunk from the source chunks its lanes name) against NumPy."""
+    R, C = 32, 64
+    x = rng.integers(-1000, 1000, (R, C)).astype(np.int32)
+    t, sums = np.zeros((C, R), np.int32), np.zeros(8, np.int32)
+    long_shuffles[(1,)](x, t, sums, R=R, C=C)
+    np.testing.assert_array_equal(t, x.T)
+    np.testing.assert_array_equal(sums, x.reshape(4, R // 4, C // 8, 8).sum(axis=(0, 1, 2)))
+
+
+@tessera.jit
 def large_tile_copy(x_ptr, out_ptr, M, N, ROWS: tl.constexpr, COLS: tl.constexpr):
     offs = tl.arange(0, ROWS)[:, None] * N + tl.arange(0, COLS)[None, :]
     mask = (tl.arange(0, ROWS)[:, None] < M) & (tl.arange(0, COLS)[None, :] < N)

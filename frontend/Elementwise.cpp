@@ -131,7 +131,8 @@ Value KernelBuilder::pointerArithmetic(BinaryOp op, Value lhs, Value rhs,
   return tile::AddPtrOp::create(builder_, at(loc), both[0], both[1]);
 }
 
-Value KernelBuilder::binary(BinaryOp op, Value lhs, Value rhs, const SourceLocation &loc) {
+Value KernelBuilder::binary(BinaryOp op, Value lhs, Value rhs, const SourceLocation &loc,
+                            Signedness sign) {
   if (isa<tile::PointerType>(elementType(lhs)) || isa<tile::PointerType>(elementType(rhs)))
     return pointerArithmetic(op, lhs, rhs, loc);
   Type elem = typing::promote(elementType(lhs), elementType(rhs));
@@ -146,6 +147,7 @@ Value KernelBuilder::binary(BinaryOp op, Value lhs, Value rhs, const SourceLocat
   Value a = both[0], b = both[1];
   Location where = at(loc);
   bool isFloat = typing::isFloat(elem);
+  bool isUnsigned = sign == Signedness::Unsigned;
   switch (op) {
   case BinaryOp::Add:
     return isFloat ? Value(arith::AddFOp::create(builder_, where, a, b))
@@ -158,36 +160,45 @@ Value KernelBuilder::binary(BinaryOp op, Value lhs, Value rhs, const SourceLocat
                    : Value(arith::MulIOp::create(builder_, where, a, b));
   case BinaryOp::Div:
   case BinaryOp::TrueDiv:
-    return isFloat ? Value(arith::DivFOp::create(builder_, where, a, b))
-                   : Value(arith::DivSIOp::create(builder_, where, a, b));
+    if (isFloat)
+      return arith::DivFOp::create(builder_, where, a, b);
+    return isUnsigned ? Value(arith::DivUIOp::create(builder_, where, a, b))
+                      : Value(arith::DivSIOp::create(builder_, where, a, b));
   case BinaryOp::PreciseDiv: return tile::PreciseDivFOp::create(builder_, where, a, b);
   case BinaryOp::Mod:
-    return isFloat ? Value(arith::RemFOp::create(builder_, where, a, b))
-                   : Value(arith::RemSIOp::create(builder_, where, a, b));
+    if (isFloat)
+      return arith::RemFOp::create(builder_, where, a, b);
+    return isUnsigned ? Value(arith::RemUIOp::create(builder_, where, a, b))
+                      : Value(arith::RemSIOp::create(builder_, where, a, b));
   case BinaryOp::And: return arith::AndIOp::create(builder_, where, a, b);
   case BinaryOp::Or: return arith::OrIOp::create(builder_, where, a, b);
   case BinaryOp::Xor: return arith::XOrIOp::create(builder_, where, a, b);
   case BinaryOp::Shl: return arith::ShLIOp::create(builder_, where, a, b);
-  case BinaryOp::Shr: return arith::ShRSIOp::create(builder_, where, a, b);
+  case BinaryOp::Shr:
+    return isUnsigned ? Value(arith::ShRUIOp::create(builder_, where, a, b))
+                      : Value(arith::ShRSIOp::create(builder_, where, a, b));
   // maxnumf/minnumf: a NaN operand loses to a number (Triton's default,
   // propagate_nan=none); maximumf/minimumf: it wins.
   case BinaryOp::Maximum:
   case BinaryOp::MaximumPropagatingNan:
     if (!isFloat)
-      return arith::MaxSIOp::create(builder_, where, a, b);
+      return isUnsigned ? Value(arith::MaxUIOp::create(builder_, where, a, b))
+                        : Value(arith::MaxSIOp::create(builder_, where, a, b));
     return op == BinaryOp::Maximum ? Value(arith::MaxNumFOp::create(builder_, where, a, b))
                                    : Value(arith::MaximumFOp::create(builder_, where, a, b));
   case BinaryOp::Minimum:
   case BinaryOp::MinimumPropagatingNan:
     if (!isFloat)
-      return arith::MinSIOp::create(builder_, where, a, b);
+      return isUnsigned ? Value(arith::MinUIOp::create(builder_, where, a, b))
+                        : Value(arith::MinSIOp::create(builder_, where, a, b));
     return op == BinaryOp::Minimum ? Value(arith::MinNumFOp::create(builder_, where, a, b))
                                    : Value(arith::MinimumFOp::create(builder_, where, a, b));
   }
   llvm_unreachable("unknown binary op");
 }
 
-Value KernelBuilder::compare(CompareOp op, Value lhs, Value rhs, const SourceLocation &loc) {
+Value KernelBuilder::compare(CompareOp op, Value lhs, Value rhs, const SourceLocation &loc,
+                             Signedness sign) {
   Type lhsElem = elementType(lhs), rhsElem = elementType(rhs);
   bool lhsPtr = isa<tile::PointerType>(lhsElem), rhsPtr = isa<tile::PointerType>(rhsElem);
   if (lhsPtr != rhsPtr)
@@ -216,15 +227,17 @@ Value KernelBuilder::compare(CompareOp op, Value lhs, Value rhs, const SourceLoc
     }
     return arith::CmpFOp::create(builder_, where, predicate, both[0], both[1]);
   }
-  // Addresses are unsigned; integers are signed.
-  arith::CmpIPredicate predicate = arith::CmpIPredicate::eq;
+  // Addresses are unsigned; integers as the front end reads them.
+  bool isUnsigned = lhsPtr || sign == Signedness::Unsigned;
+  using P = arith::CmpIPredicate;
+  P predicate = P::eq;
   switch (op) {
-  case CompareOp::Eq: predicate = arith::CmpIPredicate::eq; break;
-  case CompareOp::Ne: predicate = arith::CmpIPredicate::ne; break;
-  case CompareOp::Lt: predicate = lhsPtr ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
-  case CompareOp::Le: predicate = lhsPtr ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
-  case CompareOp::Gt: predicate = lhsPtr ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
-  case CompareOp::Ge: predicate = lhsPtr ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+  case CompareOp::Eq: predicate = P::eq; break;
+  case CompareOp::Ne: predicate = P::ne; break;
+  case CompareOp::Lt: predicate = isUnsigned ? P::ult : P::slt; break;
+  case CompareOp::Le: predicate = isUnsigned ? P::ule : P::sle; break;
+  case CompareOp::Gt: predicate = isUnsigned ? P::ugt : P::sgt; break;
+  case CompareOp::Ge: predicate = isUnsigned ? P::uge : P::sge; break;
   }
   return arith::CmpIOp::create(builder_, where, predicate, both[0], both[1]);
 }
@@ -324,10 +337,10 @@ Value KernelBuilder::fma(Value a, Value b, Value c, const SourceLocation &loc) {
 }
 
 Value KernelBuilder::clamp(Value x, Value lo, Value hi, bool propagateNan,
-                           const SourceLocation &loc) {
+                           const SourceLocation &loc, Signedness sign) {
   Type elem = promotedType({x, lo, hi});
   if (!typing::isFloat(elem)) // integers have no NaN
-    return binary(BinaryOp::Minimum, binary(BinaryOp::Maximum, x, lo, loc), hi, loc);
+    return binary(BinaryOp::Minimum, binary(BinaryOp::Maximum, x, lo, loc, sign), hi, loc, sign);
   std::vector<Value> all =
       broadcastAll({cast(x, elem, loc), cast(lo, elem, loc), cast(hi, elem, loc)}, loc);
   return tile::ClampOp::create(builder_, at(loc), all[0], all[1], all[2],
@@ -416,7 +429,8 @@ Value KernelBuilder::cast(Value value, Type elem, const SourceLocation &loc, Cas
     return isUnsigned ? Value(arith::UIToFPOp::create(builder_, where, type, value))
                       : Value(arith::SIToFPOp::create(builder_, where, type, value));
   if (typing::isInteger(elem))
-    return arith::FPToSIOp::create(builder_, where, type, value);
+    return options.targetUnsigned ? Value(arith::FPToUIOp::create(builder_, where, type, value))
+                                  : Value(arith::FPToSIOp::create(builder_, where, type, value));
   if (fromBits == toBits) // f16 <-> bf16: through f32, which holds both exactly.
     return cast(cast(value, builder_.getF32Type(), loc), elem, loc);
   return toBits > fromBits ? Value(arith::ExtFOp::create(builder_, where, type, value))

@@ -52,6 +52,10 @@ enum class UnaryOp {
   Neg, Not, Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Sin, Cos, Abs, Sigmoid, Erf, Floor, Ceil
 };
 enum class ReduceKind { Sum, Max, Min, ArgMax, ArgMin };
+/// How integer operands are read where the IR's signless integers leave it
+/// to the op: division, remainder, right shift, max/min, ordering
+/// comparisons, reductions and atomics. The front ends know the sign.
+enum class Signedness { Signed, Unsigned };
 enum class AtomicKind { Add, Max, Min, And, Or, Xor, Xchg };
 
 /// Hints of a load or store; they never change the result.
@@ -67,6 +71,8 @@ struct CastOptions {
   bool bitcast = false;
   /// The source integers are unsigned: zero-extend, convert with uitofp.
   bool sourceUnsigned = false;
+  /// The result integers are unsigned: floats convert with fptoui.
+  bool targetUnsigned = false;
 };
 
 /// What a loop asks of the GPU pipeline, as Triton's `tl.range` options:
@@ -137,8 +143,10 @@ public:
 
   //===--- Elementwise ----------------------------------------------------===//
 
-  mlir::Value binary(BinaryOp op, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc);
-  mlir::Value compare(CompareOp op, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc);
+  mlir::Value binary(BinaryOp op, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc,
+                     Signedness sign = Signedness::Signed);
+  mlir::Value compare(CompareOp op, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc,
+                      Signedness sign = Signedness::Signed);
   mlir::Value unary(UnaryOp op, mlir::Value value, const SourceLocation &loc);
   mlir::Value where(mlir::Value cond, mlir::Value lhs, mlir::Value rhs, const SourceLocation &loc);
   mlir::Value fma(mlir::Value a, mlir::Value b, mlir::Value c, const SourceLocation &loc);
@@ -146,7 +154,7 @@ public:
   /// type): `tile.clamp` on floats, where with `propagateNan` a NaN `x`
   /// stays NaN; max then min on integers.
   mlir::Value clamp(mlir::Value x, mlir::Value lo, mlir::Value hi, bool propagateNan,
-                    const SourceLocation &loc);
+                    const SourceLocation &loc, Signedness sign = Signedness::Signed);
   /// The element type `values` convert to together: Triton's promotion of
   /// two operands, applied from the first to the last.
   mlir::Type promotedType(llvm::ArrayRef<mlir::Value> values) const;
@@ -206,7 +214,8 @@ public:
              const SourceLocation &loc);
   /// Returns the old values. `mask` may be null.
   mlir::Value atomic(AtomicKind kind, mlir::Value ptr, mlir::Value value, mlir::Value mask,
-                     tile::MemSemantic sem, tile::MemScope scope, const SourceLocation &loc);
+                     tile::MemSemantic sem, tile::MemScope scope, const SourceLocation &loc,
+                     Signedness sign = Signedness::Signed);
   mlir::Value atomicCas(mlir::Value ptr, mlir::Value cmp, mlir::Value value, tile::MemSemantic sem,
                         tile::MemScope scope, const SourceLocation &loc);
   mlir::Value makeTensorDescriptor(mlir::Value base, llvm::ArrayRef<mlir::Value> shape,
@@ -218,7 +227,8 @@ public:
   /// Atomic `kind` of `value` into the in-bounds elements of the block at
   /// `offsets`: relaxed, as Triton's TMA reductions are.
   void descriptorAtomic(AtomicKind kind, mlir::Value desc, llvm::ArrayRef<mlir::Value> offsets,
-                        mlir::Value value, const SourceLocation &loc);
+                        mlir::Value value, const SourceLocation &loc,
+                        Signedness sign = Signedness::Signed);
   /// Rows `rows` (a 1-D integer tile) of a 2-D descriptor whose block is one
   /// row, from `column` on: a [len(rows), block columns] tile with the
   /// padding outside the shape (gather), or written where inside (scatter).
@@ -248,7 +258,7 @@ public:
   /// the element type given: the front ends choose it (Triton's int32 for
   /// small integers unless a dtype is asked for).
   mlir::Value reduce(ReduceKind kind, mlir::Value value, std::optional<int> axis, bool keepDims,
-                     const SourceLocation &loc);
+                     const SourceLocation &loc, Signedness sign = Signedness::Signed);
   mlir::Value cumsum(mlir::Value value, int axis, bool reverse, const SourceLocation &loc);
   /// Reductions and inclusive scans of tiles of one shape, combined by
   /// `combine`: it gets N scalars of one side, then N of the other, and

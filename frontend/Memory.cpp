@@ -68,16 +68,17 @@ void KernelBuilder::store(Value ptr, Value value, Value mask, const MemoryHints 
 
 Value KernelBuilder::atomic(AtomicKind kind, Value ptr, Value value, Value mask,
                             tile::MemSemantic sem, tile::MemScope scope,
-                            const SourceLocation &loc) {
+                            const SourceLocation &loc, Signedness sign) {
   requirePointer(ptr, "atomic", loc);
   std::vector<int64_t> shape = shapeOf(ptr);
   Type pointee = tile::getPointeeType(elementType(ptr));
   bool isFloat = typing::isFloat(pointee);
+  bool unsignedInts = !isFloat && sign == Signedness::Unsigned;
   tile::RMWOp op = tile::RMWOp::Xchg;
   switch (kind) {
   case AtomicKind::Add: op = isFloat ? tile::RMWOp::FAdd : tile::RMWOp::Add; break;
-  case AtomicKind::Max: op = tile::RMWOp::Max; break;
-  case AtomicKind::Min: op = tile::RMWOp::Min; break;
+  case AtomicKind::Max: op = unsignedInts ? tile::RMWOp::UMax : tile::RMWOp::Max; break;
+  case AtomicKind::Min: op = unsignedInts ? tile::RMWOp::UMin : tile::RMWOp::Min; break;
   case AtomicKind::And: op = tile::RMWOp::And; break;
   case AtomicKind::Or: op = tile::RMWOp::Or; break;
   case AtomicKind::Xor: op = tile::RMWOp::Xor; break;
@@ -195,7 +196,7 @@ std::pair<Value, Value> KernelBuilder::descriptorPointers(tile::MakeTensorDescOp
 }
 
 void KernelBuilder::descriptorAtomic(AtomicKind kind, Value desc, ArrayRef<Value> offsets,
-                                     Value value, const SourceLocation &loc) {
+                                     Value value, const SourceLocation &loc, Signedness sign) {
   auto type = requireDescriptor(*this, desc, offsets, "descriptor atomic", loc);
   tile::MakeTensorDescOp make = madeBy(*this, desc, "descriptor atomic", loc);
   RankedTensorType block = type.getBlockType();
@@ -211,7 +212,7 @@ void KernelBuilder::descriptorAtomic(AtomicKind kind, Value desc, ArrayRef<Value
   auto [ptrs, mask] = descriptorPointers(make, indices, block.getShape(), loc);
   value = valueFor(value, block.getElementType(), block.getShape(), "value",
                    "the descriptor block " + str(block.getShape()), loc);
-  atomic(kind, ptrs, value, mask, tile::MemSemantic::Relaxed, tile::MemScope::GPU, loc);
+  atomic(kind, ptrs, value, mask, tile::MemSemantic::Relaxed, tile::MemScope::GPU, loc, sign);
 }
 
 // The pointers and mask of rows `rows` of a one-row block from `column`.

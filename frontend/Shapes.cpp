@@ -236,7 +236,7 @@ Value KernelBuilder::indexTile(ArrayRef<int64_t> shape, int axis, const SourceLo
 }
 
 Value KernelBuilder::reduce(ReduceKind kind, Value value, std::optional<int> axis, bool keepDims,
-                            const SourceLocation &loc) {
+                            const SourceLocation &loc, Signedness sign) {
   const char *what = spelling(kind);
   std::vector<int64_t> shape = shapeOf(value);
   if (shape.empty())
@@ -267,7 +267,7 @@ Value KernelBuilder::reduce(ReduceKind kind, Value value, std::optional<int> axi
         argTypes.push_back(getElementTypeOrSelf(src.getType()));
     Block *block = builder_.createBlock(&reduceOp.getCombineOp(), {}, argTypes,
                                         SmallVector<Location>(argTypes.size(), where));
-    bool isFloat = typing::isFloat(elem);
+    bool isFloat = typing::isFloat(elem), isUnsigned = sign == Signedness::Unsigned;
     Value a = block->getArgument(0), b = block->getArgument(srcs.size());
     SmallVector<Value> combined;
     switch (kind) {
@@ -276,12 +276,14 @@ Value KernelBuilder::reduce(ReduceKind kind, Value value, std::optional<int> axi
                                  : Value(arith::AddIOp::create(builder_, where, a, b)));
       break;
     case ReduceKind::Max:
-      combined.push_back(isFloat ? Value(arith::MaxNumFOp::create(builder_, where, a, b))
-                                 : Value(arith::MaxSIOp::create(builder_, where, a, b)));
+      combined.push_back(isFloat      ? Value(arith::MaxNumFOp::create(builder_, where, a, b))
+                         : isUnsigned ? Value(arith::MaxUIOp::create(builder_, where, a, b))
+                                      : Value(arith::MaxSIOp::create(builder_, where, a, b)));
       break;
     case ReduceKind::Min:
-      combined.push_back(isFloat ? Value(arith::MinNumFOp::create(builder_, where, a, b))
-                                 : Value(arith::MinSIOp::create(builder_, where, a, b)));
+      combined.push_back(isFloat      ? Value(arith::MinNumFOp::create(builder_, where, a, b))
+                         : isUnsigned ? Value(arith::MinUIOp::create(builder_, where, a, b))
+                                      : Value(arith::MinSIOp::create(builder_, where, a, b)));
       break;
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin: {
@@ -295,8 +297,9 @@ Value KernelBuilder::reduce(ReduceKind kind, Value value, std::optional<int> axi
                                        max ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, a, b);
         equal = arith::CmpFOp::create(builder_, where, arith::CmpFPredicate::OEQ, a, b);
       } else {
-        better = arith::CmpIOp::create(builder_, where,
-                                       max ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, a, b);
+        using P = arith::CmpIPredicate;
+        P strict = max ? (isUnsigned ? P::ugt : P::sgt) : (isUnsigned ? P::ult : P::slt);
+        better = arith::CmpIOp::create(builder_, where, strict, a, b);
         equal = arith::CmpIOp::create(builder_, where, arith::CmpIPredicate::eq, a, b);
       }
       Value earlier = arith::CmpIOp::create(builder_, where, arith::CmpIPredicate::slt, ai, bi);

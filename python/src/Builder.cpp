@@ -91,6 +91,10 @@ const std::map<std::string, AtomicKind> kAtomic = {
     {"and", AtomicKind::And}, {"or", AtomicKind::Or},   {"xor", AtomicKind::Xor},
     {"xchg", AtomicKind::Xchg}};
 
+Signedness signedness(bool isUnsigned) {
+  return isUnsigned ? Signedness::Unsigned : Signedness::Signed;
+}
+
 template <class E>
 E symbol(std::optional<E> (*symbolize)(llvm::StringRef), const std::string &name,
          const char *what) {
@@ -349,13 +353,15 @@ void bindBuilder(py::module_ &m) {
         return b.wrap(b.kb().zeros(shape, t.type, toLoc(loc)));
       })
       .def("binary", [](B &b, const std::string &op, const PyValue &l, const PyValue &r,
-                        const Loc &loc) {
-        return b.wrap(b.kb().binary(lookup(kBinary, op, "binary op"), l.value, r.value, toLoc(loc)));
-      })
+                        const Loc &loc, bool isUnsigned) {
+        return b.wrap(b.kb().binary(lookup(kBinary, op, "binary op"), l.value, r.value, toLoc(loc),
+                                    signedness(isUnsigned)));
+      }, py::arg("op"), py::arg("lhs"), py::arg("rhs"), py::arg("loc"), py::arg("unsigned") = false)
       .def("compare", [](B &b, const std::string &op, const PyValue &l, const PyValue &r,
-                         const Loc &loc) {
-        return b.wrap(b.kb().compare(lookup(kCompare, op, "comparison"), l.value, r.value, toLoc(loc)));
-      })
+                         const Loc &loc, bool isUnsigned) {
+        return b.wrap(b.kb().compare(lookup(kCompare, op, "comparison"), l.value, r.value,
+                                     toLoc(loc), signedness(isUnsigned)));
+      }, py::arg("op"), py::arg("lhs"), py::arg("rhs"), py::arg("loc"), py::arg("unsigned") = false)
       .def("unary", [](B &b, const std::string &op, const PyValue &v, const Loc &loc) {
         return b.wrap(b.kb().unary(lookup(kUnary, op, "unary op"), v.value, toLoc(loc)));
       })
@@ -366,9 +372,11 @@ void bindBuilder(py::module_ &m) {
         return b.wrap(b.kb().fma(x.value, y.value, z.value, toLoc(loc)));
       })
       .def("clamp", [](B &b, const PyValue &x, const PyValue &lo, const PyValue &hi,
-                       bool propagateNan, const Loc &loc) {
-        return b.wrap(b.kb().clamp(x.value, lo.value, hi.value, propagateNan, toLoc(loc)));
-      })
+                       bool propagateNan, const Loc &loc, bool isUnsigned) {
+        return b.wrap(b.kb().clamp(x.value, lo.value, hi.value, propagateNan, toLoc(loc),
+                                   signedness(isUnsigned)));
+      }, py::arg("x"), py::arg("lo"), py::arg("hi"), py::arg("propagate_nan"), py::arg("loc"),
+         py::arg("unsigned") = false)
       .def("promoted_type", [](B &b, const std::vector<PyValue> &values) {
         std::vector<mlir::Value> raw;
         for (const PyValue &v : values)
@@ -402,13 +410,14 @@ void bindBuilder(py::module_ &m) {
                                                toLoc(loc)));
       })
       .def("cast", [](B &b, const PyValue &v, const PyType &t, const Loc &loc, bool bitcast,
-                      bool sourceUnsigned) {
+                      bool sourceUnsigned, bool targetUnsigned) {
         CastOptions options;
         options.bitcast = bitcast;
         options.sourceUnsigned = sourceUnsigned;
+        options.targetUnsigned = targetUnsigned;
         return b.wrap(b.kb().cast(v.value, t.type, toLoc(loc), options));
       }, py::arg("value"), py::arg("type"), py::arg("loc"), py::arg("bitcast") = false,
-         py::arg("source_unsigned") = false)
+         py::arg("source_unsigned") = false, py::arg("target_unsigned") = false)
       .def("expand_dims", [](B &b, const PyValue &v, int axis, const Loc &loc) {
         return b.wrap(b.kb().expandDims(v.value, axis, toLoc(loc)));
       })
@@ -456,13 +465,14 @@ void bindBuilder(py::module_ &m) {
       })
       .def("atomic", [](B &b, const std::string &kind, const PyValue &ptr, const PyValue &value,
                         std::optional<PyValue> mask, const std::string &sem,
-                        const std::string &scope, const Loc &loc) {
+                        const std::string &scope, const Loc &loc, bool isUnsigned) {
         return b.wrap(b.kb().atomic(lookup(kAtomic, kind, "atomic"), ptr.value, value.value,
                                     B::unwrap(mask),
                                     symbol(tile::symbolizeMemSemantic, sem, "memory semantic"),
                                     symbol(tile::symbolizeMemScope, scope, "memory scope"),
-                                    toLoc(loc)));
-      })
+                                    toLoc(loc), signedness(isUnsigned)));
+      }, py::arg("kind"), py::arg("ptr"), py::arg("value"), py::arg("mask"), py::arg("sem"),
+         py::arg("scope"), py::arg("loc"), py::arg("unsigned") = false)
       .def("atomic_cas", [](B &b, const PyValue &ptr, const PyValue &cmp, const PyValue &value,
                             const std::string &sem, const std::string &scope, const Loc &loc) {
         return b.wrap(b.kb().atomicCas(ptr.value, cmp.value, value.value,
@@ -484,10 +494,11 @@ void bindBuilder(py::module_ &m) {
       })
       .def("descriptor_atomic", [](B &b, const std::string &kind, const PyValue &desc,
                                    const std::vector<PyValue> &offsets, const PyValue &value,
-                                   const Loc &loc) {
+                                   const Loc &loc, bool isUnsigned) {
         b.kb().descriptorAtomic(lookup(kAtomic, kind, "atomic"), desc.value, B::unwrap(offsets),
-                                value.value, toLoc(loc));
-      })
+                                value.value, toLoc(loc), signedness(isUnsigned));
+      }, py::arg("kind"), py::arg("desc"), py::arg("offsets"), py::arg("value"), py::arg("loc"),
+         py::arg("unsigned") = false)
       .def("descriptor_gather", [](B &b, const PyValue &desc, const PyValue &rows,
                                    const PyValue &column, const Loc &loc) {
         return b.wrap(b.kb().descriptorGather(desc.value, rows.value, column.value, toLoc(loc)));
@@ -507,10 +518,11 @@ void bindBuilder(py::module_ &m) {
                                  toLoc(loc), maxNumImpreciseAcc));
       })
       .def("reduce", [](B &b, const std::string &kind, const PyValue &v, std::optional<int> axis,
-                        bool keepDims, const Loc &loc) {
+                        bool keepDims, const Loc &loc, bool isUnsigned) {
         return b.wrap(b.kb().reduce(lookup(kReduce, kind, "reduction"), v.value, axis, keepDims,
-                                    toLoc(loc)));
-      })
+                                    toLoc(loc), signedness(isUnsigned)));
+      }, py::arg("kind"), py::arg("value"), py::arg("axis"), py::arg("keep_dims"), py::arg("loc"),
+         py::arg("unsigned") = false)
       .def("cumsum", [](B &b, const PyValue &v, int axis, bool reverse, const Loc &loc) {
         return b.wrap(b.kb().cumsum(v.value, axis, reverse, toLoc(loc)));
       })

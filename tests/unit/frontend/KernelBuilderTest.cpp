@@ -2,6 +2,7 @@
 // makes, and errors at the caller's location instead of invalid IR.
 #include "frontend/KernelBuilder.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -82,6 +83,35 @@ TEST_F(KernelBuilderTest, PromotesIntegersToFloatsAndNarrowToWide) {
   EXPECT_EQ(kb.binary(BinaryOp::Div, i, i, at(3)).getType(), i32());
   EXPECT_EQ(kb.literal(int64_t{3}, h.getType(), at(4)).getType(), h.getType());
   EXPECT_EQ(kb.literal(0.5, i.getType(), at(4)).getType(), f32());
+}
+
+TEST_F(KernelBuilderTest, UnsignedOperandsPickTheUnsignedOps) {
+  auto args = begin({{ptr(i32()), 16}});
+  Value x = kb.arange(0, 16, at(2));
+  constexpr Signedness u = Signedness::Unsigned;
+  EXPECT_TRUE(kb.binary(BinaryOp::Div, x, x, at(3), u).getDefiningOp<arith::DivUIOp>());
+  EXPECT_TRUE(kb.binary(BinaryOp::Mod, x, x, at(3), u).getDefiningOp<arith::RemUIOp>());
+  EXPECT_TRUE(kb.binary(BinaryOp::Shr, x, x, at(3), u).getDefiningOp<arith::ShRUIOp>());
+  EXPECT_TRUE(kb.binary(BinaryOp::Maximum, x, x, at(3), u).getDefiningOp<arith::MaxUIOp>());
+  EXPECT_TRUE(kb.binary(BinaryOp::Minimum, x, x, at(3), u).getDefiningOp<arith::MinUIOp>());
+  EXPECT_TRUE(kb.binary(BinaryOp::Shr, x, x, at(3)).getDefiningOp<arith::ShRSIOp>());
+  auto less = kb.compare(CompareOp::Lt, x, x, at(4), u).getDefiningOp<arith::CmpIOp>();
+  ASSERT_TRUE(less);
+  EXPECT_EQ(less.getPredicate(), arith::CmpIPredicate::ult);
+  Value largest = kb.reduce(ReduceKind::Max, x, 0, false, at(5), u);
+  Operation *combine = &largest.getDefiningOp<tile::ReduceOp>().getCombineOp().front().front();
+  EXPECT_TRUE(isa<arith::MaxUIOp>(combine));
+  Value ptrs = kb.binary(BinaryOp::Add, args[0], x, at(6));
+  auto atomicMin = kb.atomic(AtomicKind::Min, ptrs, x, {}, tile::MemSemantic::Relaxed,
+                             tile::MemScope::GPU, at(6), u)
+                       .getDefiningOp<tile::AtomicRMWOp>();
+  ASSERT_TRUE(atomicMin);
+  EXPECT_EQ(atomicMin.getRmwOp(), tile::RMWOp::UMin);
+  Value asFloat = kb.cast(x, f32(), at(7), {.sourceUnsigned = true});
+  EXPECT_TRUE(asFloat.getDefiningOp<arith::UIToFPOp>());
+  EXPECT_TRUE(kb.cast(asFloat, i32(), at(7), {.targetUnsigned = true})
+                  .getDefiningOp<arith::FPToUIOp>());
+  EXPECT_NO_THROW(kb.finish(at(8)));
 }
 
 TEST_F(KernelBuilderTest, BroadcastsScalarsRanksAndUnitDimensions) {

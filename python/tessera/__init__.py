@@ -19,7 +19,8 @@ from .errors import ArgumentError, CompilationError, LaunchError
 from . import language
 from .language import constexpr, cdiv
 from .arrays import DeviceError, array, asarray, empty, zeros
-from .language import float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8
+from .language import (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8,
+                       uint16, uint32, uint64)
 from .jit import JITFunction, jit, next_power_of_2, cpu_available, default_backend
 from .tensor_descriptor import TensorDescriptor
 

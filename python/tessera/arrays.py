@@ -34,7 +34,8 @@ _ALIGNMENT = 64
 
 _TL_TO_NUMPY = {tl.float16: np.float16, tl.float32: np.float32, tl.float64: np.float64,
                 tl.int8: np.int8, tl.int16: np.int16, tl.int32: np.int32, tl.int64: np.int64,
-                tl.uint8: np.uint8, tl.int1: np.bool_}
+                tl.uint8: np.uint8, tl.uint16: np.uint16, tl.uint32: np.uint32, tl.uint64: np.uint64,
+                tl.int1: np.bool_}
 
 
 class DeviceError(ValueError):
@@ -98,9 +99,10 @@ def _numpy_dtype(dtype):
         return np.dtype(_TL_TO_NUMPY[dtype])
     result = np.dtype(dtype)
     if (result.kind, result.itemsize) not in {("f", 2), ("f", 4), ("f", 8), ("i", 1), ("i", 2),
-                                              ("i", 4), ("i", 8), ("u", 1), ("b", 1)}:
+                                              ("i", 4), ("i", 8), ("u", 1), ("u", 2), ("u", 4),
+                                              ("u", 8), ("b", 1)}:
         raise TypeError(f"tessera arrays of dtype {result} are not supported (kernels take float16/32/64, "
-                        "int8/16/32/64, uint8 and bool)")
+                        "int8/16/32/64, uint8/16/32/64 and bool)")
     return result
 
 
@@ -225,12 +227,16 @@ class array:
                         f"{consequence}; use .numpy() (float32 values)")
 
 
-def _host_values(obj):
+def _host_values(obj, dtype=None):
+    """`obj`'s values on the host; Python numbers read as `dtype` (a NumPy
+    dtype) when given, so that 2**64 - 1 stays exact as uint64."""
     if isinstance(obj, array):
         return obj._data if obj._data is not None and not obj._float8 else obj.numpy()
     if "bfloat16" in str(getattr(obj, "dtype", "")):
         raise TypeError("tessera arrays of bfloat16 are not supported yet (NumPy has no such "
                         "type): pass the tensor to the kernel itself, through DLPack")
+    if dtype is not None and not hasattr(obj, "dtype"):
+        return np.asarray(obj, dtype=dtype)
     return np.asarray(obj)
 
 
@@ -263,7 +269,7 @@ def asarray(obj, dtype=None, device="cpu"):
     elif float8_type:
         source = float8_codec.encode(_host_values(obj), float8_type)
     else:
-        source = _host_values(obj)
+        source = _host_values(obj, _numpy_dtype(dtype))
     dt = _numpy_dtype(dtype) or _numpy_dtype(source.dtype)
     if kind == "cpu":
         data = _aligned_empty(source.shape, dt)

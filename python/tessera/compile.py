@@ -58,8 +58,9 @@ EMITS = ("tile", "mlir", "llvm", "asm", "obj")
 # Binary outputs and the file they go to without -o.
 BINARY_SUFFIXES = {"obj": ".o", "cubin": ".cubin", "hsaco": ".hsaco", "spv": ".spv"}
 
-_SCALARS = {"i1": "i1", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
-            "fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64"}
+_SCALARS = {"i1": "i1", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64", "u8": "u8",
+            "u16": "u16", "u32": "u32", "u64": "u64", "fp16": "f16", "bf16": "bf16", "fp32": "f32",
+            "fp64": "f64"}
 
 
 class UsageError(Exception):
@@ -74,7 +75,8 @@ def _pointee(name):
     from . import language as tl
     table = {"fp16": tl.float16, "bf16": tl.bfloat16, "fp32": tl.float32, "fp64": tl.float64,
              "i1": tl.int1, "i8": tl.int8, "i16": tl.int16, "i32": tl.int32, "i64": tl.int64,
-             "u8": tl.uint8, "fp8e4nv": tl.float8e4nv, "fp8e5": tl.float8e5}
+             "u8": tl.uint8, "u16": tl.uint16, "u32": tl.uint32, "u64": tl.uint64,
+             "fp8e4nv": tl.float8e4nv, "fp8e5": tl.float8e5}
     return table.get(name)
 
 
@@ -116,7 +118,7 @@ def parse_signature(text, params, constexprs):
             continue
         ty, _, hint = entry.partition(":") if not entry[0] in "'\"" else (entry, "", "")
         ty, hint = ty.strip(), hint.strip()
-        is_type = ty.startswith("*") or ty in _SCALARS or ty == "u8"
+        is_type = ty.startswith("*") or ty in _SCALARS
         if name in constexprs or not is_type:
             if is_type:
                 raise UsageError(f"--signature: parameter '{name}' is a tl.constexpr; give its value "
@@ -142,16 +144,17 @@ def parse_signature(text, params, constexprs):
             pointee = _pointee(ty[1:].strip())
             if pointee is None:
                 raise UsageError(f"--signature: unknown element type '{ty[1:]}' in '{entry}' for "
-                                 f"parameter '{name}' (fp16, bf16, fp32, fp64, i1, i8, i16, i32, i64, u8)")
+                                 f"parameter '{name}' (fp16, bf16, fp32, fp64, i1, i8, i16, i32, i64, u8, u16, "
+                                 "u32, u64, fp8e4nv, fp8e5)")
             plan.append(("ptr", div, pointee))
-        elif ty in ("i32", "i64"):
+        elif ty in ("i32", "i64", "u32", "u64"):
             plan.append((ty, div, one))
             values[name] = 1 if one else None
         else:
             if div or one:
                 raise UsageError(f"--signature: ':{hint}' applies to integers and pointers, not '{ty}' "
                                  f"(parameter '{name}')")
-            plan.append((_SCALARS.get(ty, "i8"), 0, False))
+            plan.append((_SCALARS[ty], 0, False))
         values.setdefault(name, None)
     return values, plan
 

@@ -212,6 +212,19 @@ def _flat_handles(values):
     return [t.handle for v in values for t in _leaves(v)]
 
 
+def _loop_bound(value, gen, node):
+    """A range bound as a signed integer tensor: the loop compares signed, so
+    an unsigned bound is widened to the type that holds its values, and a
+    Python number outside int32 is int64 (not the uint32 a literal would be)."""
+    if isinstance(value, int) and -2**63 <= value < 2**63 and not -2**31 <= value < 2**31:
+        return tl._cast(tl._to_tensor(value), tl.int64)
+    value = tl._to_tensor(value)
+    if value.dtype is tl.uint64:
+        gen.error(node, "range bounds of type uint64 are not supported: the loop counts in signed "
+                        "integers; cast them to tl.int64")
+    return tl._widen_unsigned(value)
+
+
 def _rebuild(templates, handles):
     handles = list(handles)
     out = []
@@ -226,7 +239,8 @@ def _same_carried_type(a, b):
     if isinstance(a, block_ptr) or isinstance(b, block_ptr):
         return (isinstance(a, block_ptr) and a._same_layout(b)
                 and [t.handle.type for t in _leaves(a)] == [t.handle.type for t in _leaves(b)])
-    return a.handle.type == b.handle.type
+    # Signedness lives in the dtype only: uint32 and int32 are both i32.
+    return a.handle.type == b.handle.type and a.dtype == b.dtype
 
 
 # ---------------------------------------------------------------------------
@@ -484,7 +498,7 @@ class CodeGenerator(ast.NodeVisitor):
         for v in (lo, hi, step):
             if isinstance(v, float) or (isinstance(v, tensor) and not v.dtype.is_int()):
                 self.error(node.iter, f"range bounds must be integers, got {tl._describe(v)}")
-        lo, hi, step = (tl._to_tensor(v) for v in (lo, hi, step))
+        lo, hi, step = (_loop_bound(v, self, node.iter) for v in (lo, hi, step))
         target = node.target.id
         names, inits = self.loop_carried(node.body, {target}, node, "for loop")
 
@@ -827,11 +841,13 @@ class CodeGenerator(ast.NodeVisitor):
 
 _NUMPY_KINDS = {("f", 2): tl.float16, ("f", 4): tl.float32, ("f", 8): tl.float64,
                 ("i", 1): tl.int8, ("i", 2): tl.int16, ("i", 4): tl.int32, ("i", 8): tl.int64,
-                ("u", 1): tl.uint8, ("b", 1): tl.int8}
+                ("u", 1): tl.uint8, ("u", 2): tl.uint16, ("u", 4): tl.uint32, ("u", 8): tl.uint64,
+                ("b", 1): tl.int8}
 # DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool, 10 float8_e4m3fn,
 # 12 float8_e5m2 (DLPack 1.1; PyTorch's float8 tensors).
 _DLPACK_KINDS = {(0, 8): tl.int8, (0, 16): tl.int16, (0, 32): tl.int32, (0, 64): tl.int64,
-                 (1, 8): tl.uint8, (2, 16): tl.float16, (2, 32): tl.float32, (2, 64): tl.float64,
+                 (1, 8): tl.uint8, (1, 16): tl.uint16, (1, 32): tl.uint32, (1, 64): tl.uint64,
+                 (2, 16): tl.float16, (2, 32): tl.float32, (2, 64): tl.float64,
                  (4, 16): tl.bfloat16, (6, 8): tl.int8, (10, 8): tl.float8e4nv,
                  (12, 8): tl.float8e5}
 
@@ -1097,15 +1113,16 @@ class JITFunction:
             elif isinstance(value, int) or (hasattr(value, "__index__") and not hasattr(value, "__len__")
                                             and type(value).__name__.startswith(("int", "uint"))):
                 value = int(value)
-                if not -2**63 <= value < 2**63:
+                if not -2**63 <= value < 2**64:
                     self._argument_error(f"kernel '{self.__name__}': argument '{name}' = {value} does "
                                          "not fit in 64 bits")
-                ty = "i32" if -2**31 <= value < 2**31 else "i64"
+                # As Triton: int32, else int64, else (from 2**63) uint64.
+                ty = "i32" if -2**31 <= value < 2**31 else "i64" if value < 2**63 else "u64"
                 one = specialize and value == 1
                 div = _integer_divisibility(value) if specialize else 0
                 key.append((ty, one, div))
                 plan.append((ty, div, one))
-                launch_args.append(("int", value))
+                launch_args.append(("int", value - 2**64 if value >= 2**63 else value))
             elif isinstance(value, float) or type(value).__name__.startswith("float"):
                 key.append(("fp32",))
                 plan.append(("f32", 0, False))
@@ -1224,7 +1241,7 @@ class JITFunction:
                     kernel_args.extend((builder.type("i64"), max(div, in_16_bytes), False)
                                        for div in p[5])
                 else:  # an integer equal to 1 is marked tile.equal_to_1
-                    kernel_args.append((builder.type(p[0]), p[1], bool(p[2])))
+                    kernel_args.append((tl._BY_NAME[p[0]].ir_type(builder), p[1], bool(p[2])))
             handles = builder.begin_kernel(self.__name__, kernel_args, src.loc(src.tree))
             scope = {}
             it = iter(handles)
@@ -1241,7 +1258,7 @@ class JITFunction:
                 elif p[2]:  # an integer equal to 1: a compile-time constant
                     scope[name] = 1
                 else:
-                    scope[name] = tensor(handle)
+                    scope[name] = tensor(handle, tl._BY_NAME[p[0]])
             used_globals = {}
             gen = CodeGenerator(builder, src, scope, self, used_globals)
             try:

@@ -10,6 +10,7 @@ file:line:col.
 """
 
 import builtins
+import functools
 import math as _math
 import sys as _sys
 import threading
@@ -21,7 +22,8 @@ from .libdevice_functions import FUNCTIONS as _LIBDEVICE_FUNCTIONS
 __all__ = [
     # types
     "dtype", "pointer_type", "constexpr", "tensor", "tensor_descriptor", "block_ptr",
-    "int1", "int8", "int16", "int32", "int64", "uint8", "float8e4nv", "float8e5",
+    "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float8e4nv", "float8e5",
     "float16", "bfloat16", "float32", "float64", "pi32_t",
     # program
     "program_id", "num_programs",
@@ -196,9 +198,15 @@ int8 = dtype("int8", "i8", "int", 8)
 int16 = dtype("int16", "i16", "int", 16)
 int32 = dtype("int32", "i32", "int", 32)
 int64 = dtype("int64", "i64", "int", 64)
-# Unsigned bytes live in i8: loads and stores keep the bits; conversions and
-# arithmetic zero-extend them first (see docs/python-guide.md).
+# Unsigned integers live in the signless IR integer of their width: loads,
+# stores, + - * and bitwise ops keep the bits; the ops whose result depends on
+# the sign (division, remainder, >>, comparisons, max/min, conversions) are
+# picked by the dtype (docs/python-guide.md, "Unsigned integers").
 uint8 = dtype("uint8", "i8", "int", 8, signed=False)
+uint16 = dtype("uint16", "i16", "int", 16, signed=False)
+uint32 = dtype("uint32", "i32", "int", 32, signed=False)
+uint64 = dtype("uint64", "i64", "int", 64, signed=False)
+_UNSIGNED = {8: uint8, 16: uint16, 32: uint32, 64: uint64}
 float8e4nv = dtype("fp8e4nv", "f8E4M3FN", "float", 8)
 float8e5 = dtype("fp8e5", "f8E5M2", "float", 8)
 float16 = dtype("fp16", "f16", "float", 16)
@@ -211,9 +219,10 @@ _PUBLIC_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64
                  "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
 _BY_IR = {t.ir: t for t in (int1, int8, int16, int32, int64, float8e4nv, float8e5, float16,
                             bfloat16, float32, float64)}
-_BY_NAME = {t.name: t for t in (int1, int8, int16, int32, int64, uint8, float8e4nv, float8e5,
-                                float16, bfloat16, float32, float64)}
+_BY_NAME = {t.name: t for t in (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                                float8e4nv, float8e5, float16, bfloat16, float32, float64)}
 _BY_NAME.update({"i1": int1, "i8": int8, "i16": int16, "i32": int32, "i64": int64, "u8": uint8,
+                 "u16": uint16, "u32": uint32, "u64": uint64,
                  "f16": float16, "f32": float32, "f64": float64, "float16": float16,
                  "bfloat16": bfloat16, "float32": float32, "float64": float64})
 
@@ -271,10 +280,12 @@ def _toward_zero(a, b):
 
 class _LocalInt(int):
     """A Python integer assigned to a kernel's local variable (`n = 7`).
-    Triton makes such a local an int32 (int64 where it does not fit) scalar
-    tensor: its `//` and `%` round toward zero and it has `.to()` and
-    `.dtype`. Tessera keeps it a number, which may still size a tl.arange,
-    with those semantics; arithmetic on it stays a local integer."""
+    Triton makes such a local a scalar tensor typed as a literal (int32,
+    uint32, int64 or uint64, the first that holds it): its `//` and `%` round
+    toward zero, it has `.to()` and `.dtype`, and next to a tensor it keeps
+    its type (`int8_tensor + n` is int32). Tessera keeps it a number, which
+    may still size a tl.arange, with those semantics; arithmetic on it stays
+    a local integer."""
 
     def _same_kind(self, value):
         if isinstance(value, int) and not isinstance(value, bool):
@@ -306,7 +317,9 @@ class _LocalInt(int):
 
     @property
     def dtype(self):
-        return int32 if -2**31 <= self < 2**31 else int64
+        if -2**31 <= self < 2**31:
+            return int32
+        return uint32 if 0 <= self < 2**32 else int64 if -2**63 <= self < 2**63 else uint64
 
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
         return cast(_to_tensor(int(self)), dtype, fp_downcast_rounding, bitcast)
@@ -651,14 +664,14 @@ class tensor_descriptor:
     @builtin
     def store(self, offsets, value):
         offsets = [_to_tensor(o) for o in _as_list(offsets)]
-        value = _to_tensor(value, self.dtype)
+        value = _as_pointee(_to_tensor(value, self.dtype), self.dtype)
         _builder().descriptor_store(self.handle, [o.handle for o in offsets], value.handle, _loc())
 
     def _update(self, kind, offsets, value):
         offsets = [_to_tensor(o) for o in _as_list(offsets)]
-        value = _to_tensor(value, self.dtype)
+        value = _as_pointee(_to_tensor(value, self.dtype), self.dtype)
         _builder().descriptor_atomic(kind, self.handle, [o.handle for o in offsets], value.handle,
-                                     _loc())
+                                     _loc(), unsigned=self.dtype.is_int_unsigned())
 
     @builtin
     def gather(self, rows, column):
@@ -672,7 +685,8 @@ class tensor_descriptor:
     def scatter(self, value, rows, column):
         """Writes row i of `value` to row rows[i] of the tensor from `column`
         on, skipping out-of-bounds elements."""
-        _builder().descriptor_scatter(self.handle, _to_tensor(value, self.dtype).handle,
+        value = _as_pointee(_to_tensor(value, self.dtype), self.dtype)
+        _builder().descriptor_scatter(self.handle, value.handle,
                                       _to_tensor(rows).handle, _to_tensor(column).handle, _loc())
 
     @builtin
@@ -762,10 +776,17 @@ def _peer_type(peer):
     if isinstance(peer, tensor):
         peer = peer.dtype
     if isinstance(peer, dtype) and peer.kind in ("int", "float"):
-        if peer is uint8:
-            return b.type("i32")
         return peer.ir_type(b)
     return None
+
+
+def _peer_dtype(peer):
+    return peer.dtype if isinstance(peer, tensor) else peer
+
+
+def _as_signless(value, bits):
+    """The signed integer of `bits` bits with the bits of the unsigned `value`."""
+    return value - (1 << bits) if value >= 1 << (bits - 1) else value
 
 
 def _to_tensor(value, peer=None):
@@ -778,11 +799,13 @@ def _to_tensor(value, peer=None):
     if isinstance(value, bool):
         return tensor(b.constant_int(int(value), b.type("i1"), _loc()), int1)
     if isinstance(value, int):
-        p = _peer_type(peer)
-        if p is None and not (-2**63 <= value < 2**63):
-            _error(f"integer constant {value} does not fit in 64 bits")
-        if p is None and not (-2**31 <= value < 2**31):
-            return tensor(b.constant_int(value, b.type("i64"), _loc()), int64)
+        p, peer_dtype = _peer_type(peer), _peer_dtype(peer)
+        if p is not None and peer_dtype.is_int_unsigned():
+            bits = peer_dtype.primitive_bitwidth
+            return tensor(b.constant_int(_as_signless(value % (1 << bits), bits), p, _loc()),
+                          peer_dtype)
+        if p is None and not -2**31 <= value < 2**31:
+            return _wide_literal(value)
         return tensor(b.literal_int(value, p, _loc()))
     if isinstance(value, float):
         return tensor(b.literal_float(value, _peer_type(peer), _loc()))
@@ -793,15 +816,36 @@ def _to_tensor(value, peer=None):
     _error(f"expected a tensor or a number, got {_describe(value)}")
 
 
+def _wide_literal(value):
+    """An integer literal outside int32, typed as Triton types it: uint32,
+    int64 or uint64, the first that holds it."""
+    if 2**31 <= value < 2**32:
+        dtype_ = uint32
+    elif -2**63 <= value < 2**63:
+        dtype_ = int64
+    elif 2**63 <= value < 2**64:
+        dtype_ = uint64
+    else:
+        _error(f"integer constant {value} does not fit in 64 bits")
+    b = _builder()
+    bits = dtype_.primitive_bitwidth
+    return tensor(b.constant_int(_as_signless(value, bits), dtype_.ir_type(b), _loc()), dtype_)
+
+
 def _check_fits(value, peer):
-    """A Python integer operand next to an integer tensor (uint8 ones are
-    widened to int32 by then) takes the tensor's type: as in Triton, one
-    outside its range is an error, not a value wrapped silently."""
-    if peer.dtype.kind != "int" or peer.dtype.primitive_bitwidth == 1:
+    """A Python integer operand next to an integer tensor takes the tensor's
+    type: as in Triton, one outside its range (a negative one next to an
+    unsigned tensor included) is an error, not a value wrapped silently."""
+    d = peer.dtype
+    if d.kind != "int" or d.primitive_bitwidth == 1:
         return
-    bits = peer.dtype.primitive_bitwidth
-    if not -2**(bits - 1) <= value < 2**(bits - 1):
-        _error(f"integer constant {value} is out of range for {peer.dtype.name}, the type of "
+    bits = d.primitive_bitwidth
+    if d.is_int_unsigned() and value < 0:
+        _error(f"cannot combine the negative constant {value} with a tensor of {d.name}, an "
+               "unsigned type; cast one of them")
+    low, high = (0, 2**bits) if d.is_int_unsigned() else (-2**(bits - 1), 2**(bits - 1))
+    if not low <= value < high:
+        _error(f"integer constant {value} is out of range for {d.name}, the type of "
                "the tensor it is used with; cast one of them")
 
 
@@ -819,24 +863,57 @@ def _describe(value):
 
 
 def _widen_unsigned(t):
-    """uint8 tensors take part in arithmetic as zero-extended int32."""
-    if isinstance(t, tensor) and t.dtype is uint8:
-        b = _builder()
-        return tensor(b.cast(t.handle, b.type("i32"), _loc(), False, True), int32)
+    """An unsigned tensor as the signed type that holds its values (uint8 and
+    uint16 in int32, uint32 in int64), for ops that read integers as signed
+    offsets or indices; uint64 stays as it is."""
+    if isinstance(t, tensor) and t.dtype.is_int_unsigned() and t.dtype is not uint64:
+        return _cast(t, int32 if t.dtype.primitive_bitwidth < 32 else int64)
     return t
 
 
-def _operands(*values):
-    """`values` as tensors (uint8 ones widened): Python numbers adopt the type
-    of the first tensor among them, or, where none is, of the last value."""
-    values = [_widen_unsigned(_unwrap(v)) for v in values]
-    peer = next((v for v in values if isinstance(v, tensor)), None)
+def _integer_promotion(a, b):
+    """The integer type `a` and `b` meet in: C's usual arithmetic conversions,
+    as Triton applies them (the wider wins; at equal width, the unsigned)."""
+    if a.signed == b.signed:
+        return a if a.primitive_bitwidth > b.primitive_bitwidth else b
+    unsigned, signed = (a, b) if b.signed else (b, a)
+    return unsigned if unsigned.primitive_bitwidth >= signed.primitive_bitwidth else signed
+
+
+def _with_unsigned_promoted(tensors):
+    """`tensors` converted to the one type they meet in where one of them is
+    unsigned (the builder's own promotion reads integers as signed): integers
+    by _integer_promotion, else the builder's float type."""
+    dtypes = [t.dtype for t in tensors]
+    if not builtins.any(d.is_int_unsigned() for d in dtypes) or \
+            builtins.any(d.is_ptr() for d in dtypes):
+        return tensors
+    if all(d.is_int() for d in dtypes):
+        common = functools.reduce(_integer_promotion, dtypes)
+    else:
+        common = _dtype_of_ir(_builder().promoted_type([t.handle for t in tensors]))
+    return tuple(_cast(t, common) for t in tensors)
+
+
+def _operands(*values, division=False):
+    """`values` as tensors of one type where one is unsigned: Python numbers
+    adopt the type of the first tensor among them, or, where none is, of the
+    last value. For `division`, integer tensors must agree on their sign, as
+    Triton requires of `/`, `//` and `%`."""
+    values = [_unwrap(v) for v in values]
+    values = [_to_tensor(int(v)) if isinstance(v, _LocalInt) else v for v in values]
+    tensors = [v for v in values if isinstance(v, tensor)]
+    if division and len({t.dtype.signed for t in tensors if t.dtype.is_int()}) > 1:
+        names = " and ".join(t.dtype.name for t in tensors)
+        _error(f"cannot divide {names}: their signedness differs, and the result would hardly "
+               "be useful; cast them to one signedness")
+    peer = tensors[0] if tensors else None
     if peer is None:
         peer = values[-1] = _to_tensor(values[-1])
     for v in values:
         if isinstance(v, int) and not isinstance(v, bool):
             _check_fits(v, peer)
-    return tuple(_to_tensor(v, peer) for v in values)
+    return _with_unsigned_promoted(tuple(_to_tensor(v, peer) for v in values))
 
 
 def _division_operands(a, b):
@@ -848,29 +925,45 @@ def _division_operands(a, b):
     return a, b
 
 
+def _is_unsigned(*tensors):
+    return all(t.dtype.is_int_unsigned() for t in tensors)
+
+
 def _binary(op, lhs, rhs):
-    a, b = _operands(lhs, rhs)
+    a, b = _operands(lhs, rhs, division=op in ("div", "truediv", "div_rn", "mod"))
+    if op in ("truediv", "div_rn") and _is_unsigned(a, b):
+        a, b = _cast(a, float32), _cast(b, float32)
     if op in ("truediv", "mod"):
         a, b = _division_operands(a, b)
-    h = _builder().binary(op, a.handle, b.handle, _loc())
-    for t in (a, b):
-        if t.dtype.is_ptr():  # pointer arithmetic keeps the pointee (uint8 included)
-            return tensor(h, t.dtype)
-    return tensor(h)
+    if a.dtype.is_ptr() or b.dtype.is_ptr():
+        # The offset is signed in the IR; an unsigned one is widened to keep its value.
+        a, b = _widen_unsigned(a), _widen_unsigned(b)
+        h = _builder().binary(op, a.handle, b.handle, _loc())
+        return tensor(h, a.dtype if a.dtype.is_ptr() else b.dtype)
+    unsigned = _is_unsigned(a, b)
+    h = _builder().binary(op, a.handle, b.handle, _loc(), unsigned=unsigned)
+    return tensor(h, a.dtype if unsigned else None)
 
 
 def _compare(op, lhs, rhs):
     a, b = _operands(lhs, rhs)
-    return tensor(_builder().compare(op, a.handle, b.handle, _loc()))
+    return tensor(_builder().compare(op, a.handle, b.handle, _loc(), unsigned=_is_unsigned(a, b)))
 
 
 def _unary(op, x):
-    x = _widen_unsigned(_to_tensor(x))
+    x = _to_tensor(x)
+    if x.dtype.is_int_unsigned():
+        if op == "abs":
+            return x
+        if op not in ("neg", "not"):
+            _error(f"{op} needs a floating-point operand, got {x.dtype.name}; convert it with "
+                   ".to(tl.float32) first")
+        return tensor(_builder().unary(op, x.handle, _loc()), x.dtype)
     return tensor(_builder().unary(op, x.handle, _loc()))
 
 
 def _floordiv(lhs, rhs):
-    a, b = _operands(lhs, rhs)
+    a, b = _operands(lhs, rhs, division=True)
     if a.dtype.is_floating() or b.dtype.is_floating():
         return _unary("floor", _binary("truediv", a, b))
     # Like Triton: integer `//` rounds toward zero (C semantics).
@@ -894,6 +987,7 @@ def _as_dtype(value, what="dtype"):
     name = getattr(value, "__name__", None) or str(value).replace("torch.", "")
     aliases = {"float32": float32, "float16": float16, "bfloat16": bfloat16, "float64": float64,
                "int8": int8, "int16": int16, "int32": int32, "int64": int64, "uint8": uint8,
+               "uint16": uint16, "uint32": uint32, "uint64": uint64,
                "bool": int1, "half": float16, "float": float32, "double": float64}
     if name in aliases:
         return aliases[name]
@@ -906,7 +1000,8 @@ def _cast(x, dtype_, bitcast=False):
     b = _builder()
     if x.dtype == dtype_:
         return x
-    h = b.cast(x.handle, dtype_.ir_type(b), _loc(), bool(bitcast), x.dtype is uint8)
+    h = b.cast(x.handle, dtype_.ir_type(b), _loc(), bool(bitcast), x.dtype.is_int_unsigned(),
+               dtype_.is_int_unsigned())
     return tensor(h, dtype_)
 
 
@@ -1069,12 +1164,12 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     other = _unwrap(other)
     pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
     if other is not None:
-        other = _to_tensor(other, pointee)
+        other = _as_pointee(_to_tensor(other, pointee), pointee)
     h = _builder().load(pointer.handle, mask.handle if mask is not None else None,
                         other.handle if other is not None else None,
                         _modifier(cache_modifier), _eviction(eviction_policy), bool(_unwrap(volatile)),
                         _loc())
-    return tensor(h, pointee if pointee is uint8 else None)
+    return tensor(h, pointee if pointee is not None and pointee.is_int_unsigned() else None)
 
 
 @builtin
@@ -1105,10 +1200,11 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 
 def _as_pointee(value, pointee):
-    """A uint8 `value` converted (zero-extended) to the type a store or atomic
-    writes; the builder's own conversion reads integers as signed."""
-    if value.dtype is uint8 and isinstance(pointee, dtype) and pointee is not uint8 and \
-            pointee.kind in ("int", "float"):
+    """`value` converted to the type a load, store or atomic reads or writes
+    where either side is unsigned (the builder's own conversion reads and
+    writes integers as signed): zero-extended, or by uitofp and fptoui."""
+    if isinstance(pointee, dtype) and pointee.kind in ("int", "float") and \
+            value.dtype != pointee and (value.dtype.is_int_unsigned() or pointee.is_int_unsigned()):
         return _cast(value, pointee)
     return value
 
@@ -1138,9 +1234,10 @@ def _atomic(kind, pointer, val, mask, sem, scope):
     pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
     val = _as_pointee(_to_tensor(val, pointee), pointee)
     mask = _mask(mask)
+    unsigned = pointee is not None and pointee.is_int_unsigned()
     h = _builder().atomic(kind, pointer.handle, val.handle, mask.handle if mask is not None else None,
-                          _sem(sem), _scope(scope), _loc())
-    return tensor(h)
+                          _sem(sem), _scope(scope), _loc(), unsigned=unsigned)
+    return tensor(h, pointee if unsigned else None)
 
 
 @builtin
@@ -1184,10 +1281,11 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """Where the element equals `cmp`, replaces it with `val`; returns the old values."""
     pointer = _pointer(pointer, "atomic_cas")
     pointee = pointer.dtype.element_ty if pointer.dtype.is_ptr() else None
-    cmp = _to_tensor(cmp, pointee)
-    val = _to_tensor(val, pointee)
-    return tensor(_builder().atomic_cas(pointer.handle, cmp.handle, val.handle, _sem(sem),
-                                        _scope(scope), _loc()))
+    cmp = _as_pointee(_to_tensor(cmp, pointee), pointee)
+    val = _as_pointee(_to_tensor(val, pointee), pointee)
+    h = _builder().atomic_cas(pointer.handle, cmp.handle, val.handle, _sem(sem), _scope(scope),
+                              _loc())
+    return tensor(h, pointee if pointee is not None and pointee.is_int_unsigned() else None)
 
 
 @builtin
@@ -1328,6 +1426,10 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     """input @ other (+ acc): [M, K] x [K, N] -> [M, N], accumulating in f32
     (i32 for int8, f64 for f64)."""
     a, b = _to_tensor(input), _to_tensor(other)
+    for t in (a, b):
+        if t.dtype.is_int_unsigned():
+            _error(f"dot of {t.dtype.name} operands is not supported: integer dots multiply "
+                   "int8 (as in Triton); convert the operands")
     precision = _unwrap(input_precision)
     if precision is None:
         allow = _unwrap(allow_tf32)
@@ -1356,8 +1458,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
 
 
 def _reduce(kind, input, axis, keep_dims):
-    x = _widen_unsigned(_to_tensor(input))
-    return tensor(_builder().reduce(kind, x.handle, _axis(axis), bool(_unwrap(keep_dims)), _loc()))
+    x = _to_tensor(input)
+    unsigned = _is_unsigned(x)
+    h = _builder().reduce(kind, x.handle, _axis(axis), bool(_unwrap(keep_dims)), _loc(),
+                          unsigned=unsigned)
+    return tensor(h, x.dtype if unsigned and kind in ("sum", "max", "min") else None)
 
 
 def _extremum_operand(input):
@@ -1371,13 +1476,14 @@ def _extremum_operand(input):
 
 def _accumulation_operand(input, dtype):
     """`input` in the type Triton's sum, cumsum and cumprod accumulate in:
-    `dtype` when given, else int32 for integers narrower than 32 bits (so that
-    counts of booleans and sums of bytes do not wrap)."""
+    `dtype` when given, else int32 (uint32 for unsigned ones) for integers
+    narrower than 32 bits (so that counts of booleans and sums of bytes do not
+    wrap)."""
     x = _to_tensor(input)
     if _unwrap(dtype) is not None:
         return _cast(x, dtype)
     if x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
-        return _cast(x, int32)
+        return _cast(x, uint32 if x.dtype.is_int_unsigned() else int32)
     return x
 
 
@@ -1422,10 +1528,10 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
 @builtin
 def cumsum(input, axis=0, reverse=False, dtype=None):
     """The inclusive prefix sum along `axis`, in `dtype` when given (integers
-    narrower than 32 bits in int32 otherwise, as Triton)."""
+    narrower than 32 bits in int32, or uint32, otherwise, as Triton)."""
     x = _accumulation_operand(input, dtype)
     return tensor(_builder().cumsum(x.handle, _const_int(axis, "cumsum axis"),
-                                    bool(_unwrap(reverse)), _loc()))
+                                    bool(_unwrap(reverse)), _loc()), x.dtype)
 
 
 def _combining(what, input, combine_fn, build):
@@ -1505,7 +1611,7 @@ def where(condition, x, y):
     if cond.dtype is not int1:
         cond = _to_bool(cond)
     h = _builder().where(cond.handle, x.handle, y.handle, _loc())
-    return tensor(h, x.dtype if x.dtype.is_ptr() else None)
+    return tensor(h, x.dtype if x.dtype.is_ptr() or _is_unsigned(x, y) else None)
 
 
 def _make_unary(op, doc):
@@ -1572,8 +1678,9 @@ def minimum(x, y, propagate_nan=PropagateNan.NONE):
 def clamp(x, min, max, propagate_nan=PropagateNan.NONE):
     """`x` kept within [min, max]; with tl.PropagateNan.ALL a NaN `x` stays NaN."""
     x, lo, hi = _operands(x, min, max)
-    return tensor(_builder().clamp(x.handle, lo.handle, hi.handle,
-                                   _propagates_nan(propagate_nan), _loc()))
+    unsigned = _is_unsigned(x, lo, hi)
+    return tensor(_builder().clamp(x.handle, lo.handle, hi.handle, _propagates_nan(propagate_nan),
+                                   _loc(), unsigned=unsigned), x.dtype if unsigned else None)
 
 
 @builtin
@@ -1617,12 +1724,19 @@ def _call_extern(library, path, args, signatures, pure, what):
     where those are not a key, for the dtype they promote to together."""
     if not args:
         _error(f"{what} needs at least one argument")
-    values = [_widen_unsigned(_to_tensor(a)) for a in args]
+    values = [_to_tensor(a) for a in args]
     table = {tuple(_dtype_name(d) for d in key): (symbol, _dtype_name(result))
              for key, (symbol, result) in signatures.items()}
     given = tuple(v.dtype.name for v in values)
     key = given
+    # libdevice spells unsigned arguments (umulhi's) as the signed types of
+    # their widths; an integer result is then unsigned too.
+    signless = tuple(_dtype_of_ir(v.handle.element_type).name for v in values)
+    spelled_signed = key not in table and _is_unsigned(*values) and signless in table
+    if spelled_signed:
+        key = signless
     if key not in table:
+        values = [_widen_unsigned(v) for v in values]
         common = _dtype_of_ir(_builder().promoted_type([v.handle for v in values]))
         values = [v.to(common) for v in values]
         key = (common.name,) * len(values)
@@ -1630,9 +1744,12 @@ def _call_extern(library, path, args, signatures, pure, what):
         accepted = " or ".join("(" + ", ".join(k) + ")" for k in sorted(table))
         _error(f"{what} takes {accepted}; got ({', '.join(given)})")
     symbol, result = table[key]
+    result = _BY_NAME[result]
+    if spelled_signed and result.is_int():
+        result = _UNSIGNED[result.primitive_bitwidth]
     b = _builder()
     return tensor(b.extern_elementwise(symbol, library, path or "", [v.handle for v in values],
-                                       _BY_NAME[result].ir_type(b), bool(pure), _loc()))
+                                       result.ir_type(b), bool(pure), _loc()), result)
 
 
 @builtin
@@ -1981,12 +2098,16 @@ def debug_barrier():
 
 @builtin
 def device_print(prefix, *args, hex=False):
-    """Prints `args` from every program, one line per element."""
+    """Prints `args` from every program, one line per element (uint64 values
+    of 2**63 and above as negative numbers, unless in `hex`)."""
     prefix = _unwrap(prefix)
     if not isinstance(prefix, str):
         _error(f"device_print needs a string prefix, got {_describe(prefix)}")
+    hex = bool(_unwrap(hex))
     values = [_to_tensor(a) for a in args]
-    _builder().print(prefix, [v.handle for v in values], bool(_unwrap(hex)), _loc())
+    if not hex:  # printed as signed: an unsigned value in the type that holds it
+        values = [_widen_unsigned(v) for v in values]
+    _builder().print(prefix, [v.handle for v in values], hex, _loc())
 
 
 @builtin

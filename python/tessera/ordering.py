@@ -20,10 +20,10 @@ in NumPy and PyTorch, and `topk` ranks NaNs above infinity.
 
 from .language import (_error, _to_tensor, _unwrap, arange, bfloat16, builtin, float16, float32,
                        float64, float8e4nv, float8e5, int8, int16, int32, int64, max, min,
-                       reshape, uint8, where, xor_sum)
+                       reshape, where, xor_sum)
 
 _SAME_WIDTH_INTEGER = {float16: int16, bfloat16: int16, float32: int32, float64: int64,
-                       float8e4nv: int8, float8e5: int8, uint8: int8}
+                       float8e4nv: int8, float8e5: int8}
 
 
 def _bits(x, what):

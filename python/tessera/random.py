@@ -6,14 +6,12 @@ Triton's for integers and uniform floats.
 The generator is Philox4x32 (Salmon et al., "Parallel random numbers: as
 easy as 1, 2, 3", SC 2011), 10 rounds unless ``n_rounds`` says otherwise: the
 offset's low and high 32 bits are the first two words of the counter, the
-seed's two halves the key. Triton types the words uint32; Tessera has no
-32-bit unsigned type, so they are int32 with the same bits (Triton documents
-them as int32 too). Where their unsigned value matters (``%``, ``>>``,
-comparisons), widen first: ``x.to(tl.int64) & 0xFFFFFFFF``.
+seed's two halves the key. The words are uint32 (uint64 for Philox4x64),
+as in Triton.
 """
 
-from .language import (_error, _to_tensor, _unwrap, builtin, cos, float32, int32, int64, log,
-                       maximum, sin, sqrt, umulhi, where)
+from .language import (_UNSIGNED, _error, _to_tensor, _unwrap, builtin, cos, float32, int32,
+                       int64, log, maximum, sin, sqrt, uint32, uint64, umulhi, where)
 
 N_ROUNDS_DEFAULT = 10
 
@@ -24,13 +22,6 @@ _CONSTANTS = {
     64: dict(round_a=0xD2E7470EE14C6C93, round_b=0xCA5A826395121157,
              key_a=0x9E3779B97F4A7C15, key_b=0xBB67AE8584CAA73B),
 }
-
-
-def _word(value, bits, peer):
-    """The constant `value` (an unsigned word) with the same bits in a signed
-    tensor of `bits` bits."""
-    signed = value - (1 << bits) if value >= 1 << (bits - 1) else value
-    return _to_tensor(signed, peer)
 
 
 def _rounds(n_rounds):
@@ -51,14 +42,15 @@ def _words(values, name):
 @builtin
 def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=N_ROUNDS_DEFAULT):
     """`n_rounds` rounds of Philox on the counter (c0, c1, c2, c3) under the
-    key (k0, k1): four words of 32 (int32) or 64 bits (int64)."""
-    c0, c1, c2, c3, k0, k1 = _words((c0, c1, c2, c3, k0, k1), "philox_impl")
-    bits = c0.dtype.primitive_bitwidth
-    if bits not in _CONSTANTS or any(w.dtype.primitive_bitwidth != bits
-                                     for w in (c1, c2, c3, k0, k1)):
-        _error("philox_impl: counters and key must all be int32 or all int64, got "
-               f"{', '.join(str(w.dtype) for w in (c0, c1, c2, c3, k0, k1))}")
-    constants = {name: _word(value, bits, c0) for name, value in _CONSTANTS[bits].items()}
+    key (k0, k1): words of 32 or 64 bits (signed ones are taken as their bits),
+    and four uint32 or uint64 words out."""
+    words = _words((c0, c1, c2, c3, k0, k1), "philox_impl")
+    bits = words[0].dtype.primitive_bitwidth
+    if bits not in _CONSTANTS or any(w.dtype.primitive_bitwidth != bits for w in words):
+        _error("philox_impl: counters and key must all be 32-bit or all 64-bit integers, got "
+               f"{', '.join(str(w.dtype) for w in words)}")
+    c0, c1, c2, c3, k0, k1 = (w.to(_UNSIGNED[bits], bitcast=True) for w in words)
+    constants = {name: _to_tensor(value, c0) for name, value in _CONSTANTS[bits].items()}
     round_a, round_b = constants["round_a"], constants["round_b"]
     for _ in range(_rounds(n_rounds)):
         c0, c1, c2, c3 = (umulhi(round_b, c2) ^ c1 ^ k0, round_b * c2,
@@ -73,12 +65,12 @@ def philox(seed, c0, c1, c2, c3, n_rounds=N_ROUNDS_DEFAULT):
     counters the key is the seed's low and high 32 bits, with 64-bit ones the
     seed and 0."""
     seed, c0, c1, c2, c3 = _words((seed, c0, c1, c2, c3), "philox")
-    seed = seed.to(int64)
+    seed = seed.to(uint64)
     if c0.dtype.primitive_bitwidth <= 32:
-        word = int32
-        seed_lo, seed_hi = seed.to(int32), (seed >> 32).to(int32)
+        word = uint32
+        seed_lo, seed_hi = seed.to(uint32), (seed >> 32).to(uint32)
     else:
-        word = int64
+        word = uint64
         seed_lo, seed_hi = seed, seed * 0
     counter = [c.to(word, bitcast=c.dtype.primitive_bitwidth == word.primitive_bitwidth)
                for c in (c0, c1, c2, c3)]
@@ -87,33 +79,33 @@ def philox(seed, c0, c1, c2, c3, n_rounds=N_ROUNDS_DEFAULT):
 
 @builtin
 def randint4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
-    """Four blocks of random 32-bit words (int32) for the offsets `offset`,
+    """Four blocks of random 32-bit words (uint32) for the offsets `offset`,
     a block of integers, under the scalar `seed`."""
     (offset,) = _words((offset,), "randint4x")
-    low = offset.to(int32, bitcast=offset.dtype.primitive_bitwidth == 32)
+    low = offset.to(uint32)
     zero = low * 0
-    high = (offset >> 32).to(int32) if offset.dtype.primitive_bitwidth > 32 else zero
+    high = (offset >> 32).to(uint32) if offset.dtype.primitive_bitwidth > 32 else zero
     return philox(seed, low, high, zero, zero, n_rounds)
 
 
 @builtin
 def randint(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
-    """One block of random 32-bit words (int32): the first of randint4x's."""
+    """One block of random 32-bit words (uint32): the first of randint4x's."""
     return randint4x(seed, offset, n_rounds)[0]
 
 
 @builtin
 def uint_to_uniform_float(x):
-    """Random words as float32 in [0, 1): a negative word flipped to its
-    complement, scaled by the largest factor that keeps the largest word
-    below 1."""
+    """Random words as float32 in [0, 1): the word's bits read as a signed
+    integer, a negative one flipped to its complement, scaled by the largest
+    factor that keeps the largest word below 1."""
     x = _to_tensor(x)
-    if x.dtype.primitive_bitwidth == 32 and x.dtype.is_int():
-        scale = 4.6566127342e-10
-    elif x.dtype is int64:
-        scale = 1.0842020432385337e-19
+    if x.dtype.is_int() and x.dtype.primitive_bitwidth == 32:
+        x, scale = x.to(int32, bitcast=True), 4.6566127342e-10
+    elif x.dtype.is_int() and x.dtype.primitive_bitwidth == 64:
+        x, scale = x.to(int64, bitcast=True), 1.0842020432385337e-19
     else:
-        _error(f"uint_to_uniform_float takes int32 or int64 words, got {x.dtype}")
+        _error(f"uint_to_uniform_float takes 32 or 64-bit integer words, got {x.dtype}")
     x = where(x < 0, ~x, x)
     return x.to(float32) * scale
 

@@ -50,6 +50,10 @@ def test_array_properties():
     assert z.dtype == np.float64 and not z.numpy().any()
     e = tessera.empty(5, np.uint8, device="cpu:0")
     assert e.shape == (5,) and e.device == "cpu"
+    for dtype in (tessera.uint16, tessera.uint32, tessera.uint64):
+        words = tessera.asarray([0, 2**dtype.primitive_bitwidth - 1], dtype=dtype)
+        assert words.dtype == np.dtype(f"uint{dtype.primitive_bitwidth}")
+        assert words.numpy()[1] == 2**dtype.primitive_bitwidth - 1
 
 
 def test_array_specializes_divisibility():

@@ -140,6 +140,16 @@ def test_autotuned_kernel_and_integer_hints(kernels):
     assert r.stdout.count("tile.divisibility = 16") == 2
 
 
+def test_unsigned_signature(kernels):
+    """Triton's u32, u64 and *u32 entries; atomics through *u32 compare unsigned."""
+    r = run(f"{kernels}:add_kernel", "--signature", "*u32, *u32, *u32, u32:16, 64",
+            "--emit", "tile")
+    assert r.returncode == 0, r.stderr
+    r = run(f"{kernels}:accumulate", "--signature", "*u32, *u32, u64, 64", "--emit", "tile")
+    assert r.returncode == 0, r.stderr
+    assert "umax" in r.stdout and "umin" in r.stdout, r.stdout
+
+
 @pytest.mark.parametrize("args,code,message", [
     (["missing.py:add_kernel", "--signature", SIG], 1, "tessera compile: error: file 'missing.py' not found"),
     (["{k}:nope", "--signature", SIG], 1,
@@ -152,7 +162,7 @@ def test_autotuned_kernel_and_integer_hints(kernels):
      "(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE)"),
     (["{k}:add_kernel", "--signature", "*fp33, *fp32, *fp32, i32, 1024"], 2,
      "tessera compile: error: --signature: unknown element type 'fp33' in '*fp33' for parameter 'x_ptr' "
-     "(fp16, bf16, fp32, fp64, i1, i8, i16, i32, i64, u8)"),
+     "(fp16, bf16, fp32, fp64, i1, i8, i16, i32, i64, u8, u16, u32, u64, fp8e4nv, fp8e5)"),
     (["{k}:add_kernel", "--signature", "*fp32, *fp32, *fp32, i32, i32"], 2,
      "tessera compile: error: --signature: parameter 'BLOCK_SIZE' is a tl.constexpr; give its value "
      "(e.g. 1024), not the type 'i32'"),

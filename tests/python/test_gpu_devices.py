@@ -27,6 +27,7 @@ from random_reference import dropout_reference
 from test_gather_histogram import gather_2d, gather_3d_method, histogram_reference, masked_histogram
 from test_ordering import flips, ordered, random_rows
 from test_tensor_descriptors import matmul_through_device_descriptors
+from test_unsigned import check_unsigned_elementwise
 from test_tutorials import (_layer_norm_fwd_fused, _seeded_dropout, add_kernel,
                             matmul_descriptor_persistent, matmul_kernel, matmul_kernel_persistent,
                             rows_of_16_bytes, softmax_kernel, softmax_reference)
@@ -538,6 +539,13 @@ def test_to(place, rng, src, dst):
     cast_kernel[(1,)](place.put(x), out, n, DTYPE=names[dst], BITCAST=False, BLOCK=64)
     ref = np.trunc(x).astype(dst) if np.issubdtype(dst, np.integer) else x.astype(dst)
     np.testing.assert_array_equal(place.get(out), ref)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_unsigned_arithmetic(place, rng, dtype):
+    """Unsigned division, logical shifts, comparisons and wrapping arithmetic
+    (test_unsigned.py's kernel) on the device."""
+    check_unsigned_elementwise(rng, dtype, place.put, place.empty, place.get)
 
 
 @tessera.jit

@@ -26,6 +26,10 @@ def ordered(x_ptr, bitonic_ptr, up_ptr, down_ptr, top_ptr, bottom_ptr, merged_pt
 def random_rows(rng, shape, dtype):
     if dtype == np.bool_:
         return rng.integers(0, 2, shape).astype(bool)
+    if np.issubdtype(dtype, np.unsignedinteger):
+        # Ties, and values with the top bit set (negative if read as signed).
+        pool = rng.integers(0, np.iinfo(dtype).max, 8, endpoint=True, dtype=dtype)
+        return rng.choice(pool, shape)
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
         return rng.integers(max(info.min, -5), min(info.max, 5), shape, endpoint=True).astype(dtype)
@@ -33,7 +37,7 @@ def random_rows(rng, shape, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int32, np.int8,
-                                   np.uint8, np.int64, np.bool_])
+                                   np.uint8, np.uint16, np.uint32, np.uint64, np.int64, np.bool_])
 @pytest.mark.parametrize("rows, n, k", [(1, 1, 1), (4, 16, 4), (2, 128, 8), (2, 64, 64)])
 def test_sort_and_topk_match_numpy(backend, rng, dtype, rows, n, k):
     x = random_rows(rng, (rows, n), dtype)  # integers: many ties
@@ -95,7 +99,8 @@ def flips(x_ptr, rows_ptr, cols_ptr, R: tl.constexpr, N: tl.constexpr):
     tl.store(cols_ptr + offs, tl.flip(x))
 
 
-@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.bool_, np.int64])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.bool_, np.int64,
+                                   np.uint32])
 @pytest.mark.parametrize("rows, n", [(1, 1), (8, 4), (2, 256)])
 def test_flip(backend, rng, dtype, rows, n):
     x = random_rows(rng, (rows, n), dtype)

@@ -57,6 +57,8 @@ def draw(offset_ptr, words_ptr, uniform_ptr, normal_ptr, n, seed, BLOCK: tl.cons
     for i in tl.static_range(4):
         tl.store(words_ptr + 4 * offs + i, words[i], mask=mask)
     tl.store(words_ptr + 4 * n + offs, tl.randint(seed, offset), mask=mask)
+    # The words are uint32, as in Triton: % of one is in [0, 1000).
+    tl.store(words_ptr + 5 * n + offs, tl.randint(seed, offset) % 1000, mask=mask)
     uniform = tl.rand4x(seed, offset)
     tl.store(uniform_ptr + offs, tl.rand(seed, offset), mask=mask)
     tl.store(uniform_ptr + n + offs, uniform[3], mask=mask)
@@ -72,7 +74,7 @@ def test_draws_match_the_reference(backend, rng, offset_dtype):
     offsets = rng.integers(info.min, info.max, n, dtype=offset_dtype, endpoint=True)
     offsets[:3] = [0, -1, info.max]
     for seed in (int(rng.integers(-2**63, 2**63)), int(rng.integers(-2**31, 2**31)), 0):
-        words = np.zeros(5 * n, np.int32)
+        words = np.zeros(6 * n, np.int32)
         uniform, normal = np.zeros(2 * n, np.float32), np.zeros(2 * n, np.float32)
         draw[(tessera.cdiv(n, 128),)](offsets, words, uniform, normal, n, seed, BLOCK=128)
         wide = offsets.astype(object)
@@ -82,7 +84,8 @@ def test_draws_match_the_reference(backend, rng, offset_dtype):
                                     [seed & MASK32, (seed >> 32) & MASK32])
         expected = np.stack([as_signed(w) for w in expected], axis=1)
         np.testing.assert_array_equal(words[:4 * n].reshape(n, 4), expected, err_msg=f"seed {seed}")
-        np.testing.assert_array_equal(words[4 * n:], expected[:, 0])
+        np.testing.assert_array_equal(words[4 * n:5 * n], expected[:, 0])
+        np.testing.assert_array_equal(words[5 * n:], expected[:, 0].view(np.uint32) % 1000)
         np.testing.assert_array_equal(uniform[:n], uniform_reference(expected[:, 0]))
         np.testing.assert_array_equal(uniform[n:], uniform_reference(expected[:, 3]))
         assert 0 <= uniform.min() and uniform.max() < 1
@@ -138,9 +141,9 @@ def test_distributions(backend, rng):
     ("tl.rand(seed, offs, n_rounds=-1)", "n_rounds must be a non-negative integer constant"),
     ("tl.randint(seed, offs.to(tl.float32))", "randint4x: counters and seed must be integers"),
     ("tl.rand(1.5, offs)", "philox: counters and seed must be integers"),
-    ("tl.uint_to_uniform_float(offs.to(tl.int16))", "uint_to_uniform_float takes int32 or int64"),
+    ("tl.uint_to_uniform_float(offs.to(tl.int16))", "uint_to_uniform_float takes 32 or 64-bit integer words"),
     ("tl.philox_impl(offs, offs, offs, offs, offs, offs.to(tl.int64))[0]",
-     "counters and key must all be int32 or all int64"),
+     "counters and key must all be 32-bit or all 64-bit integers"),
 ])
 def test_errors_name_the_call(kernel_error, call, message):
     body = ["offs = tl.arange(0, BLOCK)", f"tl.store(out_ptr + offs, {call})"]

@@ -30,7 +30,8 @@ template <Kind K, unsigned Bits, bool Unsigned = false> struct DTypeBase {
   static constexpr Kind kind = K;
   static constexpr unsigned bits = Bits;
   /// Unsigned integers are stored as signless MLIR integers; the EDSL uses
-  /// this to zero-extend them in conversions.
+  /// this to convert them by their values and to pick the unsigned forms of
+  /// division, remainder, right shift, comparisons, max/min and atomics.
   static constexpr bool isUnsigned = Unsigned;
 };
 } // namespace detail
@@ -46,6 +47,15 @@ template <> struct DType<uint8_t> : detail::DTypeBase<Kind::Int, 8, true> {
 };
 template <> struct DType<int16_t> : detail::DTypeBase<Kind::Int, 16> {
   static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 16); }
+};
+template <> struct DType<uint16_t> : detail::DTypeBase<Kind::Int, 16, true> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 16); }
+};
+template <> struct DType<uint32_t> : detail::DTypeBase<Kind::Int, 32, true> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 32); }
+};
+template <> struct DType<uint64_t> : detail::DTypeBase<Kind::Int, 64, true> {
+  static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 64); }
 };
 template <> struct DType<int32_t> : detail::DTypeBase<Kind::Int, 32> {
   static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 32); }
@@ -83,10 +93,11 @@ template <class T>
 concept PointerElement = Element<T> && DType<T>::kind == Kind::Pointer;
 template <class T>
 concept Float8Element = std::is_same_v<T, f8e4m3> || std::is_same_v<T, f8e5m2>;
-/// Operand types a dot multiplies: one type, or two fp8 types (an e4m3 A
-/// times an e5m2 B, as FP8 training's gradient GEMMs).
+/// Operand types a dot multiplies: one type (not unsigned: integer dots
+/// multiply int8), or two fp8 types (an e4m3 A times an e5m2 B, as FP8
+/// training's gradient GEMMs).
 template <class A, class B>
-concept DotOperands = Element<A> && Element<B> &&
+concept DotOperands = Element<A> && Element<B> && !DType<A>::isUnsigned &&
                       (std::is_same_v<A, B> || (Float8Element<A> && Float8Element<B>));
 
 namespace detail {
@@ -115,8 +126,12 @@ template <class A, class B> struct PromoteImpl {
               std::conditional_t<
                   (DType<A>::bits > DType<B>::bits), A,
                   std::conditional_t<(DType<A>::bits < DType<B>::bits), B,
-                                     // Same width: f16 with bf16 meet in float.
-                                     std::conditional_t<aFloat && !std::is_same_v<A, B>, float, A>>>>>>>;
+                                     // Same width: f16 with bf16 meet in float,
+                                     // a signed with an unsigned integer in the
+                                     // unsigned one (C's usual conversions).
+                                     std::conditional_t<aFloat && !std::is_same_v<A, B>, float,
+                                                        std::conditional_t<DType<B>::isUnsigned, B,
+                                                                           A>>>>>>>>;
 };
 template <class A> struct PromoteImpl<A, WeakInt> {
   using type = std::conditional_t<DType<A>::kind == Kind::Bool, int32_t, A>;
@@ -138,9 +153,11 @@ template <class T>
 using DotAccumulator = std::conditional_t<std::is_same_v<T, int8_t>, int32_t,
                                           std::conditional_t<std::is_same_v<T, double>, double, float>>;
 
-/// The element type of a sum: small integers are summed in int32_t.
+/// The element type of a sum: small integers are summed in int32_t
+/// (uint32_t for unsigned ones).
 template <class T>
-using SumType = std::conditional_t<DType<T>::kind != Kind::Float && (DType<T>::bits < 32), int32_t, T>;
+using SumType = std::conditional_t<DType<T>::kind != Kind::Float && (DType<T>::bits < 32),
+                                   std::conditional_t<DType<T>::isUnsigned, uint32_t, int32_t>, T>;
 
 } // namespace tessera::lang
 

@@ -133,6 +133,29 @@ template <class X> mlir::Type peerOf(const X &x) {
     return {};
 }
 
+/// How the builder reads elements of T where the sign matters.
+template <class T> constexpr frontend::Signedness signednessOf() {
+  return DType<T>::isUnsigned ? frontend::Signedness::Unsigned : frontend::Signedness::Signed;
+}
+
+/// `x` (a handle or a literal) as elements of E: a literal typed as E, a
+/// handle converted by its value where either side is unsigned (zero
+/// extension, uitofp, fptoui), which the builder's own conversions, reading
+/// integers as signed, would not do; other handles are left to the builder.
+template <class E, class X> mlir::Value valueAs(const X &x, const std::source_location &loc) {
+  auto &kb = builder(loc);
+  mlir::Type elem = DType<E>::get(&kb.context());
+  mlir::Value value = toValue(x, elem, loc);
+  if constexpr (ValueHandle<X>) {
+    using From = lang::ElementOf<X>;
+    if constexpr (!std::is_same_v<From, E> && (DType<From>::isUnsigned || DType<E>::isUnsigned))
+      return kb.cast(value, elem, here(loc),
+                     {.sourceUnsigned = DType<From>::isUnsigned,
+                      .targetUnsigned = DType<E>::isUnsigned});
+  }
+  return value;
+}
+
 /// What a pointer handle points to: literals stored or loaded through it
 /// take this type.
 inline mlir::Type pointeeOf(mlir::Value ptr) {

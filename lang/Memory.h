@@ -18,9 +18,12 @@ using tile::PaddingOption;
 template <class P>
 concept PointerHandle = IsPtr<P>::value || (IsTile<P>::value && IsPtr<ElementOf<P>>::value);
 
+/// The element type P points to.
+template <PointerHandle P> using PointeeOf = typename ElementOf<P>::pointee_type;
+
 /// What loading through P gives: Ptr<T> -> Scalar<T>, Tile<Ptr<T>> -> Tile<T>.
 template <PointerHandle P>
-using Loaded = HandleOf<typename ElementOf<P>::pointee_type, IsTile<P>::value>;
+using Loaded = HandleOf<PointeeOf<P>, IsTile<P>::value>;
 
 /// Reads what `ptrs` point to. Lanes where `mask` is false read nothing and
 /// give `other`; the mask broadcasts to the shape of `ptrs`.
@@ -39,8 +42,8 @@ template <PointerHandle P, Operand V>
 void store(const P &ptrs, const V &value, const OptionalValue &mask = {},
            const MemoryHints &hints = {}, SrcLoc loc = SrcLoc::current()) {
   mlir::Value ptr = ptrs.value();
-  detail::builder(loc).store(ptr, detail::toValue(value, detail::pointeeOf(ptr), loc),
-                             mask.get({}, loc), hints, detail::here(loc));
+  detail::builder(loc).store(ptr, detail::valueAs<PointeeOf<P>>(value, loc), mask.get({}, loc),
+                             hints, detail::here(loc));
 }
 
 // Atomic read-modify-writes; each returns the old values.
@@ -50,10 +53,9 @@ void store(const P &ptrs, const V &value, const OptionalValue &mask = {},
                  MemSemantic sem = MemSemantic::AcqRel, MemScope scope = MemScope::GPU,     \
                  SrcLoc loc = SrcLoc::current()) {                                          \
     mlir::Value ptr = ptrs.value();                                                         \
-    return Loaded<P>(detail::builder(loc).atomic(frontend::AtomicKind::KIND, ptr,           \
-                                                 detail::toValue(value, detail::pointeeOf(ptr), loc), \
-                                                 mask.get({}, loc), sem, scope,             \
-                                                 detail::here(loc)));                       \
+    return Loaded<P>(detail::builder(loc).atomic(                                           \
+        frontend::AtomicKind::KIND, ptr, detail::valueAs<PointeeOf<P>>(value, loc),         \
+        mask.get({}, loc), sem, scope, detail::here(loc), detail::signednessOf<PointeeOf<P>>())); \
   }
 TESSERA_ATOMIC(atomic_add, Add)
 TESSERA_ATOMIC(atomic_max, Max)
@@ -69,11 +71,9 @@ template <PointerHandle P, Operand C, Operand V>
 Loaded<P> atomic_cas(const P &ptrs, const C &cmp, const V &value,
                      MemSemantic sem = MemSemantic::AcqRel, MemScope scope = MemScope::GPU,
                      SrcLoc loc = SrcLoc::current()) {
-  mlir::Value ptr = ptrs.value();
-  mlir::Type pointee = detail::pointeeOf(ptr);
-  return Loaded<P>(detail::builder(loc).atomicCas(ptr, detail::toValue(cmp, pointee, loc),
-                                                  detail::toValue(value, pointee, loc), sem, scope,
-                                                  detail::here(loc)));
+  return Loaded<P>(detail::builder(loc).atomicCas(
+      ptrs.value(), detail::valueAs<PointeeOf<P>>(cmp, loc),
+      detail::valueAs<PointeeOf<P>>(value, loc), sem, scope, detail::here(loc)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -111,8 +111,7 @@ public:
   void store(const std::vector<IntArg> &offsets, const V &block,
              SrcLoc loc = SrcLoc::current()) const {
     detail::builder(loc).descriptorStore(value_, detail::values(offsets, loc),
-                                         detail::toValue(block, DType<T>::get(value_.getContext()), loc),
-                                         detail::here(loc));
+                                         detail::valueAs<T>(block, loc), detail::here(loc));
   }
 
   /// Atomically combines `block` into the in-bounds elements of the block at
@@ -120,9 +119,9 @@ public:
   template <Operand V>
   void atomic(AtomicKind kind, const std::vector<IntArg> &offsets, const V &block,
               SrcLoc loc = SrcLoc::current()) const {
-    detail::builder(loc).descriptorAtomic(
-        kind, value_, detail::values(offsets, loc),
-        detail::toValue(block, DType<T>::get(value_.getContext()), loc), detail::here(loc));
+    detail::builder(loc).descriptorAtomic(kind, value_, detail::values(offsets, loc),
+                                          detail::valueAs<T>(block, loc), detail::here(loc),
+                                          detail::signednessOf<T>());
   }
   template <Operand V>
   void atomic_add(const std::vector<IntArg> &offsets, const V &block,
@@ -141,9 +140,8 @@ public:
   template <Operand V>
   void scatter(const V &block, const Tile<int32_t> &rows, const IntArg &column,
                SrcLoc loc = SrcLoc::current()) const {
-    detail::builder(loc).descriptorScatter(
-        value_, detail::toValue(block, DType<T>::get(value_.getContext()), loc), rows.value(),
-        column.get(loc), detail::here(loc));
+    detail::builder(loc).descriptorScatter(value_, detail::valueAs<T>(block, loc), rows.value(),
+                                           column.get(loc), detail::here(loc));
   }
 };
 

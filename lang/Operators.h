@@ -21,20 +21,35 @@ using CompareResult = HandleOf<bool, IsTile<A>::value || IsTile<B>::value>;
 
 namespace detail {
 
+/// The operands of `a op b` as MLIR values: of their common element type
+/// where one is unsigned (the builder promotes others itself); pointer
+/// arithmetic takes its offset as it is.
+template <class A, class B>
+std::pair<mlir::Value, mlir::Value> operands(const A &a, const B &b,
+                                             const std::source_location &loc) {
+  using Common = Promote<lang::ElementOf<A>, lang::ElementOf<B>>;
+  if constexpr (IsPtr<Common>::value) {
+    mlir::Value lhs = toValue(a, peerOf(b), loc);
+    return {lhs, toValue(b, mlir::getElementTypeOrSelf(lhs.getType()), loc)};
+  } else {
+    return {valueAs<Common>(a, loc), valueAs<Common>(b, loc)};
+  }
+}
+
 template <class A, class B>
 BinaryResult<A, B> binary(frontend::BinaryOp op, const A &a, const B &b,
                           const std::source_location &loc) {
-  mlir::Value lhs = toValue(a, peerOf(b), loc);
-  mlir::Value rhs = toValue(b, mlir::getElementTypeOrSelf(lhs.getType()), loc);
-  return BinaryResult<A, B>(builder(loc).binary(op, lhs, rhs, here(loc)));
+  auto [lhs, rhs] = operands(a, b, loc);
+  return BinaryResult<A, B>(builder(loc).binary(
+      op, lhs, rhs, here(loc), signednessOf<Promote<lang::ElementOf<A>, lang::ElementOf<B>>>()));
 }
 
 template <class A, class B>
 CompareResult<A, B> compare(frontend::CompareOp op, const A &a, const B &b,
                             const std::source_location &loc) {
-  mlir::Value lhs = toValue(a, peerOf(b), loc);
-  mlir::Value rhs = toValue(b, mlir::getElementTypeOrSelf(lhs.getType()), loc);
-  return CompareResult<A, B>(builder(loc).compare(op, lhs, rhs, here(loc)));
+  auto [lhs, rhs] = operands(a, b, loc);
+  return CompareResult<A, B>(builder(loc).compare(
+      op, lhs, rhs, here(loc), signednessOf<Promote<lang::ElementOf<A>, lang::ElementOf<B>>>()));
 }
 
 } // namespace detail

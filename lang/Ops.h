@@ -46,8 +46,8 @@ Tile<T> zeros(const std::vector<int64_t> &shape, SrcLoc loc = SrcLoc::current())
 template <Element T, Operand V>
 Tile<T> full(const std::vector<int64_t> &shape, const V &value, SrcLoc loc = SrcLoc::current()) {
   auto &kb = detail::builder(loc);
-  mlir::Type elem = DType<T>::get(&kb.context());
-  mlir::Value scalar = kb.cast(detail::toValue(value, elem, loc), elem, detail::here(loc));
+  mlir::Value scalar = kb.cast(detail::valueAs<T>(value, loc), DType<T>::get(&kb.context()),
+                               detail::here(loc));
   return Tile<T>(kb.full(shape, scalar, detail::here(loc)));
 }
 
@@ -67,12 +67,19 @@ TESSERA_UNARY_FUNCTION(sqrt, Sqrt)
 TESSERA_UNARY_FUNCTION(rsqrt, Rsqrt)
 TESSERA_UNARY_FUNCTION(sin, Sin)
 TESSERA_UNARY_FUNCTION(cos, Cos)
-TESSERA_UNARY_FUNCTION(abs, Abs)
 TESSERA_UNARY_FUNCTION(sigmoid, Sigmoid)
 TESSERA_UNARY_FUNCTION(erf, Erf)
 TESSERA_UNARY_FUNCTION(floor, Floor)
 TESSERA_UNARY_FUNCTION(ceil, Ceil)
 #undef TESSERA_UNARY_FUNCTION
+
+/// |x|; an unsigned x is its own.
+template <ValueHandle H> H abs(const H &x, SrcLoc loc = SrcLoc::current()) {
+  if constexpr (DType<ElementOf<H>>::isUnsigned)
+    return x;
+  else
+    return H(detail::builder(loc).unary(UnaryOp::Abs, x.value(), detail::here(loc)));
+}
 
 /// Elementwise maximum and minimum; a NaN loses to a number.
 template <Operand A, Operand B>
@@ -91,10 +98,10 @@ BinaryResult<A, B> minimum(const A &a, const B &b, SrcLoc loc = SrcLoc::current(
 template <ValueHandle H, Operand L, Operand U>
 H clamp(const H &x, const L &lo, const U &hi, PropagateNan nan = PropagateNan::None,
         SrcLoc loc = SrcLoc::current()) {
-  mlir::Type elem = mlir::getElementTypeOrSelf(x.value().getType());
-  return H(detail::builder(loc).clamp(x.value(), detail::toValue(lo, elem, loc),
-                                      detail::toValue(hi, elem, loc), nan == PropagateNan::All,
-                                      detail::here(loc)));
+  using T = ElementOf<H>;
+  return H(detail::builder(loc).clamp(x.value(), detail::valueAs<T>(lo, loc),
+                                      detail::valueAs<T>(hi, loc), nan == PropagateNan::All,
+                                      detail::here(loc), detail::signednessOf<T>()));
 }
 
 /// a / b rounded as IEEE 754 requires, of floating-point operands; `/` may
@@ -110,10 +117,10 @@ template <Operand A, Operand B, Operand C>
   requires(ValueHandle<A> || ValueHandle<B> || ValueHandle<C>)
 BinaryResult<BinaryResult<A, B>, C> fma(const A &a, const B &b, const C &c,
                                         SrcLoc loc = SrcLoc::current()) {
-  mlir::Type peer = detail::peerOf(a) ? detail::peerOf(a) : detail::peerOf(b) ? detail::peerOf(b) : detail::peerOf(c);
-  return BinaryResult<BinaryResult<A, B>, C>(detail::builder(loc).fma(
-      detail::toValue(a, peer, loc), detail::toValue(b, peer, loc), detail::toValue(c, peer, loc),
-      detail::here(loc)));
+  using Result = BinaryResult<BinaryResult<A, B>, C>;
+  using T = ElementOf<Result>;
+  return Result(detail::builder(loc).fma(detail::valueAs<T>(a, loc), detail::valueAs<T>(b, loc),
+                                         detail::valueAs<T>(c, loc), detail::here(loc)));
 }
 
 /// A function of elements, applied to handles broadcast together: what
@@ -171,8 +178,7 @@ HandleOf<Promote<ElementOf<A>, ElementOf<B>>, IsTile<C>::value || IsTile<A>::val
 where(const C &cond, const A &a, const B &b, SrcLoc loc = SrcLoc::current()) {
   using Result = HandleOf<Promote<ElementOf<A>, ElementOf<B>>,
                           IsTile<C>::value || IsTile<A>::value || IsTile<B>::value>;
-  mlir::Value lhs = detail::toValue(a, detail::peerOf(b), loc);
-  mlir::Value rhs = detail::toValue(b, mlir::getElementTypeOrSelf(lhs.getType()), loc);
+  auto [lhs, rhs] = detail::operands(a, b, loc);
   return Result(detail::builder(loc).where(detail::toValue(cond, {}, loc), lhs, rhs,
                                            detail::here(loc)));
 }
@@ -243,11 +249,14 @@ template <class T>
 concept IntegerElement = Element<T> && DType<T>::kind == Kind::Int;
 
 namespace detail {
-/// Unsigned integers as zero-extended int32, the others as they are: the IR
-/// reads integers as signed.
+/// Unsigned integers in the signed type that holds their values (uint8_t and
+/// uint16_t in int32_t, uint32_t in int64_t; uint64_t as it is), the others
+/// as they are: the IR reads integers as signed.
 template <IntegerElement I> mlir::Value signedIntegers(const Tile<I> &x, SrcLoc loc) {
-  if constexpr (DType<I>::isUnsigned)
+  if constexpr (DType<I>::isUnsigned && DType<I>::bits < 32)
     return x.template to<int32_t>(false, loc).value();
+  else if constexpr (DType<I>::isUnsigned && DType<I>::bits == 32)
+    return x.template to<int64_t>(false, loc).value();
   else
     return x.value();
 }
@@ -311,13 +320,13 @@ namespace detail {
 template <class R, class T>
 R reduce(ReduceKind kind, const Tile<T> &x, std::optional<int> axis, bool keepDims,
          const SrcLoc &loc) {
-  return R(builder(loc).reduce(kind, x.value(), axis, keepDims, here(loc)));
+  return R(builder(loc).reduce(kind, x.value(), axis, keepDims, here(loc), signednessOf<T>()));
 }
 } // namespace detail
 
 // Along `axis` (the result drops it, or keeps it as size 1 with keep_dims;
 // a 1-D tile reduces to a rank-0 tile), or over all elements to a scalar. The
-// elements are reduced as OPERAND: sums of small integers in int32, so that
+// elements are reduced as OPERAND: sums of small integers in 32 bits, so that
 // they do not wrap.
 #define TESSERA_REDUCTION(NAME, KIND, OPERAND, RESULT)                                      \
   template <Element T>                                                                      \

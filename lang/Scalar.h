@@ -28,7 +28,9 @@ public:
                         std::source_location loc = std::source_location::current()) const {
     return HandleOf<U, false>(detail::builder(loc).cast(
         value_, DType<U>::get(value_.getContext()), detail::here(loc),
-        {.bitcast = bitcast, .sourceUnsigned = DType<T>::isUnsigned}));
+        {.bitcast = bitcast,
+         .sourceUnsigned = DType<T>::isUnsigned,
+         .targetUnsigned = DType<U>::isUnsigned}));
   }
 
 private:

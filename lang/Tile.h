@@ -29,7 +29,9 @@ public:
   Tile<U> to(bool bitcast = false, std::source_location loc = std::source_location::current()) const {
     return Tile<U>(detail::builder(loc).cast(
         value_, DType<U>::get(value_.getContext()), detail::here(loc),
-        {.bitcast = bitcast, .sourceUnsigned = DType<T>::isUnsigned}));
+        {.bitcast = bitcast,
+         .sourceUnsigned = DType<T>::isUnsigned,
+         .targetUnsigned = DType<U>::isUnsigned}));
   }
 
   /// Inserts a dimension of size 1 at `axis`: `x.expand(0)` is Triton's

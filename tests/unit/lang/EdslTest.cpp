@@ -180,12 +180,13 @@ TEST(EdslTest, ReductionsAndScansWithCombineFunctions) {
   EXPECT_EQ(countOps(*traced.module, "arith.maxnumf"), 1);
 }
 
-TEST(EdslTest, SumsOfSmallIntegersAreInt32) {
+TEST(EdslTest, SumsOfSmallIntegersAre32Bit) {
   TracedKernel traced = trace("sums", [](Ptr<int8_t> x, Ptr<uint8_t> bytes, Ptr<int32_t> out) {
     Tile<int32_t> r = arange(0, 8), c = arange(0, 8);
     Tile<int8_t> s = load(x + r.expand(1) * 8 + c.expand(0));      // [8, 8]
     Tile<uint8_t> u = load(bytes + r.expand(1) * 8 + c.expand(0)); // [8, 8]
-    Tile<int32_t> rowSums = sum(s, 1) + sum(u, 1);
+    // int32_t + uint32_t is uint32_t, as in C.
+    Tile<uint32_t> rowSums = sum(s, 1) + sum(u, 1);
     Tile<int32_t> running = cumsum(s, 1);
     store(out + r, rowSums);
     store(out + 8 + r.expand(1) * 8 + c.expand(0), running);

@@ -27,7 +27,8 @@ from random_reference import dropout_reference
 from test_gather_histogram import gather_2d, gather_3d_method, histogram_reference, masked_histogram
 from test_ordering import flips, ordered, random_rows
 from test_tensor_descriptors import matmul_through_device_descriptors
-from test_unsigned import check_unsigned_elementwise
+from test_unsigned import (check_unsigned_elementwise, check_unsigned_reductions,
+                           check_unsigned_stores_and_atomics)
 from test_tutorials import (_layer_norm_fwd_fused, _seeded_dropout, add_kernel,
                             matmul_descriptor_persistent, matmul_kernel, matmul_kernel_persistent,
                             rows_of_16_bytes, softmax_kernel, softmax_reference)
@@ -543,9 +544,16 @@ def test_to(place, rng, src, dst):
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64])
 def test_unsigned_arithmetic(place, rng, dtype):
-    """Unsigned division, logical shifts, comparisons and wrapping arithmetic
-    (test_unsigned.py's kernel) on the device."""
+    """Unsigned division, logical shifts, comparisons, wrapping arithmetic and
+    reductions (test_unsigned.py's kernels) on the device."""
     check_unsigned_elementwise(rng, dtype, place.put, place.empty, place.get)
+    check_unsigned_reductions(rng, dtype, place.put, place.empty, place.get)
+
+
+def test_unsigned_stores_and_atomics(place, rng):
+    """Unsigned values stored through wider pointers by value, and atomic
+    max/min comparing unsigned (umax/umin), on the device."""
+    check_unsigned_stores_and_atomics(rng, place.put, place.empty, place.get)
 
 
 @tessera.jit

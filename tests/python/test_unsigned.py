@@ -346,6 +346,12 @@ def test_reductions_order_and_sum_unsigned_values(backend, rng, dtype):
     """max, min, argmax and argmin of a masked row order values at or above
     2**(bits-1) as unsigned; tl.sum and tl.cumsum of uint8 and uint16 are
     uint32, of uint32 and uint64 their own type, and wrap."""
+    check_unsigned_reductions(rng, dtype, np.asarray, np.zeros, np.asarray)
+
+
+def check_unsigned_reductions(rng, dtype, put, zeros, get):
+    """Runs unsigned_reductions on arrays made by `put` and `zeros` (of a
+    device: test_gpu_devices.py) and checks what `get` reads back."""
     rows, n, block, bits = 3, 100, 128, bits_of(dtype)
     acc = np.uint32 if bits <= 32 else np.uint64
     acc_bits = bits_of(acc)
@@ -354,12 +360,11 @@ def test_reductions_order_and_sum_unsigned_values(backend, rng, dtype):
     x[1] = rng.integers(0, 2**(bits - 1), n).astype(dtype)      # a row below the sign bit ...
     x[1, 50] = 2**(bits - 1)                                    # ... but for one value
     x[2, 40] = 0                                                # one 0 with an edge row
-    ext = np.zeros(2 * rows, dtype=dtype)
-    idx = np.full(2 * rows, -1, dtype=np.int32)
-    sums = np.zeros(3 * rows, dtype=np.int64)
-    cum = np.zeros((rows, n), dtype=acc)
-    unsigned_reductions[(rows,)](x, ext, idx, sums, cum, n, HI=2**bits - 1, SUB=sub,
+    ext, sums, cum = zeros(2 * rows, dtype), zeros(3 * rows, np.int64), zeros((rows, n), acc)
+    idx = put(np.full(2 * rows, -1, dtype=np.int32))
+    unsigned_reductions[(rows,)](put(x), ext, idx, sums, cum, n, HI=2**bits - 1, SUB=sub,
                                  TOP=2**(acc_bits - 1), BLOCK=block)
+    ext, idx, sums, cum = get(ext), get(idx), get(sums), get(cum)
     np.testing.assert_array_equal(ext[0::2], x.max(axis=1))
     np.testing.assert_array_equal(ext[1::2], x.min(axis=1))
     np.testing.assert_array_equal(idx[0::2], x.argmax(axis=1))
@@ -401,20 +406,30 @@ def unsigned_stores_and_atomics(u16_ptr, u32_ptr, u64_ptr, i32_out, i64_out, f32
 
 
 def test_stores_convert_by_value_and_atomics_compare_unsigned(backend, rng):
+    check_unsigned_stores_and_atomics(rng, np.asarray, np.zeros, np.asarray)
+
+
+def check_unsigned_stores_and_atomics(rng, put, zeros, get):
+    """Runs unsigned_stores_and_atomics on arrays made by `put` and `zeros`
+    (of a device: test_gpu_devices.py) and checks what `get` reads back."""
     n = 120
     a = random_unsigned(rng, np.uint16, n)
     b = random_unsigned(rng, np.uint32, n)
     b[10] = 4000000000
     g = random_unsigned(rng, np.uint64, n)
     cols = programs(n) * BLOCK
-    i32_out, i64_out = np.zeros(cols, np.int32), np.zeros(cols, np.int64)
-    f32_out, f64_out = np.zeros((2, cols), np.float32), np.zeros(cols, np.float64)
+    i32_out, i64_out = zeros(cols, np.int32), zeros(cols, np.int64)
+    f32_out, f64_out = zeros((2, cols), np.float32), zeros(cols, np.float64)
     maxes, mins, adds = (random_unsigned(rng, np.uint32, cols) for _ in range(3))
     maxes[:8], mins[:8] = 2, 0xFFFFFFFE                         # against the edges of b
     before = [maxes.copy(), mins.copy(), adds.copy()]
-    old = np.zeros((3, cols), np.uint32)
-    unsigned_stores_and_atomics[(programs(n),)](a, b, g, i32_out, i64_out, f32_out, f64_out,
-                                                maxes, mins, adds, old, n, BLOCK=BLOCK)
+    maxes, mins, adds = put(maxes), put(mins), put(adds)
+    old = zeros((3, cols), np.uint32)
+    unsigned_stores_and_atomics[(programs(n),)](put(a), put(b), put(g), i32_out, i64_out, f32_out,
+                                                f64_out, maxes, mins, adds, old, n, BLOCK=BLOCK)
+    i32_out, i64_out, f32_out, f64_out, old = (get(o) for o in (i32_out, i64_out, f32_out,
+                                                                f64_out, old))
+    maxes, mins, adds = get(maxes), get(mins), get(adds)
     np.testing.assert_array_equal(i32_out[:n], a.astype(np.int32))
     np.testing.assert_array_equal(i64_out[:n], b.astype(np.int64))
     np.testing.assert_array_equal(f32_out[0, :n], b.astype(np.float32))

@@ -146,6 +146,42 @@ def _assigned_names(stmts):
     return names
 
 
+def _contains_return(node):
+    """Whether a return statement sits in `node` (nested functions excluded)."""
+    class Finder(ast.NodeVisitor):
+        found = False
+
+        def visit_Return(self, node):
+            Finder.found = True
+
+        def visit_FunctionDef(self, node):
+            pass
+
+        visit_Lambda = visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    Finder().visit(node)
+    return Finder.found
+
+
+def _absorbing(node, rest):
+    """`if c: A else: B` followed by `rest`, as `if c: A; rest else: B; rest`,
+    marked terminal: scf.if has no early exit, so a return in a branch ends
+    its own path, and the statements after the if run on the paths that did
+    not return (Triton branches to the function's end instead)."""
+    absorbed = ast.If(test=node.test, body=node.body + rest, orelse=node.orelse + rest)
+    absorbed.terminal = True
+    return ast.copy_location(absorbed, node)
+
+
+class _Returned(list):
+    """The tensors one path of a returning if returns; `single`: a value, not
+    a tuple."""
+
+    def __init__(self, single):
+        super().__init__()
+        self.single = single
+
+
 class _Return(Exception):
     def __init__(self, value, node):
         super().__init__()
@@ -268,6 +304,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.used_globals = used_globals
         self.depth = depth
         self.dynamic_depth = 0  # inside scf.if / scf.for / scf.while bodies
+        self.loop_depth = 0  # inside loop bodies, unrolled ones included
 
     # -- locations and errors ------------------------------------------------
     def loc(self, node):
@@ -305,7 +342,10 @@ class CodeGenerator(ast.NodeVisitor):
         self.unsupported(node)
 
     def visit_stmts(self, stmts):
-        for stmt in stmts:
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.If) and _contains_return(stmt):
+                self.visit(_absorbing(stmt, stmts[i + 1:]))
+                return
             self.visit(stmt)
 
     # -- statements ------------------------------------------------------------
@@ -360,9 +400,10 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_Return(self, node):
         value = self.visit(node.value) if node.value is not None else None
-        if self.dynamic_depth:
-            self.unsupported(node, "'return' inside a dynamic if/for/while (one whose condition or "
-                                   "bounds are tensors) is")
+        if self.dynamic_depth and self.loop_depth:
+            self.unsupported(node, "'return' inside a dynamic if, for or while (one whose condition "
+                                   "or bounds are tensors) within a loop is",
+                             "as in Triton, return from a dynamic branch outside loops only")
         raise _Return(value, node)
 
     def visit_Assert(self, node):
@@ -383,6 +424,8 @@ class CodeGenerator(ast.NodeVisitor):
         _state.loc = self.loc(node)
         if not cond.shape and cond.dtype is not tl.int1:
             cond = tl._to_bool(cond)
+        if getattr(node, "terminal", False):
+            self.returning_if(cond, node)
         then_names = _assigned_names(node.body)
         else_names = _assigned_names(node.orelse)
         names = []
@@ -422,6 +465,60 @@ class CodeGenerator(ast.NodeVisitor):
             (lambda: branch(node.orelse, True)) if has_else else None, self.loc(node))
         for n, v in zip(names, _rebuild([then_values[n] for n in names], results)):
             self.scope[n] = v
+
+    def returning_if(self, cond, node):
+        """A dynamic if that absorbed the rest of the function (_absorbing):
+        each branch ends in a return, or at the end of the function (None),
+        and the if's results are what the function returns."""
+        paths = []  # per branch: None (returns nothing) or its returned tensors
+
+        def branch(stmts):
+            saved = dict(self.scope)
+            self.dynamic_depth += 1
+            try:
+                self.visit_stmts(stmts)
+                value, where = None, node
+            except _Return as r:
+                value, where = _unwrap(r.value), r.node
+            finally:
+                self.dynamic_depth -= 1
+                self.scope = saved
+            if self.loop_depth:
+                self.unsupported(where, "'return' inside a dynamic if within a loop is",
+                                 "as in Triton, return from a dynamic branch outside loops only")
+            _state.loc = self.loc(where)
+            paths.append(self.returned_values(value, paths[0] if paths else _MISSING, where))
+            return _flat_handles(paths[-1] or [])
+
+        results = self.builder.if_then_else(cond.handle, lambda: branch(node.body),
+                                            lambda: branch(node.orelse), self.loc(node))
+        if paths[0] is None:
+            raise _Return(None, node)
+        values = _rebuild(paths[0], results)
+        raise _Return(values[0] if paths[0].single else tuple(values), node)
+
+    def returned_values(self, value, first, node):
+        """What one path of a returning if returns: None, or its values as
+        tensors, numbers typed like those of `first` (the other path's)."""
+        if first is not _MISSING and (value is None) != (first is None):
+            self.error(node, "one path of this function returns a value and another returns "
+                             "nothing")
+        if value is None:
+            return None
+        items = list(value) if isinstance(value, tuple) else [value]
+        if first is not _MISSING and len(first) != len(items):
+            self.error(node, f"this path returns {len(items)} values, another {len(first)}")
+        out = _Returned(single=not isinstance(value, tuple))
+        for i, item in enumerate(items):
+            peer = None if first is _MISSING else first[i]
+            if isinstance(item, block_ptr):
+                self.error(node, "a block pointer cannot be returned from a dynamic branch")
+            t = self.carried(f"return value #{i}", item, peer, node, "if")
+            if peer is not None and not _same_carried_type(peer, t):
+                self.error(node, f"this path returns {t!r}, another {peer!r}; every path must "
+                                 "return the same types and shapes")
+            out.append(t)
+        return out
 
     def carried(self, name, value, peer, node, what):
         """`value` of a variable at the end of a region, as a tensor typed like
@@ -483,9 +580,13 @@ class CodeGenerator(ast.NodeVisitor):
                         self.error(node.iter, f"tl.static_range bounds must be compile-time integers, "
                                               f"got {tl._describe(b)}")
                 iterable = builtins.range(*bounds)
-            for value in iterable:
-                self.assign(node.target, value)
-                self.visit_stmts(node.body)
+            self.loop_depth += 1
+            try:
+                for value in iterable:
+                    self.assign(node.target, value)
+                    self.visit_stmts(node.body)
+            finally:
+                self.loop_depth -= 1
             return
         if not isinstance(iterable, tl.range):
             self.error(node.iter, "for loops iterate over range(...), tl.range(...) or "
@@ -508,10 +609,12 @@ class CodeGenerator(ast.NodeVisitor):
             for n, v in zip(names, _rebuild(inits, args)):
                 self.scope[n] = v
             self.dynamic_depth += 1
+            self.loop_depth += 1
             try:
                 self.visit_stmts(node.body)
             finally:
                 self.dynamic_depth -= 1
+                self.loop_depth -= 1
             _state.loc = self.loc(node)
             out = self.end_of_body(names, inits, node)
             self.scope = saved
@@ -547,10 +650,12 @@ class CodeGenerator(ast.NodeVisitor):
         def body(args):
             saved = bind(args)
             self.dynamic_depth += 1
+            self.loop_depth += 1
             try:
                 self.visit_stmts(node.body)
             finally:
                 self.dynamic_depth -= 1
+                self.loop_depth -= 1
             _state.loc = self.loc(node)
             out = self.end_of_body(names, inits, node)
             self.scope = saved

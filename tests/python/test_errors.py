@@ -383,16 +383,38 @@ def test_unknown_tl_function():
 
 
 @tessera.jit
-def conditional_return(x_ptr, n):
-    if n > 3:
-        return  # <- early return
-    tl.store(x_ptr, 1.0)
+def return_in_loop(x_ptr, n):
+    for i in range(n):
+        if i > 3:
+            return  # <- early return
+        tl.store(x_ptr + i, 1.0)
 
 
-def test_return_in_dynamic_if():
-    expect_error(lambda: conditional_return[(1,)](X, 5),
-                 "unsupported construct: 'return' inside a dynamic if/for/while (one whose condition or "
-                 "bounds are tensors) is not supported in a @tessera.jit kernel", "early return")
+def test_return_in_a_dynamic_branch_within_a_loop():
+    expect_error(lambda: return_in_loop[(1,)](X, 5),
+                 "unsupported construct: 'return' inside a dynamic if, for or while (one whose "
+                 "condition or bounds are tensors) within a loop is not supported in a "
+                 "@tessera.jit kernel; as in Triton, return from a dynamic branch outside loops "
+                 "only", "early return")
+
+
+@tessera.jit
+def returns_or_not(x):
+    if tl.sum(x, 0) > 0:
+        return x
+    return  # <- returns nothing
+
+
+@tessera.jit
+def uses_returns_or_not(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(x_ptr + tl.arange(0, 4), returns_or_not(x))
+
+
+def test_paths_that_return_a_value_and_nothing():
+    expect_error(lambda: uses_returns_or_not[(1,)](X),
+                 "one path of this function returns a value and another returns nothing",
+                 "returns nothing")
 
 
 @tessera.jit

@@ -914,6 +914,72 @@ def test_constructs(backend, rng, n, flag):
 
 
 @tessera.jit
+def pick_by_sums(x, y):
+    if tl.sum(x, 0) > 0:
+        return x * 2, 1
+    elif tl.sum(y, 0) > 0:
+        return y + 1.0, 2
+    return x - y, 3
+
+
+@tessera.jit
+def early_returns(x_ptr, y_ptr, out_ptr, which_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid * BLOCK >= n:          # programs past the end store nothing
+        return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    y = tl.load(y_ptr + offs, mask=mask, other=0.0)
+    r, which = pick_by_sums(x, y)  # returns from dynamic branches, with values
+    tl.store(which_ptr + pid, which)
+    if pid % 3 == 1:
+        if tl.max(x, 0) > 1.0:    # a nested early return; the rest runs on the other paths
+            return
+        r = -r
+    else:
+        for i in range(2):
+            r += 1.0
+    tl.store(out_ptr + offs, r, mask=mask)
+
+
+def test_early_returns_from_dynamic_branches(backend, rng):
+    """`return` inside a dynamic if (Triton's early exit), in the kernel and
+    in an inlined function returning values: the statements after the if run
+    on the paths that did not return."""
+    check_early_returns(rng, np.asarray, np.asarray)
+
+
+def check_early_returns(rng, put, get):
+    """Runs early_returns on arrays `put` makes (on a device:
+    test_gpu_devices.py) and checks what `get` reads back."""
+    n, block = 150, 16
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    programs = 12                               # 2 past the end of the data
+    out = put(np.full(programs * block, 99, np.float32))
+    which = put(np.full(programs, -1, np.int32))
+    early_returns[(programs,)](put(x), put(y), out, which, n, BLOCK=block)
+    out, which = get(out), get(which)
+    for pid in range(programs):
+        rows = slice(pid * block, min(n, pid * block + block))
+        if pid * block >= n:
+            assert which[pid] == -1 and (out[pid * block:pid * block + block] == 99).all()
+            continue
+        xs, ys = x[rows], y[rows]
+        r, w = (xs * 2, 1) if xs.sum() > 0 else (ys + 1, 2) if ys.sum() > 0 else (xs - ys, 3)
+        assert which[pid] == w, pid
+        if pid % 3 == 1:
+            if xs.max() > 1:
+                assert (out[rows] == 99).all(), pid
+                continue
+            r = -r
+        else:
+            r = r + 2
+        np.testing.assert_allclose(out[rows], r, rtol=1e-6, err_msg=f"program {pid}")
+
+
+@tessera.jit
 def print_kernel(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 2))
     tl.device_print("x", x)

@@ -37,6 +37,7 @@ void bindBuilder(pybind11::module_ &m);
 void bindRuntime(pybind11::module_ &m);
 void bindGpuCompiler(pybind11::module_ &m);
 void bindDevices(pybind11::module_ &m);
+void bindTuningRecords(pybind11::module_ &m);
 
 } // namespace tessera::python
 

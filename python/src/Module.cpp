@@ -333,6 +333,7 @@ PYBIND11_MODULE(_C, m) {
   bindBuilder(m);
   bindGpuCompiler(m);
   bindDevices(m);
+  bindTuningRecords(m);
 
   py::class_<PyModule, std::shared_ptr<PyModule>>(m, "Module", "A finished, verified tile module.")
       .def("__str__", [](PyModule &mod) { return printModule(mod, false); })

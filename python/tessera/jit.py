@@ -18,6 +18,7 @@ interpreter.
 import ast
 import builtins
 import functools
+import hashlib
 import inspect
 import operator
 import os
@@ -1140,6 +1141,45 @@ class JITFunction:
     @property
     def constexprs(self):
         return self.source().constexprs
+
+    def source_digest(self):
+        """SHA-256 of what the kernel is made of: its code and, by the names it
+        uses, that of the @jit functions it calls and the global constants it
+        reads, recursively (comments and layout left out): what a tuning
+        record depends on besides its key."""
+        parts = []
+        self._digest_parts(parts, set())
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    def _digest_parts(self, parts, seen):
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        tree = self.source().tree
+        parts.append(f"{self.fn.__qualname__}: {ast.dump(tree)}")
+        scope = dict(self.fn.__globals__)
+        for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ()):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:  # a free variable not bound yet
+                pass
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in scope:
+                name, value = node.id, scope[node.id]
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                    isinstance(scope.get(node.value.id), type(sys)):
+                name = f"{node.value.id}.{node.attr}"
+                value = getattr(scope[node.value.id], node.attr, None)
+            else:
+                continue
+            while not isinstance(value, JITFunction) and hasattr(value, "fn") and \
+                    hasattr(value, "arg_names"):
+                value = value.fn  # under @autotune / @heuristics
+            value = _unwrap(value)
+            if isinstance(value, JITFunction):
+                value._digest_parts(parts, seen)
+            elif isinstance(value, (bool, int, float, str, tuple, tl.dtype)):
+                parts.append(f"{name} = {value!r}")
 
     def __repr__(self):
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"

@@ -36,6 +36,13 @@ std::string envOr(const char *name) {
 }
 } // namespace
 
+KernelCache &tessera::runtime::tuningRecordCache() {
+  // Never destroyed, as gpuKernelCache(): records may be stored at exit.
+  static KernelCache *cache = new KernelCache(KernelCache::defaultDirectory("tuning"),
+                                              KernelCache::enabledByEnvironment());
+  return *cache;
+}
+
 llvm::StringRef tessera::runtime::tesseraVersion() {
   return TESSERA_VERSION "+" TESSERA_COMPILER_BUILD_ID;
 }

@@ -104,6 +104,12 @@ private:
   std::atomic<uint64_t> storedSinceTrim_{UINT64_MAX / 2};
 };
 
+/// The process's store of autotuning records (the Python autotuner's
+/// `cache_results`): KernelCache::defaultDirectory("tuning"), off where
+/// $TESSERA_CACHE says so. A record is a small JSON payload keyed by what its
+/// timings depend on; the entry format's checks apply to it as to kernels.
+KernelCache &tuningRecordCache();
+
 /// This build's Tessera version (the project version, `+`, a hash of the
 /// code generator's sources) and LLVM version: part of every key.
 llvm::StringRef tesseraVersion();

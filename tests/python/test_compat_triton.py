@@ -3,6 +3,8 @@ them, importing only `triton` and `triton.language` (here from
 tessera.compat.triton), checked against NumPy on the interpreter and the CPU
 backend; autotune, heuristics and do_bench."""
 
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -434,6 +436,135 @@ def test_autotune_bad_key():
         @triton.jit
         def k(x, n):
             pass
+
+
+CLI = os.environ.get("TESSERA_CLI") or os.path.join(os.path.dirname(__file__), "..", "..", "build",
+                                                    "bin", "tessera")
+TUNED_KERNEL = """
+import numpy as np
+import tessera.compat.triton as triton
+import tessera.compat.triton.language as tl
+
+
+@triton.jit
+def helper(x):
+    return x * 2
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 128})],
+                 key=["n"]CACHE)
+@triton.jit
+def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, helper(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+
+
+x = np.arange(1000, dtype=np.float32)
+out = np.zeros_like(x)
+double[lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)](x, out, 1000)
+assert (out == 2 * x).all()
+print("timed" if double.bench_time > 0 else "from the record")
+"""
+
+
+def run_tuned(tmp_path, cache_results=True, **environment):
+    """Runs TUNED_KERNEL in a fresh process with its caches in tmp_path: whether
+    it timed its configs or took them from a tuning record."""
+    path = tmp_path / "tuned.py"
+    if not path.exists():
+        path.write_text(TUNED_KERNEL.replace("CACHE", ", cache_results=True" if cache_results else ""))
+    env = {**os.environ, "TESSERA_CACHE_DIR": str(tmp_path / "cache"), "TESSERA_INTERPRET": "0",
+           "PYTHONPATH": os.pathsep.join(sys.path), **environment}
+    result = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_autotune_cache_results_keeps_timings_across_processes(tmp_path):
+    """A tuning record lets a later process skip the timing; a broken record
+    (flipped bytes) is removed and the configs timed again; a change to a
+    @jit function the kernel calls files the timings under a new record."""
+    assert run_tuned(tmp_path) == "timed"
+    assert run_tuned(tmp_path) == "from the record"
+    (record,) = (tmp_path / "cache" / "tuning").glob("*.tkobj")
+    data = bytearray(record.read_bytes())
+    data[-3] ^= 0xFF
+    record.write_bytes(bytes(data))
+    assert run_tuned(tmp_path) == "timed"
+    assert run_tuned(tmp_path) == "from the record"
+    source = tmp_path / "tuned.py"
+    source.write_text(source.read_text().replace("return x * 2", "return x + x"))
+    assert run_tuned(tmp_path) == "timed"
+    env = {**os.environ, "TESSERA_CACHE_DIR": str(tmp_path / "cache")}
+    listed = subprocess.run([CLI, "cache", "list", "--kind", "tuning"], capture_output=True,
+                            text=True, env=env, timeout=60)
+    assert listed.returncode == 0 and ": 2 entries" in listed.stdout, listed.stdout
+    assert listed.stdout.count("double") == 2, listed.stdout
+
+
+def test_autotune_caches_results_where_the_environment_asks(tmp_path):
+    assert run_tuned(tmp_path, cache_results=False) == "timed"
+    assert run_tuned(tmp_path, cache_results=False) == "timed"
+    assert run_tuned(tmp_path, cache_results=False, TRITON_CACHE_AUTOTUNING="1") == "timed"
+    assert run_tuned(tmp_path, cache_results=False,
+                     TESSERA_CACHE_AUTOTUNING="1") == "from the record"
+    assert run_tuned(tmp_path, cache_results=False, TESSERA_CACHE_AUTOTUNING="1",
+                     TESSERA_CACHE="0") == "timed"
+
+
+def test_source_digest_follows_the_code_not_its_layout(tmp_path):
+    """What a tuning record is filed under: the kernel's code, the @jit
+    functions it calls and the global constants it reads, not comments."""
+    import importlib.util
+
+    def digest(name, text):
+        path = tmp_path / f"{name}.py"
+        path.write_text(text)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.kernel.fn.source_digest()
+
+    base = TUNED_KERNEL.split("\n\n\nx = ")[0].replace("CACHE", "")
+    base = base.replace("double(", "kernel(") + "\nSCALE = 2\n"
+    base = base.replace("return x * 2", "return x * SCALE")
+    first = digest("first", base)
+    assert digest("commented", base.replace("def helper(x):", "def helper(x):  # doubles\n")) == first
+    assert digest("constant", base.replace("SCALE = 2", "SCALE = 3")) != first
+    assert digest("helper", base.replace("x * SCALE", "SCALE * x")) != first
+
+
+def test_autotune_record_that_does_not_decode_is_retimed(backend, rng, monkeypatch, tmp_path):
+    """A record whose bytes are whole but whose timings do not fit the
+    configs (another writer, a hand edit) is never trusted."""
+    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path))
+
+    @triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 64})],
+                     key=["n"], cache_results=True)
+    @triton.jit
+    def copy_kernel(src, dst, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+    x = rng.random(100, dtype=np.float32)
+    y = np.zeros_like(x)
+    launch = copy_kernel[lambda meta: (triton.cdiv(100, meta["BLOCK"]),)]
+    launch(x, y, 100)
+    record = copy_kernel._record_key(copy_kernel._key(copy_kernel.nargs), copy_kernel.configs,
+                                     copy_kernel.nargs)
+    for payload in (b"not json", b'{"format": 1, "timings": [["BLOCK: 16", 1.0]]}',
+                    b'{"format": 1, "timings": [["BLOCK: 16, num_warps: 4, num_ctas: 1, '
+                    b'num_stages: 3, maxnreg: None", -1.0], ["BLOCK: 64, num_warps: 4, '
+                    b'num_ctas: 1, num_stages: 3, maxnreg: None", 2.0]]}'):
+        assert tessera._C.store_tuning_record(record, payload) == ""
+        copy_kernel.cache.clear()
+        copy_kernel.bench_time = 0.0
+        y[:] = 0
+        launch(x, y, 100)
+        np.testing.assert_array_equal(y, x)
+        assert copy_kernel.bench_time > 0, payload
+        assert tessera._C.tuning_record(record) != payload   # rewritten whole
 
 
 def test_heuristics(backend, rng):

@@ -19,12 +19,13 @@ using tessera::runtime::KernelCache;
 namespace {
 
 constexpr const char *kUsage =
-    "usage: tessera cache [info|list|verify|clear] [--kind cpu|gpu]\n"
+    "usage: tessera cache [info|list|verify|clear] [--kind cpu|gpu|tuning]\n"
     "  info    each cache's directory, entries and size (the default)\n"
     "  list    every entry: its kernel, size and file\n"
     "  verify  check every entry as a lookup would; remove the broken ones\n"
     "  clear   remove every entry (other files in the directories stay)\n"
-    "The directories: $TESSERA_CACHE_DIR/{cpu,gpu}, else $XDG_CACHE_HOME/tessera/..., else\n"
+    "The directories: $TESSERA_CACHE_DIR/{cpu,gpu,tuning} (kernels and autotuning records),\n"
+    "else $XDG_CACHE_HOME/tessera/..., else\n"
     "~/.cache/tessera/...; TESSERA_CACHE=0 turns the caches off; each keeps its least\n"
     "recently used entries removed beyond $TESSERA_CACHE_MAX_MB megabytes (default 1024).\n";
 
@@ -67,14 +68,15 @@ unsigned removeEntries(const std::vector<CacheEntry> &entries,
 
 int tessera::cli::runCache(llvm::ArrayRef<llvm::StringRef> args) {
   llvm::StringRef action = "info";
-  std::vector<llvm::StringRef> kinds = {"cpu", "gpu"};
+  std::vector<llvm::StringRef> kinds = {"cpu", "gpu", "tuning"};
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::StringRef arg = args[i];
     if (arg == "-h" || arg == "--help") {
       llvm::outs() << kUsage;
       return 0;
     }
-    if (arg == "--kind" && i + 1 < args.size() && (args[i + 1] == "cpu" || args[i + 1] == "gpu")) {
+    if (arg == "--kind" && i + 1 < args.size() &&
+        llvm::is_contained({"cpu", "gpu", "tuning"}, args[i + 1])) {
       kinds = {args[++i]};
     } else if (arg == "info" || arg == "list" || arg == "verify" || arg == "clear") {
       action = arg;

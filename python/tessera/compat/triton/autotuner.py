@@ -15,13 +15,25 @@ launches with that key run it directly. On the CPU and the interpreter one
 run of each config is timed; on a GPU (PyTorch CUDA tensors or Tessera
 arrays on a GPU), as in Triton, ``do_bench`` times each for 25 + 100 ms, from
 launch until the GPU is done.
+
+With ``cache_results=True`` (or $TESSERA_CACHE_AUTOTUNING / Triton's
+$TRITON_CACHE_AUTOTUNING set to 1) the timings are also kept on disk, as a
+tuning record in the cache's ``tuning`` folder (``tessera cache``), and a
+later process with the same kernel code, key, configs, device and Tessera
+version takes the best config from it without timing anything. A record
+that does not read back whole is removed and the configs are timed again.
 """
 
 import builtins
+import json
+import math
+import os
+import platform
 import time
 
+from tessera import _C
 from tessera.errors import CompilationError, LaunchError
-from tessera.jit import array_device, default_backend
+from tessera.jit import array_device, default_backend, device_info
 
 from .testing import do_bench, timed_ms
 
@@ -125,7 +137,8 @@ class Autotuner(_KernelWrapper):
     """The object ``@triton.autotune`` makes (see the module doc)."""
 
     def __init__(self, fn, configs, key, reset_to_zero=None, restore_value=None, pre_hook=None,
-                 post_hook=None, prune_configs_by=None, warmup=None, rep=None, do_bench=None):
+                 post_hook=None, prune_configs_by=None, warmup=None, rep=None, do_bench=None,
+                 cache_results=False):
         super().__init__(fn)
         self.configs = list(configs) if configs else [Config({})]
         self.keys = list(key or [])
@@ -144,6 +157,9 @@ class Autotuner(_KernelWrapper):
         self.num_warmups = warmup
         self.num_reps = rep
         self.user_do_bench = do_bench
+        self.cache_results = cache_results or builtins.any(
+            os.environ.get(name) == "1" for name in ("TESSERA_CACHE_AUTOTUNING",
+                                                     "TRITON_CACHE_AUTOTUNING"))
         self.cache = {}
         self.configs_timings = {}
         self.best_config = None
@@ -212,22 +228,44 @@ class Autotuner(_KernelWrapper):
         except (CompilationError, LaunchError) as e:
             return e
 
+    def _time_configs(self, configs, args, kwargs, grid, named):
+        """Each config's time (ms) or the error it failed with."""
+        saved = {name: _copy(named[name]) for name in self.restore_value}
+        start = time.perf_counter()
+        timings = {config: self._bench(config, args, kwargs, grid) for config in configs}
+        self.bench_time = time.perf_counter() - start
+        for name, value in saved.items():
+            _restore(named[name], value)
+        return timings
+
+    def _record_key(self, key, configs, named):
+        """The text a tuning record is filed under: everything its timings
+        depend on."""
+        jit_fn = self.fn
+        while not hasattr(jit_fn, "source_digest"):
+            jit_fn = jit_fn.fn
+        timing = (f"do_bench={getattr(self.user_do_bench, '__qualname__', self.user_do_bench)}"
+                  if self.user_do_bench else f"warmup={self.num_warmups} rep={self.num_reps}")
+        lines = [f"kernel={self.__name__}", f"record=autotune {_RECORD_FORMAT}",
+                 f"source-sha256={jit_fn.source_digest()}", f"tessera={_C.tessera_version()}",
+                 f"device={_device_description(named)}", f"key={key!r}", f"timing={timing}"]
+        return "\n".join(lines + [f"config={c}" for c in configs])
+
     def run(self, *args, grid, **kwargs):
         named = self._named(args, kwargs)
         self.nargs = named
         key = self._key(named)
         if key not in self.cache:
-            saved = {name: _copy(named[name]) for name in self.restore_value}
-            start = time.perf_counter()
-            timings = {}
-            for config in self.prune_configs(named):
-                timings[config] = self._bench(config, args, kwargs, grid)
-            self.bench_time = time.perf_counter() - start
-            for name, value in saved.items():
-                _restore(named[name], value)
+            configs = self.prune_configs(named)
+            record = self._record_key(key, configs, named) if self.cache_results else None
+            timings = _read_record(record, configs) if record else None
+            if timings is None:
+                timings = self._time_configs(configs, args, kwargs, grid, named)
             good = {c: t for c, t in timings.items() if not isinstance(t, Exception)}
             if not good:
                 raise next(iter(timings.values()))
+            if record:
+                _write_record(record, timings)
             self.cache[key] = builtins.min(good, key=good.get)
             self.configs_timings = {c: (t if not isinstance(t, Exception) else float("inf"))
                                     for c, t in timings.items()}
@@ -238,6 +276,54 @@ class Autotuner(_KernelWrapper):
         return self._launch(config, args, kwargs, grid)
 
 
+def _device_description(named):
+    """The device the configs are timed on, as a tuning record names it."""
+    devices = sorted({array_device(v) for v in named.values()} - {None, "cpu"})
+    if devices:
+        return device_info(devices[0])
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as info:
+            model = next((line.split(":", 1)[1].strip() for line in info
+                          if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return f"cpu {model}, {_C.cpu_threads()} threads"
+
+
+def _read_record(record, configs):
+    """The timings a tuning record holds for `configs` (ms; inf for those that
+    failed), or None where there is none or it does not read back whole (then
+    it is removed)."""
+    payload = _C.tuning_record(record)
+    if payload is None:
+        return None
+    by_name = {str(c): c for c in configs}
+    try:
+        data = json.loads(payload)
+        entries = data["timings"] if data.get("format") == _RECORD_FORMAT else None
+        timings = {by_name[name]: math.inf if ms is None else float(ms) for name, ms in entries}
+        finite = [t for t in timings.values() if math.isfinite(t)]
+        if len(timings) != len(configs) or not finite or builtins.min(finite) < 0 or \
+                builtins.any(math.isnan(t) for t in timings.values()):
+            raise ValueError("the record does not time every config")
+    except (TypeError, ValueError, KeyError, AttributeError):
+        _C.reject_tuning_record(record)
+        return None
+    return timings
+
+
+def _write_record(record, timings):
+    """Files `timings` (failed configs as null) under `record`; a record that
+    cannot be written only costs the next process a tuning."""
+    entries = [[str(c), None if isinstance(t, Exception) else t] for c, t in timings.items()]
+    payload = json.dumps({"format": _RECORD_FORMAT, "timings": entries})
+    _C.store_tuning_record(record, payload.encode())
+
+
+_RECORD_FORMAT = 1
+
+
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
              pre_hook=None, post_hook=None, warmup=None, rep=None, use_cuda_graph=False,
              do_bench=None, cache_results=False):
@@ -246,12 +332,12 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
     name array arguments zeroed before each timed run / restored after tuning;
     ``warmup``/``rep`` (ms) time each config with ``do_bench`` instead of one
     run; ``prune_configs_by`` takes ``perf_model``, ``top_k`` and
-    ``early_config_prune``. ``use_cuda_graph`` and ``cache_results`` are
-    accepted and ignored."""
+    ``early_config_prune``; ``cache_results`` keeps the timings on disk
+    (see the module doc). ``use_cuda_graph`` is accepted and ignored."""
     def decorator(fn):
         return Autotuner(fn, configs, key, reset_to_zero=reset_to_zero, restore_value=restore_value,
                          pre_hook=pre_hook, post_hook=post_hook, prune_configs_by=prune_configs_by,
-                         warmup=warmup, rep=rep, do_bench=do_bench)
+                         warmup=warmup, rep=rep, do_bench=do_bench, cache_results=cache_results)
     return decorator
 
 

@@ -474,11 +474,13 @@ class tensor:
     def __rlshift__(self, other):
         return _binary("shl", other, self)
 
+    # As in Triton, the tensor's own sign picks the shift, whatever the
+    # operands promote to: int32 >> uint32 shifts in copies of the sign bit.
     def __rshift__(self, other):
-        return _binary("shr", self, other)
+        return _binary("shr", self, other, unsigned_op=self.dtype.is_int_unsigned())
 
     def __rrshift__(self, other):
-        return _binary("shr", other, self)
+        return _binary("shr", other, self, unsigned_op=self.dtype.is_int_unsigned())
 
     def __neg__(self):
         return _unary("neg", self)
@@ -929,7 +931,10 @@ def _is_unsigned(*tensors):
     return all(t.dtype.is_int_unsigned() for t in tensors)
 
 
-def _binary(op, lhs, rhs):
+def _binary(op, lhs, rhs, unsigned_op=None):
+    """`lhs op rhs`; the op's unsigned form where the operands meet in an
+    unsigned type, or where `unsigned_op` says so (the result keeps the type
+    the operands meet in)."""
     a, b = _operands(lhs, rhs, division=op in ("div", "truediv", "div_rn", "mod"))
     if op in ("truediv", "div_rn") and _is_unsigned(a, b):
         a, b = _cast(a, float32), _cast(b, float32)
@@ -941,7 +946,8 @@ def _binary(op, lhs, rhs):
         h = _builder().binary(op, a.handle, b.handle, _loc())
         return tensor(h, a.dtype if a.dtype.is_ptr() else b.dtype)
     unsigned = _is_unsigned(a, b)
-    h = _builder().binary(op, a.handle, b.handle, _loc(), unsigned=unsigned)
+    h = _builder().binary(op, a.handle, b.handle, _loc(),
+                          unsigned=unsigned if unsigned_op is None else unsigned_op)
     return tensor(h, a.dtype if unsigned else None)
 
 

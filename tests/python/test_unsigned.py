@@ -196,6 +196,37 @@ def test_mixed_types_follow_the_usual_arithmetic_conversions(backend, rng):
     np.testing.assert_array_equal(flt[:, n:], 0)
 
 
+@tessera.jit
+def shifts_by_unsigned(i8_ptr, u8_ptr, i32_ptr, u32_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    row = tl.num_programs(0) * BLOCK
+    c = tl.load(i8_ptr + offs, mask=mask)
+    a = tl.load(u8_ptr + offs, mask=mask) & 7
+    b = tl.load(i32_ptr + offs, mask=mask)
+    d = tl.load(u32_ptr + offs, mask=mask) & 31
+    tl.store(out_ptr + offs, c >> a, mask=mask)            # uint8, shifted as int8
+    tl.store(out_ptr + row + offs, b >> d, mask=mask)      # uint32, shifted as int32
+    tl.store(out_ptr + 2 * row + offs, d >> b.to(tl.uint32) % 32, mask=mask)   # logical
+
+
+def test_a_signed_tensor_shifts_right_arithmetically(backend, rng):
+    """As in Triton, >> takes its kind from the left tensor's own sign: int8 >>
+    uint8 is a uint8 shifted in copies of the sign bit, not zeros."""
+    n = 100
+    c = rng.integers(-128, 128, n).astype(np.int8)
+    a = random_unsigned(rng, np.uint8, n)
+    b = rng.integers(-2**31, 2**31, n).astype(np.int32)
+    d = random_unsigned(rng, np.uint32, n)
+    cols = programs(n) * BLOCK
+    out = np.zeros((3, cols), dtype=np.int64)
+    shifts_by_unsigned[(programs(n),)](c, a, b, d, out, n, BLOCK=BLOCK)
+    a7, d31 = (a & 7).astype(np.int64), (d & 31).astype(np.int64)
+    np.testing.assert_array_equal(out[0, :n], (c.astype(np.int64) >> a7) % 256)
+    np.testing.assert_array_equal(out[1, :n], (b.astype(np.int64) >> d31) % 2**32)
+    np.testing.assert_array_equal(out[2, :n], d31 >> (b.view(np.uint32) % 32))
+
+
 # ---------------------------------------------------------------------------
 # Python literals and local integers
 # ---------------------------------------------------------------------------

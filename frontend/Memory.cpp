@@ -20,21 +20,13 @@ Value KernelBuilder::requirePointer(Value ptr, const char *what, const SourceLoc
   return ptr;
 }
 
-// Whether a mask or value of shape `from` stands for the memory tile of
-// `shape`: a scalar, or a tile of its rank whose dimensions are its own or 1.
-// As in Triton, a lower rank is not taken: a pointer tile of an extra
-// dimension is more often a mistake than a broadcast.
-static bool coversMemoryTile(ArrayRef<int64_t> from, ArrayRef<int64_t> shape) {
-  return from.empty() || (from.size() == shape.size() && typing::broadcastsTo(from, shape));
-}
-
 Value KernelBuilder::maskFor(Value mask, ArrayRef<int64_t> shape, const char *what,
                              const SourceLocation &loc) {
   if (!mask)
     return mask;
   if (!typing::isBool(elementType(mask)))
     fail(loc, std::string(what) + " mask must be boolean, got " + str(mask.getType()));
-  if (!coversMemoryTile(shapeOf(mask), shape))
+  if (!typing::broadcastsTo(shapeOf(mask), shape))
     fail(loc, "mask of shape " + str(shapeOf(mask)) + " does not match " + describePointer(shape));
   return broadcastTo(mask, shape, loc);
 }
@@ -42,7 +34,7 @@ Value KernelBuilder::maskFor(Value mask, ArrayRef<int64_t> shape, const char *wh
 // `value` converted to `elem` and broadcast to `shape`, the shape of `target`.
 Value KernelBuilder::valueFor(Value value, Type elem, ArrayRef<int64_t> shape, const char *what,
                               const std::string &target, const SourceLocation &loc) {
-  if (!coversMemoryTile(shapeOf(value), shape))
+  if (!typing::broadcastsTo(shapeOf(value), shape))
     fail(loc, std::string(what) + " of shape " + str(shapeOf(value)) + " does not match " + target);
   return broadcastTo(cast(value, elem, loc), shape, loc);
 }

@@ -373,18 +373,6 @@ def test_store_shape_mismatch():
 
 
 @tessera.jit
-def store_rank(x_ptr):
-    rows, cols = tl.arange(0, 4), tl.arange(0, 32)
-    tl.store(x_ptr + rows[:, None] * 32 + cols[None, :], cols.to(tl.float32))  # <- store rank
-
-
-def test_store_of_a_lower_rank_value():
-    """As in Triton: a [32] value is not spread over a [4, 32] pointer tile."""
-    expect_error(lambda: store_rank[(1,)](X),
-                 "value of shape [32] does not match pointer tile [4, 32]", "store rank")
-
-
-@tessera.jit
 def bad_attribute(x_ptr):
     tl.stor(x_ptr, 1.0)  # <- attribute
 

@@ -907,8 +907,8 @@ def _operands(*values, division=False):
     tensors = [v for v in values if isinstance(v, tensor)]
     if division and len({t.dtype.signed for t in tensors if t.dtype.is_int()}) > 1:
         names = " and ".join(t.dtype.name for t in tensors)
-        _error(f"cannot divide {names}: their signedness differs, and the result would hardly "
-               "be useful; cast them to one signedness")
+        _error(f"cannot use /, // or % with {names} because they have different signedness "
+               "(as in Triton: the result would hardly be useful); cast them to one signedness")
     peer = tensors[0] if tensors else None
     if peer is None:
         peer = values[-1] = _to_tensor(values[-1])

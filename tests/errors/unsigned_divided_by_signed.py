@@ -1,6 +1,6 @@
 # User mistake: dividing an unsigned tensor by a signed one (Triton refuses it too).
 # EXPECT-ERROR: CompilationError
-# EXPECT: unsigned_divided_by_signed.py:14:30: error: cannot divide uint32 and int32: their signedness differs, and the result would hardly be useful; cast them to one signedness
+# EXPECT: unsigned_divided_by_signed.py:14:30: error: cannot use /, // or % with uint32 and int32 because they have different signedness (as in Triton: the result would hardly be useful); cast them to one signedness
 
 import numpy as np
 import tessera

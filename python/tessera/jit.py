@@ -885,6 +885,8 @@ class CodeGenerator(ast.NodeVisitor):
             return tl.abs(args[0])
         if fn is builtins.isinstance:
             return fn(*[_unwrap(a) for a in args])
+        if fn is builtins.len and len(args) == 1 and isinstance(_unwrap(args[0]), (tuple, list)):
+            return len(_unwrap(args[0]))  # a tuple of tensors (a tuple argument) has a length
         if getattr(fn, "_tessera_builtin", False) or isinstance(fn, type) and fn in (
                 tl.range, tl.static_range, tl.constexpr):
             return fn(*args, **kwargs)
@@ -1236,7 +1238,7 @@ class JITFunction:
         src = self.source()
         key, plan, launch_args, keep = [], [], [], []
         devices = {}  # device -> the first argument on it
-        stream = 0
+        streams = []
         for name in self.arg_names:
             value = values[name]
             if name in src.constexprs:
@@ -1246,65 +1248,80 @@ class JITFunction:
                     self._argument_error(f"kernel '{self.__name__}': argument '{name}': {e}")
                 plan.append(None)
                 continue
-            value = _unwrap(value)
-            specialize = name not in self.do_not_specialize
-            if value is None:
-                key.append(("none",))
-                plan.append(None)
-            elif isinstance(value, bool):
-                key.append(("i1",))
-                plan.append(("i1", 0, False))
-                launch_args.append(("int", int(value)))
-            elif isinstance(value, int) or (hasattr(value, "__index__") and not hasattr(value, "__len__")
-                                            and type(value).__name__.startswith(("int", "uint"))):
-                value = int(value)
-                if not -2**63 <= value < 2**64:
-                    self._argument_error(f"kernel '{self.__name__}': argument '{name}' = {value} does "
-                                         "not fit in 64 bits")
-                # As Triton: int32, else int64, else (from 2**63) uint64.
-                ty = "i32" if -2**31 <= value < 2**31 else "i64" if value < 2**63 else "u64"
-                one = specialize and value == 1
-                div = _integer_divisibility(value) if specialize else 0
-                key.append((ty, one, div))
-                plan.append((ty, div, one))
-                launch_args.append(("int", value - 2**64 if value >= 2**63 else value))
-            elif isinstance(value, float) or type(value).__name__.startswith("float"):
-                key.append(("fp32",))
-                plan.append(("f32", 0, False))
-                launch_args.append(("float", float(value)))
-            elif isinstance(value, TensorDescriptor):
-                array, entry = self._descriptor_arg(name, value, specialize)
-                devices.setdefault(array.device, name)
-                key.append(entry[:1] + (entry[1].name,) + entry[2:])
-                plan.append(entry)
-                launch_args.append(("buf", array.buffer) if array.buffer is not None
-                                   else ("ptr", array.address, array.nbytes))
-                launch_args.extend(("int", v) for v in value.shape + value.strides[:-1])
-                keep.append(array.keepalive)
-                stream = stream or array.stream
-            else:
-                try:
-                    array = _array_arg(value, f"kernel '{self.__name__}': argument '{name}'")
-                except TypeError as e:
-                    self._argument_error(str(e))
-                if array is None:
-                    self._argument_error(
-                        f"kernel '{self.__name__}': argument '{name}' is {tl._describe(value)}; "
-                        "pass a NumPy array, a tensor with __dlpack__ (e.g. a CPU torch tensor), an "
-                        "int, a float or a bool")
-                devices.setdefault(array.device, name)
-                # A Vulkan buffer is bound at offset 0 (address 0 here): aligned.
-                div = 16 if specialize and array.address % 16 == 0 else 0
-                key.append(("*", array.dtype.name, div))
-                plan.append(("ptr", div, array.dtype))
-                if array.buffer is not None:
-                    launch_args.append(("buf", array.buffer))
-                else:
-                    launch_args.append(("ptr", array.address, array.nbytes))
-                keep.append(array.keepalive)
-                stream = stream or array.stream
+            entry, part = self._specialize_value(name, _unwrap(value),
+                                                 name not in self.do_not_specialize, launch_args,
+                                                 keep, devices, streams)
+            key.append(entry)
+            plan.append(part)
         device = self._check_devices(devices)
-        return tuple(key), plan, launch_args, keep, device, stream
+        return tuple(key), plan, launch_args, keep, device, next(iter(streams), 0)
+
+    def _specialize_value(self, name, value, specialize, launch_args, keep, devices, streams):
+        """The key and plan entries of the argument `value` (of `name`); its
+        launch arguments and what they keep alive are appended to those
+        lists, the device of an array noted in `devices` and PyTorch's CUDA
+        stream in `streams`. A tuple's entries hold those of its items (a
+        tl.constexpr item is a compile-time constant, as in Triton)."""
+        if value is None:
+            return ("none",), ("none",)
+        if isinstance(value, bool):
+            launch_args.append(("int", int(value)))
+            return ("i1",), ("i1", 0, False)
+        if isinstance(value, int) or (hasattr(value, "__index__") and not hasattr(value, "__len__")
+                                      and type(value).__name__.startswith(("int", "uint"))):
+            value = int(value)
+            if not -2**63 <= value < 2**64:
+                self._argument_error(f"kernel '{self.__name__}': argument '{name}' = {value} does "
+                                     "not fit in 64 bits")
+            # As Triton: int32, else int64, else (from 2**63) uint64.
+            ty = "i32" if -2**31 <= value < 2**31 else "i64" if value < 2**63 else "u64"
+            one = specialize and value == 1
+            div = _integer_divisibility(value) if specialize else 0
+            launch_args.append(("int", value - 2**64 if value >= 2**63 else value))
+            return (ty, one, div), (ty, div, one)
+        if isinstance(value, float) or type(value).__name__.startswith("float"):
+            launch_args.append(("float", float(value)))
+            return ("fp32",), ("f32", 0, False)
+        if type(value) is tuple:
+            entries = []
+            for i, item in enumerate(value):
+                if isinstance(item, constexpr):
+                    try:
+                        entries.append((("c", _freeze(item.value)), ("const", item.value)))
+                    except TypeError as e:
+                        self._argument_error(f"kernel '{self.__name__}': argument '{name}[{i}]': "
+                                             f"{e}")
+                else:
+                    entries.append(self._specialize_value(f"{name}[{i}]", item, specialize,
+                                                          launch_args, keep, devices, streams))
+            return (("tuple",) + tuple(k for k, _ in entries),
+                    ("tuple", tuple(p for _, p in entries)))
+        if isinstance(value, TensorDescriptor):
+            array, entry = self._descriptor_arg(name, value, specialize)
+            launch_args.append(("buf", array.buffer) if array.buffer is not None
+                               else ("ptr", array.address, array.nbytes))
+            launch_args.extend(("int", v) for v in value.shape + value.strides[:-1])
+            key = entry[:1] + (entry[1].name,) + entry[2:]
+        else:
+            try:
+                array = _array_arg(value, f"kernel '{self.__name__}': argument '{name}'")
+            except TypeError as e:
+                self._argument_error(str(e))
+            if array is None:
+                self._argument_error(
+                    f"kernel '{self.__name__}': argument '{name}' is {tl._describe(value)}; "
+                    "pass a NumPy array, a tensor with __dlpack__ (e.g. a CPU torch tensor), an "
+                    "int, a float, a bool, or a tuple of those")
+            # A Vulkan buffer is bound at offset 0 (address 0 here): aligned.
+            div = 16 if specialize and array.address % 16 == 0 else 0
+            key, entry = ("*", array.dtype.name, div), ("ptr", div, array.dtype)
+            launch_args.append(("buf", array.buffer) if array.buffer is not None
+                               else ("ptr", array.address, array.nbytes))
+        devices.setdefault(array.device, name)
+        keep.append(array.keepalive)
+        if array.stream:
+            streams.append(array.stream)
+        return key, entry
 
     def _descriptor_arg(self, name, desc, specialize):
         """The base array of host descriptor `desc` (argument `name`), checked
@@ -1372,38 +1389,14 @@ class JITFunction:
         _state.builder, _state.loc = builder, src.loc(src.tree)
         try:
             kernel_args = []
-            for name, p in zip(self.arg_names, plan):
-                if p is None:
-                    continue
-                if p[0] == "ptr":
-                    kernel_args.append((tl.pointer_type(p[2]).ir_type(builder), p[1], False))
-                elif p[0] == "desc":
-                    kernel_args.append((tl.pointer_type(p[1]).ir_type(builder), 16, False))
-                    kernel_args.extend((builder.type("i32"), div, False) for div in p[4])
-                    # Every TensorDescriptor's outer strides are multiples of
-                    # 16 bytes (TensorDescriptor.validate).
-                    in_16_bytes = 16 // max(1, p[1].primitive_bitwidth // 8)
-                    kernel_args.extend((builder.type("i64"), max(div, in_16_bytes), False)
-                                       for div in p[5])
-                else:  # an integer equal to 1 is marked tile.equal_to_1
-                    kernel_args.append((tl._BY_NAME[p[0]].ir_type(builder), p[1], bool(p[2])))
+            for p in plan:
+                if p is not None:
+                    _kernel_arguments(p, builder, kernel_args)
             handles = builder.begin_kernel(self.__name__, kernel_args, src.loc(src.tree))
             scope = {}
             it = iter(handles)
             for name, p in zip(self.arg_names, plan):
-                if p is None:
-                    scope[name] = _unwrap(values[name])
-                    continue
-                if p[0] == "desc":
-                    scope[name] = _descriptor_parameter(p, it)
-                    continue
-                handle = next(it)
-                if p[0] == "ptr":
-                    scope[name] = tensor(handle, tl.pointer_type(p[2]))
-                elif p[2]:  # an integer equal to 1: a compile-time constant
-                    scope[name] = 1
-                else:
-                    scope[name] = tensor(handle, tl._BY_NAME[p[0]])
+                scope[name] = _unwrap(values[name]) if p is None else _parameter(p, it)
             used_globals = {}
             gen = CodeGenerator(builder, src, scope, self, used_globals)
             try:
@@ -1483,6 +1476,44 @@ class JITFunction:
         compiled.launch(grid, launch_args, stream)
         del keep
         return compiled
+
+
+def _kernel_arguments(plan, builder, out):
+    """The kernel arguments (type, divisibility, equal to 1) of one plan entry."""
+    kind = plan[0]
+    if kind == "tuple":
+        for item in plan[1]:
+            _kernel_arguments(item, builder, out)
+    elif kind == "ptr":
+        out.append((tl.pointer_type(plan[2]).ir_type(builder), plan[1], False))
+    elif kind == "desc":
+        out.append((tl.pointer_type(plan[1]).ir_type(builder), 16, False))
+        out.extend((builder.type("i32"), div, False) for div in plan[4])
+        # Every TensorDescriptor's outer strides are multiples of 16 bytes
+        # (TensorDescriptor.validate).
+        in_16_bytes = 16 // max(1, plan[1].primitive_bitwidth // 8)
+        out.extend((builder.type("i64"), max(div, in_16_bytes), False) for div in plan[5])
+    elif kind not in ("none", "const"):  # an integer equal to 1 is marked tile.equal_to_1
+        out.append((tl._BY_NAME[kind].ir_type(builder), plan[1], bool(plan[2])))
+
+
+def _parameter(plan, handles):
+    """The value a kernel sees for one plan entry, from its kernel arguments."""
+    kind = plan[0]
+    if kind == "tuple":
+        return tuple(_parameter(item, handles) for item in plan[1])
+    if kind == "none":
+        return None
+    if kind == "const":
+        return plan[1]
+    if kind == "desc":
+        return _descriptor_parameter(plan, handles)
+    handle = next(handles)
+    if kind == "ptr":
+        return tensor(handle, tl.pointer_type(plan[2]))
+    if plan[2]:  # an integer equal to 1: a compile-time constant
+        return 1
+    return tensor(handle, tl._BY_NAME[kind])
 
 
 def _descriptor_parameter(plan, handles):

@@ -207,7 +207,8 @@ def test_wrong_arg_count():
 def test_unsupported_argument_type():
     expect_error(lambda: three_args[(1,)]([1.0, 2.0], 4, BLOCK=16),
                  "kernel 'three_args': argument 'x_ptr' is a list [1.0, 2.0]; pass a NumPy array, a tensor "
-                 "with __dlpack__ (e.g. a CPU torch tensor), an int, a float or a bool",
+                 "with __dlpack__ (e.g. a CPU torch tensor), an int, a float, a bool, or a tuple "
+                 "of those",
                  "def", error=tessera.ArgumentError)
 
 

@@ -980,6 +980,32 @@ def check_early_returns(rng, put, get):
 
 
 @tessera.jit
+def weighted_sum_of_tuples(pairs, out_ptr, sizes, weights, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for i in tl.static_range(len(pairs)):
+        ptr, n = pairs[i]
+        acc += tl.load(ptr + offs, mask=offs < n, other=0.0) * weights[i]
+    total, UNUSED = sizes
+    tl.store(out_ptr + offs, acc, mask=offs < total)
+
+
+def test_tuple_arguments(backend, rng):
+    """Tuples (nested, of arrays, ints and floats, with tl.constexpr items)
+    as kernel arguments, as Triton takes them: each item is an argument of
+    its own, a tl.constexpr item a compile-time constant."""
+    x = rng.standard_normal(50).astype(np.float32)
+    y = rng.standard_normal(37).astype(np.float32)
+    out = np.zeros(50, np.float32)
+    weighted_sum_of_tuples[(1,)](((x, 50), (y, 37)), out, (50, tl.constexpr(3)), (2.0, -0.5),
+                                 BLOCK=64)
+    np.testing.assert_allclose(out, 2 * x + np.concatenate([-0.5 * y, np.zeros(13)]),
+                               rtol=1e-6)
+    with pytest.raises(tessera.ArgumentError, match=r"argument 'pairs\[1\]\[0\]' is str"):
+        weighted_sum_of_tuples[(1,)](((x, 50), ("y", 37)), out, (50, 3), (2.0, -0.5), BLOCK=64)
+
+
+@tessera.jit
 def print_kernel(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 2))
     tl.device_print("x", x)

@@ -22,6 +22,9 @@ tuning record in the cache's ``tuning`` folder (``tessera cache``), and a
 later process with the same kernel code, key, configs, device and Tessera
 version takes the best config from it without timing anything. A record
 that does not read back whole is removed and the configs are timed again.
+
+With $TESSERA_PRINT_AUTOTUNING (or Triton's $TRITON_PRINT_AUTOTUNING) set to
+1, each tuning prints its progress, config by config, and what it chose.
 """
 
 import builtins
@@ -160,6 +163,9 @@ class Autotuner(_KernelWrapper):
         self.cache_results = cache_results or builtins.any(
             os.environ.get(name) == "1" for name in ("TESSERA_CACHE_AUTOTUNING",
                                                      "TRITON_CACHE_AUTOTUNING"))
+        self.print_progress = builtins.any(
+            os.environ.get(name) == "1" for name in ("TESSERA_PRINT_AUTOTUNING",
+                                                     "TRITON_PRINT_AUTOTUNING"))
         self.cache = {}
         self.configs_timings = {}
         self.best_config = None
@@ -232,7 +238,14 @@ class Autotuner(_KernelWrapper):
         """Each config's time (ms) or the error it failed with."""
         saved = {name: _copy(named[name]) for name in self.restore_value}
         start = time.perf_counter()
-        timings = {config: self._bench(config, args, kwargs, grid) for config in configs}
+        timings = {}
+        for i, config in enumerate(configs):
+            timings[config] = self._bench(config, args, kwargs, grid)
+            if self.print_progress:
+                t = timings[config]
+                result = f"failed: {t}".splitlines()[0] if isinstance(t, Exception) else f"{t:.4f} ms"
+                print(f"tessera autotune: {self.__name__} [{i + 1}/{len(configs)}] {config}: {result}",
+                      flush=True)
         self.bench_time = time.perf_counter() - start
         for name, value in saved.items():
             _restore(named[name], value)
@@ -259,14 +272,22 @@ class Autotuner(_KernelWrapper):
             configs = self.prune_configs(named)
             record = self._record_key(key, configs, named) if self.cache_results else None
             timings = _read_record(record, configs) if record else None
-            if timings is None:
+            from_record = timings is not None
+            if from_record:
+                self.bench_time = 0.0
+            else:
                 timings = self._time_configs(configs, args, kwargs, grid, named)
             good = {c: t for c, t in timings.items() if not isinstance(t, Exception)}
             if not good:
                 raise next(iter(timings.values()))
-            if record:
+            if record and not from_record:
                 _write_record(record, timings)
             self.cache[key] = builtins.min(good, key=good.get)
+            if self.print_progress:
+                how = ("taken from its tuning record" if from_record
+                       else f"timed in {self.bench_time:.2f} s")
+                print(f"tessera autotune: {self.__name__} key {key}: {len(timings)} configs {how}; "
+                      f"best {self.cache[key]} ({good[self.cache[key]]:.4f} ms)", flush=True)
             self.configs_timings = {c: (t if not isinstance(t, Exception) else float("inf"))
                                     for c, t in timings.items()}
         config = self.cache[key]

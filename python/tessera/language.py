@@ -47,7 +47,7 @@ __all__ = [
     # shapes
     "cast", "to_tensor", "broadcast_to", "broadcast", "reshape", "view", "trans", "permute",
     "expand_dims", "squeeze", "unsqueeze", "ravel", "join", "split", "interleave", "cat",
-    "gather", "histogram",
+    "gather", "histogram", "item",
     # hints and debugging
     "multiple_of", "max_contiguous", "max_constancy", "assume", "debug_barrier", "device_print", "static_print",
     "static_assert", "device_assert", "expect_zero", "static_range", "range", "condition",
@@ -598,6 +598,9 @@ class tensor:
 
     def broadcast_to(self, *shape):
         return broadcast_to(self, *shape)
+
+    def item(self):
+        return item(self)
 
     def ravel(self):
         return ravel(self)
@@ -2006,6 +2009,19 @@ def gather(src, index, axis):
     src, index = _to_tensor(src), _widen_unsigned(_to_tensor(index))
     h = _builder().gather(src.handle, index.handle, _const_int(axis, "gather axis"), _loc())
     return tensor(h, src.dtype)
+
+
+@builtin
+def item(input):
+    """The one element of a single-element tile, as a scalar (Triton's
+    ``tl.item`` and ``x.item()``)."""
+    x = _to_tensor(input)
+    if not x.shape:
+        return x
+    if x.numel != 1:
+        _error(f"item needs a tile of one element, got one of shape {x.shape}")
+    # A reduction of one element combines nothing: it gives the element.
+    return tensor(_builder().reduce("max", x.handle, None, False, _loc()), x.dtype)
 
 
 @builtin

@@ -630,6 +630,24 @@ def test_tiles_larger_than_llvm_vector_intrinsics_allow(backend, rng):
     np.testing.assert_array_equal(out, expected)
 
 
+@tessera.jit
+def single_elements(x_ptr, words_ptr, out_ptr):
+    one = tl.load(x_ptr + tl.arange(0, 1))                                  # [1] f32
+    square = tl.load(words_ptr + tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :])  # [1, 1]
+    tl.store(out_ptr, one.item() * 2 + tl.item(square).to(tl.float32))
+
+
+def test_item_of_single_element_tiles(backend, kernel_error):
+    """tl.item / x.item(): the element of a one-element tile as a scalar (a
+    uint32 keeps its type: 4e9, not a negative number)."""
+    out = np.zeros(1, np.float32)
+    single_elements[(1,)](np.array([1.5], np.float32), np.array([4000000000], np.uint32), out)
+    assert out[0] == np.float32(3 + 4e9)
+    text = kernel_error("x_ptr", ["tl.store(x_ptr, tl.arange(0, 2).item())"],
+                        np.zeros(2, np.int32))
+    assert "item needs a tile of one element, got one of shape [2]" in text, text
+
+
 # ---------------------------------------------------------------------------
 # Creation, programs, hints
 # ---------------------------------------------------------------------------

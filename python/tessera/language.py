@@ -31,7 +31,8 @@ __all__ = [
     "arange", "zeros", "zeros_like", "full",
     # memory
     "load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
-    "atomic_xor", "atomic_xchg", "atomic_cas", "make_tensor_descriptor", "load_tensor_descriptor",
+    "atomic_xor", "atomic_xchg", "atomic_cas", "atomic_load", "atomic_store",
+    "make_tensor_descriptor", "load_tensor_descriptor",
     "store_tensor_descriptor", "make_block_ptr", "advance",
     # math
     "dot", "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "xor_sum", "reduce_or",
@@ -1283,6 +1284,40 @@ def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
 @builtin
 def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
     return _atomic("xchg", pointer, val, mask, sem, scope)
+
+
+def _atomic_access_sem(sem, default, allowed, what):
+    sem = _unwrap(sem)
+    sem = default if sem is None else sem
+    if sem not in allowed:
+        _error(f"{what}: sem must be {' or '.join(map(repr, allowed))}, got {sem!r}")
+    return sem
+
+
+@builtin
+def atomic_load(pointer, mask=None, sem=None, scope=None):
+    """Triton's ``tl.atomic_load``: the values at `pointer`, read atomically
+    with `sem` ("acquire", the default, or "relaxed"); masked-off lanes give
+    unspecified values. Done as a read-modify-write that leaves memory as it
+    was (an or of 0; for floats an add of -0.0, which keeps every value,
+    -0.0 included): the memory must be writable."""
+    pointer = _pointer(pointer, "atomic_load")
+    sem = _atomic_access_sem(sem, "acquire", ("acquire", "relaxed"), "atomic_load")
+    pointee = pointer.dtype.element_ty
+    if pointee.primitive_bitwidth not in (32, 64) or pointee.is_ptr():
+        _error(f"atomic_load reads 32- or 64-bit integers and floats, not {pointee!r}")
+    if pointee.is_floating():
+        return _atomic("add", pointer, -0.0, mask, sem, scope)
+    return _atomic("or", pointer, 0, mask, sem, scope)
+
+
+@builtin
+def atomic_store(pointer, val, mask=None, sem=None, scope=None):
+    """Triton's ``tl.atomic_store``: `val` written atomically with `sem`
+    ("release", the default, or "relaxed"), as an atomic exchange whose old
+    values are dropped."""
+    sem = _atomic_access_sem(sem, "release", ("release", "relaxed"), "atomic_store")
+    _atomic("xchg", pointer, val, mask, sem, scope)
 
 
 @builtin

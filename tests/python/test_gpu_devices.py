@@ -20,7 +20,7 @@ from tessera.arrays import device_info
 from test_combine_functions import combining_kernel, reference as combine_reference
 from test_compat_triton import _attn_fwd, attention_reference
 from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
-                           cast_kernel, check_early_returns, dot_kernel, extrema, float_atomic_kernel, grid_kernel,
+                           cast_kernel, check_atomic_loads_and_stores, check_early_returns, dot_kernel, extrema, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
 from random_reference import dropout_reference
@@ -554,6 +554,10 @@ def test_early_returns(place, rng):
     """Returns from dynamic branches (scf.if holding the rest of the kernel)
     on the device."""
     check_early_returns(rng, place.put, place.get)
+
+
+def test_atomic_loads_and_stores(place, rng):
+    check_atomic_loads_and_stores(rng, place.put, place.get)
 
 
 def test_unsigned_stores_and_atomics(place, rng):

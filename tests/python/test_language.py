@@ -828,6 +828,41 @@ def test_atomic_cas(backend):
     np.testing.assert_array_equal(np.sort(order), np.arange(8))
 
 
+@tessera.jit
+def atomic_loads_and_stores(x_ptr, y_ptr, flags_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.atomic_store(y_ptr + offs, tl.atomic_load(x_ptr + offs, mask=mask) * 2, mask=mask)
+    tl.atomic_store(flags_ptr + offs, offs, mask=mask, sem="relaxed")
+    tl.store(out_ptr + offs, tl.atomic_load(flags_ptr + offs, mask=mask, sem="relaxed") + 1,
+             mask=mask)
+
+
+def test_atomic_load_and_store(backend, rng, kernel_error):
+    """Triton 3's tl.atomic_load / tl.atomic_store: values read and written
+    atomically; the memory read is left as it was (-0.0 too)."""
+    check_atomic_loads_and_stores(rng, np.asarray, np.asarray)
+    text = kernel_error("x_ptr", ["tl.atomic_store(x_ptr, 1, sem='acquire')"],
+                        np.zeros(1, np.int32))
+    assert "atomic_store: sem must be 'release' or 'relaxed', got 'acquire'" in text, text
+
+
+def check_atomic_loads_and_stores(rng, put, get):
+    """Runs atomic_loads_and_stores on arrays `put` makes (on a device:
+    test_gpu_devices.py) and checks what `get` reads back."""
+    n = 45
+    x = rng.standard_normal(64).astype(np.float32)
+    x[0] = -0.0
+    y, flags, out = (put(np.zeros(64, t)) for t in (np.float32, np.int32, np.int32))
+    x_arg = put(x.copy())
+    atomic_loads_and_stores[(1,)](x_arg, y, flags, out, n, BLOCK=64)
+    y, out = get(y), get(out)
+    np.testing.assert_array_equal(y[:n], x[:n] * 2)
+    np.testing.assert_array_equal(y[n:], 0)
+    np.testing.assert_array_equal(out[:n], np.arange(n) + 1)
+    assert get(x_arg).tobytes() == x.tobytes()
+
+
 # ---------------------------------------------------------------------------
 # Python constructs
 # ---------------------------------------------------------------------------

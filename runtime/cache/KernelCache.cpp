@@ -12,6 +12,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -229,13 +230,58 @@ llvm::Error KernelCache::store(llvm::StringRef keyText, llvm::StringRef payload)
     return fail("rename an entry into place", ec);
   }
   ++stores_;
-  if ((storedSinceTrim_ += header.size() + keyText.size() + payload.size()) > maxBytes_ / 10)
-    trim();
+  noteStored(header.size() + keyText.size() + payload.size());
   return llvm::Error::success();
 }
 
+namespace {
+// A usage count older than this is counted again: other processes' lost
+// updates and removed files make it drift.
+constexpr int64_t kRecountAfterSeconds = 24 * 60 * 60;
+
+int64_t secondsNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+} // namespace
+
+std::optional<KernelCache::Usage> KernelCache::readUsage() const {
+  auto file = llvm::MemoryBuffer::getFile(directory_ + "/usage", /*IsText=*/true);
+  if (!file)
+    return std::nullopt;
+  auto [bytes, countedAt] = (*file)->getBuffer().trim().split(' ');
+  Usage usage;
+  if (bytes.getAsInteger(10, usage.bytes) || countedAt.getAsInteger(10, usage.countedAt))
+    return std::nullopt;
+  return usage;
+}
+
+void KernelCache::writeUsage(const Usage &usage) const {
+  // Through a renamed temporary file: a reader never sees half a line.
+  llvm::SmallString<256> temp;
+  int fd = -1;
+  if (llvm::sys::fs::createUniqueFile(directory_ + "/usage.tmp-%%%%%%%%", fd, temp))
+    return;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << usage.bytes << ' ' << usage.countedAt << '\n';
+  }
+  if (llvm::sys::fs::rename(temp, directory_ + "/usage"))
+    (void)llvm::sys::fs::remove(temp);
+}
+
+void KernelCache::noteStored(uint64_t bytes) {
+  std::optional<Usage> usage = readUsage();
+  if (!usage || usage->countedAt + kRecountAfterSeconds < secondsNow() ||
+      usage->bytes + bytes > maxBytes_) {
+    trim();
+    return;
+  }
+  writeUsage({usage->bytes + bytes, usage->countedAt});
+}
+
 unsigned KernelCache::trim() {
-  storedSinceTrim_ = 0;
   struct File {
     std::string path;
     uint64_t bytes;
@@ -253,8 +299,10 @@ unsigned KernelCache::trim() {
     files.push_back({it->path(), status.getSize(), status.getLastModificationTime()});
     total += status.getSize();
   }
-  if (total <= maxBytes_)
+  if (total <= maxBytes_) {
+    writeUsage({total, secondsNow()});
     return 0;
+  }
   llvm::sort(files, [](const File &a, const File &b) { return a.modified < b.modified; });
   unsigned removed = 0;
   for (const File &file : files) {
@@ -266,6 +314,7 @@ unsigned KernelCache::trim() {
     ++removed;
   }
   evicted_ += removed;
+  writeUsage({total, secondsNow()});
   return removed;
 }
 

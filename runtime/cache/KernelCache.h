@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,10 +53,13 @@ struct CacheEntry {
 class KernelCache {
 public:
   /// A disabled cache never touches the disk (lookups miss, stores do
-  /// nothing) but still counts. Its entries are kept under `maxBytes`: the
-  /// first store, and each store after a tenth of that was written, removes
-  /// the least recently used entries (a hit renews an entry's modification
-  /// time) until a tenth is free again.
+  /// nothing) but still counts. Its entries are kept under `maxBytes`: a
+  /// store that takes the directory's size past it removes the least
+  /// recently used entries (a hit renews an entry's modification time) until
+  /// a tenth is free again. The size is the last trim's count of the
+  /// directory plus what stores added since, kept in `<dir>/usage`, so that
+  /// a store does not list the directory; a missing or garbled file, or one
+  /// whose count is a day old, makes the store count afresh.
   explicit KernelCache(std::string directory, bool enabled = true,
                        uint64_t maxBytes = defaultMaxBytes());
 
@@ -86,7 +90,8 @@ public:
   /// does not exist). Other files are not the cache's and are left out.
   std::vector<CacheEntry> entries() const;
   /// Removes the least recently modified entries until they take at most
-  /// nine tenths of maxBytes(); the number removed.
+  /// nine tenths of maxBytes(), and records what is left in `<dir>/usage`;
+  /// the number removed.
   unsigned trim();
 
   void noteMemoryHit() { ++memoryHits_; }
@@ -99,9 +104,17 @@ private:
   uint64_t maxBytes_;
   std::atomic<uint64_t> memoryHits_{0}, diskHits_{0}, misses_{0}, stores_{0}, rejected_{0},
       writeErrors_{0}, evicted_{0};
-  /// Bytes stored since the last trim; starts above any limit, so that the
-  /// first store trims.
-  std::atomic<uint64_t> storedSinceTrim_{UINT64_MAX / 2};
+
+  /// `<dir>/usage`: the directory's bytes and when a trim last counted them.
+  struct Usage {
+    uint64_t bytes = 0;
+    int64_t countedAt = 0; ///< Seconds since the epoch.
+  };
+  std::optional<Usage> readUsage() const;
+  void writeUsage(const Usage &usage) const;
+  /// Adds a stored entry's `bytes` to the usage, trimming where it passes
+  /// the limit or is not known.
+  void noteStored(uint64_t bytes);
 };
 
 /// The process's store of autotuning records (the Python autotuner's

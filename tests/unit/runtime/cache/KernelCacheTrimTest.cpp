@@ -6,6 +6,7 @@
 #include "tests/unit/runtime/cache/CacheTestUtils.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <set>
 
 using namespace tessera::runtime;
@@ -73,6 +75,55 @@ TEST(KernelCacheTrim, StoresKeepTheDirectoryUnderTheLimit) {
   }
   EXPECT_NE(cache.lookup(keyOf(39)), nullptr) << "the last one stored stays";
   EXPECT_GT(cache.stats().evicted, 25u);
+}
+
+namespace {
+std::string readFile(const std::string &path) {
+  auto file = llvm::MemoryBuffer::getFile(path);
+  return file ? (*file)->getBuffer().str() : std::string();
+}
+void writeFile(const std::string &path, llvm::StringRef text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  ASSERT_FALSE(ec);
+  os << text;
+}
+uint64_t usageBytes(const std::string &dir) {
+  uint64_t bytes = 0;
+  EXPECT_FALSE(llvm::StringRef(readFile(dir + "/usage")).split(' ').first.getAsInteger(10, bytes));
+  return bytes;
+}
+} // namespace
+
+TEST(KernelCacheTrim, StoresKeepACountInsteadOfListingTheDirectory) {
+  TempDir dir;
+  std::string usage = dir.str() + "/usage";
+  std::string payload(1000, 'z');
+  KernelCache cache(dir.str(), true, /*maxBytes=*/1 << 20);
+  // No count yet: the store counts the directory.
+  ASSERT_FALSE(static_cast<bool>(cache.store(keyOf(0), payload)));
+  uint64_t entry = totalBytes(cache);
+  EXPECT_EQ(usageBytes(dir.str()), entry);
+  // A fresh count is added to, not recounted: another process's 100 bytes stay.
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  writeFile(usage, "100 " + std::to_string(now) + "\n");
+  ASSERT_FALSE(static_cast<bool>(cache.store(keyOf(1), payload)));
+  EXPECT_EQ(usageBytes(dir.str()), 100 + entry);
+  // A day-old count, or a garbled one, is counted again.
+  writeFile(usage, "100 " + std::to_string(now - 2 * 24 * 3600) + "\n");
+  ASSERT_FALSE(static_cast<bool>(cache.store(keyOf(2), payload)));
+  EXPECT_EQ(usageBytes(dir.str()), 3 * entry);
+  writeFile(usage, "a lot\n");
+  ASSERT_FALSE(static_cast<bool>(cache.store(keyOf(3), payload)));
+  EXPECT_EQ(usageBytes(dir.str()), 4 * entry);
+  // A count past the limit trims.
+  writeFile(usage, std::to_string(1 << 20) + " " + std::to_string(now) + "\n");
+  ASSERT_FALSE(static_cast<bool>(cache.store(keyOf(4), payload)));
+  EXPECT_EQ(usageBytes(dir.str()), 5 * entry) << "counted again, under the limit: nothing removed";
+  EXPECT_EQ(cache.stats().evicted, 0u);
+  EXPECT_EQ(cache.entries().size(), 5u) << "the count is not an entry";
 }
 
 TEST(KernelCacheEntries, WholeBrokenAndTemporaryFilesAreToldApart) {

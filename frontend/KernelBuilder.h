@@ -273,8 +273,10 @@ public:
 
   //===--- Debugging ------------------------------------------------------===//
 
+  /// `unsignedValues` (empty, or a flag per value) marks the integers to
+  /// print as unsigned.
   void print(const std::string &prefix, llvm::ArrayRef<mlir::Value> values, bool hex,
-             const SourceLocation &loc);
+             const SourceLocation &loc, llvm::ArrayRef<bool> unsignedValues = {});
   void assertTrue(mlir::Value cond, const std::string &message, const SourceLocation &loc);
   /// A promise that the boolean scalar `cond` holds (tile.assume).
   void assume(mlir::Value cond, const SourceLocation &loc);

@@ -274,8 +274,11 @@ void KernelBuilder::descriptorStore(Value desc, ArrayRef<Value> offsets, Value v
 //===----------------------------------------------------------------------===//
 
 void KernelBuilder::print(const std::string &prefix, ArrayRef<Value> values, bool hex,
-                          const SourceLocation &loc) {
-  tile::PrintOp::create(builder_, at(loc), prefix, hex, values);
+                          const SourceLocation &loc, ArrayRef<bool> unsignedValues) {
+  DenseBoolArrayAttr flags;
+  if (llvm::is_contained(unsignedValues, true))
+    flags = builder_.getDenseBoolArrayAttr(unsignedValues);
+  tile::PrintOp::create(builder_, at(loc), prefix, hex, values, flags);
 }
 
 void KernelBuilder::assertTrue(Value cond, const std::string &message, const SourceLocation &loc) {

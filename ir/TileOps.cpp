@@ -86,6 +86,20 @@ LogicalResult HintOp::verify() {
   return success();
 }
 
+LogicalResult PrintOp::verify() {
+  std::optional<ArrayRef<bool>> flags = getUnsignedArgs();
+  if (!flags)
+    return success();
+  if (flags->size() != getArgs().size())
+    return emitOpError() << "unsigned_args has " << flags->size() << " flags for "
+                         << getArgs().size() << " operands";
+  for (auto [flag, arg] : llvm::zip(*flags, getArgs()))
+    if (flag && !getElementTypeOrSelf(arg.getType()).isInteger())
+      return emitOpError() << "unsigned_args marks an operand of " << arg.getType()
+                           << ", which is not an integer";
+  return success();
+}
+
 OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
   if (!adaptor.getSrc() || !isa<IntegerAttr, FloatAttr>(adaptor.getSrc()))
     return {};

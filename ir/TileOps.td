@@ -793,9 +793,16 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
     ```mlir
     tile.print "x = " (%x : tensor<8xf32>)
     tile.print "bits: " hex (%b : tensor<8xi32>)
+    tile.print "hash = " (%h : tensor<8xi64>) {unsigned_args = array<i1: true>}
     ```
+
+    Integers print as signed numbers, except the operands that
+    `unsigned_args` (one flag per operand, where present) marks: the IR's
+    integers are signless, and the front ends know which are unsigned.
   }];
-  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex, Variadic<Tile_Value>:$args);
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex, Variadic<Tile_Value>:$args,
+                       OptionalAttr<DenseBoolArrayAttr>:$unsigned_args);
+  let hasVerifier = 1;
   // The values sit in parentheses: bare, they would swallow the `%x = ` of a
   // following op when there are none.
   let assemblyFormat = "$prefix (`hex` $hex^)? (`(` $args^ `:` type($args) `)`)? attr-dict";

@@ -169,10 +169,15 @@ inline mlir::Type pointeeOf(mlir::Value ptr) {
 class OptionalValue {
 public:
   OptionalValue() = default;
-  template <ValueHandle H> OptionalValue(const H &handle) : value_(handle.value()) {}
+  template <ValueHandle H>
+  OptionalValue(const H &handle)
+      : value_(handle.value()), isUnsigned_(DType<ElementOf<H>>::isUnsigned) {}
   template <Literal L>
   OptionalValue(L literal)
       : literal_(static_cast<double>(literal)), isInteger_(!std::is_floating_point_v<L>) {}
+
+  /// Whether the value is a handle of unsigned integers.
+  bool isUnsigned() const { return isUnsigned_; }
 
   /// The value; literals become constants typed after the element type `peer`.
   mlir::Value get(mlir::Type peer, const std::source_location &loc) const {
@@ -187,6 +192,7 @@ private:
   mlir::Value value_;
   std::optional<double> literal_;
   bool isInteger_ = false;
+  bool isUnsigned_ = false;
 };
 
 /// An integer argument given as a handle or a literal (descriptor shapes,

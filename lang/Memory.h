@@ -164,9 +164,12 @@ TensorDescriptor<T> make_tensor_descriptor(const Ptr<T> &base, const std::vector
 inline void device_print(const std::string &prefix, const std::vector<OptionalValue> &values,
                          bool hex = false, SrcLoc loc = SrcLoc::current()) {
   std::vector<mlir::Value> traced;
-  for (const OptionalValue &value : values)
+  llvm::SmallVector<bool> isUnsigned;
+  for (const OptionalValue &value : values) {
     traced.push_back(value.get({}, loc));
-  detail::builder(loc).print(prefix, traced, hex, detail::here(loc));
+    isUnsigned.push_back(value.isUnsigned());
+  }
+  detail::builder(loc).print(prefix, traced, hex, detail::here(loc), isUnsigned);
 }
 
 /// Stops the kernel with `message` where `cond` is false.

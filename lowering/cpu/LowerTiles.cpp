@@ -1363,6 +1363,8 @@ struct PrintLowering : TilePattern<tile::PrintOp> {
       Type type = op.getArgs()[operand].getType();
       Type element = getElementTypeOrSelf(type);
       auto tensor = dyn_cast<RankedTensorType>(type);
+      bool isUnsigned = element.isInteger(1) ||
+                        (op.getUnsignedArgs() && (*op.getUnsignedArgs())[operand]);
       std::string fmt = header;
       if (tensor) {
         fmt += " idx (";
@@ -1380,10 +1382,8 @@ struct PrintLowering : TilePattern<tile::PrintOp> {
         fmt += "0x%0" + std::to_string(2 * byteSize(element)) + "llx";
       else if (isa<FloatType>(element))
         fmt += "%f";
-      else if (element.isInteger(1))
-        fmt += "%llu";
       else
-        fmt += "%lld";
+        fmt += isUnsigned ? "%llu" : "%lld";
       fmt += "\n";
       Value format = globalString(rewriter, loc, module, "__tessera_fmt", fmt);
       auto emit = [&](OpBuilder &b, Value scalar, Value lane) {
@@ -1410,8 +1410,8 @@ struct PrintLowering : TilePattern<tile::PrintOp> {
           if (!t.isF64())
             v = arith::ExtFOp::create(b, loc, b.getF64Type(), v);
         } else if (t.getIntOrFloatBitWidth() < 64) {
-          v = t.isInteger(1) ? arith::ExtUIOp::create(b, loc, b.getI64Type(), v).getResult()
-                             : arith::ExtSIOp::create(b, loc, b.getI64Type(), v).getResult();
+          v = isUnsigned ? arith::ExtUIOp::create(b, loc, b.getI64Type(), v).getResult()
+                         : arith::ExtSIOp::create(b, loc, b.getI64Type(), v).getResult();
         }
         args.push_back(v);
         LLVM::CallOp::create(b, loc, *printf, args);

@@ -527,9 +527,11 @@ void bindBuilder(py::module_ &m) {
         return b.wrap(b.kb().cumsum(v.value, axis, reverse, toLoc(loc)));
       })
       .def("print", [](B &b, const std::string &prefix, const std::vector<PyValue> &values,
-                       bool hex, const Loc &loc) {
-        b.kb().print(prefix, B::unwrap(values), hex, toLoc(loc));
-      })
+                       bool hex, const Loc &loc, const std::vector<bool> &unsignedValues) {
+        llvm::SmallVector<bool> flags(unsignedValues.begin(), unsignedValues.end());
+        b.kb().print(prefix, B::unwrap(values), hex, toLoc(loc), flags);
+      }, py::arg("prefix"), py::arg("values"), py::arg("hex"), py::arg("loc"),
+         py::arg("unsigned") = std::vector<bool>{})
       .def("assert_true", [](B &b, const PyValue &cond, const std::string &message, const Loc &loc) {
         b.kb().assertTrue(cond.value, message, toLoc(loc));
       })

@@ -2155,16 +2155,13 @@ def debug_barrier():
 
 @builtin
 def device_print(prefix, *args, hex=False):
-    """Prints `args` from every program, one line per element (uint64 values
-    of 2**63 and above as negative numbers, unless in `hex`)."""
+    """Prints `args` from every program, one line per element."""
     prefix = _unwrap(prefix)
     if not isinstance(prefix, str):
         _error(f"device_print needs a string prefix, got {_describe(prefix)}")
-    hex = bool(_unwrap(hex))
     values = [_to_tensor(a) for a in args]
-    if not hex:  # printed as signed: an unsigned value in the type that holds it
-        values = [_widen_unsigned(v) for v in values]
-    _builder().print(prefix, [v.handle for v in values], hex, _loc())
+    _builder().print(prefix, [v.handle for v in values], bool(_unwrap(hex)), _loc(),
+                     unsigned=[v.dtype.is_int_unsigned() for v in values])
 
 
 @builtin

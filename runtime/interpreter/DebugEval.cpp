@@ -12,7 +12,7 @@ namespace tessera::interp {
 namespace {
 
 void printElement(llvm::raw_ostream &os, Executor &exec, const Element &element, Type type,
-                  bool hex) {
+                  bool hex, bool isUnsigned) {
   if (isa<tile::PointerType>(type)) {
     os << llvm::format_hex(exec.memory().addressOf(element), 18);
     return;
@@ -26,8 +26,8 @@ void printElement(llvm::raw_ostream &os, Executor &exec, const Element &element,
     return;
   }
   unsigned width = intWidth(type);
-  if (width == 1)
-    os << element.bits;
+  if (width == 1 || isUnsigned)
+    os << (width == 64 ? element.bits : element.bits & ((uint64_t{1} << width) - 1));
   else
     os << signExtend(element.bits, width);
 }
@@ -60,7 +60,8 @@ llvm::Error print(Executor &exec, tile::PrintOp op) {
       os << " " << op.getPrefix();
       if (several)
         os << "(operand " << operand << ") ";
-      printElement(os, exec, tile.elements[lane], tile.elementType, op.getHex());
+      printElement(os, exec, tile.elements[lane], tile.elementType, op.getHex(),
+                   op.getUnsignedArgs() && (*op.getUnsignedArgs())[operand]);
       os << "\n";
     }
   }

@@ -1362,6 +1362,22 @@ tile.func private @print_index(%i: index) {
 
 // -----
 
+tile.func private @print_unsigned_flags(%i: i32, %f: f32) {
+  // expected-error @+1 {{'tile.print' op unsigned_args has 1 flags for 2 operands}}
+  tile.print "i = " (%i, %f : i32, f32) {unsigned_args = array<i1: true>}
+  tile.return
+}
+
+// -----
+
+tile.func private @print_unsigned_float(%f: f32) {
+  // expected-error @+1 {{'tile.print' op unsigned_args marks an operand of 'f32', which is not an integer}}
+  tile.print "f = " (%f : f32) {unsigned_args = array<i1: true>}
+  tile.return
+}
+
+// -----
+
 tile.func private @assert_not_bool(%x: tensor<64xi32>) {
   // expected-error @+1 {{'tile.assert' op operand #0 must be 1-bit signless integer or statically shaped tensor of 1-bit signless integer values, but got 'tensor<64xi32>'}}
   tile.assert %x, "nonzero" : tensor<64xi32>

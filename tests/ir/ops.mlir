@@ -397,6 +397,7 @@ tile.func private @math(%x: tensor<64xf32>, %lo: tensor<64xf32>, %hi: tensor<64x
 // CHECK-NEXT: tile.print "x = "(%[[X]] : tensor<8xf32>)
 // CHECK-NEXT: tile.print "bits: " hex(%[[B]] : tensor<8xi32>)
 // CHECK-NEXT: tile.print "two: "(%[[X]], %[[S]] : tensor<8xf32>, i32)
+// CHECK-NEXT: tile.print "unsigned: "(%[[S]], %[[B]] : i32, tensor<8xi32>) {unsigned_args = array<i1: false, true>}
 // CHECK-NEXT: tile.print "reached here"
 // CHECK-NEXT: arith.addi
 // CHECK-NEXT: tile.assert %[[OK]], "index out of range" : tensor<64xi1>
@@ -414,6 +415,7 @@ tile.func private @debugging(%x: tensor<8xf32>, %b: tensor<8xi32>, %s: i32,
   tile.print "x = " (%x : tensor<8xf32>)
   tile.print "bits: " hex (%b : tensor<8xi32>)
   tile.print "two: " (%x, %s : tensor<8xf32>, i32)
+  tile.print "unsigned: " (%s, %b : i32, tensor<8xi32>) {unsigned_args = array<i1: false, true>}
   tile.print "reached here"
   %after = arith.addi %s, %s : i32
   tile.assert %ok, "index out of range" : tensor<64xi1>

@@ -597,14 +597,16 @@ def test_dot_of_unsigned_operands_is_an_error(kernel_error):
 
 
 @tessera.jit
-def print_unsigned(x_ptr):
-    tl.device_print("word ", tl.load(x_ptr + tl.arange(0, 2)))
+def print_unsigned(x_ptr, y_ptr):
+    tl.device_print("words ", tl.load(x_ptr + tl.arange(0, 2)), tl.load(y_ptr + tl.arange(0, 2)))
 
 
 def test_device_print_shows_unsigned_values(backend, capfd):
-    print_unsigned[(1,)](np.array([4000000000, 7], np.uint32))
+    print_unsigned[(1,)](np.array([4000000000, 7], np.uint32),
+                         np.array([2**64 - 5, 2**63], np.uint64))
     out = capfd.readouterr().out
     assert "4000000000" in out and "-294967296" not in out, out
+    assert str(2**64 - 5) in out and str(2**63) in out and "-5" not in out, out
 
 
 # ---------------------------------------------------------------------------

@@ -29,8 +29,10 @@ std::string escapePercent(StringRef text) {
   return escaped;
 }
 
-/// The printf conversion for one register and the value to pass for it.
-std::pair<std::string, Value> formatted(OpBuilder &builder, Location loc, Value value, bool hex) {
+/// The printf conversion for one register and the value to pass for it
+/// (an integer read as unsigned where `isUnsigned`).
+std::pair<std::string, Value> formatted(OpBuilder &builder, Location loc, Value value, bool hex,
+                                        bool isUnsigned) {
   Type type = value.getType();
   if (auto floatType = dyn_cast<FloatType>(type)) {
     if (!hex)
@@ -41,13 +43,14 @@ std::pair<std::string, Value> formatted(OpBuilder &builder, Location loc, Value 
   }
   unsigned width = type.getIntOrFloatBitWidth();
   if (width > 32)
-    return {hex ? "0x%llx" : "%lld", value};
+    return {hex ? "0x%llx" : isUnsigned ? "%llu" : "%lld", value};
   // Booleans print as 0 and 1, narrow integers with their sign (in hex, their bits).
+  bool zeroExtend = hex || width == 1 || isUnsigned;
   if (width < 32)
-    value = hex || width == 1
+    value = zeroExtend
                 ? arith::ExtUIOp::create(builder, loc, builder.getI32Type(), value).getResult()
                 : arith::ExtSIOp::create(builder, loc, builder.getI32Type(), value).getResult();
-  return {hex ? "0x%x" : "%d", value};
+  return {hex ? "0x%x" : isUnsigned ? "%u" : "%d", value};
 }
 
 void ifThen(OpBuilder &builder, Location loc, Value condition,
@@ -71,6 +74,7 @@ LogicalResult lowerPrint(KernelLowering &k, tile::PrintOp op, OpBuilder &builder
                                                 mlir::gpu::BlockIdOp::create(builder, loc, dim)));
   bool hex = op.getHex();
   for (auto [position, arg] : llvm::enumerate(op.getArgs())) {
+    bool isUnsigned = op.getUnsignedArgs() && (*op.getUnsignedArgs())[position];
     if (isPointerLike(arg.getType()))
       return k.unsupported(op, "printing pointers");
     std::string operand =
@@ -78,7 +82,7 @@ LogicalResult lowerPrint(KernelLowering &k, tile::PrintOp op, OpBuilder &builder
     Registers regs = k.registers(arg);
     if (!isa<RankedTensorType>(arg.getType())) {
       ifThen(builder, loc, k.thread.isFirstThread(), [&](OpBuilder &b) {
-        auto [conversion, value] = formatted(b, loc, regs.front(), hex);
+        auto [conversion, value] = formatted(b, loc, regs.front(), hex, isUnsigned);
         SmallVector<Value> args(pids);
         args.push_back(value);
         mlir::gpu::PrintfOp::create(b, loc, prefix + operand + conversion + "\n", args);
@@ -99,7 +103,7 @@ LogicalResult lowerPrint(KernelLowering &k, tile::PrintOp op, OpBuilder &builder
         SmallVector<Value> args(pids);
         for (unsigned dim = 0; dim < layout->rank(); ++dim)
           args.push_back(k.thread.coordinate(b, loc, *layout, reg, dim));
-        auto [conversion, value] = formatted(b, loc, regs[reg], hex);
+        auto [conversion, value] = formatted(b, loc, regs[reg], hex, isUnsigned);
         args.push_back(value);
         mlir::gpu::PrintfOp::create(b, loc, prefix + index + operand + conversion + "\n", args);
       }

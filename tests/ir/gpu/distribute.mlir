@@ -750,3 +750,19 @@ tile.func @constant_outermost(%p: !tile.ptr<i32>, %n: i32)
 // CHECK-NEXT: arith.addi %[[TNT]], %[[C129]] : i32
 // CHECK: memref.store %[[S0]]
 // CHECK: memref.store %[[S1]]
+
+// -----
+
+// Integers print with their sign, or as unsigned numbers where unsigned_args
+// says so (zero-extended, %u and %llu).
+// CHECK-LABEL: gpu.func @print_unsigned
+// CHECK: %[[A:.*]] = arith.extui %{{.*}} : i8 to i32
+// CHECK: gpu.printf "words pid (%d, %d, %d) (operand 0) %u\0A", {{.*}}, %[[A]]
+// CHECK: gpu.printf "words pid (%d, %d, %d) (operand 1) %llu\0A"
+// CHECK: %[[C:.*]] = arith.extsi %{{.*}} : i8 to i32
+// CHECK: gpu.printf "words pid (%d, %d, %d) (operand 2) %d\0A", {{.*}}, %[[C]]
+tile.func @print_unsigned(%a: i8, %b: i64, %c: i8)
+    attributes {tgpu.num_warps = 1 : i32, tgpu.target = "cuda:sm_80"} {
+  tile.print "words " (%a, %b, %c : i8, i64, i8) {unsigned_args = array<i1: true, true, false>}
+  tile.return
+}

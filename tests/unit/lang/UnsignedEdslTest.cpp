@@ -64,6 +64,26 @@ TEST_F(UnsignedEdslTest, TracesTheUnsignedOps) {
   EXPECT_EQ(tessera::testing::countOps(*module, "arith.shrsi"), 0);
 }
 
+TEST_F(UnsignedEdslTest, PrintsUnsignedElementsAsUnsigned) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      trace(context, "print_words", [](Ptr<uint64_t> x, Ptr<int64_t> y) {
+        Tile<int32_t> offs = arange(0, 4);
+        device_print("words ", {load(x + offs), load(y + offs)});
+      });
+  ASSERT_TRUE(module && mlir::succeeded(mlir::verify(*module)));
+  std::vector<uint64_t> x = {~uint64_t{0}, 1, 2, 3};
+  std::vector<int64_t> y = {-1, 1, 2, 3};
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  InterpreterOptions options;
+  options.printStream = &os;
+  ASSERT_EQ(llvm::toString(runKernel(*module, "print_words", {bufferOf(x), bufferOf(y)},
+                                     {1, 1, 1}, options)),
+            "");
+  EXPECT_NE(printed.find("(operand 0) 18446744073709551615"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("(operand 1) -1"), std::string::npos) << printed;
+}
+
 TEST_F(UnsignedEdslTest, RunsAsCUnsignedArithmetic) {
   mlir::OwningOpRef<mlir::ModuleOp> module = traceUnsignedOps(context);
   for (int64_t n : {int64_t{1}, kBlock - 3, kBlock, 3 * kBlock + 5}) {

@@ -535,21 +535,21 @@ def test_source_digest_follows_the_code_not_its_layout(tmp_path):
     assert digest("helper", base.replace("x * SCALE", "SCALE * x")) != first
 
 
+@triton.jit
+def masked_copy(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
+
+
 def test_autotune_prints_its_progress_where_asked(backend, rng, monkeypatch, capsys):
     monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
-
-    @triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 64})],
-                     key=["n"])
-    @triton.jit
-    def copy_kernel(src, dst, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
-
+    copy_kernel = triton.autotune(configs=[triton.Config({"BLOCK": 16}),
+                                           triton.Config({"BLOCK": 64})], key=["n"])(masked_copy)
     x = rng.random(100, dtype=np.float32)
     copy_kernel[lambda meta: (triton.cdiv(100, meta["BLOCK"]),)](x, np.zeros_like(x), 100)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("tessera autotune: copy_kernel [1/2] BLOCK: 16"), lines
-    assert lines[1].startswith("tessera autotune: copy_kernel [2/2] BLOCK: 64"), lines
+    assert lines[0].startswith("tessera autotune: masked_copy [1/2] BLOCK: 16"), lines
+    assert lines[1].startswith("tessera autotune: masked_copy [2/2] BLOCK: 64"), lines
     assert "2 configs timed in" in lines[2] and f"best {copy_kernel.best_config}" in lines[2]
 
 
@@ -557,14 +557,9 @@ def test_autotune_record_that_does_not_decode_is_retimed(backend, rng, monkeypat
     """A record whose bytes are whole but whose timings do not fit the
     configs (another writer, a hand edit) is never trusted."""
     monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path))
-
-    @triton.autotune(configs=[triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 64})],
-                     key=["n"], cache_results=True)
-    @triton.jit
-    def copy_kernel(src, dst, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
-
+    copy_kernel = triton.autotune(configs=[triton.Config({"BLOCK": 16}),
+                                           triton.Config({"BLOCK": 64})],
+                                  key=["n"], cache_results=True)(masked_copy)
     x = rng.random(100, dtype=np.float32)
     y = np.zeros_like(x)
     launch = copy_kernel[lambda meta: (triton.cdiv(100, meta["BLOCK"]),)]

@@ -318,9 +318,7 @@ class _LocalInt(int):
 
     @property
     def dtype(self):
-        if -2**31 <= self < 2**31:
-            return int32
-        return uint32 if 0 <= self < 2**32 else int64 if -2**63 <= self < 2**63 else uint64
+        return _literal_dtype(int(self))
 
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
         return cast(_to_tensor(int(self)), dtype, fp_downcast_rounding, bitcast)
@@ -822,17 +820,19 @@ def _to_tensor(value, peer=None):
     _error(f"expected a tensor or a number, got {_describe(value)}")
 
 
-def _wide_literal(value):
-    """An integer literal outside int32, typed as Triton types it: uint32,
+def _literal_dtype(value):
+    """The dtype Triton gives the integer literal `value`: int32, uint32,
     int64 or uint64, the first that holds it."""
-    if 2**31 <= value < 2**32:
-        dtype_ = uint32
-    elif -2**63 <= value < 2**63:
-        dtype_ = int64
-    elif 2**63 <= value < 2**64:
-        dtype_ = uint64
-    else:
-        _error(f"integer constant {value} does not fit in 64 bits")
+    for dtype_, low, high in ((int32, -2**31, 2**31), (uint32, 0, 2**32), (int64, -2**63, 2**63),
+                              (uint64, 0, 2**64)):
+        if low <= value < high:
+            return dtype_
+    _error(f"integer constant {value} does not fit in 64 bits")
+
+
+def _wide_literal(value):
+    """An integer literal outside int32, typed as Triton types it."""
+    dtype_ = _literal_dtype(value)
     b = _builder()
     bits = dtype_.primitive_bitwidth
     return tensor(b.constant_int(_as_signless(value, bits), dtype_.ir_type(b), _loc()), dtype_)

@@ -29,6 +29,9 @@ constexpr const char *kUsage =
     "~/.cache/tessera/...; TESSERA_CACHE=0 turns the caches off; each keeps its least\n"
     "recently used entries removed beyond $TESSERA_CACHE_MAX_MB megabytes (default 1024).\n";
 
+// The caches' folders: compiled kernels for the CPU and GPUs, autotuning records.
+constexpr llvm::StringLiteral kKinds[] = {"cpu", "gpu", "tuning"};
+
 std::string megabytes(uint64_t bytes) {
   return llvm::formatv("{0:F1} MB", double(bytes) / (1024.0 * 1024.0)).str();
 }
@@ -68,7 +71,7 @@ unsigned removeEntries(const std::vector<CacheEntry> &entries,
 
 int tessera::cli::runCache(llvm::ArrayRef<llvm::StringRef> args) {
   llvm::StringRef action = "info";
-  std::vector<llvm::StringRef> kinds = {"cpu", "gpu", "tuning"};
+  std::vector<llvm::StringRef> kinds(std::begin(kKinds), std::end(kKinds));
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::StringRef arg = args[i];
     if (arg == "-h" || arg == "--help") {
@@ -76,7 +79,7 @@ int tessera::cli::runCache(llvm::ArrayRef<llvm::StringRef> args) {
       return 0;
     }
     if (arg == "--kind" && i + 1 < args.size() &&
-        llvm::is_contained({"cpu", "gpu", "tuning"}, args[i + 1])) {
+        llvm::is_contained(kKinds, args[i + 1])) {
       kinds = {args[++i]};
     } else if (arg == "info" || arg == "list" || arg == "verify" || arg == "clear") {
       action = arg;

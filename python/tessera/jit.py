@@ -950,13 +950,13 @@ class CodeGenerator(ast.NodeVisitor):
 _NUMPY_KINDS = {("f", 2): tl.float16, ("f", 4): tl.float32, ("f", 8): tl.float64,
                 ("i", 1): tl.int8, ("i", 2): tl.int16, ("i", 4): tl.int32, ("i", 8): tl.int64,
                 ("u", 1): tl.uint8, ("u", 2): tl.uint16, ("u", 4): tl.uint32, ("u", 8): tl.uint64,
-                ("b", 1): tl.int8}
+                ("b", 1): tl.int1}
 # DLPack type codes: 0 int, 1 uint, 2 float, 4 bfloat, 6 bool, 10 float8_e4m3fn,
 # 12 float8_e5m2 (DLPack 1.1; PyTorch's float8 tensors).
 _DLPACK_KINDS = {(0, 8): tl.int8, (0, 16): tl.int16, (0, 32): tl.int32, (0, 64): tl.int64,
                  (1, 8): tl.uint8, (1, 16): tl.uint16, (1, 32): tl.uint32, (1, 64): tl.uint64,
                  (2, 16): tl.float16, (2, 32): tl.float32, (2, 64): tl.float64,
-                 (4, 16): tl.bfloat16, (6, 8): tl.int8, (10, 8): tl.float8e4nv,
+                 (4, 16): tl.bfloat16, (6, 8): tl.int1, (10, 8): tl.float8e4nv,
                  (12, 8): tl.float8e5}
 
 

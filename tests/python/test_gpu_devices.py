@@ -17,6 +17,7 @@ import tessera
 import tessera.language as tl
 from tessera.arrays import device_info
 
+from test_bool_pointers import check_bool_ops
 from test_combine_functions import combining_kernel, reference as combine_reference
 from test_compat_triton import _attn_fwd, attention_reference
 from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
@@ -548,6 +549,12 @@ def test_unsigned_arithmetic(place, rng, dtype):
     reductions (test_unsigned.py's kernels) on the device."""
     check_unsigned_elementwise(rng, dtype, place.put, place.empty, place.get)
     check_unsigned_reductions(rng, dtype, place.put, place.empty, place.get)
+
+
+def test_bool_arrays(place, rng):
+    """Booleans loaded as `byte != 0` and stored as 0 or 1 (test_bool_pointers.py)
+    on the device."""
+    check_bool_ops(rng, 200, place.put, place.get)
 
 
 def test_early_returns(place, rng):

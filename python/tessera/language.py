@@ -289,9 +289,7 @@ class _LocalInt(int):
     a local integer."""
 
     def _same_kind(self, value):
-        if isinstance(value, int) and not isinstance(value, bool):
-            return _LocalInt(value)
-        return value
+        return _local(value)
 
     def __floordiv__(self, other):
         if not isinstance(other, int) or isinstance(other, bool):
@@ -326,24 +324,74 @@ class _LocalInt(int):
     cast = to
 
 
-def _same_arithmetic(name):
-    method = getattr(int, name)
-    return lambda self, other: self._same_kind(method(self, other))
+def _same_arithmetic(number_type, name):
+    method = getattr(number_type, name)
+
+    def arithmetic(self, other):
+        result = method(self, other)
+        # int + float is float's to compute: the local stays a local.
+        if result is NotImplemented and isinstance(other, float) and number_type is int:
+            result = getattr(float, name)(float(self), other)
+        return _local(result)
+    return arithmetic
 
 
 for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__lshift__",
               "__rlshift__", "__rshift__", "__rrshift__", "__and__", "__rand__", "__or__",
-              "__ror__", "__xor__", "__rxor__"):
-    setattr(_LocalInt, _name, _same_arithmetic(_name))
+              "__ror__", "__xor__", "__rxor__", "__truediv__", "__rtruediv__"):
+    setattr(_LocalInt, _name, _same_arithmetic(int, _name))
+
+
+def _float_literal_dtype(value):
+    """The dtype Triton gives a float local: float32, or float64 for a finite,
+    non-zero magnitude float32 cannot hold (a float32 subnormal included)."""
+    magnitude = builtins.abs(value)
+    if magnitude in (0.0, float("inf")) or value != value or \
+            2.0**-126 <= magnitude <= (2 - 2.0**-23) * 2.0**127:
+        return float32
+    return float64
+
+
+class _LocalFloat(float):
+    """A Python float assigned to a kernel's local variable (`scale = 0.5`).
+    Triton makes such a local a float32 scalar tensor (float64 where float32
+    cannot hold it): next to an fp16 tile it computes in float32
+    (`fp16_tile * scale` is float32, `fp16_tile * 0.5` is fp16), and it has
+    `.to()` and `.dtype`. Tessera keeps it a number with those semantics;
+    arithmetic on it stays a local float."""
+
+    @property
+    def dtype(self):
+        return _float_literal_dtype(float(self))
+
+    def _tensor(self):
+        b = _builder()
+        return tensor(b.literal_float(float(self), self.dtype.ir_type(b), _loc()), self.dtype)
+
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        return cast(self._tensor(), dtype, fp_downcast_rounding, bitcast)
+
+    cast = to
+
+    def __neg__(self):
+        return _LocalFloat(-float(self))
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+              "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+              "__rpow__"):
+    setattr(_LocalFloat, _name, _same_arithmetic(float, _name))
 
 
 def _local(value):
-    """`value` as an assignment to a local keeps it: plain integers (in tuples
-    too) become _LocalInt."""
+    """`value` as an assignment to a local keeps it: plain integers and floats
+    (in tuples too) become _LocalInt and _LocalFloat."""
     if type(value) in (tuple, list):
         return type(value)(_local(v) for v in value)
     if type(value) is int:
         return _LocalInt(value)
+    if type(value) is float:
+        return _LocalFloat(value)
     return value
 
 
@@ -907,7 +955,8 @@ def _operands(*values, division=False):
     last value. For `division`, integer tensors must agree on their sign, as
     Triton requires of `/`, `//` and `%`."""
     values = [_unwrap(v) for v in values]
-    values = [_to_tensor(int(v)) if isinstance(v, _LocalInt) else v for v in values]
+    values = [_to_tensor(int(v)) if isinstance(v, _LocalInt) else
+              v._tensor() if isinstance(v, _LocalFloat) else v for v in values]
     tensors = [v for v in values if isinstance(v, tensor)]
     if division and len({t.dtype.signed for t in tensors if t.dtype.is_int()}) > 1:
         names = " and ".join(t.dtype.name for t in tensors)

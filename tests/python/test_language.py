@@ -901,6 +901,35 @@ def test_integers_assigned_to_locals_divide_as_triton_tensors(backend, rng):
 
 
 @tessera.jit
+def local_floats(x_ptr, out_ptr, wide_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)  # fp16
+    third = 1.0 / 3.0  # a local: Triton's float32 scalar tensor
+    huge = 1e50        # float64: float32 cannot hold it
+    n = 3
+    tl.static_assert((x * third).dtype == tl.float32)
+    tl.static_assert((x * 0.5).dtype == tl.float16)  # a literal adopts the tile's type
+    tl.static_assert(third.dtype == tl.float32 and huge.dtype == tl.float64)
+    tl.static_assert((n / 2).dtype == tl.float32 and (x + n).dtype == tl.float16)
+    tl.store(out_ptr + offs, x * third)
+    tl.store(out_ptr + N + offs, (x * 0.5).to(tl.float32))
+    tl.store(wide_ptr + offs, huge * x, mask=offs < 2)
+    tl.store(wide_ptr + 2, (n / 2).to(tl.float64))
+
+
+def test_floats_assigned_to_locals_compute_as_triton_tensors(backend, rng):
+    """As in Triton, where a float assigned to a local is a float32 tensor
+    (float64 beyond float32's range): an fp16 tile times it is computed in
+    float32, while a float literal takes the tile's type."""
+    x = (rng.standard_normal(16) * 100).astype(np.float16)
+    out, wide = np.zeros(32, np.float32), np.zeros(3, np.float64)
+    local_floats[(1,)](x, out, wide, N=16)
+    np.testing.assert_array_equal(out[:16], x.astype(np.float32) * np.float32(1.0 / 3.0))
+    np.testing.assert_array_equal(out[16:], (x * np.float16(0.5)).astype(np.float32))
+    np.testing.assert_array_equal(wide, [1e50 * float(x[0]), 1e50 * float(x[1]), 1.5])
+
+
+@tessera.jit
 def scale_and_shift(x, factor):
     return x * factor + OFFSET, factor
 

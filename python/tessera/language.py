@@ -121,13 +121,58 @@ class dtype:
     def is_ptr(self):
         return False
 
+    # A float type's stored mantissa bits and exponent bias.
+    _FLOAT_FORMATS = {"f16": (10, 15), "bf16": (7, 127), "f32": (23, 127), "f64": (52, 1023),
+                      "f8E4M3FN": (3, 7), "f8E5M2": (2, 15)}
+
+    def _float_format(self, what):
+        if self.kind != "float":
+            _error(f"{self.name} is not a floating-point type: it has no {what}")
+        return self._FLOAT_FORMATS[self.ir]
+
     @property
     def fp_mantissa_width(self):
         """The bits of a float type's stored mantissa (fp32: 23)."""
-        widths = {"f16": 10, "bf16": 7, "f32": 23, "f64": 52, "f8E4M3FN": 3, "f8E5M2": 2}
-        if self.ir not in widths:
-            _error(f"{self.name} is not a floating-point type: it has no mantissa width")
-        return widths[self.ir]
+        return self._float_format("mantissa width")[0]
+
+    @property
+    def exponent_bias(self):
+        """A float type's exponent bias (fp32: 127, float8e4nv: 7)."""
+        return self._float_format("exponent bias")[1]
+
+    @property
+    def itemsize(self):
+        """Bytes per element (int1: 0, as Triton's)."""
+        return self.primitive_bitwidth // 8
+
+    @property
+    def int_bitwidth(self):
+        if self.kind != "int":
+            _error(f"{self.name} is not an integer type: it has no int_bitwidth")
+        return self.primitive_bitwidth
+
+    def get_int_max_value(self):
+        bits = self.int_bitwidth
+        return 2**bits - 1 if not self.signed else 2**(bits - 1) - 1
+
+    def get_int_min_value(self):
+        bits = self.int_bitwidth
+        return 0 if not self.signed else -2**(bits - 1)
+
+    def is_fp8(self):
+        return self.ir in ("f8E4M3FN", "f8E5M2")
+
+    def is_fp8e4nv(self):
+        return self.ir == "f8E4M3FN"
+
+    def is_fp8e5(self):
+        return self.ir == "f8E5M2"
+
+    def is_standard_floating(self):
+        return self.ir in ("f16", "bf16", "f32", "f64")
+
+    def is_block(self):
+        return False
 
     def is_fp16(self):
         return self is float16
@@ -162,6 +207,10 @@ class dtype:
 
     def _key(self):
         return (self.name,)
+
+
+for _name in ("int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+    setattr(dtype, f"is_{_name}", lambda self, name=_name: self.name == name)
 
 
 class pointer_type(dtype):

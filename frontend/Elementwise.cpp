@@ -182,19 +182,32 @@ Value KernelBuilder::binary(BinaryOp op, Value lhs, Value rhs, const SourceLocat
   case BinaryOp::Maximum:
   case BinaryOp::MaximumPropagatingNan:
     if (!isFloat)
-      return isUnsigned ? Value(arith::MaxUIOp::create(builder_, where, a, b))
-                        : Value(arith::MaxSIOp::create(builder_, where, a, b));
+      return integerExtremum(/*maximum=*/true, a, b, isUnsigned, where);
     return op == BinaryOp::Maximum ? Value(arith::MaxNumFOp::create(builder_, where, a, b))
                                    : Value(arith::MaximumFOp::create(builder_, where, a, b));
   case BinaryOp::Minimum:
   case BinaryOp::MinimumPropagatingNan:
     if (!isFloat)
-      return isUnsigned ? Value(arith::MinUIOp::create(builder_, where, a, b))
-                        : Value(arith::MinSIOp::create(builder_, where, a, b));
+      return integerExtremum(/*maximum=*/false, a, b, isUnsigned, where);
     return op == BinaryOp::Minimum ? Value(arith::MinNumFOp::create(builder_, where, a, b))
                                    : Value(arith::MinimumFOp::create(builder_, where, a, b));
   }
   llvm_unreachable("unknown binary op");
+}
+
+Value KernelBuilder::integerExtremum(bool maximum, Value a, Value b, bool isUnsigned,
+                                     Location where) {
+  if (typing::isBool(getElementTypeOrSelf(a.getType()))) {
+    // Unsigned, true is 1: the larger is `or`; signed, true is -1: `and`.
+    if (maximum == isUnsigned)
+      return arith::OrIOp::create(builder_, where, a, b);
+    return arith::AndIOp::create(builder_, where, a, b);
+  }
+  if (maximum)
+    return isUnsigned ? Value(arith::MaxUIOp::create(builder_, where, a, b))
+                      : Value(arith::MaxSIOp::create(builder_, where, a, b));
+  return isUnsigned ? Value(arith::MinUIOp::create(builder_, where, a, b))
+                    : Value(arith::MinSIOp::create(builder_, where, a, b));
 }
 
 Value KernelBuilder::compare(CompareOp op, Value lhs, Value rhs, const SourceLocation &loc,

@@ -320,6 +320,10 @@ private:
   mlir::Value pointerArithmetic(BinaryOp op, mlir::Value lhs, mlir::Value rhs,
                                 const SourceLocation &loc);
   mlir::Value indexTile(llvm::ArrayRef<int64_t> shape, int axis, const SourceLocation &loc);
+  /// The larger (`maximum`) or smaller of two integers of one type, compared
+  /// as `isUnsigned` says; booleans by `or` and `and` (SPIR-V has no i1 max).
+  mlir::Value integerExtremum(bool maximum, mlir::Value a, mlir::Value b, bool isUnsigned,
+                              mlir::Location where);
 
   mlir::OpBuilder builder_;
   mlir::OwningOpRef<mlir::ModuleOp> module_;

@@ -276,14 +276,12 @@ Value KernelBuilder::reduce(ReduceKind kind, Value value, std::optional<int> axi
                                  : Value(arith::AddIOp::create(builder_, where, a, b)));
       break;
     case ReduceKind::Max:
-      combined.push_back(isFloat      ? Value(arith::MaxNumFOp::create(builder_, where, a, b))
-                         : isUnsigned ? Value(arith::MaxUIOp::create(builder_, where, a, b))
-                                      : Value(arith::MaxSIOp::create(builder_, where, a, b)));
+      combined.push_back(isFloat ? Value(arith::MaxNumFOp::create(builder_, where, a, b))
+                                 : integerExtremum(/*maximum=*/true, a, b, isUnsigned, where));
       break;
     case ReduceKind::Min:
-      combined.push_back(isFloat      ? Value(arith::MinNumFOp::create(builder_, where, a, b))
-                         : isUnsigned ? Value(arith::MinUIOp::create(builder_, where, a, b))
-                                      : Value(arith::MinSIOp::create(builder_, where, a, b)));
+      combined.push_back(isFloat ? Value(arith::MinNumFOp::create(builder_, where, a, b))
+                                 : integerExtremum(/*maximum=*/false, a, b, isUnsigned, where));
       break;
     case ReduceKind::ArgMax:
     case ReduceKind::ArgMin: {

@@ -36,7 +36,9 @@ template <Kind K, unsigned Bits, bool Unsigned = false> struct DTypeBase {
 };
 } // namespace detail
 
-template <> struct DType<bool> : detail::DTypeBase<Kind::Bool, 1> {
+// Unsigned, as in Triton: true (1) is greater than false (0) in comparisons,
+// maximum and minimum, and sums of booleans are uint32_t.
+template <> struct DType<bool> : detail::DTypeBase<Kind::Bool, 1, true> {
   static mlir::Type get(mlir::MLIRContext *c) { return mlir::IntegerType::get(c, 1); }
 };
 template <> struct DType<int8_t> : detail::DTypeBase<Kind::Int, 8> {
@@ -154,7 +156,7 @@ using DotAccumulator = std::conditional_t<std::is_same_v<T, int8_t>, int32_t,
                                           std::conditional_t<std::is_same_v<T, double>, double, float>>;
 
 /// The element type of a sum: small integers are summed in int32_t
-/// (uint32_t for unsigned ones).
+/// (uint32_t for unsigned ones and booleans).
 template <class T>
 using SumType = std::conditional_t<DType<T>::kind != Kind::Float && (DType<T>::bits < 32),
                                    std::conditional_t<DType<T>::isUnsigned, uint32_t, int32_t>, T>;

@@ -243,7 +243,9 @@ class _tensor_descriptor_type(dtype):
         return ("desc", self.element_ty._key(), tuple(self.block_shape))
 
 
-int1 = dtype("int1", "i1", "int", 1)
+# As in Triton, a boolean is unsigned: True (1) is greater than False (0) in
+# comparisons, maximum and minimum, which the signless i1 leaves to the sign.
+int1 = dtype("int1", "i1", "int", 1, signed=False)
 int8 = dtype("int8", "i8", "int", 8)
 int16 = dtype("int16", "i16", "int", 16)
 int32 = dtype("int32", "i32", "int", 32)
@@ -901,7 +903,8 @@ def _to_tensor(value, peer=None):
         return tensor(b.constant_int(int(value), b.type("i1"), _loc()), int1)
     if isinstance(value, int):
         p, peer_dtype = _peer_type(peer), _peer_dtype(peer)
-        if p is not None and peer_dtype.is_int_unsigned():
+        # A boolean does not lend its type to a literal (`flag + 1` is int32).
+        if p is not None and peer_dtype.is_int_unsigned() and peer_dtype is not int1:
             bits = peer_dtype.primitive_bitwidth
             return tensor(b.constant_int(_as_signless(value % (1 << bits), bits), p, _loc()),
                           peer_dtype)
@@ -1007,17 +1010,18 @@ def _operands(*values, division=False):
     values = [_to_tensor(int(v)) if isinstance(v, _LocalInt) else
               v._tensor() if isinstance(v, _LocalFloat) else v for v in values]
     tensors = [v for v in values if isinstance(v, tensor)]
-    if division and len({t.dtype.signed for t in tensors if t.dtype.is_int()}) > 1:
-        names = " and ".join(t.dtype.name for t in tensors)
-        _error(f"cannot use /, // or % with {names} because they have different signedness "
-               "(as in Triton: the result would hardly be useful); cast them to one signedness")
     peer = tensors[0] if tensors else None
     if peer is None:
         peer = values[-1] = _to_tensor(values[-1])
     for v in values:
         if isinstance(v, int) and not isinstance(v, bool):
             _check_fits(v, peer)
-    return _with_unsigned_promoted(tuple(_to_tensor(v, peer) for v in values))
+    operands = tuple(_to_tensor(v, peer) for v in values)
+    if division and len({t.dtype.signed for t in operands if t.dtype.is_int()}) > 1:
+        names = " and ".join(t.dtype.name for t in operands)
+        _error(f"cannot use /, // or % with {names} because they have different signedness "
+               "(as in Triton: the result would hardly be useful); cast them to one signedness")
+    return _with_unsigned_promoted(operands)
 
 
 def _division_operands(a, b):

@@ -2,8 +2,9 @@
 pointers, as Triton's `*i1`: a byte per element, loaded as `byte != 0` (bytes
 other than 0 and 1 included), stored as 0 or 1, a number stored through one
 converted as `value != 0`; `x.to(z.dtype.element_ty)` into a bool array is
-that comparison, not a truncation; sums and prefix sums of booleans are
-uint32. Every expectation here was confirmed on Triton's interpreter."""
+that comparison, not a truncation. Booleans are unsigned as in Triton: True
+is greater than False, and sums and prefix sums of booleans are uint32.
+Every expectation here was confirmed on Triton's interpreter."""
 
 import numpy as np
 import pytest
@@ -95,6 +96,37 @@ def test_counts_of_booleans_are_uint32(backend, rng):
     assert counts[BLOCK] == np.uint32(np.count_nonzero(x < 40) - 1)
     count_below[(1,)](x, flags, counts, n, LIMIT=0, BLOCK=BLOCK)
     assert counts[BLOCK] == 2**32 - 1
+
+
+@tessera.jit
+def bool_comparisons(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+    tl.store(out_ptr + offs, x > y)
+    tl.store(out_ptr + N + offs, x <= y)
+    tl.store(out_ptr + 2 * N + offs, tl.maximum(x, y))
+    tl.store(out_ptr + 3 * N + offs, tl.minimum(x, y))
+    tl.store(out_ptr + 4 * N + offs, tl.where(x >= y, x, y) == tl.maximum(x, y))
+
+
+def test_booleans_compare_as_unsigned(backend, rng):
+    x, y = rng.random(32) < 0.5, rng.random(32) < 0.5
+    out = np.zeros(5 * 32, np.bool_)
+    bool_comparisons[(1,)](x, y, out, N=32)
+    expected = [x > y, x <= y, x | y, x & y, np.ones(32, np.bool_)]
+    np.testing.assert_array_equal(out.reshape(5, 32), expected)
+
+
+@tessera.jit
+def bool_floordiv(flags_ptr):
+    offs = tl.arange(0, 8)
+    tl.store(flags_ptr + offs, tl.load(flags_ptr + offs) // 2)
+
+
+def test_dividing_booleans_by_signed_integers_is_refused(backend):
+    with pytest.raises(tessera.CompilationError, match="int1 and int32 because they have "
+                                                        "different signedness"):
+        bool_floordiv[(1,)](np.zeros(8, np.bool_))
 
 
 @tessera.jit

@@ -17,7 +17,7 @@ import tessera
 import tessera.language as tl
 from tessera.arrays import device_info
 
-from test_bool_pointers import check_bool_ops
+from test_bool_pointers import bool_comparisons, check_bool_ops
 from test_combine_functions import combining_kernel, reference as combine_reference
 from test_compat_triton import _attn_fwd, attention_reference
 from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
@@ -555,6 +555,11 @@ def test_bool_arrays(place, rng):
     """Booleans loaded as `byte != 0` and stored as 0 or 1 (test_bool_pointers.py)
     on the device."""
     check_bool_ops(rng, 200, place.put, place.get)
+    x, y = rng.random(32) < 0.5, rng.random(32) < 0.5
+    out = place.empty((5 * 32,), np.bool_)
+    bool_comparisons[(1,)](place.put(x), place.put(y), out, N=32)
+    np.testing.assert_array_equal(place.get(out).reshape(5, 32),
+                                  [x > y, x <= y, x | y, x & y, np.ones(32, np.bool_)])
 
 
 def test_early_returns(place, rng):

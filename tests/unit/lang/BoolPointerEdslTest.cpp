@@ -8,6 +8,8 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 namespace tessera::interp::testing {
 namespace {
 
@@ -28,13 +30,19 @@ TEST_F(BoolPointerEdslTest, LoadsBytesAsNonZeroAndStoresZeroOrOne) {
               store(out + offs, ~flag | (value > 0.5f), mask);
               store(out + n + offs, value, mask); // value != 0
               store(ints + offs, flag.to<int32_t>() + 1, mask);
+              // Unsigned, as in Triton: true > false, maximum(true, false) is true.
+              Tile<bool> positive = value > 0.0f;
+              store(ints + n + offs, (flag > positive).to<int32_t>(), mask);
+              store(ints + 2 * n + offs, maximum(flag, positive).to<int32_t>(), mask);
+              Scalar<uint32_t> count = sum(where(mask, flag, false), 0);
+              atomic_add(ints + 3 * n + offs * 0, count.to<int32_t>(), offs == program_id(0) * kBlock);
             });
   ASSERT_TRUE(module && mlir::succeeded(mlir::verify(*module)));
   for (int64_t n : {int64_t{1}, kBlock - 5, 2 * kBlock + 3}) {
     SCOPED_TRACE(llvm::formatv("n={0}", n).str());
     std::vector<uint8_t> flags(n), out(2 * n, 7);
     std::vector<float> x(n);
-    std::vector<int32_t> ints(n);
+    std::vector<int32_t> ints(3 * n + 1);
     std::uniform_int_distribution<int> byte(0, 255);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     for (int64_t i = 0; i < n; ++i) {
@@ -54,7 +62,10 @@ TEST_F(BoolPointerEdslTest, LoadsBytesAsNonZeroAndStoresZeroOrOne) {
       EXPECT_EQ(out[i], (!flag || x[i] > 0.5f) ? 1 : 0);
       EXPECT_EQ(out[n + i], x[i] != 0.0f ? 1 : 0);
       EXPECT_EQ(ints[i], flag ? 2 : 1);
+      EXPECT_EQ(ints[n + i], flag && !(x[i] > 0.0f) ? 1 : 0);
+      EXPECT_EQ(ints[2 * n + i], flag || x[i] > 0.0f ? 1 : 0);
     }
+    EXPECT_EQ(ints[3 * n], std::count_if(flags.begin(), flags.end(), [](uint8_t b) { return b; }));
   }
 }
 

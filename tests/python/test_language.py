@@ -285,6 +285,30 @@ def test_mantissa_width_and_pointer_alias(backend, rng):
         tl.int32.fp_mantissa_width
 
 
+def test_dtype_attributes_match_triton():
+    """exponent_bias, itemsize, int_bitwidth, the integer limits and the is_*
+    predicates, with the values Triton 3.9's dtypes give (booleans unsigned)."""
+    floats = (tl.float16, tl.bfloat16, tl.float32, tl.float64, tl.float8e4nv, tl.float8e5)
+    assert [t.exponent_bias for t in floats] == [15, 127, 127, 1023, 7, 15]
+    assert [t.itemsize for t in floats] == [2, 2, 4, 8, 1, 1]
+    assert [t.is_fp8() for t in floats] == [False] * 4 + [True] * 2
+    assert [t.is_standard_floating() for t in floats] == [True] * 4 + [False] * 2
+    assert tl.float8e4nv.is_fp8e4nv() and tl.float8e5.is_fp8e5() and not tl.float8e5.is_fp8e4nv()
+    ints = (tl.int1, tl.int8, tl.int16, tl.int32, tl.int64, tl.uint8, tl.uint16, tl.uint32,
+            tl.uint64)
+    assert [t.int_bitwidth for t in ints] == [1, 8, 16, 32, 64, 8, 16, 32, 64]
+    assert [t.itemsize for t in ints] == [0, 1, 2, 4, 8, 1, 2, 4, 8]
+    assert [t.get_int_max_value() for t in ints] == [1, 127, 2**15 - 1, 2**31 - 1, 2**63 - 1, 255,
+                                                     2**16 - 1, 2**32 - 1, 2**64 - 1]
+    assert [t.get_int_min_value() for t in ints] == [0, -128, -2**15, -2**31, -2**63, 0, 0, 0, 0]
+    assert tl.uint16.is_uint16() and not tl.int16.is_uint16() and tl.int1.is_int1()
+    assert not tl.float32.is_block()
+    with pytest.raises(tessera.CompilationError, match="int32 is not a floating-point type"):
+        tl.int32.exponent_bias
+    with pytest.raises(tessera.CompilationError, match="fp32 is not an integer type"):
+        tl.float32.int_bitwidth
+
+
 def test_bitcast(backend, rng):
     x = rng.standard_normal(20).astype(np.float32)
     out = np.empty(20, dtype=np.int32)

@@ -595,8 +595,13 @@ class CodeGenerator(ast.NodeVisitor):
         if not isinstance(node.target, ast.Name):
             self.unsupported(node.target, "a loop variable other than a plain name is")
         lo, hi, step = (_unwrap(v) for v in (iterable.start, iterable.end, iterable.step))
-        if isinstance(step, int) and step <= 0:
-            self.error(node.iter, f"range step must be positive, got {step}")
+        if isinstance(step, int) and step == 0:
+            self.error(node.iter, "range step must not be zero")
+        # As Triton: a constant negative step counts up from the end instead,
+        # the loop variable taken as start + end - counter.
+        descending = isinstance(step, int) and step < 0
+        if descending:
+            lo, hi, step = hi, lo, -step
         for v in (lo, hi, step):
             if isinstance(v, float) or (isinstance(v, tensor) and not v.dtype.is_int()):
                 self.error(node.iter, f"range bounds must be integers, got {tl._describe(v)}")
@@ -606,7 +611,8 @@ class CodeGenerator(ast.NodeVisitor):
 
         def body(iv, args):
             saved = dict(self.scope)
-            self.scope[target] = tensor(iv)
+            self.scope[target] = tl._binary("add", tl._binary("sub", hi, tensor(iv)), lo) \
+                if descending else tensor(iv)
             for n, v in zip(names, _rebuild(inits, args)):
                 self.scope[n] = v
             self.dynamic_depth += 1

@@ -941,6 +941,43 @@ def local_floats(x_ptr, out_ptr, wide_ptr, N: tl.constexpr):
     tl.store(wide_ptr + 2, (n / 2).to(tl.float64))
 
 
+@tessera.jit
+def descending_loops(out_ptr, n, lo, BLOCK: tl.constexpr):
+    lanes = tl.arange(0, BLOCK)
+    order = tl.zeros([BLOCK], tl.int32)
+    count = 0
+    for i in range(n - 1, lo, -2):  # dynamic bounds, a constant negative step
+        order = tl.where(lanes == count, i, order)
+        count += 1
+    tl.store(out_ptr + lanes, order)
+    tl.store(out_ptr + BLOCK, count)
+    order = tl.zeros([BLOCK], tl.int32) - 100
+    for j in tl.range(n, 0, -3, num_stages=2):
+        order = tl.where(lanes == (n - j) // 3, j, order)
+    tl.store(out_ptr + BLOCK + 1 + lanes, order)
+
+
+def test_loops_with_negative_steps_count_down(backend, rng):
+    """range(start, end, -s) as in Python (and Triton): start, start - s, ...
+    while above end; none when start <= end."""
+    for _ in range(4):
+        n, lo = (int(v) for v in rng.integers(-3, 20, 2))
+        out = np.zeros(33, np.int32)
+        descending_loops[(1,)](out, n, lo, BLOCK=16)
+        down = list(range(n - 1, lo, -2))
+        np.testing.assert_array_equal(out[:len(down)], down, err_msg=f"n={n} lo={lo}")
+        assert out[16] == len(down)
+        by_three = list(range(n, 0, -3))
+        np.testing.assert_array_equal(out[17:17 + len(by_three)], by_three)
+        np.testing.assert_array_equal(out[17 + len(by_three):], -100)
+
+
+def test_a_zero_range_step_is_an_error(kernel_error):
+    text = kernel_error("x_ptr, n", ["for i in range(0, n, 0): tl.store(x_ptr + i, 1.0)"],
+                        np.zeros(4, np.float32), 4)
+    assert "range step must not be zero" in text
+
+
 def test_floats_assigned_to_locals_compute_as_triton_tensors(backend, rng):
     """As in Triton, where a float assigned to a local is a float32 tensor
     (float64 beyond float32's range): an fp16 tile times it is computed in

@@ -452,7 +452,7 @@ def _is_scalar_const(value):
 
 # Triton's TRITON_MAX_TENSOR_NUMEL: a tile of more elements is refused there
 # too, and one of 2^20 already takes the CPU backend a minute to compile.
-MAX_TENSOR_NUMEL = 1 << 20
+MAX_TENSOR_NUMEL = TRITON_MAX_TENSOR_NUMEL = 1 << 20
 
 
 class tensor:
@@ -2357,7 +2357,8 @@ class _Namespace:
 
 math = _Namespace(exp=exp, exp2=exp2, log=log, log2=log2, sqrt=sqrt, sqrt_rn=sqrt, rsqrt=rsqrt,
                   sigmoid=sigmoid, abs=abs, sin=sin, cos=cos, erf=erf, floor=floor, ceil=ceil,
-                  fma=fma, max=maximum, min=minimum, cdiv=cdiv, div_rn=div_rn, fdiv=fdiv)
+                  fma=fma, max=maximum, min=minimum, cdiv=cdiv, div_rn=div_rn, fdiv=fdiv,
+                  umulhi=umulhi)
 
 
 # Triton's random numbers and sorting networks, written with the builtins above.

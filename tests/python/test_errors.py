@@ -109,6 +109,7 @@ def oversized_tile(x_ptr):
 def test_a_tile_over_triton_s_element_limit():
     """Triton refuses tiles of more than 2^20 elements; so does Tessera, at
     the op that makes one (compiling it ran out of memory)."""
+    assert tl.MAX_TENSOR_NUMEL == tl.TRITON_MAX_TENSOR_NUMEL == 2**20
     expect_error(lambda: oversized_tile[(1,)](X),
                  "a tile of shape [2048, 1024] holds 2097152 elements, more than the 1048576 a "
                  "tile may hold (Triton's limit too)", "numel")

@@ -174,6 +174,18 @@ def _absorbing(node, rest):
     return ast.copy_location(absorbed, node)
 
 
+class _Bind(ast.stmt):
+    """`target = value` for a value computed while compiling: the loop
+    variable of an iteration of a written-out unrolled loop (visit_stmts)."""
+    _fields = ("target",)
+
+    def __init__(self, target, value, node):
+        super().__init__()
+        self.target = target
+        self.value = value
+        ast.copy_location(self, node)
+
+
 class _Returned(list):
     """The tensors one path of a returning if returns; `single`: a value, not
     a tuple."""
@@ -347,7 +359,22 @@ class CodeGenerator(ast.NodeVisitor):
             if isinstance(stmt, ast.If) and _contains_return(stmt):
                 self.visit(_absorbing(stmt, stmts[i + 1:]))
                 return
+            if isinstance(stmt, ast.For) and _contains_return(stmt):
+                iterable = self.loop_iterable(stmt)
+                values = self.unrolled_values(stmt, iterable)
+                if values is not None:
+                    # Written out, so that a return in a dynamic if of one
+                    # iteration absorbs the later ones and what follows the
+                    # loop (_absorbing), as Triton's unrolling allows.
+                    body = [s for v in values for s in [_Bind(stmt.target, v, stmt)] + stmt.body]
+                    self.visit_stmts(body + stmts[i + 1:])
+                    return
+                self.dynamic_for(stmt, iterable)
+                continue
             self.visit(stmt)
+
+    def visit__Bind(self, node):
+        self.assign(node.target, node.value)
 
     # -- statements ------------------------------------------------------------
     def visit_Expr(self, node):
@@ -568,27 +595,41 @@ class CodeGenerator(ast.NodeVisitor):
             out.append(value)
         return _flat_handles(out)
 
-    def visit_For(self, node):
+    def loop_iterable(self, node):
         if node.orelse:
             self.unsupported(node, "'for ... else' is")
         iterable = _unwrap(self.visit(node.iter))
         _state.loc = self.loc(node)
-        if isinstance(iterable, tl.static_range) or isinstance(iterable, (tuple, list, builtins.range)):
-            if isinstance(iterable, tl.static_range):
-                bounds = [_unwrap(iterable.start), _unwrap(iterable.end), _unwrap(iterable.step)]
-                for b in bounds:
-                    if isinstance(b, tensor) or not isinstance(b, int):
-                        self.error(node.iter, f"tl.static_range bounds must be compile-time integers, "
-                                              f"got {tl._describe(b)}")
-                iterable = builtins.range(*bounds)
-            self.loop_depth += 1
-            try:
-                for value in iterable:
-                    self.assign(node.target, value)
-                    self.visit_stmts(node.body)
-            finally:
-                self.loop_depth -= 1
+        return iterable
+
+    def unrolled_values(self, node, iterable):
+        """The loop variable's values of a loop unrolled while compiling
+        (tl.static_range, a Python range, tuple or list); None for a loop
+        that stays one."""
+        if isinstance(iterable, tl.static_range):
+            bounds = [_unwrap(iterable.start), _unwrap(iterable.end), _unwrap(iterable.step)]
+            for b in bounds:
+                if isinstance(b, tensor) or not isinstance(b, int):
+                    self.error(node.iter, f"tl.static_range bounds must be compile-time integers, "
+                                          f"got {tl._describe(b)}")
+            return builtins.range(*bounds)
+        return iterable if isinstance(iterable, (tuple, list, builtins.range)) else None
+
+    def visit_For(self, node):
+        iterable = self.loop_iterable(node)
+        values = self.unrolled_values(node, iterable)
+        if values is None:
+            self.dynamic_for(node, iterable)
             return
+        self.loop_depth += 1
+        try:
+            for value in values:
+                self.assign(node.target, value)
+                self.visit_stmts(node.body)
+        finally:
+            self.loop_depth -= 1
+
+    def dynamic_for(self, node, iterable):
         if not isinstance(iterable, tl.range):
             self.error(node.iter, "for loops iterate over range(...), tl.range(...) or "
                                   f"tl.static_range(...), not {tl._describe(iterable)}")

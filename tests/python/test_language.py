@@ -1123,6 +1123,43 @@ def check_early_returns(rng, put, get):
 
 
 @tessera.jit
+def first_index_above(x_ptr, limit, N: tl.constexpr):
+    for i in tl.static_range(N):
+        if tl.load(x_ptr + i) > limit:
+            return i
+    return -1
+
+
+@tessera.jit
+def returns_in_unrolled_loops(x_ptr, out_ptr, limit, N: tl.constexpr):
+    tl.store(out_ptr + 2, first_index_above(x_ptr, limit, N))
+    total = 0.0
+    for i in tl.static_range(N):
+        v = tl.load(x_ptr + i)
+        if v > limit:  # the later iterations and the stores after the loop run on the other path
+            tl.store(out_ptr, i)
+            tl.store(out_ptr + 1, total)
+            return
+        total += v
+    tl.store(out_ptr, -1)
+    tl.store(out_ptr + 1, total)
+
+
+def test_returns_in_dynamic_branches_of_unrolled_loops(backend, rng):
+    """As Triton unrolls tl.static_range, a return in a dynamic if of its body
+    ends the program (or the inlined function) on that path only."""
+    x = rng.uniform(0, 4, 6).astype(np.float32)
+    for limit in (-1.0, float(x[3]) - 1e-3, float(x.max()), 5.0):
+        out = np.zeros(3, np.float32)
+        returns_in_unrolled_loops[(1,)](x, out, limit, N=6)
+        above = [i for i in range(6) if x[i] > np.float32(limit)]
+        first = above[0] if above else -1
+        stop = first if above else 6
+        np.testing.assert_allclose(out, [first, x[:stop].sum(dtype=np.float32), first],
+                                   rtol=1e-6, err_msg=f"limit {limit}")
+
+
+@tessera.jit
 def weighted_sum_of_tuples(pairs, out_ptr, sizes, weights, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     acc = tl.zeros([BLOCK], tl.float32)

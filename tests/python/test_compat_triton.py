@@ -639,6 +639,68 @@ def test_do_bench(rng):
         triton.testing.do_bench(lambda: None, return_mode="average")
 
 
+@triton.testing.perf_report([
+    triton.testing.Benchmark(
+        x_names=["size"], x_vals=[2**12, 2**14], x_log=True, line_arg="provider",
+        line_vals=["tessera", "numpy"], line_names=["Tessera", "NumPy"],
+        styles=[("blue", "-"), ("green", "--")], ylabel="GB/s", plot_name="vector-add",
+        args={"seed": 3}),
+    triton.testing.Benchmark(
+        x_names=["M", "N"], x_vals=[(2, 3), (4, 5)], line_arg="scale", line_vals=[1, 10],
+        line_names=["x1", "x10"], plot_name="products", args={}),
+])
+def swept(provider=None, size=None, seed=None, M=None, N=None, scale=None):
+    """The tutorials' benchmark: a (GB/s, min, max) triple per provider and
+    size; the second sweep returns plain numbers."""
+    if provider is None:
+        return M * N * scale
+    rng = np.random.default_rng(seed)
+    x, y = rng.random(size, dtype=np.float32), rng.random(size, dtype=np.float32)
+    run = (lambda: add(x, y)) if provider == "tessera" else (lambda: x + y)
+    ms, low, high = triton.testing.do_bench(run, warmup=1, rep=3, quantiles=[0.5, 0.2, 0.8])
+    gbps = lambda t: 3 * x.nbytes * 1e-6 / t
+    return gbps(ms), gbps(high), gbps(low)
+
+
+def test_perf_report_prints_saves_and_plots_its_sweeps(tmp_path, capsys):
+    """Triton's perf_report/Benchmark, as its tutorials end: every provider at
+    every size; the table printed, saved as CSV, plotted as SVG (no
+    matplotlib needed) and returned."""
+    import xml.dom.minidom
+
+    tables = swept.run(print_data=True, save_path=str(tmp_path), return_df=True)
+    printed = capsys.readouterr()
+    assert "vector-add:" in printed.out and "Tessera (GB/s)" in printed.out
+    assert "vector-add: 2/2 (size=16384)" in printed.err  # progress
+    assert list(tables[0]["size"]) == [4096, 16384]
+    assert all(v > 0 for v in tables[0]["Tessera (GB/s)"])
+    assert list(tables[1]["x10"]) == [60, 200] and list(tables[1]["N"]) == [3, 5]
+    rows = (tmp_path / "products.csv").read_text().splitlines()
+    assert rows == ["M,N,x1,x10", "2,3,6,60", "4,5,20,200"]
+    svg = xml.dom.minidom.parse(str(tmp_path / "vector-add.svg"))
+    assert len(svg.getElementsByTagName("polyline")) == 2  # a line per provider
+    assert len(svg.getElementsByTagName("polygon")) == 2   # and its min-max band
+    assert 'src="products.svg"' in (tmp_path / "results.html").read_text()
+    with pytest.raises(ValueError, match="does not give one value to each of"):
+        triton.testing.perf_report(triton.testing.Benchmark(
+            ["M", "N"], [(1, 2, 3)], "p", [1], ["one"], "bad", {}))(lambda **kw: 1.0).run()
+
+
+def test_assert_close():
+    triton.testing.assert_close(np.array([1.0, 2.0]), [1.005, 2.0])  # Triton's atol: 1e-2
+    triton.testing.assert_close(tessera.asarray(np.float32([1, 2])), np.float32([1, 2]))
+    with pytest.raises(AssertionError, match="bad sum"):
+        triton.testing.assert_close(np.array([1.0]), np.array([1.5]), err_msg="bad sum")
+    triton.testing.assert_close(np.array([100.0]), np.array([101.0]), atol=0,
+                                rtol=lambda dtype: 0.02 if dtype == np.float64 else 0)
+
+
+def test_assert_close_takes_pytorch_tensors():
+    torch = pytest.importorskip("torch")
+    triton.testing.assert_close(torch.tensor([1.0, 2.5], dtype=torch.bfloat16),
+                                torch.tensor([1.0, 2.5]))
+
+
 def test_timing_waits_for_pytorch_cuda_work(monkeypatch):
     # Kernels on PyTorch CUDA tensors are launched asynchronously: a timer
     # must wait for the GPU, which torch.cuda.synchronize does. A stand-in

@@ -8,7 +8,8 @@ only its imports::
 
 Provided: ``jit``, ``language`` (the same module as ``tessera.language``),
 ``autotune``, ``Config``, ``heuristics``, ``cdiv``, ``next_power_of_2``,
-``testing.do_bench``, ``CompilationError``, ``set_allocator``,
+``testing.do_bench``, ``testing.perf_report``, ``testing.Benchmark``,
+``testing.assert_close``, ``CompilationError``, ``set_allocator``,
 ``tools.tensor_descriptor.TensorDescriptor``. See docs/python-guide.md for
 what of Triton is and is not supported.
 """

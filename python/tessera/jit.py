@@ -369,7 +369,7 @@ class CodeGenerator(ast.NodeVisitor):
                     body = [s for v in values for s in [_Bind(stmt.target, v, stmt)] + stmt.body]
                     self.visit_stmts(body + stmts[i + 1:])
                     return
-                self.dynamic_for(stmt, iterable)
+                self.dynamic_for(stmt, iterable)  # which refuses the return, as Triton
                 continue
             self.visit(stmt)
 

@@ -1623,13 +1623,13 @@ def _extremum_operand(input):
 def _accumulation_operand(input, dtype):
     """`input` in the type Triton's sum, cumsum and cumprod accumulate in:
     `dtype` when given, else int32 for signed integers narrower than 32 bits
-    and uint32 for unsigned ones and booleans (so that sums of bytes and counts
-    of booleans do not wrap; Triton counts booleans as unsigned)."""
+    and uint32 for unsigned ones, booleans included (so that sums of bytes
+    and counts of booleans do not wrap)."""
     x = _to_tensor(input)
     if _unwrap(dtype) is not None:
         return _cast(x, dtype)
     if x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
-        return _cast(x, uint32 if x.dtype.is_int_unsigned() or x.dtype is int1 else int32)
+        return _cast(x, uint32 if x.dtype.is_int_unsigned() else int32)
     return x
 
 

@@ -2,10 +2,12 @@
 // `!llvm.ptr`, with the memref rebuilt from a descriptor inside the kernel
 // (NVIDIA and AMD alike).
 #include "lowering/gpu/Passes.h"
+#include "lowering/gpu/ir/TileGpuDialect.h"
 
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -43,7 +45,41 @@ bool addressesThroughThePointer(Operation *user) {
              memref::ExtractAlignedPointerAsIndexOp>(user);
 }
 
+/// A memref of `type` addressing memory from `pointer`: a descriptor whose
+/// allocated and aligned pointers are `pointer`, offset 0 and stride 1, its
+/// size left undefined.
+Value memrefAt(OpBuilder &builder, Location loc, MemRefType type, Value pointer,
+               const LLVMTypeConverter &converter) {
+  auto descriptor = MemRefDescriptor::poison(builder, loc, converter.convertType(type));
+  descriptor.setAllocatedPtr(builder, loc, pointer);
+  descriptor.setAlignedPtr(builder, loc, pointer);
+  descriptor.setConstantOffset(builder, loc, 0);
+  descriptor.setConstantStride(builder, loc, 0, 1);
+  return UnrealizedConversionCastOp::create(builder, loc, TypeRange{type},
+                                            ValueRange{Value(descriptor)})
+      .getResult(0);
+}
+
+/// Each tgpu.reinterpret_pointer becomes a memref of its element type at its
+/// source's aligned pointer.
+void rewriteReinterpretations(mlir::gpu::GPUFuncOp kernel, const LLVMTypeConverter &converter) {
+  SmallVector<tessera::gpu::ReinterpretPointerOp> views;
+  kernel.walk([&](tessera::gpu::ReinterpretPointerOp view) { views.push_back(view); });
+  auto pointerType = LLVM::LLVMPointerType::get(kernel.getContext());
+  for (tessera::gpu::ReinterpretPointerOp view : views) {
+    OpBuilder builder(view);
+    Location loc = view.getLoc();
+    Value address = memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, view.getSource());
+    Value integer = arith::IndexCastOp::create(builder, loc, builder.getI64Type(), address);
+    Value pointer = LLVM::IntToPtrOp::create(builder, loc, pointerType, integer);
+    view.replaceAllUsesWith(
+        memrefAt(builder, loc, cast<MemRefType>(view.getType()), pointer, converter));
+    view.erase();
+  }
+}
+
 LogicalResult rewriteKernel(mlir::gpu::GPUFuncOp kernel, const LLVMTypeConverter &converter) {
+  rewriteReinterpretations(kernel, converter);
   Block &entry = kernel.getBody().front();
   OpBuilder builder = OpBuilder::atBlockBegin(&entry);
   auto pointerType = LLVM::LLVMPointerType::get(kernel.getContext());
@@ -73,17 +109,10 @@ LogicalResult rewriteKernel(mlir::gpu::GPUFuncOp kernel, const LLVMTypeConverter
     for (OpOperand &use : argument.getUses())
       kernelUses.push_back(&use);
 
-    Location loc = argument.getLoc();
     argument.setType(pointerType);
-    auto descriptor = MemRefDescriptor::poison(builder, loc, converter.convertType(memref));
-    descriptor.setAllocatedPtr(builder, loc, argument);
-    descriptor.setAlignedPtr(builder, loc, argument);
-    descriptor.setConstantOffset(builder, loc, 0);
-    descriptor.setConstantStride(builder, loc, 0, 1);
-    auto rebuilt = UnrealizedConversionCastOp::create(builder, loc, TypeRange{memref},
-                                                      ValueRange{Value(descriptor)});
+    Value rebuilt = memrefAt(builder, argument.getLoc(), memref, argument, converter);
     for (OpOperand *use : kernelUses)
-      use->set(rebuilt.getResult(0));
+      use->set(rebuilt);
     argumentTypes[index] = pointerType;
   }
   kernel.setFunctionType(

@@ -24,6 +24,8 @@ def TesseraGpuBarePointerArgs
     After the GPU-to-NVVM/ROCDL conversion and `reconcile-unrealized-casts` the
     descriptor folds away and loads and stores index the pointer directly.
     Memref arguments of static shape are left to the bare-pointer convention.
+    A `tgpu.reinterpret_pointer` (a pointer cast to another element type)
+    becomes such a descriptor too, on its source's aligned pointer.
 
     ```mlir
     gpu.func @k(%x: memref<?xf32>) kernel { %v = memref.load %x[%i] : memref<?xf32> ... }
@@ -35,7 +37,8 @@ def TesseraGpuBarePointerArgs
     }
     ```
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 #endif // TESSERA_LOWERING_GPU_PASSES_TD

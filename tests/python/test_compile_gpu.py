@@ -287,6 +287,20 @@ KERNELS = textwrap.dedent('''
         q = (offs - BLOCK // 2).to(tl.float8e4nv)
         tl.store(q_ptr + offs, q)
         tl.store(i_ptr + offs, (q * q).to(tl.int32))
+
+    @triton.jit
+    def pointer_casts(x_ptr, bits_ptr, bytes_ptr, words_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        even = mask & (offs % 2 == 0)
+        # The float elements as int32 (same size), the 2nd byte of each, and
+        # pairs of them as 64-bit words.
+        bits = tl.load(x_ptr.to(tl.pointer_type(tl.int32)) + offs, mask=mask)
+        tl.store(bits_ptr + offs, bits, mask=mask)
+        tl.store(bytes_ptr + offs, tl.load(x_ptr.to(tl.pointer_type(tl.uint8)) + 4 * offs + 1,
+                                           mask=mask), mask=mask)
+        words = tl.load(x_ptr.to(tl.pointer_type(tl.int64)) + offs // 2, mask=even)
+        tl.store(words_ptr + offs // 2, words, mask=even)
 ''')
 
 ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
@@ -296,6 +310,7 @@ MATMUL_DESCRIPTORS_SIG = ("tensordesc<fp16[64, 32]>, tensordesc<fp16[32, 64]>, t
 PRINT_SIG = "*fp32:16, 128"
 AXPY_SIG = "*fp32:16, *fp32:16, *fp32:16, fp32, i32, 1024"
 FP8_SIG = "*fp8e4nv:16, *fp8e4nv:16, *bf16:16, i32:16, {}"
+POINTER_CASTS_SIG = "*fp32:16, *i32:16, *u8:16, *i64:16, i32, 128"
 
 
 def print_line():
@@ -533,6 +548,34 @@ def test_spirv_validates(kernels, tmp_path):
     assert binary.read_bytes()[:4] == (0x07230203).to_bytes(4, "little")
     check = spirv_val(binary)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+@cli
+@pytest.mark.parametrize("target", ["cuda:sm_90a", "cuda:sm_80"])
+def test_pointer_casts_view_the_same_bytes_on_nvidia(kernels, target):
+    """ptr.to(tl.pointer_type(U)): loads and stores of U at the same byte
+    addresses (tgpu.reinterpret_pointer): element i of the floats is byte
+    4 i, and word i // 2 is byte 8 (i // 2)."""
+    r = run(f"{kernels}:pointer_casts", "-s", POINTER_CASTS_SIG, "--target", target, "--emit", "ptx")
+    assert r.returncode == 0, r.stderr.decode()
+    ptx = r.stdout.decode()
+    assert re.search(r"ld\.global(\.nc)?\.b8\s+%rs\d+, \[%rd\d+\+1\];", ptx), ptx
+    assert re.search(r"mul\.wide\.s32\s+%rd\d+, %r\d+, 8;", ptx), ptx
+    r = run(f"{kernels}:pointer_casts", "-s", POINTER_CASTS_SIG, "--target", target, "--emit", "cubin",
+            "-o", kernels.parent / "casts.cubin")
+    assert r.returncode == 0, r.stderr.decode()
+
+
+@cli
+def test_pointer_casts_assemble_for_amd_and_are_refused_on_vulkan(kernels):
+    r = run(f"{kernels}:pointer_casts", "-s", POINTER_CASTS_SIG, "--target", "hip:gfx942", "--emit",
+            "hsaco", "-o", kernels.parent / "casts.hsaco")
+    assert r.returncode == 0, r.stderr.decode()
+    r = run(f"{kernels}:pointer_casts", "-s", POINTER_CASTS_SIG, "--target", "vulkan:1.3",
+            "--emit", "spirv")
+    assert r.returncode != 0
+    assert "a pointer bitcast between element types (Vulkan's storage buffers are arrays of one " \
+           "type)" in r.stderr.decode()
 
 
 @cli

@@ -21,7 +21,8 @@ from test_bool_pointers import bool_comparisons, check_bool_ops
 from test_combine_functions import combining_kernel, reference as combine_reference
 from test_compat_triton import _attn_fwd, attention_reference
 from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
-                           cast_kernel, check_atomic_loads_and_stores, check_early_returns, dot_kernel, extrema, float_atomic_kernel, grid_kernel,
+                           cast_kernel, check_atomic_loads_and_stores, check_early_returns,
+                           check_pointer_casts, dot_kernel, extrema, float_atomic_kernel, grid_kernel,
                            hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
 from random_reference import dropout_reference
@@ -560,6 +561,16 @@ def test_bool_arrays(place, rng):
     bool_comparisons[(1,)](place.put(x), place.put(y), out, N=32)
     np.testing.assert_array_equal(place.get(out).reshape(5, 32),
                                   [x > y, x <= y, x | y, x & y, np.ones(32, np.bool_)])
+
+
+def test_pointer_casts(place, rng):
+    """Pointers cast to other element types (tgpu.reinterpret_pointer) on
+    NVIDIA and AMD GPUs; Vulkan's typed storage buffers refuse them."""
+    if getattr(place, "device", None) == "vulkan":
+        with pytest.raises(tessera.CompilationError, match="Vulkan's storage buffers"):
+            check_pointer_casts(rng, place.put, place.get)
+        return
+    check_pointer_casts(rng, place.put, place.get)
 
 
 def test_early_returns(place, rng):

@@ -285,6 +285,42 @@ def test_mantissa_width_and_pointer_alias(backend, rng):
         tl.int32.fp_mantissa_width
 
 
+@tessera.jit
+def pointer_casts(x_ptr, bits_ptr, bytes_ptr, words_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    even = mask & (offs % 2 == 0)
+    bits = tl.load(x_ptr.to(tl.pointer_type(tl.int32)) + offs, mask=mask)  # same size
+    tl.store(bits_ptr + offs, bits, mask=mask)
+    second_byte = tl.load(x_ptr.to(tl.pointer_type(tl.uint8)) + 4 * offs + 1, mask=mask)
+    tl.store(bytes_ptr + offs, second_byte, mask=mask)
+    words = tl.load(x_ptr.to(tl.pointer_type(tl.int64)) + offs // 2, mask=even)  # pairs
+    tl.store(words_ptr + offs // 2, words, mask=even)
+    tl.store(x_ptr.to(tl.pointer_type(tl.int16)) + 2 * offs + 1, offs.to(tl.int16), mask=mask)
+
+
+def check_pointer_casts(rng, put, get):
+    """Runs pointer_casts on arrays `put` makes (on a device:
+    test_gpu_devices.py) and checks what `get` reads back: each cast pointer
+    reads and writes the bytes at its address as its own elements."""
+    n, block = 90, 64
+    x = rng.standard_normal(n + n % 2).astype(np.float32)
+    programs = (n + block - 1) // block
+    bits, bytes_, words = (put(np.zeros(n, t)) for t in (np.int32, np.uint8, np.int64))
+    x_arg = put(x.copy())
+    pointer_casts[(programs,)](x_arg, bits, bytes_, words, n, BLOCK=block)
+    np.testing.assert_array_equal(get(bits), x[:n].view(np.int32))
+    np.testing.assert_array_equal(get(bytes_), x[:n].view(np.uint8)[1::4])
+    np.testing.assert_array_equal(get(words)[:n // 2], x[:n].view(np.int64))
+    halves = x.copy().view(np.int16)
+    halves[1:2 * n:2] = np.arange(n)  # the high half of each float
+    np.testing.assert_array_equal(get(x_arg).view(np.int16), halves)
+
+
+def test_pointer_casts_address_the_same_bytes(backend, rng):
+    check_pointer_casts(rng, lambda a: a, lambda a: a)
+
+
 def test_dtype_attributes_match_triton():
     """exponent_bias, itemsize, int_bitwidth, the integer limits and the is_*
     predicates, with the values Triton 3.9's dtypes give (booleans unsigned)."""

@@ -152,6 +152,46 @@ LogicalResult lowerStore(KernelLowering &k, tile::StoreOp op, OpBuilder &builder
   return success();
 }
 
+/// A pointer to elements of another type: the same addresses, as indices
+/// into a view of the memory as those elements (tgpu.reinterpret_pointer).
+/// An index scales by the ratio of the sizes; a byte address that is no
+/// multiple of the new size is misaligned, as in CUDA, and rounds down.
+LogicalResult lowerPointerBitcast(KernelLowering &k, tile::BitcastOp op, OpBuilder &builder) {
+  auto from = cast<tile::PointerType>(getElementTypeOrSelf(op.getSrc().getType()));
+  auto to = cast<tile::PointerType>(getElementTypeOrSelf(op.getType()));
+  Value base = k.pointerBase(op.getSrc());
+  if (from.getPointeeType() == to.getPointeeType()) {
+    k.map(op, k.registers(op.getSrc()), base);
+    return success();
+  }
+  if (k.target.vendor == GpuVendor::Vulkan)
+    return k.unsupported(op, "a pointer bitcast between element types (Vulkan's storage "
+                             "buffers are arrays of one type)");
+  auto bytes = [](Type element) {
+    return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  };
+  int64_t fromBytes = bytes(from.getPointeeType()), toBytes = bytes(to.getPointeeType());
+  Location loc = op.getLoc();
+  Value view = ReinterpretPointerOp::create(
+      builder, loc, MemRefType::get({ShapedType::kDynamic}, to.getPointeeType()), base);
+  Registers regs;
+  for (Value index : k.registers(op.getSrc())) {
+    if (fromBytes == toBytes)
+      regs.push_back(index);
+    else if (fromBytes > toBytes)
+      regs.push_back(arith::MulIOp::create(
+          builder, loc, index, arith::ConstantIndexOp::create(builder, loc, fromBytes / toBytes)));
+    else
+      regs.push_back(arith::FloorDivSIOp::create(
+          builder, loc,
+          arith::MulIOp::create(builder, loc, index,
+                                arith::ConstantIndexOp::create(builder, loc, fromBytes)),
+          arith::ConstantIndexOp::create(builder, loc, toBytes)));
+  }
+  k.map(op, std::move(regs), view);
+  return success();
+}
+
 } // namespace
 
 FailureOr<LoadAccesses> loadAccessesOf(KernelLowering &k, Operation *op, OpBuilder &builder) {
@@ -167,13 +207,8 @@ LogicalResult lowerPointerOp(KernelLowering &k, Operation *op, OpBuilder &builde
     return lowerLoad(k, op, builder);
   if (auto store = dyn_cast<tile::StoreOp>(op))
     return lowerStore(k, store, builder);
-  if (auto bitcast = dyn_cast<tile::BitcastOp>(op)) {
-    if (getElementTypeOrSelf(bitcast.getSrc().getType()) !=
-        getElementTypeOrSelf(bitcast.getType()))
-      return k.unsupported(op, "a pointer bitcast between element types");
-    k.map(bitcast, k.registers(bitcast.getSrc()), k.pointerBase(bitcast.getSrc()));
-    return success();
-  }
+  if (auto bitcast = dyn_cast<tile::BitcastOp>(op))
+    return lowerPointerBitcast(k, bitcast, builder);
   if (isa<tile::IntToPtrOp>(op))
     return k.unsupported(op, "making pointers from integers");
   return k.unsupported(op, "turning pointers into integers");

@@ -207,3 +207,27 @@ OpFoldResult tessera::gpu::ConvertLayoutOp::fold(FoldAdaptor) {
       return producer.getSrc();
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// tgpu.reinterpret_pointer
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A pointer of the distributed form: 1-D, dynamic, contiguous, default
+/// memory space.
+bool isDistributedPointer(MemRefType type) {
+  return type.getRank() == 1 && type.isDynamicDim(0) && type.getLayout().isIdentity() &&
+         !type.getMemorySpace();
+}
+} // namespace
+
+LogicalResult tessera::gpu::ReinterpretPointerOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  auto result = cast<MemRefType>(getResult().getType());
+  if (!isDistributedPointer(source) || !isDistributedPointer(result))
+    return emitOpError("views pointers of the distributed form (memref<?xT>), got ")
+           << source << " to " << result;
+  if (source.getElementType() == result.getElementType())
+    return emitOpError("views elements of ") << source.getElementType() << " as the same type";
+  return success();
+}

@@ -72,4 +72,26 @@ def TileGpu_ConvertLayoutOp : Op<TileGpu_Dialect, "convert_layout", [Pure,
   let hasFolder = 1;
 }
 
+def TileGpu_ReinterpretPointerOp : Op<TileGpu_Dialect, "reinterpret_pointer", [Pure]> {
+  let summary = "Views the memory of a pointer as elements of another type";
+  let description = [{
+    A `tile.bitcast` of a pointer to another element type (Triton's
+    `ptr.to(tl.pointer_type(U))`) in the distributed form: the same address,
+    read and written as elements of the result's type. Source and result are
+    pointers of the distributed form (1-D dynamic contiguous memrefs of the
+    default memory space). `tessera-gpu-bare-pointer-args` rebuilds the
+    result from the source's aligned pointer, as it rebuilds kernel
+    arguments; Vulkan, whose storage buffers are typed arrays, has no
+    lowering of it.
+
+    ```mlir
+    %bytes = tgpu.reinterpret_pointer %x : memref<?xf32> to memref<?xi8>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // TESSERA_LOWERING_GPU_IR_TILEGPUDIALECT_TD

@@ -766,3 +766,34 @@ tile.func @print_unsigned(%a: i8, %b: i64, %c: i8)
   tile.print "words " (%a, %b, %c : i8, i64, i8) {unsigned_args = array<i1: true, true, false>}
   tile.return
 }
+
+// -----
+
+// A pointer cast to another element type views the same memory as those
+// elements (tgpu.reinterpret_pointer); its index scales by the ratio of the
+// sizes: f32 element 3 is byte 12, f32 element 2 the 1st i64 word.
+// CHECK-LABEL: gpu.func @reinterpret
+// CHECK-SAME: (%[[X:.*]]: memref<?xf32>
+// CHECK: %[[BYTES:.*]] = tgpu.reinterpret_pointer %[[X]] : memref<?xf32> to memref<?xi8>
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[BYTE:.*]] = arith.muli %{{.*}}, %[[C4]] : index
+// CHECK: memref.load %[[BYTES]][%[[BYTE]]] : memref<?xi8>
+// CHECK: %[[WORDS:.*]] = tgpu.reinterpret_pointer %[[X]] : memref<?xf32> to memref<?xi64>
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK: %[[SCALED:.*]] = arith.muli %{{.*}}, %[[FOUR]] : index
+// CHECK: %[[WORD:.*]] = arith.floordivsi %[[SCALED]], %[[C8]] : index
+// CHECK: memref.store %{{.*}}, %[[WORDS]][%[[WORD]]] : memref<?xi64>
+tile.func @reinterpret(%x: !tile.ptr<f32>)
+    attributes {tgpu.num_warps = 1 : i32, tgpu.target = "cuda:sm_80"} {
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %third = tile.addptr %x, %c3 : !tile.ptr<f32>, i32
+  %bytes = tile.bitcast %third : !tile.ptr<f32> -> !tile.ptr<i8>
+  %b = tile.load %bytes : !tile.ptr<i8>
+  %second = tile.addptr %x, %c2 : !tile.ptr<f32>, i32
+  %words = tile.bitcast %second : !tile.ptr<f32> -> !tile.ptr<i64>
+  %w = arith.extsi %b : i8 to i64
+  tile.store %words, %w : !tile.ptr<i64>
+  tile.return
+}

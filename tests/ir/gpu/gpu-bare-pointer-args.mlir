@@ -62,3 +62,53 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A view of a pointer as other elements: a descriptor of that type on the
+// source's aligned pointer, which the argument's own descriptor gives.
+// CHECK-LABEL: gpu.func @views
+// CHECK-SAME: (%[[X:.*]]: !llvm.ptr)
+// CHECK: %[[M:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<{{.*}}> to memref<?xf32>
+// CHECK: %[[ADDRESS:.*]] = memref.extract_aligned_pointer_as_index %[[M]] : memref<?xf32> -> index
+// CHECK: %[[INT:.*]] = arith.index_cast %[[ADDRESS]] : index to i64
+// CHECK: %[[PTR:.*]] = llvm.inttoptr %[[INT]] : i64 to !llvm.ptr
+// CHECK: %[[D0:.*]] = llvm.insertvalue %[[PTR]], %{{.*}}[0]
+// CHECK: %[[D1:.*]] = llvm.insertvalue %[[PTR]], %[[D0]][1]
+// CHECK: %[[BYTES:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<{{.*}}> to memref<?xi8>
+// CHECK: memref.load %[[BYTES]][
+// CHECK-NOT: tgpu.reinterpret_pointer
+module attributes {gpu.container_module} {
+  gpu.module @views {
+    gpu.func @views(%x: memref<?xf32>) kernel {
+      %c1 = arith.constant 1 : index
+      %bytes = tgpu.reinterpret_pointer %x : memref<?xf32> to memref<?xi8>
+      %b = memref.load %bytes[%c1] : memref<?xi8>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @bad_view {
+    gpu.func @bad_view(%x: memref<?xf32>) kernel {
+      // expected-error @+1 {{'tgpu.reinterpret_pointer' op views elements of 'f32' as the same type}}
+      %same = tgpu.reinterpret_pointer %x : memref<?xf32> to memref<?xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @strided_view {
+    gpu.func @strided_view(%x: memref<4xf32>) kernel {
+      // expected-error @+1 {{'tgpu.reinterpret_pointer' op views pointers of the distributed form (memref<?xT>), got 'memref<4xf32>' to 'memref<?xi8>'}}
+      %bytes = tgpu.reinterpret_pointer %x : memref<4xf32> to memref<?xi8>
+      gpu.return
+    }
+  }
+}

@@ -79,7 +79,8 @@ def line_plot(series, title="", x_label="", y_label="", x_log=False, y_log=False
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
            f'font-family="sans-serif" font-size="12">',
            f'<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
-           f'<text x="{WIDTH / 2}" y="22" text-anchor="middle" font-size="15">{escape(title)}</text>']
+           f'<text x="{WIDTH / 2}" y="22" text-anchor="middle" font-size="15">'
+           f'{escape(title)}</text>']
     for tick in x_axis.ticks():
         px = x_axis.pixel(tick)
         out.append(f'<line x1="{px:.1f}" y1="{TOP}" x2="{px:.1f}" y2="{HEIGHT - BOTTOM}" '
@@ -111,13 +112,14 @@ def line_plot(series, title="", x_label="", y_label="", x_log=False, y_log=False
                        f'fill="{color}" fill-opacity="0.15" stroke="none"/>')
         points = [(x_axis.pixel(x), y_axis.pixel(y)) for x, y in s.points if plotted(x, y)]
         dash = DASHES.get(s.style or "-", "")
+        stroke = f'stroke="{color}" stroke-width="2"'
+        if dash:
+            stroke += f' stroke-dasharray="{dash}"'
         out.append(f'<polyline points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in points)}" '
-                   f'fill="none" stroke="{color}" stroke-width="2"'
-                   + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
+                   f'fill="none" {stroke}/>')
         ly = TOP + 16 + 18 * i
         out.append(f'<line x1="{LEFT + 10}" y1="{ly - 4}" x2="{LEFT + 34}" y2="{ly - 4}" '
-                   f'stroke="{color}" stroke-width="2"' + (f' stroke-dasharray="{dash}"' if dash else "")
-                   + "/>")
+                   f'{stroke}/>')
         out.append(f'<text x="{LEFT + 40}" y="{ly}">{escape(s.label)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -301,6 +301,12 @@ KERNELS = textwrap.dedent('''
                                            mask=mask), mask=mask)
         words = tl.load(x_ptr.to(tl.pointer_type(tl.int64)) + offs // 2, mask=even)
         tl.store(words_ptr + offs // 2, words, mask=even)
+
+    @triton.jit
+    def tanh_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n)
+        tl.store(y_ptr + offs, tl.extra.cuda.libdevice.tanh(x) + tl.exp(x), mask=offs < n)
 ''')
 
 ADD_SIG = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
@@ -732,6 +738,33 @@ def test_compile_gpu_returns_binary_assembly_and_usage(kernels):
     assert usage["spills"] == 0
     assert "ptxas" in usage["report"]
     assert kernel.abi is None
+
+
+def test_one_process_compiles_for_nvidia_and_amd_alike(kernels):
+    """A context that compiled for one vendor gives the other vendor's passes
+    its dialect interfaces: each pipeline takes only its own, so an AMD
+    kernel after an NVIDIA one is the same code (it was a fatal LLVM error,
+    "no libcall available for ftanh", that ended the process)."""
+    script = textwrap.dedent(f"""
+        import hashlib, sys
+        sys.path.insert(0, {str(os.path.dirname(__file__))!r})
+        from test_compile_gpu import traced
+        from tessera import _C
+        module = traced({str(kernels)!r}, "tanh_kernel", "*fp32:16, *fp32:16, i32, 64")
+        for target in sys.argv[1:]:
+            kernel = _C.compile_gpu(module, "tanh_kernel", target, num_warps=2, num_stages=2)
+            print(target, hashlib.md5(kernel.assembly.encode()).hexdigest(), flush=True)
+    """)
+
+    def assemblies(*targets):
+        r = subprocess.run([sys.executable, "-c", script, *targets], capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return [line.split() for line in r.stdout.splitlines()]
+
+    mixed = assemblies("cuda:sm_90a", "hip:gfx942", "cuda:sm_90a", "hip:gfx942")
+    assert mixed[0] == mixed[2] and mixed[1] == mixed[3], mixed
+    assert assemblies("hip:gfx942") == [mixed[1]] and assemblies("cuda:sm_90a") == [mixed[0]]
 
 
 @pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_90a"])

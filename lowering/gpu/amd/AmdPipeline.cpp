@@ -130,6 +130,11 @@ void buildGpuToRocdlPipeline(OpPassManager &pm, const GpuTarget &target,
   toRocdl.indexBitwidth = 64;
   toRocdl.useBarePtrCallConv = true;
   toRocdl.runtime = mlir::gpu::amd::Runtime::HIP;
+  // The dialects whose to-LLVM interfaces registerAmdLoweringDependencies
+  // registers: after an NVIDIA compile in the same context the pass would
+  // also take NVVM's (math to libdevice and llvm.tanh, which AMDGPU cannot
+  // select: "no libcall available for ftanh", a fatal LLVM error).
+  toRocdl.allowedDialects = {"arith", "cf", "func", "index", "math", "memref", "ub", "vector"};
   gpuModulePM.addPass(createConvertGpuOpsToROCDLOps(toRocdl));
 
   GpuROCDLAttachTargetOptions attach;

@@ -202,6 +202,11 @@ void buildGpuToNvvmPipeline(OpPassManager &pm, const NvvmLoweringOptions &option
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.useBarePtrCallConv = true;
   toNvvm.hasRedux = true; // redux.sync: every supported chip is sm_80 or newer.
+  // The dialects whose to-LLVM interfaces addNvidiaDialects registers: the
+  // pass would also take those another target registered in this context
+  // (the AMD pipeline's math to llvm.* intrinsics), and its code would then
+  // depend on what the process compiled before.
+  toNvvm.allowedDialects = {"arith", "cf", "func", "index", "memref", "nvvm", "ub", "vector"};
   device.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
   // NVVM ops without an LLVM intrinsic (nvvm.wgmma.mma_async) become inline PTX.
   device.addPass(createConvertNVVMToLLVMPass());

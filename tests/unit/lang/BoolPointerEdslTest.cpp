@@ -35,7 +35,8 @@ TEST_F(BoolPointerEdslTest, LoadsBytesAsNonZeroAndStoresZeroOrOne) {
               store(ints + n + offs, (flag > positive).to<int32_t>(), mask);
               store(ints + 2 * n + offs, maximum(flag, positive).to<int32_t>(), mask);
               Scalar<uint32_t> count = sum(where(mask, flag, false), 0);
-              atomic_add(ints + 3 * n + offs * 0, count.to<int32_t>(), offs == program_id(0) * kBlock);
+              Mask firstLane = offs == program_id(0) * kBlock;
+              atomic_add(ints + 3 * n + offs * 0, count.to<int32_t>(), firstLane);
             });
   ASSERT_TRUE(module && mlir::succeeded(mlir::verify(*module)));
   for (int64_t n : {int64_t{1}, kBlock - 5, 2 * kBlock + 3}) {

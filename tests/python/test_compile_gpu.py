@@ -303,6 +303,12 @@ KERNELS = textwrap.dedent('''
         tl.store(words_ptr + offs // 2, words, mask=even)
 
     @triton.jit
+    def bf16_math(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=1.0)
+        tl.store(y_ptr + offs, tl.exp(x) + tl.log(x) + tl.sin(x), mask=offs < n)
+
+    @triton.jit
     def tanh_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
         offs = tl.arange(0, BLOCK)
         x = tl.load(x_ptr + offs, mask=offs < n)
@@ -582,6 +588,17 @@ def test_pointer_casts_assemble_for_amd_and_are_refused_on_vulkan(kernels):
     assert r.returncode != 0
     assert "a pointer bitcast between element types (Vulkan's storage buffers are arrays of one " \
            "type)" in r.stderr.decode()
+
+
+@cli
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx1100"])
+def test_bf16_math_is_computed_in_f32_on_amd(kernels, target):
+    """ocml has no bf16 functions: exp, log and sin of a bf16 tile are
+    computed in f32 and rounded once (it was an LLVM translation error)."""
+    r = run(f"{kernels}:bf16_math", "-s", "*bf16:16, *bf16:16, i32, 128", "--target", target,
+            "--emit", "amdgcn")
+    assert r.returncode == 0, r.stderr.decode()
+    assert "v_exp_f32" in r.stdout.decode()
 
 
 @cli

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
@@ -124,6 +125,11 @@ void buildGpuToRocdlPipeline(OpPassManager &pm, const GpuTarget &target,
       ArithToAMDGPUConversionPassOptions{target.chip, /*saturateFP8Truncf=*/false,
                                          /*allowPackedF16Rtz=*/false}));
   gpuModulePM.addPass(createConvertAMDGPUToROCDLPass(ConvertAMDGPUToROCDLPassOptions{target.chip}));
+  // ocml has f16, f32 and f64 functions: math on bf16 (tl.exp of a bf16
+  // tile) is computed in f32 and rounded once, as NVIDIA's is.
+  math::MathExtendToSupportedTypesOptions extend;
+  extend.extraTypeStrs = {"f16"};
+  gpuModulePM.addPass(math::createMathExtendToSupportedTypes(extend));
   ConvertGpuOpsToROCDLOpsOptions toRocdl;
   toRocdl.chipset = target.chip;
   // 32-bit indices with gpu.block_dim produce invalid LLVM IR in MLIR 22.

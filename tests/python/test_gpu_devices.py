@@ -22,8 +22,9 @@ from test_combine_functions import combining_kernel, reference as combine_refere
 from test_compat_triton import _attn_fwd, attention_reference
 from test_language import (FLOAT_BINARY, INT_BINARY, REDUCE, SHAPE_OPS, UNARY, binary_kernel,
                            cast_kernel, check_atomic_loads_and_stores, check_early_returns,
-                           check_pointer_casts, dot_kernel, extrema, float_atomic_kernel, grid_kernel,
-                           hinted_wrapped_copy, histogram_kernel, print_kernel, reduce_kernel, reduce_ragged_kernel,
+                           check_pointer_casts, check_xor_atomics, dot_kernel, extrema,
+                           float_atomic_kernel, grid_kernel, hinted_wrapped_copy, histogram_kernel,
+                           print_kernel, reduce_kernel, reduce_ragged_kernel,
                            reverse_through_memory, shape_kernel, unary_kernel)
 from random_reference import dropout_reference
 from test_gather_histogram import gather_2d, gather_3d_method, histogram_reference, masked_histogram
@@ -752,6 +753,11 @@ def test_atomics(place, rng, n):
     total = place.put(np.zeros(1, np.float32))
     float_atomic_kernel[(tessera.cdiv(n, 64),)](place.put(values), total, n, BLOCK=64)
     np.testing.assert_allclose(place.get(total)[0], values.astype(np.float64).sum(), rtol=1e-5)
+
+
+def test_xor_atomics(place, rng):
+    """atomic_xor (spirv.AtomicXor on Vulkan) on four contended words."""
+    check_xor_atomics(rng, place.put, place.get)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16])

@@ -859,6 +859,37 @@ def float_atomic_kernel(x_ptr, sum_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_add(sum_ptr, tl.sum(x, axis=0))
 
 
+@tessera.jit
+def xor_atomic_kernel(x_ptr, acc_ptr, old_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    old = tl.atomic_xor(acc_ptr + offs % 4, x, mask=offs < n)  # four contended words
+    tl.store(old_ptr + offs, old, mask=offs < n)
+
+
+def check_xor_atomics(rng, put, get):
+    """Runs xor_atomic_kernel on arrays `put` makes (on a device:
+    test_gpu_devices.py): each word ends as the xor of its lanes' values,
+    and every lane saw some earlier state of its word."""
+    n = 300
+    x = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    acc, old = put(np.zeros(4, np.int32)), put(np.zeros(n, np.int32))
+    xor_atomic_kernel[(tessera.cdiv(n, 64),)](put(x), acc, old, n, BLOCK=64)
+    final = get(acc)
+    np.testing.assert_array_equal(final, [np.bitwise_xor.reduce(x[w::4]) for w in range(4)])
+    # Whatever the order, the states a word was in before its lanes' xors and
+    # the final one are the states after them and the initial 0.
+    olds = get(old)
+    for w in range(4):
+        before = sorted(olds[w::4].tolist() + [int(final[w])])
+        after = sorted((olds[w::4] ^ x[w::4]).tolist() + [0])
+        assert before == after, f"word {w}"
+
+
+def test_atomic_xor(backend, rng):
+    check_xor_atomics(rng, lambda a: a, lambda a: a)
+
+
 def test_atomic_add_float(backend, rng):
     n = 1000
     x = rng.random(n).astype(np.float32)

@@ -20,8 +20,9 @@ spirv::Scope atomicScope(MemRefType type) {
                                                                          : spirv::Scope::Device;
 }
 
-/// memref.atomic_rmw addf (f32) -> spirv.EXT.AtomicFAdd, and assign ->
-/// spirv.AtomicExchange. Relaxed ordering, as CUDA's atomicAdd/atomicExch:
+/// memref.atomic_rmw addf (f32) -> spirv.EXT.AtomicFAdd, assign ->
+/// spirv.AtomicExchange and xori -> spirv.AtomicXor (the upstream patterns
+/// lack these three). Relaxed ordering, as CUDA's atomicAdd/atomicExch:
 /// kernels that publish data through atomics use gpu.barrier or fences.
 struct AtomicRMWToSpirv final : OpConversionPattern<memref::AtomicRMWOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -29,7 +30,8 @@ struct AtomicRMWToSpirv final : OpConversionPattern<memref::AtomicRMWOp> {
   LogicalResult matchAndRewrite(memref::AtomicRMWOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     arith::AtomicRMWKind kind = op.getKind();
-    if (kind != arith::AtomicRMWKind::addf && kind != arith::AtomicRMWKind::assign)
+    if (kind != arith::AtomicRMWKind::addf && kind != arith::AtomicRMWKind::assign &&
+        kind != arith::AtomicRMWKind::xori)
       return rewriter.notifyMatchFailure(op, "left to the upstream integer atomics");
     Type resultType = getTypeConverter()->convertType(op.getType());
     if (!resultType)
@@ -45,6 +47,9 @@ struct AtomicRMWToSpirv final : OpConversionPattern<memref::AtomicRMWOp> {
     if (kind == arith::AtomicRMWKind::addf)
       old = spirv::EXTAtomicFAddOp::create(rewriter, op.getLoc(), resultType, pointer, scope,
                                            relaxed, adaptor.getValue());
+    else if (kind == arith::AtomicRMWKind::xori)
+      old = spirv::AtomicXorOp::create(rewriter, op.getLoc(), resultType, pointer, scope, relaxed,
+                                       adaptor.getValue());
     else
       old = spirv::AtomicExchangeOp::create(rewriter, op.getLoc(), resultType, pointer, scope,
                                             relaxed, adaptor.getValue());

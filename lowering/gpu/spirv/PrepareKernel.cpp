@@ -253,12 +253,12 @@ LogicalResult KernelChecker::checkAtomic(memref::AtomicRMWOp atomic) {
     }
     return success();
   }
-  if (!llvm::is_contained({Kind::assign, Kind::addi, Kind::andi, Kind::ori, Kind::maxs, Kind::mins,
-                           Kind::maxu, Kind::minu},
+  if (!llvm::is_contained({Kind::assign, Kind::addi, Kind::andi, Kind::ori, Kind::xori, Kind::maxs,
+                           Kind::mins, Kind::maxu, Kind::minu},
                           kind)) {
     fail(atomic) << "atomic '" << arith::stringifyAtomicRMWKind(kind)
                  << "' has no SPIR-V lowering (supported: addf on f32, assign, addi, andi, ori, "
-                    "maxs, mins, maxu, minu)";
+                    "xori, maxs, mins, maxu, minu)";
     return failure();
   }
   if (!element.isInteger(32) && !element.isInteger(64) &&

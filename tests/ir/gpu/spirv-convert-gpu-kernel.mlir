@@ -102,3 +102,22 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// memref.atomic_rmw xori, which upstream's patterns leave out, is AtomicXor.
+// CHECK-LABEL: spirv.module @__spv__xor
+// CHECK: spirv.AtomicXor <Device> <None>
+// CHECK-NOT: memref.atomic_rmw
+module attributes {gpu.container_module} {
+  gpu.module @xor attributes {spirv.target_env = #spirv.target_env<#spirv.vce<v1.6, [Shader], []>,
+      api=Vulkan, #spirv.resource_limits<subgroup_size = 8>>} {
+    gpu.func @xor(%x: memref<?xi32>, %v: i32) kernel
+        attributes {known_block_size = array<i32: 64, 1, 1>,
+                    spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [64, 1, 1]>} {
+      %c0 = arith.constant 0 : index
+      %old = memref.atomic_rmw xori %v, %x[%c0] : (i32, memref<?xi32>) -> i32
+      gpu.return
+    }
+  }
+}

@@ -339,9 +339,6 @@ class _LocalInt(int):
     may still size a tl.arange, with those semantics; arithmetic on it stays
     a local integer."""
 
-    def _same_kind(self, value):
-        return _local(value)
-
     def __floordiv__(self, other):
         if not isinstance(other, int) or isinstance(other, bool):
             return int.__floordiv__(self, other)
@@ -369,8 +366,11 @@ class _LocalInt(int):
     def dtype(self):
         return _literal_dtype(int(self))
 
+    def _tensor(self):
+        return _to_tensor(int(self))
+
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
-        return cast(_to_tensor(int(self)), dtype, fp_downcast_rounding, bitcast)
+        return cast(self._tensor(), dtype, fp_downcast_rounding, bitcast)
 
     cast = to
 
@@ -1007,8 +1007,7 @@ def _operands(*values, division=False):
     last value. For `division`, integer tensors must agree on their sign, as
     Triton requires of `/`, `//` and `%`."""
     values = [_unwrap(v) for v in values]
-    values = [_to_tensor(int(v)) if isinstance(v, _LocalInt) else
-              v._tensor() if isinstance(v, _LocalFloat) else v for v in values]
+    values = [v._tensor() if isinstance(v, (_LocalInt, _LocalFloat)) else v for v in values]
     tensors = [v for v in values if isinstance(v, tensor)]
     peer = tensors[0] if tensors else None
     if peer is None:

@@ -155,7 +155,7 @@ FailureOr<BlockAccess> blockAccessOf(KernelLowering &k, Operation *op, Value des
   Type element = getElementTypeOrSelf(blockType);
   block.runs = RunAccess{vectorAccessWidth(k.target, block.layout, element),
                          RunAddresses::WhenVectorConditionHolds, Value()};
-  int64_t elementBytes = std::max(1u, element.getIntOrFloatBitWidth() / 8);
+  int64_t elementBytes = storageBytes(element);
   block.startAlignment =
       std::gcd(block.desc->rowAlignment,
                k.contiguity.piecesOf(offsets.back()).divisibility * elementBytes);

@@ -167,10 +167,8 @@ LogicalResult lowerPointerBitcast(KernelLowering &k, tile::BitcastOp op, OpBuild
   if (k.target.vendor == GpuVendor::Vulkan)
     return k.unsupported(op, "a pointer bitcast between element types (Vulkan's storage "
                              "buffers are arrays of one type)");
-  auto bytes = [](Type element) {
-    return std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
-  };
-  int64_t fromBytes = bytes(from.getPointeeType()), toBytes = bytes(to.getPointeeType());
+  int64_t fromBytes = storageBytes(from.getPointeeType());
+  int64_t toBytes = storageBytes(to.getPointeeType());
   Location loc = op.getLoc();
   Value view = ReinterpretPointerOp::create(
       builder, loc, MemRefType::get({ShapedType::kDynamic}, to.getPointeeType()), base);

@@ -20,8 +20,6 @@ Attribute workgroupSpace(MLIRContext *context) {
   return mlir::gpu::AddressSpaceAttr::get(context, mlir::gpu::AddressSpace::Workgroup);
 }
 
-int64_t byteSize(Type type) { return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8); }
-
 /// A 1-D workgroup buffer of `elements` values of `elementType`.
 MemRefType bufferType(Type elementType, int64_t elements) {
   return MemRefType::get({elements}, elementType, MemRefLayoutAttrInterface(),
@@ -29,6 +27,8 @@ MemRefType bufferType(Type elementType, int64_t elements) {
 }
 
 } // namespace
+
+int64_t storageBytes(Type type) { return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8); }
 
 SharedMemory::SharedMemory(mlir::gpu::GPUFuncOp func, const GpuTarget &target, ThreadContext &thread)
     : func_(func), target_(target), thread_(thread) {}
@@ -58,7 +58,7 @@ FailureOr<SmallVector<Value>> SharedMemory::beginUserWith(Operation *user,
                                                           ArrayRef<BufferRequest> buffers) {
   int64_t bytes = 0;
   for (const BufferRequest &buffer : buffers)
-    bytes += llvm::alignTo(buffer.elements * byteSize(buffer.elementType), kMinAlignment);
+    bytes += llvm::alignTo(buffer.elements * storageBytes(buffer.elementType), kMinAlignment);
   startUser(bytes);
   SmallVector<Value> allocated;
   for (const BufferRequest &buffer : buffers) {
@@ -76,7 +76,7 @@ FailureOr<Value> SharedMemory::allocate(Operation *user, Type elementType, int64
 }
 
 bool SharedMemory::canAllocate(Type elementType, int64_t elements, int64_t alignment) const {
-  int64_t bytes = elements * byteSize(elementType);
+  int64_t bytes = elements * storageBytes(elementType);
   if (usesDynamicMemory())
     return fitsAfter(userBytes_, alignment, bytes);
   return freeAttribution(bufferType(elementType, elements), alignment) ||
@@ -86,7 +86,7 @@ bool SharedMemory::canAllocate(Type elementType, int64_t elements, int64_t align
 
 bool SharedMemory::fitsNewUser(Type elementType, int64_t elements, int64_t alignment) const {
   return usesDynamicMemory() &&
-         fitsAfter(reservedBytes_, alignment, elements * byteSize(elementType));
+         fitsAfter(reservedBytes_, alignment, elements * storageBytes(elementType));
 }
 
 bool SharedMemory::fitsAfter(int64_t usedBytes, int64_t alignment, int64_t bytes) const {
@@ -136,8 +136,8 @@ int64_t SharedMemory::conversionRowPadding(ArrayRef<int64_t> shape, Type element
     rows *= extent;
   if (!usesDynamicMemory() || rows < 2)
     return 0;
-  int64_t padding = 16 / byteSize(elementType);
-  int64_t bytes = rows * (shape.back() + padding) * byteSize(elementType);
+  int64_t padding = 16 / storageBytes(elementType);
+  int64_t bytes = rows * (shape.back() + padding) * storageBytes(elementType);
   return fitsAfter(userBytes_, kMinAlignment, bytes) ? padding : 0;
 }
 
@@ -145,7 +145,7 @@ FailureOr<Value> SharedMemory::place(Operation *user, Type elementType, int64_t 
                                      int64_t alignment, bool reserve) {
   MLIRContext *context = user->getContext();
   MemRefType type = bufferType(elementType, elements);
-  int64_t bytes = elements * byteSize(elementType);
+  int64_t bytes = elements * storageBytes(elementType);
   auto tooLarge = [&](int64_t total) {
     return user->emitOpError() << "needs " << total << " bytes of shared memory in all, more than the "
                                << target_.maxSharedMemoryBytes << " bytes one program has on "

@@ -23,6 +23,9 @@
 
 namespace tessera::gpu {
 
+/// The bytes one element of `type` takes in memory (an i1 takes one).
+int64_t storageBytes(mlir::Type type);
+
 class SharedMemory {
 public:
   /// On NVIDIA, buffers are views of `gpu.dynamic_shared_memory` at aligned
